@@ -1,0 +1,105 @@
+"""The one module that touches JAX's private API (``jax._src``), so an upgrade is a one-file change.
+
+Everything else in jaxprlens uses ``jax``, ``jax.extend.core`` and the names exported here.
+JAX 0.10 has ``ClosedJaxpr(jaxpr, consts)``; JAX 0.11+ folds it into ``Jaxpr`` (consts attached,
+``.jaxpr`` a legacy accessor returning itself).  ``open_jaxpr``/``consts_of`` hide the difference.
+"""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+from typing import Any
+
+import jax.extend.core as jex
+from jax._src import core as _core
+from jax._src import source_info_util as _siu
+
+Var = jex.Var
+Literal = jex.Literal
+DropVar = jex.DropVar
+
+
+def open_jaxpr(j: Any):
+    """The Jaxpr holding eqns/invars/outvars, for a ClosedJaxpr (<=0.10) or a Jaxpr (any version)."""
+    inner = getattr(j, "jaxpr", j)
+    return inner if hasattr(inner, "eqns") else j
+
+
+def consts_of(j: Any) -> list:
+    """Values of the hoisted constants of a (Closed)Jaxpr; a plain open Jaxpr of 0.10 has none."""
+    consts = getattr(j, "consts", None)
+    return list(consts) if consts is not None else []
+
+
+def is_jaxpr(x: Any) -> bool:
+    return isinstance(x, (jex.Jaxpr, jex.ClosedJaxpr))
+
+
+@dataclass
+class Printed:
+    """What JAX's own printer produced: the text, and the name it gave every Var."""
+    text: str
+    names: dict
+
+
+def print_jaxpr(closed: Any) -> Printed:
+    """Pretty-print exactly as JAX does and keep the printer's name context.
+
+    The printer's names (``a``, ``b``, ...) live in a ``JaxprPpContext`` created inside
+    ``pp_toplevel_jaxpr``; we record the instance it makes instead of re-implementing
+    its naming rules (shared jaxprs, name suggestions for call binders).
+    """
+    made = []
+    base = _core.JaxprPpContext
+
+    class _Recording(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    _core.JaxprPpContext = _Recording
+    try:
+        text = closed.pretty_print(use_color=False)
+    finally:
+        _core.JaxprPpContext = base
+    names = dict(made[0].var_names) if made else {}
+    return Printed(text=text, names=names)
+
+
+def literal_text(lit: Any) -> str:
+    """A literal as the printer shows it, e.g. ``3.0:f32[]``."""
+    return lit.pretty_print(None)
+
+
+def aval_text(aval: Any) -> str:
+    """A type as the printer shows it, e.g. ``f32[8]``."""
+    try:
+        return aval.str_short(short_dtypes=True)
+    except Exception:  # noqa: BLE001 - tokens and refs have no dtype
+        return str(aval)
+
+
+@dataclass(frozen=True)
+class Frame:
+    file: str
+    line: int
+    function: str
+    text: str
+
+
+def user_frame(eqn: Any) -> Frame | None:
+    """The innermost user (non-JAX) frame that created ``eqn``, with its source line's text."""
+    tb = getattr(eqn.source_info, "traceback", None)
+    frame = _siu.user_frame(tb) if tb is not None else None
+    if frame is None:
+        return None
+    text = linecache.getline(frame.file_name, frame.start_line).strip()
+    return Frame(frame.file_name, frame.start_line, frame.function_name, text)
+
+
+def name_stack(eqn: Any) -> str:
+    return str(getattr(eqn.source_info, "name_stack", "") or "")
+
+
+def has_extend_names() -> bool:  # pragma: no cover - informational
+    return hasattr(jex, "jaxprs_in_params")

@@ -1,0 +1,28 @@
+"""The one place where strings (which may come from the user) are escaped for HTML, SVG and DOT."""
+from __future__ import annotations
+
+import html as _html
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def plain(s: object) -> str:
+    """Text with ANSI colour codes removed (JAX's printer colours its output inside a kernel)."""
+    return _ANSI.sub("", str(s))
+
+
+def html(s: object) -> str:
+    """Escape for HTML/SVG text and attribute values (also Graphviz HTML-like labels)."""
+    return _html.escape(plain(s), quote=True)
+
+
+def dot(s: object) -> str:
+    """Escape for a double-quoted DOT string: quotes, backslashes, newlines and angle brackets.
+
+    Angle brackets and ampersands become entities too, so no markup from the user reaches an
+    SVG that Graphviz writes from this label.
+    """
+    text = _html.escape(plain(s), quote=False)
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")

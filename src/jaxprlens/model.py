@@ -1,0 +1,378 @@
+"""The model: a traced program as plain data (vars, eqns, roles, sources), shared by every view.
+
+Pure data: no IPython or widget import.  Every ``Var`` carries the name JAX's printer gives it.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+import jax.extend.core as jex
+
+from . import _jax
+from .roles import Roles, Sub, roles_of
+
+
+@dataclass(eq=False)
+class Var:
+    """A variable, named as JAX's printer names it (``a``, ``b``, ... ``_`` when dropped)."""
+    name: str
+    type: str
+    aval: Any = field(repr=False)
+    raw: Any = field(repr=False)
+    path: str | None = None      # Python argument / pytree path for top-level invars
+
+    @property
+    def dropped(self) -> bool:
+        return self.name == "_"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(eq=False)
+class Lit:
+    """A literal inlined in an equation, printed as JAX prints it (``3.0:f32[]``)."""
+    val: Any
+    type: str
+    aval: Any = field(repr=False)
+    text: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Atom = "Var | Lit"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an equation came from. ``where`` is ``cell`` for notebook cells, else a file name."""
+    where: str
+    line: int
+    function: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.where} line {self.line}: {self.text}" if self.text else f"{self.where} line {self.line}"
+
+
+@dataclass(eq=False)
+class Eqn:
+    index: int
+    primitive: str
+    params: dict          # Python values; sub-jaxprs replaced by Program (or tuples of them)
+    invars: list
+    outvars: list
+    effects: tuple
+    source: Source | None
+    name_stack: str
+    subs: list            # list[Sub]: nested programs with operand/result maps
+    roles: Roles | None
+    raw: Any = field(repr=False)
+    path: tuple = ()      # (3,) at top level; (2, "body", 1) inside a while body
+
+    @property
+    def id(self) -> str:
+        return path_id(self.path)
+
+    @property
+    def jax_primitive(self):
+        return self.raw.primitive
+
+
+def path_id(path: tuple) -> str:
+    """The string form of an eqn or program path, used in ``data-eqn`` attributes and breakpoints."""
+    return "/".join(str(p) for p in path)
+
+
+@dataclass(eq=False)
+class Program:
+    """A jaxpr as data. The top-level program also knows the function, its args and pytree paths."""
+    invars: list
+    constvars: list
+    consts: list
+    outvars: list
+    eqns: list
+    effects: tuple
+    jaxpr: Any = field(repr=False)    # the ClosedJaxpr (or Jaxpr) it came from
+    path: tuple = ()
+    fn: Callable | None = field(default=None, repr=False)
+    args: tuple = field(default=(), repr=False)       # flat dynamic args, in invar order
+    in_tree: Any = field(default=None, repr=False)
+    out_tree: Any = field(default=None, repr=False)
+    text: str = field(default="", repr=False)
+    in_paths: list = field(default_factory=list)     # Python path of each invar (top level only)
+    out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
+
+    def __str__(self) -> str:
+        return self.text or _jax.print_jaxpr(self.jaxpr).text
+
+    def __repr__(self) -> str:
+        return (f"<jaxprlens.Program: {len(self.invars)} inputs, {len(self.constvars)} constants, "
+                f"{len(self.eqns)} equations, {count_eqns(self)} in all>")
+
+    @property
+    def closed_jaxpr(self):
+        return self.jaxpr
+
+    def walk(self):
+        """Every eqn at every nesting level, depth first, in program order."""
+        for eqn in self.eqns:
+            yield eqn
+            for sub in eqn.subs:
+                yield from sub.program.walk()
+
+    def find(self, eqn_id: str) -> Eqn:
+        for eqn in self.walk():
+            if eqn.id == eqn_id:
+                return eqn
+        raise KeyError(f"no equation {eqn_id!r}")
+
+    # Views; imported lazily so the model stays free of HTML/DOT/widget code.
+    def table(self, lang: str = "en", **options):
+        from .table import Table
+        return Table(self, lang=lang, **options)
+
+    def text_view(self):
+        from .text import TextView
+        return TextView(self)
+
+    def graph(self, **options):
+        from .graph import Graph
+        return Graph(self, **options)
+
+    def stepper(self, *args, **options):
+        from .stepper import Stepper
+        return Stepper(self, *args, **options)
+
+    def debugger(self, *args, **options):
+        from .debugger import Debugger
+        return Debugger(self, *args, **options)
+
+    def run(self, device=None, repeat: int = 20, **options):
+        from .runner import run
+        return run(self, device=device, repeat=repeat, **options)
+
+    def unflatten_outputs(self, flat: list):
+        return jax.tree_util.tree_unflatten(self.out_tree, list(flat)) if self.out_tree else list(flat)
+
+
+def count_eqns(program: Program) -> int:
+    return sum(1 for _ in program.walk())
+
+
+# ---------------------------------------------------------------- building
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def param_text(value: Any) -> str:
+    """A param value as short deterministic text (no memory addresses)."""
+    if isinstance(value, Program):
+        return f"{{ jaxpr: {len(value.eqns)} eqns }}"
+    if isinstance(value, tuple) and value and all(isinstance(v, Program) for v in value):
+        return "(" + ", ".join(param_text(v) for v in value) + ")"
+    if inspect.isfunction(value) or inspect.ismethod(value):
+        return f"<function {getattr(value, '__name__', '?')}>"
+    name = getattr(value, "__name__", None) if callable(value) and not isinstance(value, type) else None
+    if name and type(value).__name__ in ("WrappedFun", "function"):
+        return f"<function {name}>"
+    return _ADDRESS.sub("", str(value))
+
+
+def effect_text(effect: Any) -> str:
+    text = str(effect)
+    return type(effect).__name__ if _ADDRESS.search(text) or text.startswith("<") else text
+
+
+def _source_of(raw_eqn) -> Source | None:
+    frame = _jax.user_frame(raw_eqn)
+    if frame is None:
+        return None
+    return Source(where=where_label(frame.file), line=frame.line, function=frame.function,
+                  text=frame.text)
+
+
+_CELL_FILE = re.compile(r"^<ipython-input-|/ipykernel_\d+/|^<jaxprlens-cell")
+
+
+def where_label(filename: str) -> str:
+    """``cell`` for code from a notebook cell, else the file's base name (deterministic)."""
+    if _CELL_FILE.search(filename):
+        return "cell"
+    return os.path.basename(filename)
+
+
+class _Builder:
+    """Converts JAX's (Closed)Jaxpr tree into our model, naming every Var with the printer's name."""
+
+    def __init__(self, names: dict):
+        self.names = names
+        self.vars: dict = {}
+
+    def var(self, v) -> Var:
+        if isinstance(v, _jax.DropVar):
+            return Var("_", _jax.aval_text(v.aval), v.aval, v)
+        ours = self.vars.get(v)
+        if ours is None:
+            name = self.names.get(v) or f"?{len(self.vars)}"
+            ours = self.vars[v] = Var(name, _jax.aval_text(v.aval), v.aval, v)
+        return ours
+
+    def atom(self, a):
+        if isinstance(a, _jax.Literal):
+            return Lit(a.val, _jax.aval_text(a.aval), a.aval, _jax.literal_text(a))
+        return self.var(a)
+
+    def program(self, closed, path: tuple) -> Program:
+        j = _jax.open_jaxpr(closed)
+        eqns = [self.eqn(e, i, path + (i,)) for i, e in enumerate(j.eqns)]
+        return Program(
+            invars=[self.var(v) for v in j.invars],
+            constvars=[self.var(v) for v in j.constvars],
+            consts=_jax.consts_of(closed),
+            outvars=[self.atom(v) for v in j.outvars],
+            eqns=eqns,
+            effects=tuple(effect_text(e) for e in j.effects),
+            jaxpr=closed,
+            path=path,
+        )
+
+    def eqn(self, e, index: int, path: tuple) -> Eqn:
+        roles, subs = roles_of(e)
+        built_subs = [Sub(s.key, s.label, self.program(s.jaxpr, path + (s.key,)), s.in_map, s.out_map,
+                          s.param) for s in subs]
+        params = dict(e.params)
+        by_param: dict = {}
+        for s in built_subs:
+            by_param.setdefault(s.param, []).append(s.program)
+        for key, programs in by_param.items():
+            params[key] = programs[0] if not isinstance(e.params[key], tuple) else tuple(programs)
+        return Eqn(
+            index=index,
+            primitive=e.primitive.name,
+            params=params,
+            invars=[self.atom(a) for a in e.invars],
+            outvars=[self.var(v) for v in e.outvars],
+            effects=tuple(effect_text(x) for x in e.effects),
+            source=_source_of(e),
+            name_stack=_jax.name_stack(e),
+            subs=built_subs,
+            roles=roles,
+            raw=e,
+            path=path,
+        )
+
+
+# ---------------------------------------------------------------- tracing
+
+class TraceError(Exception):
+    """Raised by ``trace`` for misuse we can explain in one sentence (not for errors in user code)."""
+
+
+def _normalize_static(static_argnums, nargs: int) -> tuple:
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    out = []
+    for i in static_argnums:
+        j = i + nargs if i < 0 else i
+        if not 0 <= j < nargs:
+            raise TraceError(f"static_argnums has {i}, but the call has {nargs} positional argument(s)")
+        out.append(j)
+    return tuple(sorted(set(out)))
+
+
+def arg_names(fn: Callable, nargs: int, kwargs: dict) -> list[str]:
+    """The Python name of each positional argument (``first``, ``args[2]``, ``arg0``)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+    names = []
+    for i in range(nargs):
+        if i < len(positional):
+            names.append(positional[i])
+        elif star:
+            names.append(f"{star}[{i - len(positional)}]")
+        else:
+            names.append(f"arg{i}")
+    return names
+
+
+def _check_args(names: list[str], args: tuple, kwargs: dict, static: tuple):
+    for i, (name, a) in enumerate(zip(names, args)):
+        if i in static:
+            continue
+        for leaf in jax.tree_util.tree_leaves(a):
+            if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):
+                raise TraceError(
+                    f"argument `{name}` (position {i}) holds a {type(leaf).__name__}, which JAX cannot trace; "
+                    f"pass it as static (static_argnums={i}, or --static-argnums {i} in the magic) "
+                    f"or convert it with jnp.asarray")
+    for key, a in kwargs.items():
+        for leaf in jax.tree_util.tree_leaves(a):
+            if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):
+                raise TraceError(
+                    f"keyword argument `{key}` holds a {type(leaf).__name__}, which JAX cannot trace; "
+                    f"convert it with jnp.asarray or bind it with functools.partial")
+
+
+def _is_array_like(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
+    """Trace ``fn(*args, **kwargs)`` with ``jax.make_jaxpr`` and return its ``Program``."""
+    if not callable(fn):
+        raise TraceError(f"{type(fn).__name__} object is not callable; pass a function, e.g. trace(f, x)")
+    static = _normalize_static(static_argnums, len(args))
+    names = arg_names(fn, len(args), kwargs)
+    _check_args(names, args, kwargs, static)
+    closed, out_shape = jax.make_jaxpr(fn, static_argnums=static, return_shape=True)(*args, **kwargs)
+    dyn_positions = [i for i in range(len(args)) if i not in static]
+    dyn = (tuple(args[i] for i in dyn_positions), dict(kwargs))
+    flat_args, in_tree = jax.tree_util.tree_flatten(dyn)
+    in_paths = []
+    for keypath, _ in jax.tree_util.tree_flatten_with_path(dyn)[0]:
+        which, key, rest = keypath[0], keypath[1], keypath[2:]
+        if which.idx == 0:
+            head = names[dyn_positions[key.idx]]
+        else:
+            head = str(key.key)
+        in_paths.append(head + jax.tree_util.keystr(tuple(rest)))
+    _, out_tree = jax.tree_util.tree_flatten(out_shape)
+    out_paths = ["out" + jax.tree_util.keystr(tuple(kp))
+                 for kp, _ in jax.tree_util.tree_flatten_with_path(out_shape)[0]]
+
+    printed = _jax.print_jaxpr(closed)
+    program = _Builder(printed.names).program(closed, ())
+    program.text = printed.text
+    program.fn, program.args = fn, tuple(flat_args)
+    program.in_tree, program.out_tree = in_tree, out_tree
+    if len(in_paths) == len(program.invars):
+        program.in_paths = in_paths
+        for v, p in zip(program.invars, in_paths):
+            v.path = p
+    if len(out_paths) == len(program.outvars):
+        program.out_paths = out_paths
+    return program
+
+
+def from_jaxpr(closed) -> Program:
+    """Wrap an existing (Closed)Jaxpr, e.g. from ``jax.make_jaxpr``, without the Python-side names."""
+    printed = _jax.print_jaxpr(closed)
+    program = _Builder(printed.names).program(closed, ())
+    program.text = printed.text
+    return program

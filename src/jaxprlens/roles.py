@@ -1,0 +1,151 @@
+"""Operand roles of higher-order primitives (cond, while, scan, jit, ...), as a rule table.
+
+``role_rules[prim](eqn)`` says which operands play which role (index, consts, carry, xs) and how
+each sub-jaxpr's binders and results map to the equation's operands and results, the way the seed
+article reads ``while[...] c a 0 b d`` as "0 cond consts, 2 body consts, 3 carry".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax.extend.core as jex
+
+from . import _jax
+
+
+@dataclass
+class Roles:
+    """Operand groups in order, e.g. ``[("cond_consts", 0), ("body_consts", 2), ("carry", 3)]``."""
+    groups: list
+    detail: dict = field(default_factory=dict)   # e.g. {"length": 16, "reverse": False} or {"name": "inner"}
+
+    def of_operand(self, i: int) -> str:
+        """The role key of operand ``i``."""
+        for key, n in self.groups:
+            if i < n:
+                return key
+            i -= n
+        return "operand"
+
+    def summary(self, lang: str = "en") -> str:
+        from .i18n import role_summary
+        return role_summary(self, lang)
+
+
+@dataclass
+class SubSpec:
+    key: str              # path component: "branch0", "cond", "body", "call"
+    label: str            # what a reader sees: "branch 0 (false)", "body", "jit inner"
+    jaxpr: Any            # ClosedJaxpr / Jaxpr
+    in_map: list          # for each sub invar: index of the eqn operand bound to it (None: not from outside)
+    out_map: list         # for each sub outvar: index of the eqn result it becomes (None: consumed inside)
+    param: str = ""       # the eqn param holding it
+
+
+@dataclass
+class Sub:
+    key: str
+    label: str
+    program: Any          # model.Program
+    in_map: list
+    out_map: list
+    param: str = ""
+
+
+def _arity(j) -> tuple[int, int]:
+    j = _jax.open_jaxpr(j)
+    return len(j.invars), len(j.outvars)
+
+
+def _identity(j, n_ops: int, n_outs: int, skip: int = 0) -> tuple[list, list]:
+    nin, nout = _arity(j)
+    in_map = [skip + i if skip + i < n_ops else None for i in range(nin)]
+    out_map = [i if i < n_outs else None for i in range(nout)]
+    return in_map, out_map
+
+
+def _cond(eqn):
+    branches = eqn.params["branches"]
+    nops = len(eqn.invars) - 1
+    meaning = ["false", "true"] if len(branches) == 2 else [None] * len(branches)
+    subs = []
+    for i, b in enumerate(branches):
+        in_map, out_map = _identity(b, len(eqn.invars), len(eqn.outvars), skip=1)
+        label = f"branch {i}" + (f" ({meaning[i]})" if meaning[i] else "")
+        subs.append(SubSpec(f"branch{i}", label, b, in_map, out_map, "branches"))
+    detail = {"branches": len(branches)}
+    return Roles([("index", 1), ("operands", nops)], detail), subs
+
+
+def _while(eqn):
+    p = eqn.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    ncarry = len(eqn.invars) - cn - bn
+    carry = list(range(cn + bn, cn + bn + ncarry))
+    subs = [
+        SubSpec("cond", "cond", p["cond_jaxpr"], list(range(cn)) + carry, [None], "cond_jaxpr"),
+        SubSpec("body", "body", p["body_jaxpr"], list(range(cn, cn + bn)) + carry,
+                list(range(ncarry)), "body_jaxpr"),
+    ]
+    return Roles([("cond_consts", cn), ("body_consts", bn), ("carry", ncarry)]), subs
+
+
+def _scan(eqn):
+    p = eqn.params
+    nc, ncarry = p["num_consts"], p["num_carry"]
+    nxs = len(eqn.invars) - nc - ncarry
+    in_map, out_map = _identity(p["jaxpr"], len(eqn.invars), len(eqn.outvars))
+    roles = Roles([("consts", nc), ("carry", ncarry), ("xs", nxs)],
+                  {"length": p.get("length"), "reverse": p.get("reverse", False)})
+    return roles, [SubSpec("body", "body", p["jaxpr"], in_map, out_map, "jaxpr")]
+
+
+def _call(param: str, label: str, role: str = "args"):
+    def rule(eqn):
+        j = eqn.params[param]
+        name = eqn.params.get("name")
+        in_map, out_map = _identity(j, len(eqn.invars), len(eqn.outvars))
+        text = f"{label} {name}" if name else label
+        detail = {"name": str(name)} if name else {}
+        return Roles([(role, len(eqn.invars))], detail), [SubSpec("call", text, j, in_map, out_map, param)]
+    return rule
+
+
+role_rules: dict[str, Callable] = {
+    "cond": _cond,
+    "while": _while,
+    "scan": _scan,
+    "jit": _call("jaxpr", "jit"),
+    "pjit": _call("jaxpr", "jit"),
+    "closed_call": _call("call_jaxpr", "call"),
+    "core_call": _call("call_jaxpr", "call"),
+    "custom_jvp_call": _call("call_jaxpr", "custom_jvp"),
+    "custom_vjp_call": _call("call_jaxpr", "custom_vjp"),
+    "custom_vjp_call_jaxpr": _call("fun_jaxpr", "custom_vjp"),
+    "remat2": _call("jaxpr", "checkpoint"),
+    "checkpoint": _call("jaxpr", "checkpoint"),
+    "shard_map": _call("jaxpr", "shard_map"),
+}
+
+
+def _generic(eqn):
+    """Any other primitive with sub-jaxprs in its params (found by ``jaxprs_in_params``)."""
+    subs = []
+    for key, value in eqn.params.items():
+        values = value if isinstance(value, tuple) else (value,)
+        for i, v in enumerate(values):
+            if _jax.is_jaxpr(v):
+                in_map, out_map = _identity(v, len(eqn.invars), len(eqn.outvars))
+                name = key if len(values) == 1 else f"{key}{i}"
+                subs.append(SubSpec(name, name, v, in_map, out_map, key))
+    return None, subs
+
+
+def roles_of(eqn) -> tuple[Roles | None, list[SubSpec]]:
+    rule = role_rules.get(eqn.primitive.name)
+    if rule is not None:
+        return rule(eqn)
+    if any(True for _ in jex.jaxprs_in_params(eqn.params)):
+        return _generic(eqn)
+    return None, []

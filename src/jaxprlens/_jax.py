@@ -101,5 +101,8 @@ def name_stack(eqn: Any) -> str:
     return str(getattr(eqn.source_info, "name_stack", "") or "")
 
 
-def has_extend_names() -> bool:  # pragma: no cover - informational
-    return hasattr(jex, "jaxprs_in_params")
+def func_name(j: Any) -> str | None:
+    """The Python function a (sub-)jaxpr was traced from, e.g. ``f`` for a custom_jvp body."""
+    info = getattr(open_jaxpr(j), "debug_info", None)
+    name = getattr(info, "func_name", None)
+    return name.strip("<>") if name else None

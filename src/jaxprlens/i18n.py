@@ -7,8 +7,8 @@ TEXT = {
     "en": {
         "eqn": "#", "outputs": "outputs", "primitive": "primitive", "params": "params",
         "inputs": "inputs", "source": "source", "explanation": "what it does", "roles": "operand roles",
-        "signature": "signature", "inputs_title": "inputs", "constants": "hoisted constants",
-        "results": "results", "cost": "cost", "line": "line", "cell": "cell",
+        "signature": "signature", "inputs_title": "input", "constants": "hoisted constants",
+        "results": "result", "cost": "cost", "line": "line", "cell": "cell",
         "literal": "literal", "constvar": "hoisted constant", "no_eqns": "(no equations)",
         "effects": "effects", "equations": "equations", "in_all": "in all",
         "sub_inputs": "binders", "bound_from": "bound from",

@@ -104,7 +104,7 @@ def _scan(eqn):
 def _call(param: str, label: str, role: str = "args"):
     def rule(eqn):
         j = eqn.params[param]
-        name = eqn.params.get("name")
+        name = eqn.params.get("name") or _jax.func_name(j)
         in_map, out_map = _identity(j, len(eqn.invars), len(eqn.outvars))
         text = f"{label} {name}" if name else label
         detail = {"name": str(name)} if name else {}

@@ -193,7 +193,7 @@ class Table:
             lines.append(f"{pad}{t('inputs_title', lang)}: {v.name}:{v.type}" + (f"  ({where})" if where else ""))
         for i, v in enumerate(p.outvars):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
-            lines.append(f"{pad}{t('results', lang)}: {v.name}" + (f"  ({path})" if path else ""))
+            lines.append(f"{pad}{t('results', lang)}: {v.name}:{v.type}" + (f"  ({path})" if path else ""))
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")
         for eqn in p.eqns:

@@ -1,0 +1,173 @@
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxprlens
+from jaxprlens.model import TraceError, arg_names, count_eqns
+from seeds import SEEDS
+
+
+def traced(name):
+    fn, args = SEEDS[name]
+    return jaxprlens.trace(fn, *args)
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_names_match_jax_printer(name):
+    p = traced(name)
+    text = str(p)
+    # every binder the model names appears in the printed text as "name:type"
+    for eqn in p.walk():
+        for v in eqn.outvars:
+            assert f"{v.name}:{v.type}" in text
+    for v in p.invars + p.constvars:
+        assert f"{v.name}:{v.type}" in text
+
+
+def test_func1_model():
+    p = traced("func1")
+    assert [v.name for v in p.invars] == ["a", "b"]
+    assert [v.path for v in p.invars] == ["first", "second"]
+    assert [v.type for v in p.invars] == ["f32[8]", "f32[8]"]
+    assert [e.primitive for e in p.eqns] == ["sin", "mul", "add", "reduce_sum"]
+    mul = p.eqns[1]
+    assert [a.name for a in mul.invars] == ["c", "3.0:f32[]"]
+    assert isinstance(mul.invars[1], jaxprlens.Lit) and mul.invars[1].val == 3.0
+    assert p.eqns[3].params["axes"] == (0,)
+    assert p.out_paths == ["out"]
+    src = p.eqns[0].source
+    assert src.where == "seeds.py" and src.function == "func1"
+    assert src.text == "temp = first + jnp.sin(second) * 3."
+
+
+def test_func4_pytree_paths():
+    p = traced("func4")
+    assert [v.path for v in p.invars] == ["arg[0]", "arg[1]"]
+    assert str(p) == str(traced("func1"))
+
+
+def test_nested_paths_and_dict_names():
+    def f(params, x):
+        return jnp.tanh(x @ params["w"] + params["b"]), x.sum()
+    p = jaxprlens.trace(f, {"w": jnp.ones((3, 2)), "b": jnp.zeros(2)}, jnp.ones((4, 3)))
+    assert [v.path for v in p.invars] == ["params['b']", "params['w']", "x"]
+    assert p.out_paths == ["out[0]", "out[1]"]
+
+
+def test_varargs_and_kwargs_names():
+    def f(a, *rest, scale=1.0):
+        return a * scale + sum(rest)
+    p = jaxprlens.trace(f, 1., 2., 3., scale=2.)
+    assert [v.path for v in p.invars] == ["a", "rest[0]", "rest[1]", "scale"]
+    assert arg_names(len, 2, {}) == ["obj", "arg1"]
+
+
+def test_static_argnums():
+    def f(x, n):
+        for _ in range(n):
+            x = x * 2
+        return x
+    p = jaxprlens.trace(f, 1., 3, static_argnums=1)
+    assert [e.primitive for e in p.eqns] == ["mul", "mul", "mul"]
+    assert [v.path for v in p.invars] == ["x"]
+    assert len(p.args) == 1
+
+
+def test_func8_hoisted_constant():
+    p = traced("func8")
+    assert [v.name for v in p.constvars] == ["a"]
+    np.testing.assert_array_equal(np.asarray(p.consts[0]), [1])
+    cond = p.eqns[2]
+    assert cond.primitive == "cond"
+    assert [s.label for s in cond.subs] == ["branch 0 (false)", "branch 1 (true)"]
+    assert cond.invars[1] is p.constvars[0]
+
+
+def test_func10_while_roles():
+    p = traced("func10")
+    w = p.eqns[2]
+    assert w.primitive == "while"
+    assert w.roles.summary() == "0 cond consts, 2 body consts, 3 carry"
+    assert [s.key for s in w.subs] == ["cond", "body"]
+    body = w.subs[1]
+    assert body.in_map == [0, 1, 2, 3, 4]
+    assert body.out_map == [0, 1, 2]
+    assert w.subs[0].in_map == [2, 3, 4] and w.subs[0].out_map == [None]
+    assert [v.name for v in w.outvars] == ["_", "_", "e"]
+    assert w.outvars[0].dropped
+    # the fori_loop counter increment has no user frame
+    assert body.program.eqns[0].primitive == "add" and body.program.eqns[0].source is None
+    assert body.program.eqns[0].id == "2/body/0"
+    assert p.find("2/body/3").primitive == "add"
+
+
+def test_func11_scan_roles():
+    p = traced("func11")
+    s = p.eqns[1]
+    assert s.roles.groups == [("consts", 1), ("carry", 1), ("xs", 2)]
+    assert s.roles.summary() == "1 const, 1 carry, 2 xs; length=16; reverse=False"
+    assert s.roles.summary("zh") == "1 个常量、1 个carry、2 个xs 数组; length=16; reverse=False"
+
+
+def test_switch_and_jit_roles():
+    p = traced("one_of_three")
+    c = p.eqns[-1]
+    assert c.roles.summary() == "1 index, 1 operand; 3 branches, index clamped to [0, 2]"
+    assert [s.label for s in c.subs] == ["branch 0", "branch 1", "branch 2"]
+    p = traced("func12")
+    j = next(e for e in p.eqns if e.primitive == "jit")
+    assert j.roles.summary() == "2 args; calls inner"
+    assert j.subs[0].label == "jit inner"
+    assert isinstance(j.params["jaxpr"], jaxprlens.Program)
+    assert count_eqns(p) == len(p.eqns) + len(j.subs[0].program.eqns)
+
+
+def test_custom_jvp_vjp_checkpoint_subprograms():
+    @jax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+    f.defjvp(lambda p, t: (f(p[0]), t[0] * jnp.cos(p[0])))
+
+    def h(x):
+        return jax.checkpoint(lambda y: jnp.sin(y) * 2)(f(x))
+    p = jaxprlens.trace(h, 1.)
+    prims = [e.primitive for e in p.eqns]
+    assert prims == ["custom_jvp_call", "remat2"]
+    assert [s.label for s in p.eqns[0].subs] == ["custom_jvp f"]
+    assert [s.label for s in p.eqns[1].subs] == ["checkpoint lambda"]
+    assert [e.primitive for e in p.eqns[1].subs[0].program.eqns] == ["sin", "mul"]
+
+
+def test_effects_have_no_addresses():
+    def f(x):
+        jax.debug.print("x={}", x)
+        return x
+    p = jaxprlens.trace(f, 1.)
+    assert p.effects == ("Debug",)
+    assert p.eqns[0].effects == ("Debug",)
+
+
+def test_bad_inputs_are_explained():
+    with pytest.raises(TraceError, match="not callable"):
+        jaxprlens.trace(3, 1.)
+    with pytest.raises(TraceError, match=r"argument `s` \(position 1\) holds a str.*static_argnums=1"):
+        jaxprlens.trace(lambda x, s: x, 1., "abc")
+    with pytest.raises(TraceError, match="static_argnums has 5"):
+        jaxprlens.trace(lambda x: x, 1., static_argnums=5)
+
+
+def test_from_jaxpr_and_repr():
+    closed = jax.make_jaxpr(SEEDS["func1"][0])(*SEEDS["func1"][1])
+    p = jaxprlens.from_jaxpr(closed)
+    assert str(p) == closed.pretty_print(use_color=False)
+    assert repr(p) == "<jaxprlens.Program: 2 inputs, 0 constants, 4 equations, 4 in all>"
+
+
+def test_empty_program():
+    p = jaxprlens.trace(lambda x: x, jnp.zeros((0, 3)))
+    assert p.eqns == [] and p.outvars[0] is p.invars[0]
+    assert str(p) == textwrap.dedent("""\
+        { lambda ; a:f32[0,3]. let  in (a,) }""")

@@ -1,0 +1,140 @@
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import pytest
+from bs4 import BeautifulSoup
+
+import jaxprlens
+from jaxprlens.model import count_eqns
+from seeds import SEEDS
+
+
+def traced(name):
+    fn, args = SEEDS[name]
+    return jaxprlens.trace(fn, *args)
+
+
+def soup(table):
+    bundle = table._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    return BeautifulSoup(bundle["text/html"], "html.parser")
+
+
+def test_func1_text_exact():
+    assert traced("func1").table().text() == textwrap.dedent("""\
+        input: a:f32[8]  (first)
+        input: b:f32[8]  (second)
+        result: f:f32[]  (out)
+          0  c:f32[8] = sin b
+               seeds.py line 9: temp = first + jnp.sin(second) * 3.  — Sine of each element (in radians).
+          1  d:f32[8] = mul c 3.0:f32[]
+               seeds.py line 9: temp = first + jnp.sin(second) * 3.  — Multiplies the two operands elementwise.
+          2  e:f32[8] = add a d
+               seeds.py line 9: temp = first + jnp.sin(second) * 3.  — Adds the two operands elementwise.
+          3  f:f32[] = reduce_sum[axes=(0,)] e
+               seeds.py line 10: return jnp.sum(temp)  — Sums the operand over the dimensions in `axes`.""")
+
+
+def test_func1_text_zh():
+    text = traced("func1").table(lang="zh").text()
+    assert text.splitlines()[0] == "输入: a:f32[8]  (first)"
+    assert "seeds.py 第 10 行: return jnp.sum(temp)  — 沿 axes 指定的维度对操作数求和。" in text
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_one_row_per_eqn_at_every_level(name):
+    p = traced(name)
+    s = soup(p.table())
+    rows = s.select("tr.jl-row")
+    assert len(rows) == count_eqns(p)
+    assert [r["data-eqn"] for r in rows] == [e.id for e in p.walk()]
+    # one nested table per sub-jaxpr, each with its own header and signature
+    nsubs = sum(len(e.subs) for e in p.walk())
+    assert len(s.select("details.jl-sub")) == nsubs
+    assert len(s.select("table.jl-eqns")) == 1 + sum(
+        1 for e in p.walk() for sub in e.subs if sub.program.eqns)
+    top = s.select_one("table.jl-eqns")
+    assert len(top.find("tbody").find_all("tr", class_="jl-row", recursive=False)) == len(p.eqns)
+
+
+def test_header_signature_and_constants():
+    s = soup(traced("func8").table())
+    sig = s.select_one("table.jl-sig")
+    consts = sig.select("tr.jl-constvar")
+    assert len(consts) == 1
+    assert consts[0].get_text(" ", strip=True) == "hoisted constant a :i32[1] = [1]"
+    ins = [r.get_text(" ", strip=True) for r in sig.select("tr.jl-invar")]
+    assert ins == ["input b :f32[] arg1", "input c :f32[1] arg2[0]", "input d :f32[] arg2[1]"]
+    # the constant is visibly marked where it is used
+    cond = s.select_one('tr[data-eqn="2"]')
+    assert cond.select_one(".jl-const").get_text() == "a"
+
+
+def test_func4_arg_paths_in_header():
+    s = soup(traced("func4").table())
+    assert [r.find_all("td")[2].get_text() for r in s.select("table.jl-sig tr.jl-invar")] == ["arg[0]", "arg[1]"]
+
+
+def test_roles_cells():
+    s = soup(traced("func10").table())
+    row = s.select_one('tr[data-eqn="2"]')
+    assert row.select_one(".jl-roles").get_text() == "0 cond consts, 2 body consts, 3 carry"
+    groups = [g.get_text(" ", strip=True) for g in row.select(".jl-inputs .jl-role")]
+    assert groups == ["cond consts: ∅", "body consts: c a", "carry: 0:i32[] b d"]
+    body = s.select_one('details.jl-sub[data-path="2/body"]')
+    binders = [r.get_text(" ", strip=True) for r in body.select("table.jl-sig tr.jl-invar")]
+    assert binders[0] == "input f :f32[16] bound from c (body const)"
+    assert binders[2] == "input h :i32[] bound from 0:i32[] (carry)"
+    s = soup(traced("func11").table())
+    assert s.select_one('tr[data-eqn="1"] .jl-roles').get_text() == \
+        "1 const, 1 carry, 2 xs; length=16; reverse=False"
+    lit = s.select_one('tr[data-eqn="1"] .jl-lit')
+    assert lit.get_text() == "0.0:f32[]"
+
+
+def test_source_and_explanation_columns():
+    s = soup(traced("func1").table())
+    row = s.select_one('tr[data-eqn="3"]')
+    assert row.select_one(".jl-src").get_text(" ", strip=True) == "seeds.py line 10: return jnp.sum(temp)"
+    assert row.select_one(".jl-explain").get_text() == "Sums the operand over the dimensions in `axes`."
+    # the fori_loop counter has no user frame: a dash, not an empty cell
+    s = soup(traced("func10").table())
+    assert s.select_one('tr[data-eqn="2/body/0"] .jl-src').get_text() == "—"
+
+
+def test_zh_column_titles():
+    s = soup(traced("func1").table(lang="zh"))
+    assert [th.get_text() for th in s.select("table.jl-eqns th")] == [
+        "#", "输出", "原语", "参数", "输入", "源码", "含义", "操作数角色"]
+
+
+def test_user_strings_escaped_once():
+    def f(x):
+        jax.debug.print("<script>alert(1)</script> {}", x)
+        return x
+    f_html = jaxprlens.trace(f, 1.).table()._repr_mimebundle_()["text/html"]
+    assert "<script" not in f_html
+    assert "<script>alert(1)</script>" not in f_html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in f_html
+    assert "&amp;lt;" not in f_html   # escaped once, not twice
+
+
+def test_long_params_are_folded():
+    def f(x):
+        jax.debug.print("{}", x)
+        return x
+    s = soup(jaxprlens.trace(f, 1.).table())
+    folded = s.select('tr[data-eqn="0"] .jl-params details')
+    assert folded, "np_printoptions is long and must be folded"
+
+
+def test_unknown_language():
+    with pytest.raises(ValueError, match=r"unknown language 'fr' \(must be one of \['en', 'zh'\]\)"):
+        traced("func1").table(lang="fr")
+
+
+def test_empty_program_table():
+    t = jaxprlens.trace(lambda x: x, jnp.zeros(3)).table()
+    assert t.text() == "input: a:f32[3]  (x)\nresult: a:f32[3]  (out)\n(no equations)"
+    assert soup(t).select_one(".jl-empty")

@@ -1,0 +1,194 @@
+"""Tests for jaxprlens.explain: the hand-written table and the docstring fallback."""
+import jax
+import jax.extend.core
+import jax.numpy as jnp
+import pytest
+from jax import lax
+
+from jaxprlens.explain import explain, explain_rules
+
+
+# ---------------------------------------------------------------- exact entries
+
+@pytest.mark.parametrize("name, en, zh", [
+    ("reduce_sum", "Sums the operand over the dimensions in `axes`.", "沿 axes 指定的维度对操作数求和。"),
+    ("sin", "Sine of each element (in radians).", "逐元素求正弦（弧度制）。"),
+    ("jit", "Calls a jit-compiled sub-jaxpr (`name`) with the operands as its arguments.",
+     "以操作数为参数调用经 jit 编译的子 jaxpr（name）。"),
+    ("while", "Runs body_jaxpr while cond_jaxpr is true; operands: cond consts, body consts, carry.",
+     "当 cond_jaxpr 为真时反复运行 body_jaxpr；操作数依次为条件常量、循环体常量和循环状态。"),
+])
+def test_exact_entries(name, en, zh):
+    assert explain_rules[name] == (en, zh)
+    assert explain(name) == en
+    assert explain(name, "en") == en
+    assert explain(name, lang="zh") == zh
+
+
+def test_unknown_lang_falls_back_to_english():
+    assert explain("add", "fr") == explain_rules["add"][0]
+    assert explain("add", "") == explain_rules["add"][0]
+
+
+# ---------------------------------------------------------------- real programs
+
+@jax.custom_jvp
+def _soft_relu(x):
+    return jnp.log1p(jnp.exp(x))
+
+
+@_soft_relu.defjvp
+def _soft_relu_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _soft_relu(x), lax.logistic(x) * t
+
+
+@jax.custom_vjp
+def _double(x):
+    return x * 2.0
+
+
+_double.defvjp(lambda x: (x * 2.0, None), lambda _, g: (g * 2.0,))
+
+
+def prog_elementwise(x):
+    return jnp.sum(jnp.sin(x) * 2.0 + 1.0) - jnp.max(jnp.abs(x))
+
+
+def prog_cond(x):
+    return lax.cond(x.sum() > 0, lambda v: v - 1.0, lambda v: jnp.exp(v), x)
+
+
+def prog_while(x):
+    return lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))
+
+
+def prog_scan(x):
+    return lax.scan(lambda c, y: (c + y, jnp.tanh(c * y)), 0.0, x)
+
+
+def prog_jit_matmul(x):
+    m = x.reshape(2, -1)
+    return jax.jit(lambda v: v @ v.T)(m)
+
+
+def prog_custom_and_remat(x):
+    return _soft_relu(x) + _double(x) + jax.checkpoint(jnp.tanh)(x)
+
+
+def prog_debug_where(x):
+    jax.debug.print("x = {x}", x=x)
+    return jnp.where(x > 0, x, 0.0).astype(jnp.int32)
+
+
+def prog_conv(x):
+    img = x.reshape(1, 1, 2, -1)
+    kernel = jnp.ones((1, 1, 2, 2))
+    return lax.conv_general_dilated(img, kernel, (1, 1), "SAME")
+
+
+def prog_grad_softmax(x):
+    return jax.grad(lambda v: jnp.sum(jax.nn.softmax(v) ** 2))(x)
+
+
+def prog_indexing_random(x):
+    key = jax.random.key(0)
+    noise = jax.random.normal(key, x.shape)
+    y = jnp.concatenate([x[::-1], jnp.sort(x)]) + jnp.cumsum(jnp.pad(x, (2, 2)))
+    return jnp.argmax(y), x.at[jnp.array([1, 2])].add(noise[:2]), jnp.sqrt(jnp.abs(x)).clip(0, 1)
+
+
+PROGRAMS = [prog_elementwise, prog_cond, prog_while, prog_scan, prog_jit_matmul,
+            prog_custom_and_remat, prog_debug_where, prog_conv, prog_grad_softmax,
+            prog_indexing_random]
+
+
+def _primitives(jaxpr, acc):
+    for eqn in jaxpr.eqns:
+        acc.add(eqn.primitive.name)
+        for sub in jax.extend.core.jaxprs_in_params(eqn.params):
+            _primitives(sub, acc)
+    return acc
+
+
+@pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
+def test_programs_primitives_have_entries(fn):
+    jaxpr = jax.make_jaxpr(fn)(jnp.arange(4.0)).jaxpr
+    names = _primitives(jaxpr, set())
+    assert names
+    missing = sorted(n for n in names if n not in explain_rules)
+    assert not missing, f"no hand-written entry for {missing}"
+
+
+def test_programs_cover_the_required_primitives():
+    seen = set()
+    for fn in PROGRAMS:
+        _primitives(jax.make_jaxpr(fn)(jnp.arange(4.0)).jaxpr, seen)
+    required = {"sin", "mul", "add", "reduce_sum", "broadcast_in_dim", "convert_element_type", "cond",
+                "while", "scan", "jit", "lt", "gt", "sub", "custom_jvp_call", "custom_vjp_call",
+                "remat2", "debug_print", "dot_general", "conv_general_dilated"}
+    assert required <= seen
+
+
+# ---------------------------------------------------------------- fallbacks
+
+def test_docstring_fallback_for_primitive_left_out():
+    assert "igamma" not in explain_rules
+    line = explain("igamma")
+    assert line == "Elementwise regularized incomplete gamma function."
+    assert line == lax.igamma.__doc__.strip().split("\n")[0]
+    assert explain("igamma", "zh") == line  # English docstring beats nothing
+
+
+def test_docstring_fallback_name_variants():
+    assert "scatter_mul" not in explain_rules
+    assert explain("scatter_mul_p").startswith("Scatter-multiply")
+    assert explain("bessel_i0e").startswith("Exponentially scaled modified Bessel function")
+
+
+def test_generic_fallback_for_made_up_name():
+    assert explain("frobnicate_xyz") == "JAX primitive `frobnicate_xyz` (see the jax.lax documentation)."
+    assert explain("frobnicate_xyz", "zh") == "JAX 原语 `frobnicate_xyz`（参见 jax.lax 文档）。"
+
+
+# ---------------------------------------------------------------- table hygiene
+
+def test_table_entries_well_formed():
+    assert len(explain_rules) >= 70
+    for name, entry in explain_rules.items():
+        assert isinstance(entry, tuple) and len(entry) == 2, name
+        en, zh = entry
+        assert en.strip() and zh.strip(), name
+        assert len(en) <= 100, name
+        assert en.isascii(), name
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in zh), name
+
+
+def test_table_keys_are_real_primitives():
+    from jax._src import core
+    import importlib
+    modules = ["jax._src.lax.lax", "jax._src.lax.control_flow", "jax._src.lax.slicing",
+               "jax._src.lax.windowed_reductions", "jax._src.lax.parallel", "jax._src.lax.linalg",
+               "jax._src.lax.special", "jax._src.lax.convolution", "jax._src.lax.fft",
+               "jax._src.custom_derivatives", "jax._src.ad_checkpoint", "jax._src.debugging",
+               "jax._src.pjit", "jax._src.shard_map", "jax._src.ad_util", "jax._src.core",
+               "jax._src.callback", "jax._src.dispatch", "jax._src.random.prng",
+               "jax._src.random.threefry2x32", "jax._src.random.core", "jax._src.lax.ann",
+               "jax._src.interpreters.ad"]
+    names = set()
+    for mod_name in modules:
+        try:
+            mod = importlib.import_module(mod_name)
+        except ImportError:
+            continue
+        names |= {v.name for v in vars(mod).values() if isinstance(v, core.Primitive)}
+    if len(names) < 150:
+        pytest.skip("could not enumerate JAX's primitives (internal layout changed)")
+    unknown = sorted(set(explain_rules) - names)
+    assert not unknown, f"table keys that are not primitive names: {unknown}"
+
+
+def test_never_empty():
+    for name in ["add", "igamma", "fft", "no-such-thing", "", "scatter-add"]:
+        for lang in ("en", "zh", "xx"):
+            assert explain(name, lang)

@@ -166,6 +166,7 @@ class JaxprMagics(Magics):
 
     def _trace_source(self, source: str, args):
         shell = self.shell
+        static = _static_argnums(args.static_argnums)
         code = shell.transform_cell(source) if hasattr(shell, "transform_cell") else source
         try:
             tree = ast.parse(code)
@@ -209,7 +210,7 @@ class JaxprMagics(Magics):
                              "not a function; "
                              "the last line must call a function, e.g. `f(x)`")
         try:
-            return model.trace(fn, *pos, static_argnums=_static_argnums(args.static_argnums), **kw)
+            return model.trace(fn, *pos, static_argnums=static, **kw)
         except model.TraceError as e:
             raise UsageError(str(e)) from None
         except jax.errors.JAXTypeError as e:

@@ -7,15 +7,18 @@ import pytest
 
 import jaxprlens
 from jaxprlens.model import TraceError, arg_names, count_eqns
+from corpus import CORPUS
 from seeds import SEEDS
+
+ALL = {**SEEDS, **CORPUS}
 
 
 def traced(name):
-    fn, args = SEEDS[name]
+    fn, args = ALL[name]
     return jaxprlens.trace(fn, *args)
 
 
-@pytest.mark.parametrize("name", sorted(SEEDS))
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_names_match_jax_printer(name):
     p = traced(name)
     text = str(p)

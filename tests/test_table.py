@@ -7,11 +7,14 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from jaxprlens.model import count_eqns
+from corpus import CORPUS
 from seeds import SEEDS
+
+ALL = {**SEEDS, **CORPUS}
 
 
 def traced(name):
-    fn, args = SEEDS[name]
+    fn, args = ALL[name]
     return jaxprlens.trace(fn, *args)
 
 
@@ -42,7 +45,7 @@ def test_func1_text_zh():
     assert "seeds.py 第 10 行: return jnp.sum(temp)  — 沿 axes 指定的维度对操作数求和。" in text
 
 
-@pytest.mark.parametrize("name", sorted(SEEDS))
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_one_row_per_eqn_at_every_level(name):
     p = traced(name)
     s = soup(p.table())

@@ -162,6 +162,11 @@ class Program:
         from .runner import run
         return run(self, device=device, repeat=repeat, **options)
 
+    def transform(self, name: str, **options) -> "Program":
+        """The program of ``jax.grad`` / ``vmap`` / ... of this function (see ``transform.TRANSFORMS``)."""
+        from .transform import transform
+        return transform(self, name, **options)
+
     def unflatten_outputs(self, flat: list):
         return jax.tree_util.tree_unflatten(self.out_tree, list(flat)) if self.out_tree else list(flat)
 

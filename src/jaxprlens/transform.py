@@ -1,0 +1,391 @@
+"""Transformation views: the program of ``jax.grad``/``vmap``/``jvp``/... of a traced function, and a
+side-by-side comparison that aligns original and transformed equations by source line."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+
+import jax
+import jax.numpy as jnp
+
+from . import _jax
+from .escape import html
+from .model import Eqn, Program, count_eqns, param_text, trace
+from .table import shown_params
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
+
+
+# ---------------------------------------------------------------- rebuilding the call
+
+def call_args(program: Program) -> tuple[tuple, dict]:
+    """The original ``(args, kwargs)`` of a traced program (static arguments were not kept)."""
+    if program.fn is None or program.in_tree is None:
+        raise ValueError("this program has no Python function (made by from_jaxpr?); "
+                         "trace it with jaxprlens.trace(f, *args) to transform it")
+    args, kwargs = jax.tree_util.tree_unflatten(program.in_tree, list(program.args))
+    try:
+        inspect.signature(program.fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise ValueError(f"cannot rebuild the call of {_name(program.fn)} ({e}); static arguments are not kept "
+                         "by the trace: bind them with functools.partial(f, ...) and trace that") from None
+    except ValueError:
+        pass      # no signature to check (builtins, some C callables)
+    return tuple(args), dict(kwargs)
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def parse_argnums(argnums, args: tuple, default) -> tuple[int, ...]:
+    """``0``, ``(0, 1)`` or ``"0,1"`` -> ``(0, 1)``; checked against the positional arguments."""
+    if argnums is None:
+        argnums = default
+    if isinstance(argnums, str):
+        try:
+            argnums = tuple(int(x) for x in argnums.replace(" ", "").split(",") if x)
+        except ValueError:
+            raise ValueError(f"--argnums takes comma-separated integers such as 0 or 0,1; got {argnums!r}") from None
+    if isinstance(argnums, int):
+        argnums = (argnums,)
+    valid = [i for i, a in enumerate(args) if _inexact(a)]
+    out = []
+    for i in argnums:
+        j = i + len(args) if i < 0 else i
+        if not 0 <= j < len(args):
+            raise ValueError(f"argnums has {i}, but the call has {len(args)} positional argument(s); "
+                             f"choose from {valid}")
+        if j not in valid:
+            raise ValueError(f"argument {j} is not floating point, so it has no derivative; "
+                             f"choose argnums from {valid}")
+        out.append(j)
+    if not out:
+        raise ValueError("no floating-point argument to differentiate")
+    return tuple(out)
+
+
+def _inexact(a) -> bool:
+    leaves = jax.tree_util.tree_leaves(a)
+    return bool(leaves) and all(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in leaves)
+
+
+def parse_in_axes(in_axes, args: tuple):
+    """``"0,None"`` -> ``(0, None)``; one axis (``"0"``) applies to every positional argument."""
+    if in_axes is None:
+        in_axes = 0
+    if isinstance(in_axes, str):
+        parts = [x.strip() for x in in_axes.split(",") if x.strip()]
+        try:
+            axes = tuple(None if x == "None" else int(x) for x in parts)
+        except ValueError:
+            raise ValueError(f"--in-axes takes integers or None separated by commas, such as 0,None; "
+                             f"got {in_axes!r}") from None
+        in_axes = axes[0] if len(axes) == 1 else axes
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+        raise ValueError(f"in_axes has {len(in_axes)} entries but the call has {len(args)} positional "
+                         f"argument(s); give one axis (or None) per argument")
+    if in_axes is None or (isinstance(in_axes, tuple) and all(a is None for a in in_axes)):
+        raise ValueError("in_axes maps no argument; give at least one axis, e.g. 0")
+    return in_axes
+
+
+def _stack(tree, axis: int):
+    return jax.tree_util.tree_map(lambda x: jnp.stack([jnp.asarray(x)] * BATCH, axis=axis), tree)
+
+
+def _ones(tree):
+    return jax.tree_util.tree_map(jnp.ones_like, tree)
+
+
+def _with(args: tuple, kwargs: dict, fn, argnums: tuple):
+    """``fn`` as a function of the arguments at ``argnums`` only (the others are closed over)."""
+    def g(*diff):
+        full = list(args)
+        for i, d in zip(argnums, diff):
+            full[i] = d
+        return fn(*full, **kwargs)
+    g.__name__ = _name(fn)
+    return g
+
+
+def _scalar_aux(program: Program) -> bool:
+    """True when the output is ``(scalar, aux)``, as ``lax.scan`` returns ``(carry, ys)``."""
+    outs = program.unflatten_outputs([v.aval for v in program.outvars])
+    return (isinstance(outs, tuple) and len(outs) == 2 and hasattr(outs[0], "shape")
+            and outs[0].shape == () and jnp.issubdtype(outs[0].dtype, jnp.inexact))
+
+
+# ---------------------------------------------------------------- the transformations
+# Each rule returns (function, args, kwargs) to trace; a table keyed by name, like roles.role_rules.
+
+def _grad(p, args, kwargs, argnums=None, has_aux=None):
+    argnums = parse_argnums(argnums, args, 0)
+    outs = p.outvars
+    if has_aux is None:
+        has_aux = not (len(outs) == 1 and outs[0].aval.shape == ()) and _scalar_aux(p)
+    if not has_aux and not (len(outs) == 1 and getattr(outs[0].aval, "shape", None) == ()):
+        types = ", ".join(v.type for v in outs)
+        raise ValueError(f"grad needs a function with one scalar output; {_name(p.fn)} returns {types}. "
+                         "Use --transform jacrev or jacfwd (any output), or vjp, or reduce it with jnp.sum")
+    an = argnums[0] if len(argnums) == 1 else argnums
+    return jax.grad(p.fn, argnums=an, has_aux=has_aux), args, kwargs
+
+
+def _jac(kind):
+    def rule(p, args, kwargs, argnums=None):
+        argnums = parse_argnums(argnums, args, 0)
+        an = argnums[0] if len(argnums) == 1 else argnums
+        return kind(p.fn, argnums=an), args, kwargs
+    return rule
+
+
+def _vmap(p, args, kwargs, in_axes=None):
+    axes = parse_in_axes(in_axes, args)
+    per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
+    batched = tuple(a if ax is None else _stack(a, ax) for a, ax in zip(args, per_arg))
+    return jax.vmap(p.fn, in_axes=axes), batched, {k: _stack(v, 0) for k, v in kwargs.items()}
+
+
+def _jvp(p, args, kwargs, argnums=None):
+    argnums = parse_argnums(argnums, args, [i for i, a in enumerate(args) if _inexact(a)])
+    fn = p.fn
+
+    def jvp(primals, tangents):
+        return jax.jvp(_with(primals, kwargs, fn, argnums), tuple(primals[i] for i in argnums), tangents)
+    return jvp, (args, tuple(_ones(args[i]) for i in argnums)), {}
+
+
+def _vjp(p, args, kwargs, argnums=None):
+    argnums = parse_argnums(argnums, args, [i for i, a in enumerate(args) if _inexact(a)])
+    out, pullback = jax.vjp(_with(args, kwargs, p.fn, argnums), *(args[i] for i in argnums))
+
+    def vjp(cotangent):
+        return pullback(cotangent)
+    return vjp, (_ones(out),), {}
+
+
+def _linearized(p, args, kwargs, argnums):
+    argnums = parse_argnums(argnums, args, [i for i, a in enumerate(args) if _inexact(a)])
+    primals = tuple(args[i] for i in argnums)
+    out, f_lin = jax.linearize(_with(args, kwargs, p.fn, argnums), *primals)
+    return primals, out, f_lin
+
+
+def _linearize(p, args, kwargs, argnums=None):
+    primals, _, f_lin = _linearized(p, args, kwargs, argnums)
+
+    def linearized(*tangents):
+        return f_lin(*tangents)
+    return linearized, tuple(_ones(x) for x in primals), {}
+
+
+def _transpose(p, args, kwargs, argnums=None):
+    primals, out, f_lin = _linearized(p, args, kwargs, argnums)
+    f_t = jax.linear_transpose(f_lin, *primals)
+
+    def transposed(cotangent):
+        return f_t(cotangent)
+    return transposed, (_ones(out),), {}
+
+
+TRANSFORMS = {
+    "grad": _grad, "jvp": _jvp, "vjp": _vjp, "vmap": _vmap, "linearize": _linearize,
+    "transpose": _transpose, "jacfwd": _jac(jax.jacfwd), "jacrev": _jac(jax.jacrev),
+    "hessian": _jac(jax.hessian),
+}
+
+
+def transform(program: Program, name: str, **options) -> Program:
+    """``program.transform("grad", argnums=0)``: the traced program of the transformed function.
+
+    Options: ``argnums`` (grad, jvp, vjp, linearize, transpose, jacfwd, jacrev, hessian), ``in_axes``
+    (vmap), ``has_aux`` (grad; by default on when the output is ``(scalar, aux)``).  jvp's tangents and
+    vjp's/transpose's cotangents are ones; vmap stacks each mapped argument twice along its axis.
+    """
+    rule = TRANSFORMS.get(name)
+    if rule is None:
+        raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
+    allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
+    extra = sorted(k for k, v in options.items() if v is not None and k not in allowed)
+    if extra:
+        raise ValueError(f"{name} does not take {', '.join(extra)} (it takes {sorted(allowed) or 'no options'})")
+    args, kwargs = call_args(program)
+    fn, targs, tkwargs = rule(program, args, kwargs, **{k: v for k, v in options.items() if k in allowed})
+    result = trace(fn, *targs, **tkwargs)
+    for eqn in result.walk():
+        frame = _jax.user_frame(eqn.raw) if eqn.source else None
+        if frame is not None and os.path.abspath(frame.file).startswith(_PKG_DIR + os.sep):
+            eqn.source = None      # made by the transformation itself, not by a line of the user's code
+    return result
+
+
+def describe(name: str, program: Program, options: dict) -> str:
+    shown = ", ".join(f"{k}={v}" for k, v in options.items() if v is not None)
+    return f"{name}({_name(program.fn) if program.fn else 'program'}" + (f", {shown})" if shown else ")")
+
+
+# ---------------------------------------------------------------- alignment and the comparison view
+
+def _key(eqn: Eqn):
+    return (eqn.source.where, eqn.source.line) if eqn.source else None
+
+
+def alignment(original: Program, transformed: Program) -> dict[str, list[str]]:
+    """``{original eqn id: [transformed eqn ids]}``: equations made from the same source line."""
+    by_line: dict = {}
+    for e in transformed.walk():
+        if _key(e):
+            by_line.setdefault(_key(e), []).append(e.id)
+    return {e.id: list(by_line.get(_key(e), [])) for e in original.walk() if _key(e)}
+
+
+def eqn_line(eqn: Eqn, limit: int = 60) -> str:
+    """One equation as one short line: ``c:f32[8] = sin b``."""
+    params = " ".join(f"{k}={param_text(v)}" for k, v in shown_params(eqn))
+    if len(params) > limit:
+        params = params[: limit - 1] + "…"
+    outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
+    ins = " ".join(a.name for a in eqn.invars)
+    return f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "") + (f" {ins}" if ins else "")
+
+
+def _depth(eqn: Eqn) -> int:
+    return sum(1 for x in eqn.path if isinstance(x, str))
+
+
+def flops_text(program: Program) -> str | None:
+    """Total FLOPs from ``jaxprlens.cost`` when it is available (it is optional here)."""
+    try:
+        from .cost import costs, si
+        return si(costs(program).total.flops, "FLOP")
+    except Exception:  # noqa: BLE001 - cost rules are optional and may not know every primitive
+        return None
+
+
+def counts_text(program: Program) -> str:
+    n, total = len(program.eqns), count_eqns(program)
+    text = f"{n} eqns" + (f" ({total} in all)" if total != n else "")
+    flops = flops_text(program)
+    return text + (f", {flops}" if flops else "")
+
+
+class Compare:
+    """Original and transformed programs side by side, one row per source line, new equations marked."""
+
+    def __init__(self, original: Program, transformed: Program, label: str = "transformed"):
+        self.original, self.transformed, self.label = original, transformed, label
+        self.alignment = alignment(original, transformed)
+
+    def groups(self) -> list[tuple]:
+        """``[(source or None, [original eqns], [transformed eqns])]``; None collects the new ones."""
+        rows: dict = {}
+        for e in self.original.walk():
+            if _key(e):
+                rows.setdefault(_key(e), (e.source, [], []))[1].append(e)
+        new, unmatched = [], []
+        for e in self.transformed.walk():
+            if _key(e) in rows:
+                rows[_key(e)][2].append(e)
+            else:
+                new.append(e)
+        for e in self.original.walk():
+            if not _key(e):
+                unmatched.append(e)
+        out = list(rows.values())
+        if new or unmatched:
+            out.append((None, unmatched, new))
+        return out
+
+    def text(self) -> str:
+        lines = [f"original: {counts_text(self.original)}", f"{self.label}: {counts_text(self.transformed)}"]
+        for src, left, right in self.groups():
+            head = f"{src.where} line {src.line}: {src.text}" if src else "no source line in the original (new)"
+            lines.append("")
+            lines.append(head)
+            for i in range(max(len(left), len(right))):
+                a = _side_text(left[i]) if i < len(left) else ""
+                b = _side_text(right[i], new=src is None) if i < len(right) else ""
+                lines.append(f"  {a:<44} | {b}".rstrip())
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        from .table import CSS
+        rows = []
+        for src, left, right in self.groups():
+            if src:
+                head = (f'<span class="jl-where">{html(src.where)} line {src.line}</span>: '
+                        f"<code>{html(src.text)}</code>")
+            else:
+                head = '<span class="jl-newhead">new: no source line in the original</span>'
+            rows.append(f'<tr class="jl-line"><td colspan="2">{head}</td></tr>')
+            rows.append("<tr><td>" + "".join(_side_html(e, "orig") for e in left) + "</td><td>"
+                        + "".join(_side_html(e, "new" if src is None else "made") for e in right) + "</td></tr>")
+        style = ("<style>.jaxprlens .jl-new{background:var(--jp-success-color3,#e3f6e3);}"
+                 ".jaxprlens .jl-eq{white-space:pre;margin:0;}.jaxprlens .jl-ns{color:#777;font-size:85%;}"
+                 ".jaxprlens tr.jl-line>td{background:var(--jp-layout-color2,#eee);}</style>")
+        return (f'{CSS}{style}<div class="jaxprlens jl-compare"><table><thead><tr>'
+                f'<th>original: {html(counts_text(self.original))}</th>'
+                f'<th>{html(self.label)}: {html(counts_text(self.transformed))}</th></tr></thead>'
+                f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.text(), "text/html": self.html()}
+
+
+def _side_text(eqn: Eqn, new: bool = False) -> str:
+    mark = "+ " if new else ""
+    return f"{mark}{'  ' * _depth(eqn)}{eqn.id}  {eqn_line(eqn, 24)}"
+
+
+def _side_html(eqn: Eqn, kind: str) -> str:
+    cls = "jl-eq jl-new" if kind == "new" else "jl-eq"
+    ns = f' <span class="jl-ns">[{html(eqn.name_stack)}]</span>' if eqn.name_stack else ""
+    return (f'<div class="{cls}" data-eqn="{html(eqn.id)}" data-side="{kind}">{"  " * _depth(eqn)}'
+            f"{html(eqn.id)}  {html(eqn_line(eqn))}{ns}</div>")
+
+
+# ---------------------------------------------------------------- the magic's entry point
+
+def transform_view(program: Program, args):
+    """The view for ``%%jaxpr --transform NAME [--argnums ..] [--in-axes ..] [--compare]``."""
+    if getattr(args, "static_argnums", None):
+        raise ValueError("--transform cannot rebuild calls with --static-argnums (static values are not kept); "
+                         "bind static arguments with functools.partial(f, ...) and call that in the cell")
+    name = args.transform
+    if name not in TRANSFORMS:
+        raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
+    options = {"argnums": args.argnums, "in_axes": getattr(args, "in_axes", None)}
+    for flag, key in (("--argnums", "argnums"), ("--in-axes", "in_axes")):
+        if options[key] is not None and key not in inspect.signature(TRANSFORMS[name]).parameters:
+            takes = [n for n, r in TRANSFORMS.items() if key in inspect.signature(r).parameters]
+            raise ValueError(f"{flag} does not apply to {name}; it applies to {', '.join(takes)}")
+    options = {k: v for k, v in options.items() if v is not None}
+    transformed = transform(program, name, **options)
+    if args.compare:
+        view = Compare(program, transformed, describe(name, program, options))
+        if getattr(args, "lower", False) or getattr(args, "compiled", False):
+            from .lowering import lowering_view
+            from .views import Stack
+            return Stack([view, lowering_view(transformed, compiled=args.compiled)])
+        return view
+    from .views import build_view
+    inner = argparse.Namespace(**vars(args))
+    inner.transform = None
+    return build_view(transformed, inner)
+
+
+def lowering_view(program: Program, compiled: bool = False):
+    from .lowering import lowering_view as view
+    return view(program, compiled=compiled)
+
+
+__all__ = ["TRANSFORMS", "transform", "alignment", "Compare", "transform_view", "lowering_view",
+           "call_args", "eqn_line"]

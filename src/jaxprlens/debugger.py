@@ -1,0 +1,311 @@
+"""The ipywidgets debugger: buttons, slider and panels that mirror a ``Stepper``'s state.
+
+All logic is in ``stepper.py``; this module only renders the stepper's state into widgets and static
+HTML (the fallback in the mimebundle, so saved notebooks show the state they were saved in).
+"""
+from __future__ import annotations
+
+import ipywidgets as widgets
+import jax
+import numpy as np
+
+from .escape import html
+from .model import Lit, Program
+from .stepper import Stepper, source_context
+from .table import CSS, Table
+
+SMALL = 64          # arrays up to this many elements are shown in full
+BLOCKS = "▁▂▃▄▅▆▇█"
+SPARK = 32          # sparkline width in characters
+
+DEBUG_CSS = """
+<style>
+.jaxprlens tr.jl-bp>td:first-child::before{content:"● ";color:var(--jp-error-color1,#c00);}
+.jaxprlens .jl-crumbs{font-weight:bold;margin:2px 0;}
+.jaxprlens .jl-error{color:var(--jp-error-color1,#c00);white-space:pre-wrap;}
+.jaxprlens .jl-note{color:var(--jp-warn-color1,#a60);}
+.jaxprlens .jl-code{margin:2px 0;padding:2px 4px;background:var(--jp-layout-color2,#f6f6f6);}
+.jaxprlens .jl-code .jl-hl{background:var(--jp-warn-color3,#fff3c4);display:inline-block;min-width:100%;}
+.jaxprlens .jl-spark{letter-spacing:-1px;}
+</style>
+"""
+
+
+# ---------------------------------------------------------------- value summaries (pure helpers)
+
+def sparkline(values, width: int = SPARK) -> str:
+    """Unicode blocks for the mean of ``width`` equal chunks of a flattened float array."""
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    flat = flat[np.isfinite(flat)]
+    if flat.size == 0:
+        return ""
+    chunks = np.array_split(flat, min(width, flat.size))
+    means = np.array([c.mean() for c in chunks])
+    lo, hi = means.min(), means.max()
+    if hi == lo:
+        return BLOCKS[0] * len(means)
+    idx = np.round((means - lo) / (hi - lo) * (len(BLOCKS) - 1)).astype(int)
+    return "".join(BLOCKS[i] for i in idx)
+
+
+def describe(value) -> dict:
+    """Shape, dtype, device, statistics and a printable value (full or summarised) of one value."""
+    info = {"shape": "", "dtype": type(value).__name__, "device": "", "stats": "", "value": "", "spark": ""}
+    devices = getattr(value, "devices", None)
+    if callable(devices):
+        try:
+            info["device"] = ", ".join(sorted(f"{d.platform}:{d.id}" for d in devices()))
+        except Exception:  # noqa: BLE001 - deleted or abstract arrays
+            pass
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - tokens, key arrays
+        info["value"] = str(value)
+        return info
+    info["shape"] = str(tuple(arr.shape))
+    info["dtype"] = str(getattr(value, "dtype", arr.dtype))
+    if arr.dtype.kind in "biuf" and arr.size:
+        data = arr.astype(np.float64)
+        nan = int(np.isnan(data).sum())
+        finite = data[~np.isnan(data)]
+        if finite.size:
+            info["stats"] = (f"min {_num(finite.min())}  max {_num(finite.max())}  "
+                             f"mean {_num(finite.mean())}  NaN {nan}")
+        else:
+            info["stats"] = f"NaN {nan}"
+    with np.printoptions(threshold=SMALL, edgeitems=3, precision=5, suppress=True, linewidth=100):
+        info["value"] = np.array2string(arr, separator=", ") if arr.ndim else str(arr.item())
+    if arr.size > SMALL and arr.dtype.kind == "f":
+        info["spark"] = sparkline(arr)
+    return info
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _atom_name(a) -> str:
+    return a.text if isinstance(a, Lit) else a.name
+
+
+# ---------------------------------------------------------------- rendering of a stepper's state
+
+class StateView:
+    """HTML and text of a stepper's state: breadcrumb, frame table, values, source. Used by the widget."""
+
+    def __init__(self, stepper: Stepper, lang: str = "en"):
+        self.stepper, self.lang = stepper, lang
+
+    def crumbs_html(self) -> str:
+        st = self.stepper
+        parts = ["top"] + st.crumbs
+        return (f'<div class="jl-crumbs" data-depth="{st.depth}">'
+                + " › ".join(f"<span>{html(p)}</span>" for p in parts) + "</div>")
+
+    def table_html(self) -> str:
+        st = self.stepper
+        frame = st.frame
+        program: Program = frame.program
+        table = Table(program, lang=self.lang)
+        consts = set(program.constvars)
+        rows = []
+        for i, eqn in enumerate(program.eqns):
+            row = table._row_html(eqn, consts)
+            cls = "jl-row" + (" jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
+            if st.is_breakpoint(eqn):
+                cls += " jl-bp"
+            rows.append(row.replace('<tr class="jl-row"', f'<tr class="{cls}"', 1))
+        if not rows:
+            return f'<div class="jl-empty">{html("(no equations)")}</div>'
+        pid = "/".join(str(x) for x in program.path)
+        return (f'<table class="jl-eqns jl-frame" data-path="{html(pid)}">'
+                f"<thead>{table._header()}</thead><tbody>{''.join(rows)}</tbody></table>")
+
+    def _value_rows(self, title: str, names: list, values: list) -> str:
+        rows = []
+        for name, value in zip(names, values):
+            d = describe(value)
+            spark = f'<div class="jl-spark" title="sparkline">{html(d["spark"])}</div>' if d["spark"] else ""
+            rows.append(
+                f'<tr class="jl-value" data-var="{html(name)}"><td>{html(title)}</td><td>{html(name)}</td>'
+                f'<td>{html(d["shape"])}</td><td>{html(d["dtype"])}</td><td>{html(d["device"])}</td>'
+                f'<td class="jl-stats">{html(d["stats"])}</td>'
+                f'<td><pre class="jl-val">{html(d["value"])}</pre>{spark}</td></tr>')
+        return "".join(rows)
+
+    def values_html(self, error: str | None = None) -> str:
+        st = self.stepper
+        parts = []
+        if error:
+            parts.append(f'<div class="jl-error">{html(error)}</div>')
+        if st.stop_reason:
+            parts.append(f'<div class="jl-note jl-stop">{html(st.stop_reason)}</div>')
+        if st.history_truncated:
+            note = (f"history is capped at {st.max_history} moves: the oldest were dropped, "
+                    "so Back cannot reach the start")
+            parts.append(f'<div class="jl-note jl-truncated">{html(note)}</div>')
+        rows = []
+        eqn = st.current
+        if eqn is not None:
+            rows.append(self._value_rows("input", [_atom_name(a) for a in eqn.invars], st.current_inputs))
+        if st.last_eqn is not None and st.last_outputs is not None:
+            last = st.last_eqn
+            rows.append(self._value_rows(f"output of {last.id} ({last.primitive})",
+                                         [v.name for v in last.outvars], st.last_outputs))
+        if st.done:
+            top = st.program
+            names = top.out_paths or [_atom_name(a) for a in top.outvars]
+            rows.append(self._value_rows("result", names, jax.tree_util.tree_leaves(st.outputs)))
+        if any(rows):
+            head = "".join(f"<th>{html(h)}</th>" for h in
+                           ("", "name", "shape", "dtype", "device", "statistics", "value"))
+            parts.append(f'<table class="jl-values"><thead><tr>{head}</tr></thead>'
+                         f"<tbody>{''.join(rows)}</tbody></table>")
+        return "".join(parts)
+
+    def source_html(self) -> str:
+        st = self.stepper
+        eqn = next((e for e in (st.current, st.frame.eqn, st.last_eqn) if e is not None and e.source), None)
+        lines = source_context(eqn)
+        if not lines:
+            return ""
+        where = eqn.source.where if eqn.source else ""
+        body = "\n".join(
+            f'<span class="jl-line{" jl-hl" if cur else ""}" data-line="{n}">{n:>4}  {html(text)}</span>'
+            for n, text, cur in lines)
+        return f'<pre class="jl-code" data-where="{html(where)}">{body}</pre>'
+
+    def html(self, error: str | None = None) -> str:
+        return (CSS + DEBUG_CSS + '<div class="jaxprlens jl-debugger">' + self.crumbs_html()
+                + self.table_html() + self.values_html(error) + self.source_html() + "</div>")
+
+    def text(self, error: str | None = None) -> str:
+        st = self.stepper
+        lines = [f"jaxprlens debugger at {st.path_text}"]
+        eqn = st.current
+        if eqn is not None:
+            outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
+            lines.append(f"  next: {outs} = {eqn.primitive} {' '.join(_atom_name(a) for a in eqn.invars)}")
+            for a, x in zip(eqn.invars, st.current_inputs):
+                lines.append(f"    {_atom_name(a)} = {' '.join(describe(x)['value'].split())[:80]}")
+        if st.last_eqn is not None and st.last_outputs is not None:
+            lines.append(f"  last: {st.last_eqn.id} ({st.last_eqn.primitive})")
+            for v, x in zip(st.last_eqn.outvars, st.last_outputs):
+                lines.append(f"    {v.name} = {' '.join(describe(x)['value'].split())[:80]}")
+        if st.done:
+            for name, x in zip(st.program.out_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
+                lines.append(f"  {name} = {' '.join(describe(x)['value'].split())[:80]}")
+        if st.stop_reason:
+            lines.append(f"  stopped: {st.stop_reason}")
+        if st.history_truncated:
+            lines.append(f"  history capped at {st.max_history} moves")
+        if error:
+            lines.append(f"  error: {error}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the widget
+
+def _button(label: str, tooltip: str, icon: str) -> widgets.Button:
+    return widgets.Button(description=label, tooltip=tooltip, icon=icon,
+                          layout=widgets.Layout(width="auto"))
+
+
+class Debugger(widgets.VBox):
+    """``program.debugger()`` / ``%%jaxpr --debug``: step through the program with real values."""
+
+    def __init__(self, program: Program, *args, device=None, lang: str = "en", **options):
+        self.stepper = Stepper(program, *args, device=device, **options)
+        self.view = StateView(self.stepper, lang)
+        self.error: str | None = None
+        self._syncing = False
+
+        self.step_button = _button("Step", "run the current equation (a loop or call at once)", "step-forward")
+        self.into_button = _button("Step into", "enter the branch taken, the loop's cond/body or the call",
+                                   "sign-in")
+        self.out_button = _button("Step out", "finish this sub-jaxpr and return to its caller", "sign-out")
+        self.back_button = _button("Back", "undo the last move", "step-backward")
+        self.continue_button = _button("Continue", "run to the end or the next breakpoint", "play")
+        self.reset_button = _button("Reset", "back to the first equation", "refresh")
+        for button, action in ((self.step_button, self.stepper.step), (self.into_button, self.stepper.step_into),
+                               (self.out_button, self.stepper.step_out), (self.back_button, self.stepper.back),
+                               (self.continue_button, self.stepper.run), (self.reset_button, self.stepper.reset)):
+            button.on_click(lambda _b, action=action: self._act(action))
+
+        self.slider = widgets.IntSlider(value=0, min=0, max=len(program.eqns), description="position",
+                                        tooltip="top-level equation (the end is the last value)",
+                                        continuous_update=False)
+        self.slider.observe(self._on_slider, names="value")
+        options_ = [(f"{e.id}  {e.primitive}" + (f"  ({e.source.where} line {e.source.line})" if e.source else ""),
+                     e.id) for e in program.walk()]
+        self.breakpoints = widgets.SelectMultiple(options=options_, value=(), description="breakpoints",
+                                                  rows=min(8, max(2, len(options_))))
+        self.breakpoints.observe(self._on_breakpoints, names="value")
+        self.break_primitives = widgets.Text(value="", description="on primitive",
+                                             placeholder="e.g. mul, dot_general")
+        self.break_primitives.observe(self._on_breakpoints, names="value")
+        self.stop_on_nan = widgets.Checkbox(value=False, description="stop on NaN")
+        self.stop_on_nan.observe(self._on_nan, names="value")
+
+        self.crumbs = widgets.HTML()
+        self.table = widgets.HTML()
+        self.values = widgets.HTML()
+        self.source = widgets.HTML()
+        buttons = widgets.HBox([self.step_button, self.into_button, self.out_button, self.back_button,
+                                self.continue_button, self.reset_button])
+        controls = widgets.HBox([self.slider, self.stop_on_nan])
+        breaks = widgets.HBox([self.breakpoints, self.break_primitives])
+        super().__init__(children=[buttons, controls, breaks, self.crumbs, self.table, self.values, self.source])
+        self._refresh()
+
+    # ---------------------------------------------------------- actions
+    def _act(self, action):
+        self.error = None
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
+            self.error = f"{type(exc).__name__}: {exc}"
+        self._refresh()
+
+    def _on_slider(self, change):
+        if not self._syncing:
+            self._act(lambda: self.stepper.goto(change["new"]))
+
+    def _on_breakpoints(self, _change=None):
+        st = self.stepper
+        for spec in list(st.breakpoints):
+            if spec[0] in ("eqn", "primitive"):
+                st.remove_breakpoint(spec)
+        for eqn_id in self.breakpoints.value:
+            st.add_breakpoint(eqn=eqn_id)
+        for name in self.break_primitives.value.replace(",", " ").split():
+            st.add_breakpoint(primitive=name)
+        self._refresh()
+
+    def _on_nan(self, change):
+        self.stepper.break_on_nan = bool(change["new"])
+
+    def _refresh(self):
+        st, view = self.stepper, self.view
+        self._syncing = True
+        try:
+            self.slider.value = st.position
+        finally:
+            self._syncing = False
+        self.crumbs.value = CSS + DEBUG_CSS + f'<div class="jaxprlens">{view.crumbs_html()}</div>'
+        self.table.value = f'<div class="jaxprlens">{view.table_html()}</div>'
+        self.values.value = f'<div class="jaxprlens">{view.values_html(self.error)}</div>'
+        self.source.value = f'<div class="jaxprlens">{view.source_html()}</div>'
+        for b in (self.step_button, self.into_button, self.out_button, self.continue_button):
+            b.disabled = st.done
+        self.back_button.disabled = not st.can_back
+
+    # ---------------------------------------------------------- display
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = self.view.text(self.error)
+        bundle["text/html"] = self.view.html(self.error)
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"<jaxprlens.Debugger at {self.stepper.path_text}>"

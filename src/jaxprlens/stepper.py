@@ -1,0 +1,702 @@
+"""The stepping engine: execute a Program equation by equation with real values, into and out of sub-jaxprs.
+
+Pure Python over the model (no IPython, no widgets).  Every equation runs as JAX runs it eagerly,
+``primitive.bind(*subfuns, *values, **params)`` with ``get_bind_params``, so values are what JAX computes.
+
+State is a tuple of immutable ``Frame`` s (program, pc, loop state) whose ``env`` dicts are only ever
+added to (a jaxpr is in SSA form).  A move records ``(frames before, writes, last outputs)`` so that
+``back()`` restores the frame tuple and deletes the keys the move wrote: references, never copies.
+"""
+from __future__ import annotations
+
+import linecache
+from collections import deque
+from typing import Any, NamedTuple
+
+import jax
+import jax.extend.core as jex
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from . import _jax
+from .model import Eqn, Lit, Program, Var
+
+
+# ---------------------------------------------------------------- devices
+
+def resolve_device(spec):
+    """``None`` -> ``None`` (values stay where they are); ``"cpu"``, ``"gpu:1"`` -> that device."""
+    if spec is None:
+        return None
+    try:
+        from .runner import resolve_device as runner_resolve  # the runner's, when it exists
+    except ImportError:
+        runner_resolve = None
+    if runner_resolve is not None:
+        return runner_resolve(spec)
+    if spec is None or isinstance(spec, jax.Device):
+        return spec
+    text = str(spec).strip().lower()
+    platform, _, index = text.partition(":")
+    try:
+        devices = jax.devices(platform)
+        return devices[int(index or 0)]
+    except (RuntimeError, ValueError, IndexError) as exc:
+        known = [f"{d.platform}:{d.id}" for d in jax.devices()]
+        raise ValueError(f"unknown device {spec!r} (must be one of {known})") from exc
+
+
+# ---------------------------------------------------------------- frames
+
+class _Op(NamedTuple):
+    """What the hot path needs of one eqn, computed once per program."""
+    eqn: Eqn
+    prim: Any
+    params: Any           # None: call get_bind_params at each bind (it makes single-use subfuns)
+    invars: tuple
+    has_lit: bool
+    outvars: list
+    multiple: bool
+    ctx: Any              # the eqn's context (compute type, RNG partitioning, mesh) when not the default
+
+
+class While(NamedTuple):
+    cconsts: tuple
+    bconsts: tuple
+    carry: tuple
+    iteration: int
+    pred: Any = None      # the cond's last result; an array when vmap batched the predicate
+
+
+class Scan(NamedTuple):
+    consts: tuple
+    carry: tuple
+    xs: tuple
+    ys: tuple             # one tuple of y values per finished iteration, in iteration order
+    iteration: int
+    length: int
+    reverse: bool
+
+
+class Frame:
+    """One activation: a program, its env, the index of the next eqn, and how it was entered."""
+    __slots__ = ("program", "ops", "env", "pc", "eqn", "sub", "kind", "loop")
+
+    def __init__(self, program, ops, env, pc, eqn=None, sub=None, kind="top", loop=None):
+        self.program, self.ops, self.env, self.pc = program, ops, env, pc
+        self.eqn, self.sub, self.kind, self.loop = eqn, sub, kind, loop
+
+    def at(self, pc: int) -> "Frame":
+        return Frame(self.program, self.ops, self.env, pc, self.eqn, self.sub, self.kind, self.loop)
+
+    @property
+    def iteration(self):
+        return None if self.loop is None else self.loop.iteration
+
+    @property
+    def label(self) -> str:
+        """``while[eqn 2] › body › iteration 3`` (empty for the top frame)."""
+        if self.eqn is None:
+            return ""
+        text = f"{self.eqn.primitive}[eqn {self.eqn.index}] › {self.sub.label}"
+        loop = self.loop
+        if loop is not None:
+            text += f" › iteration {loop.iteration}"
+            if isinstance(loop, Scan) and loop.reverse:
+                text += f" (xs[{loop.length - 1 - loop.iteration}])"
+        return text
+
+    def __repr__(self) -> str:
+        return f"<Frame {self.label or 'top'} at eqn {self.pc}>"
+
+
+def _bind_params(prim, params) -> dict:
+    """``get_bind_params`` returns the params (JAX >= 0.10) or ``(subfuns, params)`` (older JAX)."""
+    out = prim.get_bind_params(params)
+    if isinstance(out, tuple):
+        subfuns, out = out
+        if subfuns:
+            out = dict(out, subfuns=tuple(subfuns))
+    return out
+
+
+def _read(env, a):
+    return env[a] if isinstance(a, Var) else a.val    # a literal binds its raw value, as in JAX
+
+
+def _outputs(frame: Frame) -> list:
+    env = frame.env
+    return [_read(env, a) for a in frame.program.outvars]
+
+
+def _as_array(x, aval):
+    return x if isinstance(x, jax.Array) else jnp.asarray(x, dtype=getattr(aval, "dtype", None))
+
+
+# ---------------------------------------------------------------- the engine
+
+class Stepper:
+    """``program.stepper(*args)``: step, step into, step out, back, run, breakpoints."""
+
+    def __init__(self, program: Program, *args, device=None, max_history: int = 10_000,
+                 break_on_nan: bool = False):
+        self.program = program
+        self.device = resolve_device(device)
+        self.max_history = max_history
+        self.break_on_nan = break_on_nan
+        self._ops_cache: dict = {}
+        # Entering an eqn's context costs a microsecond; skip it where it equals the current one.
+        self._default_ctx = jex.new_jaxpr_eqn([], [], lax.add_p, {}, set()).ctx
+        self._consts_cache: dict = {}
+        self._specs: set = set()
+        self._bp: frozenset = frozenset()          # eqns that are breakpoints
+        self._bp_inside: frozenset = frozenset()   # eqns with a breakpoint somewhere inside
+        self.args = self._flat_args(args)
+        self.reset()
+
+    # ---------------------------------------------------------- setup
+    def _flat_args(self, args: tuple) -> list:
+        p = self.program
+        if not args:
+            flat = list(p.args)
+        else:
+            flat = jax.tree_util.tree_leaves(args)
+        if len(flat) != len(p.invars):
+            raise ValueError(f"the program has {len(p.invars)} inputs "
+                             f"({', '.join(v.path or v.name for v in p.invars)}), but {len(flat)} "
+                             f"array value(s) were given")
+        values = []
+        for v, x in zip(p.invars, flat):
+            x = jnp.asarray(x, dtype=getattr(v.aval, "dtype", None))
+            values.append(jax.device_put(x, self.device) if self.device is not None else x)
+        return values
+
+    def _ops(self, program: Program) -> list:
+        ops = self._ops_cache.get(program)
+        if ops is None:
+            ops = []
+            for eqn in program.eqns:
+                prim = eqn.raw.primitive
+                params = _bind_params(prim, eqn.raw.params)
+                ops.append(_Op(eqn, prim, None if "subfuns" in params else params, tuple(eqn.invars),
+                               any(isinstance(a, Lit) for a in eqn.invars), eqn.outvars,
+                               prim.multiple_results,
+                               None if eqn.raw.ctx is self._default_ctx else eqn.raw.ctx))
+            self._ops_cache[program] = ops
+        return ops
+
+    def _consts(self, program: Program) -> list:
+        consts = self._consts_cache.get(program)
+        if consts is None:
+            consts = list(program.consts)
+            if self.device is not None:
+                consts = [jax.device_put(c, self.device) for c in consts]
+            self._consts_cache[program] = consts
+        return consts
+
+    def _frame(self, program, values, eqn=None, sub=None, kind="top", loop=None) -> Frame:
+        env = dict(zip(program.constvars, self._consts(program)))
+        env.update(zip(program.invars, values))
+        return Frame(program, self._ops(program), env, 0, eqn, sub, kind, loop)
+
+    def reset(self):
+        """Back to the first equation, with the inputs bound; history and last outputs cleared."""
+        self._frames = (self._frame(self.program, self.args),)
+        self._history: deque = deque(maxlen=self.max_history if self.max_history else None)
+        self._maxlen = self._history.maxlen
+        self.history_truncated = False
+        self.last_eqn = None
+        self.last_outputs = None
+        self.stop_reason = None
+        return self
+
+    # ---------------------------------------------------------- state
+    @property
+    def frames(self) -> tuple:
+        return self._frames
+
+    @property
+    def frame(self) -> Frame:
+        return self._frames[-1]
+
+    @property
+    def depth(self) -> int:
+        return len(self._frames)
+
+    @property
+    def done(self) -> bool:
+        f = self._frames[-1]
+        return len(self._frames) == 1 and f.pc >= len(f.ops)
+
+    @property
+    def current(self) -> Eqn | None:
+        f = self._frames[-1]
+        return None if f.pc >= len(f.ops) else f.ops[f.pc].eqn
+
+    @property
+    def current_inputs(self) -> list | None:
+        eqn = self.current
+        if eqn is None:
+            return None
+        env = self._frames[-1].env
+        return [_read(env, a) for a in eqn.invars]
+
+    @property
+    def env(self) -> dict:
+        """The current frame's values, keyed by model ``Var``."""
+        return self._frames[-1].env
+
+    @property
+    def env_names(self) -> dict:
+        """The current frame's values by printed name (``{'a': Array(...), ...}``)."""
+        return {v.name: x for v, x in self._frames[-1].env.items() if not v.dropped}
+
+    @property
+    def position(self) -> int:
+        """The index of the next top-level eqn (``len(program.eqns)`` at the end)."""
+        return self._frames[0].pc
+
+    @property
+    def crumbs(self) -> list:
+        """The frame stack as labels: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
+        if self.done:
+            return ["done"]
+        out = [f.label for f in self._frames[1:]]
+        return out + [f"eqn {self._frames[-1].pc}"]
+
+    @property
+    def path_text(self) -> str:
+        """``while[eqn 2] › body › iteration 3 › eqn 1``; ``done`` at the end."""
+        return " › ".join(self.crumbs)
+
+    @property
+    def outputs(self):
+        """The function's outputs, as its own pytree, once done (else ``None``)."""
+        if not self.done:
+            return None
+        top = self._frames[0]
+        flat = [_as_array(x, a.aval) for x, a in zip(_outputs(top), self.program.outvars)]
+        return self.program.unflatten_outputs(flat)
+
+    @property
+    def can_back(self) -> bool:
+        return bool(self._history)
+
+    @property
+    def history_length(self) -> int:
+        return len(self._history)
+
+    def done_eqns(self) -> list:
+        """The eqns of the current frame that have run (in this frame activation)."""
+        f = self._frames[-1]
+        return [op.eqn for op in f.ops[:f.pc]]
+
+    # ---------------------------------------------------------- breakpoints
+    @staticmethod
+    def _spec(spec=None, *, eqn=None, primitive=None, line=None, where="cell") -> tuple:
+        if isinstance(spec, Eqn):
+            eqn = spec.id
+        elif isinstance(spec, tuple):
+            return spec
+        elif isinstance(spec, str):
+            if spec[:1].isdigit():
+                eqn = spec
+            else:
+                primitive = spec
+        elif isinstance(spec, int):
+            line = spec
+        if eqn is not None:
+            return ("eqn", eqn.id if isinstance(eqn, Eqn) else str(eqn))
+        if primitive is not None:
+            return ("primitive", str(primitive))
+        if line is not None:
+            return ("line", where, int(line))
+        raise ValueError("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3")
+
+    def add_breakpoint(self, spec=None, **kw):
+        """By eqn id (``"2/body/1"`` or ``eqn=``), primitive name (``"mul"``), or cell line (``line=3``)."""
+        spec = self._spec(spec, **kw)
+        if spec[0] == "eqn":
+            try:
+                self.program.find(spec[1])
+            except KeyError:
+                ids = [e.id for e in self.program.walk()]
+                raise ValueError(f"no equation {spec[1]!r} (must be one of {ids})") from None
+        self._specs.add(spec)
+        self._update_breakpoints()
+        return spec
+
+    def remove_breakpoint(self, spec=None, **kw):
+        self._specs.discard(self._spec(spec, **kw))
+        self._update_breakpoints()
+
+    def toggle_breakpoint(self, spec=None, **kw) -> bool:
+        """Set or clear; returns whether it is now set."""
+        spec = self._spec(spec, **kw)
+        if spec in self._specs:
+            self.remove_breakpoint(spec)
+            return False
+        self.add_breakpoint(spec)
+        return True
+
+    def clear_breakpoints(self):
+        self._specs.clear()
+        self._update_breakpoints()
+
+    @property
+    def breakpoints(self) -> frozenset:
+        return frozenset(self._specs)
+
+    def is_breakpoint(self, eqn: Eqn) -> bool:
+        return eqn in self._bp
+
+    def _matches(self, eqn: Eqn) -> bool:
+        for spec in self._specs:
+            kind = spec[0]
+            if kind == "eqn" and eqn.id == spec[1]:
+                return True
+            if kind == "primitive" and eqn.primitive == spec[1]:
+                return True
+            if kind == "line" and eqn.source is not None and eqn.source.where == spec[1] \
+                    and eqn.source.line == spec[2]:
+                return True
+        return False
+
+    def _update_breakpoints(self):
+        bp, inside = set(), set()
+
+        def visit(program) -> bool:
+            found = False
+            for eqn in program.eqns:
+                if self._matches(eqn):
+                    bp.add(eqn)
+                    found = True
+                if any([visit(s.program) for s in eqn.subs]):
+                    inside.add(eqn)
+                    found = True
+            return found
+
+        visit(self.program)
+        self._bp, self._bp_inside = frozenset(bp), frozenset(inside)
+
+    # ---------------------------------------------------------- moves
+    def _record(self, frames, writes, last_eqn, last_outputs):
+        h = self._history
+        if len(h) == self._maxlen:
+            self.history_truncated = True
+        h.append((frames, writes, last_eqn, last_outputs))
+
+    def _bind(self, op: _Op, env) -> list:
+        vals = [_read(env, a) for a in op.invars] if op.has_lit else [env[a] for a in op.invars]
+        params = op.params
+        if params is None:
+            params = _bind_params(op.prim, op.eqn.raw.params)
+        if op.ctx is None:
+            out = op.prim.bind(*vals, **params)
+        else:
+            with op.ctx.manager:
+                out = op.prim.bind(*vals, **params)
+        return out if op.multiple else [out]
+
+    def _complete(self, frames: tuple, outs, writes: list) -> tuple:
+        """The top frame's current eqn produced ``outs``: write them, advance, finish ended frames."""
+        top = frames[-1]
+        op = top.ops[top.pc]
+        env = top.env
+        for v, x in zip(op.outvars, outs):
+            env[v] = x
+        writes.append((env, op.outvars))
+        self.last_eqn, self.last_outputs = op.eqn, outs
+        frames = frames[:-1] + (top.at(top.pc + 1),)
+        while len(frames) > 1 and frames[-1].pc >= len(frames[-1].ops):
+            frames = self._finish(frames, writes)
+        return frames
+
+    def _finish(self, frames: tuple, writes: list) -> tuple:
+        """Leave the ended top frame: give its results to its caller (or start the next iteration)."""
+        child = frames[-1]
+        outs = _outputs(child)
+        rest = frames[:-1]
+        return _finish_rules[child.kind](self, child, outs, rest, writes)
+
+    def step(self):
+        """Execute the current equation (a whole while/cond/scan/jit at once) and move on."""
+        self.stop_reason = None
+        frames = self._frames
+        top = frames[-1]
+        pc, ops = top.pc, top.ops
+        if pc >= len(ops):
+            return self
+        op = ops[pc]
+        env = top.env
+        outs = self._bind(op, env)
+        last_eqn, last_outputs = self.last_eqn, self.last_outputs
+        if pc + 1 < len(ops) or len(frames) == 1:     # the common case, kept lean for run()
+            for v, x in zip(op.outvars, outs):
+                env[v] = x
+            self._frames = frames[:-1] + (top.at(pc + 1),)
+            self.last_eqn, self.last_outputs = op.eqn, outs
+            writes = ((env, op.outvars),)
+        else:
+            writes = []
+            try:
+                self._frames = self._complete(frames, outs, writes)
+            except BaseException:
+                self._undo(writes, last_eqn, last_outputs)
+                raise
+        h = self._history
+        if len(h) == self._maxlen:
+            self.history_truncated = True
+        h.append((frames, writes, last_eqn, last_outputs))
+        if self.break_on_nan and _has_nan(outs):
+            self.stop_reason = f"NaN in the outputs of eqn {self.last_eqn.id} ({self.last_eqn.primitive})"
+        return self
+
+    def step_into(self):
+        """Enter the current equation's sub-jaxpr (the branch taken, the loop's cond/body, the call)."""
+        self.stop_reason = None
+        eqn = self.current
+        rule = _enter_rules.get(eqn.primitive, _enter_call) if eqn is not None else None
+        frame = rule(self, eqn, self._frames[-1]) if rule is not None else None
+        if frame is None:
+            return self.step()
+        frames = self._frames
+        writes: list = []
+        last_eqn, last_outputs = self.last_eqn, self.last_outputs
+        self.last_eqn = self.last_outputs = None
+        new = frames + (frame,)
+        try:
+            while len(new) > 1 and new[-1].pc >= len(new[-1].ops):
+                new = self._finish(new, writes)    # an empty body: its results go straight back
+        except BaseException:
+            self._undo(writes, last_eqn, last_outputs)
+            raise
+        self._frames = new
+        self._record(frames, writes, last_eqn, last_outputs)
+        return self
+
+    def _advance(self, first: bool) -> bool:
+        """One move of run()/step_out(): False when stopped at a breakpoint."""
+        eqn = self.current
+        if not first and eqn in self._bp:
+            self.stop_reason = f"breakpoint at eqn {eqn.id} ({eqn.primitive})"
+            return False
+        if eqn in self._bp_inside:
+            self.step_into()
+        else:
+            self.step()
+        return self.stop_reason is None
+
+    def step_out(self):
+        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller."""
+        depth = len(self._frames)
+        if depth == 1:
+            return self.run()
+        first = True
+        while len(self._frames) >= depth and not self.done:
+            if not self._advance(first):
+                break
+            first = False
+        return self
+
+    def run(self):
+        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one)."""
+        self.stop_reason = None
+        first = True
+        if not self._bp and not self._bp_inside and not self.break_on_nan:
+            step = self.step
+            while not self.done:     # the hot path: one bind and one small record per eqn
+                step()
+            return self
+        while not self.done:
+            if not self._advance(first):
+                return self
+            first = False
+        return self
+
+    def back(self) -> bool:
+        """Undo the last move exactly (values, position, frames); False when there is no history."""
+        self.stop_reason = None
+        if not self._history:
+            return False
+        frames, writes, last_eqn, last_outputs = self._history.pop()
+        self._undo(writes, last_eqn, last_outputs)
+        self._frames = frames
+        return True
+
+    def _undo(self, writes, last_eqn, last_outputs):
+        for env, outvars in writes:
+            for v in outvars:
+                env.pop(v, None)
+        self.last_eqn, self.last_outputs = last_eqn, last_outputs
+
+    def goto(self, position: int):
+        """Move to top-level eqn ``position`` (backwards through history, or forwards by stepping)."""
+        position = max(0, min(position, len(self.program.eqns)))
+        while (self.depth > 1 or self.position > position) and self._history:
+            self.back()
+        if self.depth > 1 or self.position > position:
+            self.reset()
+        while self.position < position:
+            self.step()
+        return self
+
+    def __repr__(self) -> str:
+        return f"<jaxprlens.Stepper at {self.path_text}>"
+
+
+def _has_nan(outs) -> bool:
+    for x in outs:
+        dtype = getattr(x, "dtype", None)
+        if dtype is not None and jnp.issubdtype(dtype, jnp.inexact) and bool(jnp.isnan(x).any()):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- entering sub-jaxprs, per primitive
+
+def _operands(frame: Frame, eqn: Eqn) -> list:
+    return [_read(frame.env, a) for a in eqn.invars]
+
+
+def _enter_cond(st: Stepper, eqn: Eqn, frame: Frame):
+    ops = _operands(frame, eqn)
+    index = int(np.clip(int(ops[0]), 0, len(eqn.subs) - 1))    # as lax.switch clamps
+    sub = eqn.subs[index]
+    return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
+
+
+def _enter_while(st: Stepper, eqn: Eqn, frame: Frame):
+    ops = _operands(frame, eqn)
+    cn, bn = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
+    loop = While(tuple(ops[:cn]), tuple(ops[cn:cn + bn]), tuple(ops[cn + bn:]), 0)
+    return _while_cond_frame(st, eqn, loop)
+
+
+def _sub(eqn: Eqn, key: str):
+    return next(s for s in eqn.subs if s.key == key)
+
+
+def _while_cond_frame(st, eqn, loop: While) -> Frame:
+    sub = _sub(eqn, "cond")
+    return st._frame(sub.program, loop.cconsts + loop.carry, eqn, sub, "while_cond", loop)
+
+
+def _enter_scan(st: Stepper, eqn: Eqn, frame: Frame):
+    ops = _operands(frame, eqn)
+    p = eqn.params
+    nc, ncarry, length = p["num_consts"], p["num_carry"], p["length"]
+    if length == 0:
+        return None
+    loop = Scan(tuple(ops[:nc]), tuple(ops[nc:nc + ncarry]), tuple(ops[nc + ncarry:]), (), 0,
+                length, bool(p.get("reverse", False)))
+    return _scan_frame(st, eqn, loop)
+
+
+def _scan_frame(st, eqn, loop: Scan) -> Frame:
+    sub = _sub(eqn, "body")
+    i = loop.length - 1 - loop.iteration if loop.reverse else loop.iteration
+    xs = tuple(lax.index_in_dim(x, i, axis=0, keepdims=False) for x in loop.xs)
+    return st._frame(sub.program, loop.consts + loop.carry + xs, eqn, sub, "scan", loop)
+
+
+def _enter_call(st: Stepper, eqn: Eqn, frame: Frame):
+    """jit, custom_jvp/vjp, checkpoint, closed_call: one body whose binders are the operands."""
+    if len(eqn.subs) != 1:
+        return None
+    sub = eqn.subs[0]
+    if any(j is None for j in sub.in_map) or sorted(k for k in sub.out_map if k is not None) != \
+            list(range(len(eqn.outvars))):
+        return None
+    ops = _operands(frame, eqn)
+    return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
+
+
+_enter_rules = {
+    "cond": _enter_cond,
+    "while": _enter_while,
+    "scan": _enter_scan,
+}
+
+
+# ---------------------------------------------------------------- leaving sub-jaxprs, per frame kind
+
+def _finish_call(st, child: Frame, outs, rest, writes):
+    results = [None] * len(child.eqn.outvars)
+    for j, k in enumerate(child.sub.out_map):
+        if k is not None:
+            results[k] = outs[j]
+    return st._complete(rest, results, writes)
+
+
+def _finish_while_cond(st, child: Frame, outs, rest, writes):
+    loop, eqn = child.loop, child.eqn
+    pred = outs[0]
+    # A batched predicate (vmap) loops while any element holds, as JAX's lowering does.
+    if bool(jnp.any(pred)) if getattr(pred, "ndim", 0) else bool(pred):
+        sub = _sub(eqn, "body")
+        loop = loop._replace(pred=pred)
+        body = st._frame(sub.program, loop.bconsts + loop.carry, eqn, sub, "while_body", loop)
+        return rest + (body,)
+    return st._complete(rest, list(loop.carry), writes)
+
+
+def _finish_while_body(st, child: Frame, outs, rest, writes):
+    loop, pred = child.loop, child.loop.pred
+    if getattr(pred, "ndim", 0):    # batched: only the elements whose predicate held move on
+        outs = [_select(pred, new, old) for new, old in zip(outs, loop.carry)]
+    loop = loop._replace(carry=tuple(outs), iteration=loop.iteration + 1, pred=None)
+    return rest + (_while_cond_frame(st, child.eqn, loop),)
+
+
+def _select(pred, new, old):
+    if not hasattr(new, "shape"):
+        return new
+    mask = lax.broadcast_in_dim(pred, new.shape, tuple(range(pred.ndim)))
+    return lax.select(mask, new, old)
+
+
+def _finish_scan(st, child: Frame, outs, rest, writes):
+    loop = child.loop
+    ncarry = len(loop.carry)
+    loop = loop._replace(carry=tuple(outs[:ncarry]), ys=loop.ys + (tuple(outs[ncarry:]),),
+                         iteration=loop.iteration + 1)
+    if loop.iteration < loop.length:
+        return rest + (_scan_frame(st, child.eqn, loop),)
+    ys = loop.ys[::-1] if loop.reverse else loop.ys
+    outvars = child.eqn.outvars[ncarry:]
+    stacked = [_typed(jnp.stack([y[k] for y in ys]), outvars[k].aval) for k in range(len(outs) - ncarry)]
+    return st._complete(rest, list(loop.carry) + stacked, writes)
+
+
+def _typed(x, aval):
+    """``x`` with the weak type JAX gives the eqn's result (stacking a weak first y loses it)."""
+    weak = getattr(aval, "weak_type", False)
+    if getattr(x, "weak_type", weak) == weak:
+        return x
+    return lax.convert_element_type_p.bind(x, new_dtype=x.dtype, weak_type=weak, sharding=None)
+
+
+_finish_rules = {
+    "call": _finish_call,
+    "while_cond": _finish_while_cond,
+    "while_body": _finish_while_body,
+    "scan": _finish_scan,
+}
+
+
+# ---------------------------------------------------------------- source context
+
+def source_context(eqn: Eqn | None, radius: int = 3) -> list:
+    """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``."""
+    if eqn is None:
+        return []
+    frame = _jax.user_frame(eqn.raw)
+    if frame is None:
+        return []
+    lines = linecache.getlines(frame.file)
+    if not lines:
+        return [(frame.line, frame.text, True)]
+    lo, hi = max(1, frame.line - radius), min(len(lines), frame.line + radius)
+    return [(n, lines[n - 1].rstrip("\n"), n == frame.line) for n in range(lo, hi + 1)]

@@ -106,3 +106,15 @@ def func_name(j: Any) -> str | None:
     info = getattr(open_jaxpr(j), "debug_info", None)
     name = getattr(info, "func_name", None)
     return name.strip("<>") if name else None
+
+
+def roofline_registry() -> dict:
+    """``jax.experimental.roofline``'s rule table ``{Primitive: rule}`` (private: it has no public
+    accessor); ``{}`` when roofline cannot be imported (it needs ``absl-py``) or its layout changed."""
+    import importlib
+    try:
+        importlib.import_module("jax.experimental.roofline")
+        module = importlib.import_module("jax.experimental.roofline.roofline")
+        return dict(getattr(module, "_rooflines", {}))
+    except Exception:  # noqa: BLE001 - missing absl-py or a changed layout: own rules only
+        return {}

@@ -7,12 +7,12 @@ collectives) we call it; our own rules cover the rest and stand in when roofline
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
+from . import _jax
 from .model import Eqn, Lit, Program, path_id
 
 # ---------------------------------------------------------------- the Cost value
@@ -345,12 +345,7 @@ def _roofline_rules() -> dict:
     when ``jax.experimental.roofline`` cannot be imported (it needs ``absl-py``)."""
     global _ROOFLINE
     if _ROOFLINE is None:
-        try:
-            importlib.import_module("jax.experimental.roofline")
-            module = importlib.import_module("jax.experimental.roofline.roofline")
-            registry = getattr(module, "_rooflines", {})   # no public accessor for the rule table
-        except Exception:  # noqa: BLE001 - missing absl-py or a changed layout: own rules only
-            registry = {}
+        registry = _jax.roofline_registry()
         _ROOFLINE = {prim.name: (prim, rule) for prim, rule in registry.items()
                      if getattr(rule, "__name__", "") != "standard_rule"}
     return _ROOFLINE

@@ -11,7 +11,7 @@ TEXT = {
         "results": "result", "cost": "cost", "line": "line", "cell": "cell",
         "literal": "literal", "constvar": "hoisted constant", "no_eqns": "(no equations)",
         "effects": "effects", "equations": "equations", "in_all": "in all",
-        "sub_inputs": "binders", "bound_from": "bound from",
+        "sub_inputs": "binders", "bound_from": "bound from", "total": "total",
     },
     "zh": {
         "eqn": "#", "outputs": "输出", "primitive": "原语", "params": "参数",
@@ -20,7 +20,7 @@ TEXT = {
         "results": "结果", "cost": "开销", "line": "行", "cell": "单元格",
         "literal": "字面量", "constvar": "提升的常量", "no_eqns": "（没有方程）",
         "effects": "副作用", "equations": "个方程", "in_all": "共计",
-        "sub_inputs": "绑定变量", "bound_from": "来自",
+        "sub_inputs": "绑定变量", "bound_from": "来自", "total": "合计",
     },
 }
 

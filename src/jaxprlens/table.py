@@ -20,6 +20,7 @@ CSS = """
  vertical-align:top;}
 .jaxprlens th{background:var(--jp-layout-color2,#eee);color:var(--jp-content-font-color1,#222);}
 .jaxprlens .jl-sig td{border:none;padding:1px 6px;}
+.jaxprlens caption{text-align:left;white-space:nowrap;font-weight:bold;padding:2px 0;}
 .jaxprlens .jl-prim{font-weight:bold;color:var(--jp-mirror-editor-keyword-color,#008000);}
 .jaxprlens .jl-type{color:var(--jp-content-font-color2,#555);}
 .jaxprlens .jl-lit{color:var(--jp-mirror-editor-number-color,#080);font-style:italic;}
@@ -27,7 +28,7 @@ CSS = """
 .jaxprlens .jl-role{display:inline-block;border:1px solid var(--jp-border-color1,#999);border-radius:3px;
  padding:0 3px;margin:1px;}
 .jaxprlens .jl-rolename{font-size:85%;color:var(--jp-content-font-color2,#555);}
-.jaxprlens .jl-explain,.jaxprlens .jl-src{font-family:var(--jp-ui-font-family,sans-serif);}
+.jaxprlens .jl-explain,.jaxprlens .jl-src{font-family:var(--jp-ui-font-family,sans-serif);font-size:90%;}
 .jaxprlens .jl-nested>td{padding-left:24px;background:var(--jp-layout-color1,transparent);}
 .jaxprlens summary{cursor:pointer;}
 .jaxprlens tr.jl-hl>td{background:var(--jp-warn-color3,#fff3c4);}
@@ -70,6 +71,9 @@ class Table:
         self.program, self.lang = program, lang
         self.cost = cost
         self.costs = costs   # optional {eqn.id: cost} from the runner issue
+        if cost and costs is None:
+            from .cost import costs as estimate
+            self.costs = estimate(program)
 
     # -------------------------------------------------------------- HTML
     def html(self) -> str:
@@ -120,7 +124,7 @@ class Table:
                 body.append(f'<tr class="jl-nested" data-parent="{html(eqn.id)}">'
                             f'<td colspan="{ncols}">{nested}</td></tr>')
         return (f'<table class="jl-eqns" data-path="{html(_pid(p))}"><thead>{self._header()}</thead>'
-                f"<tbody>{''.join(body)}</tbody></table>")
+                f"<tbody>{''.join(body)}</tbody>{self._total_html(p, ncols)}</table>")
 
     def _row_html(self, eqn: Eqn, consts: set) -> str:
         lang = self.lang
@@ -152,6 +156,19 @@ class Table:
             return ""
         c = self.costs.get(eqn.id)
         return "" if c is None else str(c)
+
+    def _total_text(self, p: Program) -> str:
+        """``total 31 FLOP, 264 B; intensity 0.12 FLOP/B`` for a (sub-)program (cost column only)."""
+        total = getattr(self.costs, "totals", {}).get(_pid(p)) if self.cost else None
+        if total is None:
+            return ""
+        from .cost import total_text
+        return total_text(total)
+
+    def _total_html(self, p: Program, ncols: int) -> str:
+        text = self._total_text(p)
+        return (f'<tfoot><tr class="jl-total"><td colspan="{ncols - 1}">{t("total", self.lang)}</td>'
+                f'<td class="jl-cost">{html(text)}</td></tr></tfoot>') if text else ""
 
     def _inputs_html(self, eqn: Eqn, consts: set) -> str:
         atoms = [atom_html(a, consts) for a in eqn.invars]
@@ -206,11 +223,15 @@ class Table:
             if eqn.source:
                 note = f"{_where(eqn.source, lang)}: {eqn.source.text}  — {note}"
             lines.append(f"{pad}       {note}")
+            if self.cost:
+                lines.append(f"{pad}       {t('cost', lang)}: {self._cost_text(eqn)}")
             if eqn.roles:
                 lines.append(f"{pad}       {t('roles', lang)}: {eqn.roles.summary(lang)}")
             for sub in eqn.subs:
                 lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.label}:")
                 lines.extend(self._text_lines(sub.program, depth + 3, self._binding_text(eqn, sub)))
+        if self._total_text(p):
+            lines.append(f"{pad}{self._total_text(p)}")
         return lines
 
     def _binding_text(self, eqn: Eqn, sub) -> list:

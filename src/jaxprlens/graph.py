@@ -1,0 +1,377 @@
+"""The dataflow graph view: a Program as Graphviz DOT (sub-jaxprs as clusters), rendered to SVG.
+
+Node ids carry ``eqn.id`` (``eqn-2/body/1``) so the table's ``tr[data-eqn]`` rows can be linked;
+every label is escaped once with ``escape.dot`` (``escape.html`` for the legend's HTML-like label).
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import graphviz
+import numpy as np
+
+from . import render
+from .escape import dot, html
+from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, kind_of, missing_html
+from .model import Lit, Program, Var, count_eqns, param_text, path_id
+
+DEPTH = 3             # sub-jaxprs nested deeper than this are folded
+MAX_NODES = 200       # sub-jaxprs holding more equations than this are folded
+MAX_TOP = 2000        # a top level with more equations is drawn as runs of equations
+RUNS = 100            # how many runs, then
+EDGE_LABELS = 100     # above this many edges the graph is "big": labels become ``xlabel``s (1,000 eqns lay
+VIRTUAL = 600         # out in ~0.3 s, not ~3 s).  dot routes an edge through one virtual node per rank it
+                      # spans: past this many in all, the longest edges end at a reference node named after
+                      # the value instead (one input used by 1,000 eqns would cost minutes of layout)
+PARAM_CHARS = 40
+LINE_CHARS = 36
+NO_SOURCE = "no user frame (made inside JAX)"
+
+# Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
+_NOISY = set("""out_sharding sharding in_shardings out_shardings in_layouts out_layouts donated_invars ctx_mesh
+    keep_unused inline compiler_options_kvs resource_env debug_info unroll _split_transpose jvp_jaxpr_fun
+    jvp_jaxpr_thunk fwd_jaxpr_thunk bwd out_trees symbolic_zeros num_consts num_carry cond_nconsts
+    body_nconsts linear in_tree static_args np_printoptions has_placeholders partitioned""".split())
+
+
+def key_params(eqn) -> list:
+    subs = {s.param for s in eqn.subs}
+    return [(k, v) for k, v in eqn.params.items() if k not in subs and k not in _NOISY and v is not None]
+
+
+def _short(text: str, n: int = PARAM_CHARS) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _lines(*parts: str) -> str:
+    """A multi-line DOT label: each part escaped once, joined by DOT's ``\\n``."""
+    return "\\n".join(dot(p) for p in parts if p != "")
+
+
+def eqn_label(eqn) -> str:
+    words = [eqn.primitive] + [f"{k}={_short(param_text(v))}" for k, v in key_params(eqn)]
+    lines = [words[0]]
+    for w in words[1:]:
+        if len(lines[-1]) + 1 + len(w) <= LINE_CHARS:
+            lines[-1] += " " + w
+        else:
+            lines.append(w)
+    return _lines(*lines)
+
+
+def _preview(value) -> str:
+    arr = np.asarray(value)
+    with np.printoptions(threshold=4, edgeitems=2, precision=4, suppress=True):
+        text = np.array2string(arr, separator=", ") if arr.ndim else str(arr.item())
+    return _short(" ".join(text.split()), 30)
+
+
+def select(program: Program, path) -> tuple:
+    """The nested program at ``path`` (``"2/body"``), with the eqn and sub that hold it."""
+    if path is None or str(path).strip("/ ") == "":
+        return program, None, None
+    parts = [x for x in str(path).strip("/ ").split("/") if x]
+    prog, eqn, sub = program, None, None
+    for i in range(0, len(parts), 2):
+        try:
+            eqn = prog.eqns[int(parts[i])]
+            sub = next(s for s in eqn.subs if i + 1 < len(parts) and s.key == parts[i + 1])
+        except (ValueError, IndexError, StopIteration):
+            choices = [path_id(s.program.path) for e in program.walk() for s in e.subs]
+            shown = choices[:12] + (["..."] if len(choices) > 12 else [])
+            raise ValueError(f"unknown path {str(path)!r} (must be one of {shown})" if choices else
+                             f"unknown path {str(path)!r}: this program has no nested jaxprs") from None
+        prog = sub.program
+    return prog, eqn, sub
+
+
+class _Draw:
+    """Walks a Program once, emitting nodes into (nested) ``graphviz.Digraph``s and collecting edges."""
+
+    def __init__(self, depth: int, max_nodes: int):
+        self.depth, self.max_nodes = depth, max_nodes
+        self.node_of: dict = {}       # Var -> node name (one Var object per JAX var)
+        self.edges: list = []         # (tail, head, label parts, attrs)
+        self.kinds: set = set()
+        self.folded: list = []        # (path, equations)
+        self.drawn = 0
+
+    def edge(self, tail, head, parts=(), **attrs):
+        self.edges.append((tail, head, parts, attrs))
+
+    def atom(self, a, g, owner: str) -> str:
+        """The node a value comes from; a literal gets its own small node."""
+        if isinstance(a, Lit):
+            name = f"lit-{owner}"
+            g.node(name, label=dot(a.text), **STYLES["literal"])
+            return name
+        name = self.node_of.get(a)
+        if name is None:           # not bound in any scope we drew (should not happen): keep it visible
+            name = self.node_of[a] = f"free-{owner}"
+            g.node(name, label=_lines(f"{a.name}:{a.type}", "(free)"), **STYLES["unused"])
+        return name
+
+    # ------------------------------------------------------------ programs
+    def header(self, p: Program, g, binder: bool, binding=None):
+        pre = f"p/{path_id(p.path)}" if p.path else "p"
+        for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
+            name = self.node_of[v] = f"{pre}/const{i}"
+            g.node(name, label=_lines(f"{v.name}:{v.type}", f"= {_preview(value)}"),
+                   tooltip=dot(f"constant {v.name}:{v.type} (hoisted out of the trace)"), **STYLES["constant"])
+        for i, v in enumerate(p.invars):
+            name = self.node_of[v] = f"{pre}/in{i}"
+            if binder:
+                g.node(name, label=_lines(f"{v.name}:{v.type}"), **STYLES["binder"])
+            else:
+                head = (binding[i] if binding else None) or v.path or f"input {i}"
+                g.node(name, label=_lines(head, f"{v.name}:{v.type}"), tooltip=dot(head), **STYLES["input"])
+
+    def outputs(self, p: Program, g, results=None):
+        pre = f"p/{path_id(p.path)}" if p.path else "p"
+        for i, a in enumerate(p.outvars):
+            name = f"{pre}/out{i}"
+            head = p.out_paths[i] if i < len(p.out_paths) else (results[i] if results else f"output {i}")
+            g.node(name, label=_lines(head, a.type), tooltip=dot(head), **STYLES["output"])
+            self.edge(self.atom(a, g, f"{pre}-out{i}"), name, [f"{a.name}:{a.type}"] if isinstance(a, Var) else [])
+
+    def program(self, p: Program, g, level: int):
+        used = {a for e in p.eqns for a in e.invars if isinstance(a, Var)}
+        used.update(a for a in p.outvars if isinstance(a, Var))
+        for eqn in p.eqns:
+            self.eqn(eqn, g, level, used)
+
+    def eqn(self, eqn, g, level: int, used: set):
+        nid = f"eqn-{eqn.id}"
+        kind = kind_of(eqn.primitive, bool(eqn.subs))
+        self.kinds.add(kind)
+        self.drawn += 1
+        fill, stroke = KIND_COLORS[kind]
+        attrs = dict(label=eqn_label(eqn), id=dot(nid), fillcolor=fill, color=stroke,
+                     tooltip=dot(str(eqn.source) if eqn.source else NO_SOURCE),
+                     _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
+        targets: dict = {}            # operand index -> [node the operand flows into]
+        if eqn.subs:
+            c = graphviz.Digraph(name=f"cluster_eqn_{eqn.id}")
+            c.attr(label=dot(f"{eqn.primitive} [{eqn.id}]"), style="rounded,dashed", color=stroke,
+                   fontcolor=MID, id=dot(f"cluster-{eqn.id}"))
+            c.node(nid, **attrs)
+            for sub in eqn.subs:
+                self.sub(eqn, sub, c, nid, level + 1, targets)
+            g.subgraph(c)
+        else:
+            g.node(nid, **attrs)
+        for j, a in enumerate(eqn.invars):
+            role = eqn.roles.of_operand(j) if eqn.roles else ""
+            tail = self.atom(a, g, f"{eqn.id}-{j}")
+            parts = ([f"{a.name}:{a.type}"] if isinstance(a, Var) else []) + ([f"({role})"] if role else [])
+            for head in targets.get(j) or [nid]:
+                self.edge(tail, head, parts)
+        for k, v in enumerate(eqn.outvars):
+            self.node_of[v] = nid
+            if v not in used:
+                sink = f"{nid}-unused{k}"
+                g.node(sink, label=dot(f"{v.name}:{v.type}" + ("" if v.dropped else " (unused)")),
+                       **STYLES["unused"])
+                self.edge(nid, sink, (), style="dashed", arrowhead="none")
+
+    def sub(self, eqn, sub, c, nid: str, level: int, targets: dict):
+        spath = path_id(sub.program.path)
+        n = count_eqns(sub.program)
+        if level > self.depth or n > self.max_nodes:
+            fid = f"fold-{spath}"
+            c.node(fid, label=_lines(sub.label, f"{n} equation{'s' * (n != 1)} (folded)", f"path={spath}"),
+                   id=dot(fid), tooltip=dot(f"unfold with depth={level} or max_nodes={n}, or path={spath}"),
+                   **STYLES["folded"])
+            self.folded.append((spath, n))
+            for j in sub.in_map:
+                if j is not None and fid not in targets.setdefault(j, []):
+                    targets[j].append(fid)
+            self.edge(fid, nid, (), style="bold")
+            return
+        sc = graphviz.Digraph(name=f"cluster_sub_{spath}")
+        sc.attr(label=dot(sub.label), style="rounded", color=MID, fontcolor=MID, id=dot(f"sub-{spath}"))
+        self.header(sub.program, sc, binder=True)
+        self.program(sub.program, sc, level)
+        for k, j in enumerate(sub.in_map):
+            if j is not None:
+                targets.setdefault(j, []).append(self.node_of[sub.program.invars[k]])
+        for k, out in enumerate(sub.program.outvars):
+            r = sub.out_map[k] if k < len(sub.out_map) else None
+            tail = self.atom(out, sc, f"{spath}-out{k}")
+            name = f"{out.name}:{out.type}" if isinstance(out, Var) else out.type
+            if r is not None:
+                self.edge(tail, nid, [f"{name} → {eqn.outvars[r].name}"])
+            else:
+                self.edge(tail, nid, [name], style="dashed")
+        c.subgraph(sc)
+
+    def runs(self, p: Program, g):
+        """A huge top level: consecutive equations folded into runs, edges between runs counted."""
+        size = math.ceil(len(p.eqns) / RUNS)
+        for r0 in range(0, len(p.eqns), size):
+            chunk = p.eqns[r0:r0 + size]
+            name = f"run-{r0}"
+            common = ", ".join(f"{k}×{v}" for k, v in Counter(e.primitive for e in chunk).most_common(3))
+            g.node(name, label=_lines(f"equations {r0}–{r0 + len(chunk) - 1}", f"{len(chunk)} equations", common),
+                   id=dot(name), **STYLES["run"])
+            links: Counter = Counter()
+            for e in chunk:
+                for a in e.invars:
+                    src = self.node_of.get(a) if isinstance(a, Var) else None
+                    if src is not None and src != name:
+                        links[src] += 1
+                for v in e.outvars:
+                    self.node_of[v] = name
+            for tail, count in links.items():
+                self.edge(tail, name, [f"{count} value{'s' * (count != 1)}"])
+
+    def legend(self, g):
+        cells = [(k, *KIND_COLORS[k]) for k in KIND_COLORS if k in self.kinds]
+        cells += [(k, STYLES[k]["fillcolor"], STYLES[k]["color"]) for k in ("input", "constant", "output")]
+        row = "".join(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(k)}</FONT></TD>'
+                      for k, fill, stroke in cells)
+        g.node("legend", label=f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
+                               f"<TR>{row}</TR></TABLE>>", shape="plaintext", style="", fontsize="9",
+               id="legend")
+
+    def ranks(self) -> dict:
+        """Longest-path rank of every node over the recorded edges, as dot will roughly rank them."""
+        succ, indeg = {}, Counter()
+        for tail, head, _, _ in self.edges:
+            succ.setdefault(tail, []).append(head)
+            indeg[head] += 1
+        rank = {n: 0 for n in succ if indeg[n] == 0}
+        todo = list(rank)
+        while todo:
+            n = todo.pop()
+            for m in succ.get(n, ()):
+                rank[m] = max(rank.get(m, 0), rank[n] + 1)
+                indeg[m] -= 1
+                if indeg[m] == 0:
+                    todo.append(m)
+        return rank
+
+    def emit(self, g):
+        key = "xlabel" if len(self.edges) > EDGE_LABELS else "label"
+        rank = self.ranks()
+        spans = [rank.get(h, 0) - rank.get(t, 0) for t, h, _, _ in self.edges]
+        cut, extra = set(), sum(max(0, s - 1) for s in spans)
+        for i in sorted(range(len(spans)), key=lambda i: (-spans[i], i)):
+            if extra <= VIRTUAL or spans[i] <= 2:
+                break
+            cut.add(i)
+            extra -= spans[i] - 1
+        for i, (tail, head, parts, attrs) in enumerate(self.edges):
+            if i in cut:
+                ref = f"ref-{i}"
+                g.node(ref, label=_lines("↪ " + (parts[0] if parts else "value")),
+                       tooltip=dot(f"a value made {spans[i]} steps above"),
+                       **STYLES["ref"])
+                tail, parts = ref, parts[1:]
+            if parts:
+                attrs = {key: _lines(*parts), **attrs}
+            g.edge(tail, head, **attrs)
+
+
+def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP) -> tuple:
+    """DOT source for ``root`` and the drawing's bookkeeping (for the summary)."""
+    g = graphviz.Digraph(name="jaxpr")
+    g.attr(rankdir="TB", bgcolor="transparent", fontname="Helvetica", fontsize="10", fontcolor=MID,
+           nodesep="0.25", ranksep="0.3", labelloc="t")
+    g.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="11", fontcolor=INK,
+           height="0.3", margin="0.08,0.04")
+    g.attr("edge", color=MID, fontcolor=MID, fontname="Helvetica", fontsize="9", arrowsize="0.6")
+    d = _Draw(depth, max_nodes)
+    binding = results = None
+    if parent is not None:
+        binding = [f"{parent.roles.of_operand(j) if parent.roles else 'operand'} from {parent.invars[j].name}"
+                   if j is not None else None for j in sub.in_map]
+        results = [f"→ {parent.outvars[r].name}" if r is not None else "(used inside)" for r in sub.out_map]
+    d.header(root, g, binder=False, binding=binding)
+    notes = []
+    if len(root.eqns) > max_top:
+        d.runs(root, g)
+        notes.append(f"{len(root.eqns)} equations: too many to draw one by one, shown as runs of "
+                     f"{math.ceil(len(root.eqns) / RUNS)}; use path= to see a nested program")
+    else:
+        d.program(root, g, 0)
+    d.outputs(root, g, results)
+    if d.folded:
+        notes.append(f"{len(d.folded)} nested program(s) folded (deeper than depth={depth} or more than "
+                     f"max_nodes={max_nodes} equations)")
+    if notes:
+        g.attr(label=_lines(*notes))
+    d.legend(g)
+    d.emit(g)
+    return g.source, d
+
+
+class Graph:
+    """``program.graph(depth=3, max_nodes=200, path=None)``: the dataflow graph, as DOT and SVG."""
+
+    def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
+                 path: str | None = None, max_top: int = MAX_TOP):
+        self.program = program
+        self.depth = DEPTH if depth is None else int(depth)
+        self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
+        if self.depth < 0 or self.max_nodes < 0:
+            raise ValueError(f"depth and max_nodes must be >= 0 (got depth={self.depth}, "
+                             f"max_nodes={self.max_nodes})")
+        self.path = None if path is None else str(path).strip("/ ")
+        self.root, parent, sub = select(program, path)
+        self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top)
+        self._svg: str | None = None
+
+    # ------------------------------------------------------------ rendering
+    def pipe(self, format: str = "svg") -> bytes:
+        """Rendered bytes in ``format``; raises ``render.RenderError`` with advice when it cannot."""
+        return render.render(self.source, format)
+
+    def svg(self) -> str:
+        if self._svg is None:
+            self._svg = render.svg_text(self.pipe("svg"))
+        return self._svg
+
+    def save(self, filename) -> Path:
+        """Write ``.svg``, ``.png``, ``.pdf`` (needs JAXPRLENS_RENDERER=dot) or ``.dot``/``.gv``."""
+        path = Path(filename)
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt in ("dot", "gv"):
+            path.write_text(self.source, encoding="utf-8")
+        elif fmt == "svg":
+            path.write_text(self.svg(), encoding="utf-8")
+        elif fmt in ("png", "pdf", "jpg", "jpeg"):
+            path.write_bytes(self.pipe(fmt))
+        else:
+            raise ValueError(f"unknown format {fmt!r} (must be one of ['svg', 'png', 'pdf', 'jpeg', 'dot', 'gv'])")
+        return path
+
+    # ------------------------------------------------------------ display
+    def summary(self) -> str:
+        where = f"path {self.path}" if self.path else "the program"
+        n = count_eqns(self.root)
+        text = f"Dataflow graph of {where}: {n} equation{'s' * (n != 1)}, {self._draw.drawn} drawn"
+        if self._draw.folded:
+            text += "; folded: " + ", ".join(f"{p} ({k} eqns)" for p, k in self._draw.folded[:8])
+            text += ", ..." if len(self._draw.folded) > 8 else ""
+        return text + ". DOT source: .source; save with .save('graph.svg')"
+
+    def html(self) -> str:
+        """The SVG inline, with the hover/click hook that links nodes and ``tr[data-eqn]`` table rows."""
+        try:
+            svg = render.inline_svg(self.svg())
+        except render.RenderError as e:
+            return missing_html(str(e), self.source)
+        return f'<div class="jaxprlens jl-graph">{svg}</div>{LINK_HOOK}'
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        try:
+            svg = self.svg()
+        except render.RenderError as e:
+            return {"text/plain": self.source, "text/html": missing_html(str(e), self.source)}
+        return {"image/svg+xml": svg, "text/plain": self.summary(), "text/html": self.html()}
+
+    def __repr__(self) -> str:
+        return self.summary()

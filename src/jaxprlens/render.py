@@ -1,0 +1,179 @@
+"""How the graph looks (colour kinds, node styles, the HTML hover hook) and how it is rendered.
+
+Find a Graphviz renderer (pinned to the pip-installed ``graphviz-pure``) and turn DOT into SVG/PNG.
+
+Stored notebook outputs must be byte-identical on every machine, so the default renderer is always
+``graphviz-pure`` (a dependency: one static binary, same output everywhere), even when a system
+``dot`` is on PATH.  ``JAXPRLENS_RENDERER=dot`` picks the system Graphviz, any other value is a path
+to an executable with ``dot``'s command line.  Only when graphviz-pure is missing (a broken install)
+does the default fall back to a ``dot`` found on PATH.  The user's PATH is never modified.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .escape import html
+
+ENV = "JAXPRLENS_RENDERER"
+PURE = "graphviz-pure"
+TIMEOUT = 60.0          # seconds; a layout that takes longer is reported, not waited for
+HOW_TO = ("pip install graphviz-pure (jaxprlens depends on it), or install Graphviz and set "
+          f"{ENV}=dot")
+
+# graphviz-pure writes these (``graphviz-pure -T?``); no pdf/ps yet.
+PURE_FORMATS = ("svg", "png", "jpeg", "jpg", "dot", "xdot", "json", "plain", "canon")
+
+
+class RenderError(RuntimeError):
+    """No renderer, or the renderer failed; the message says what to do."""
+
+
+def _pure_binary() -> str | None:
+    exe = "graphviz-pure.exe" if os.name == "nt" else "graphviz-pure"
+    beside = Path(sys.executable).parent / exe
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(PURE)
+
+
+def find_renderer() -> tuple[str, str]:
+    """``(name, executable)`` of the renderer to use; raises ``RenderError`` when there is none."""
+    choice = os.environ.get(ENV, "").strip()
+    if choice == "dot":
+        exe = shutil.which("dot")
+        if exe is None:
+            raise RenderError(f"{ENV}=dot, but no `dot` is on PATH; unset {ENV} to use graphviz-pure")
+        return "dot", exe
+    if choice in ("", PURE):
+        exe = _pure_binary()
+        if exe is not None:
+            return PURE, exe
+        if choice == "" and shutil.which("dot"):
+            return "dot", shutil.which("dot")
+        raise RenderError(f"graphviz-pure is not installed; {HOW_TO}")
+    path = Path(choice).expanduser()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise RenderError(f"{ENV}={choice!r} is not an executable file "
+                          f"(must be 'dot', '{PURE}' or a path to one); {HOW_TO}")
+    return path.name, str(path)
+
+
+def render(source: str, fmt: str = "svg", timeout: float = TIMEOUT) -> bytes:
+    """Lay out DOT ``source`` and return the ``fmt`` output bytes (``svg``, ``png``, ...)."""
+    name, exe = find_renderer()
+    if name.startswith(PURE) and fmt not in PURE_FORMATS:
+        raise RenderError(f"graphviz-pure cannot write {fmt!r} (it writes {', '.join(PURE_FORMATS)}); "
+                          f"save as .svg or .png, or install Graphviz and set {ENV}=dot")
+    try:
+        done = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True,
+                              timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise RenderError(f"{name} took more than {timeout:.0f} s to lay out this graph; "
+                          "fold more of it (depth=, max_nodes=) or show one nested path (path=)") from None
+    except OSError as e:
+        raise RenderError(f"could not run {name} ({e.strerror or e}); {HOW_TO}") from None
+    if done.returncode != 0 or not done.stdout:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RenderError(f"{name} failed (exit {done.returncode}): {' '.join(err[-3:]) or 'no output'}")
+    return done.stdout
+
+
+_PROLOG = re.compile(r"\A(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?", re.S)
+_COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
+
+
+def svg_text(data: bytes) -> str:
+    """The SVG as text with line endings normalised (graphviz-pure's output is otherwise stable)."""
+    return data.decode("utf-8").replace("\r\n", "\n")
+
+
+def inline_svg(svg: str) -> str:
+    """The SVG without XML prolog, DOCTYPE and comments, for embedding in HTML."""
+    return _COMMENT.sub("", _PROLOG.sub("", svg)).strip()
+
+
+# ---------------------------------------------------------------- appearance
+
+MID = "#888888"       # strokes and edge text: readable on light and dark backgrounds
+INK = "#1a1a1a"       # text on the light fills
+
+# Colour kinds of primitives, as a table keyed by primitive name (anything else: "other").
+_KIND_NAMES = {
+    "elementwise": """add sub mul div neg abs sign floor ceil round rem pow integer_pow square sqrt rsqrt cbrt
+        exp exp2 log log1p expm1 tanh logistic sin cos tan asin acos atan atan2 sinh cosh asinh acosh atanh
+        erf erfc erf_inv lgamma digamma igamma max min nextafter is_finite not and or xor eq ne lt le gt ge
+        select_n clamp convert_element_type bitcast_convert_type real imag conj complex population_count
+        clz shift_left shift_right_logical shift_right_arithmetic reduce_precision copy copy_p""",
+    "reduction": """reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor argmax argmin
+        cumsum cumprod cummax cummin cumlogsumexp reduce_window_sum reduce_window_max reduce_window_min""",
+    "contraction": "dot_general conv_general_dilated ragged_dot_general",
+    "control flow": """cond while scan jit pjit closed_call core_call custom_jvp_call custom_vjp_call
+        custom_vjp_call_jaxpr remat2 checkpoint shard_map custom_lin run_state""",
+    "data movement": """broadcast_in_dim reshape transpose squeeze expand_dims concatenate pad slice
+        dynamic_slice dynamic_update_slice gather scatter scatter-add scatter_add scatter_mul scatter_min
+        scatter_max rev split sort iota device_put select_and_scatter_add select_and_gather_add""",
+}
+primitive_kinds = {p: kind for kind, names in _KIND_NAMES.items() for p in names.split()}
+KIND_COLORS = {   # kind: (fill, stroke); light fills with dark text, mid-tone strokes
+    "elementwise": ("#cfe3fa", "#4a7fc1"),
+    "reduction": ("#fde2b8", "#c98a2b"),
+    "contraction": ("#f7c9c9", "#c25050"),
+    "control flow": ("#e0d4f7", "#8062c4"),
+    "data movement": ("#cdeed6", "#4b9a62"),
+    "other": ("#e4e4e4", "#8a8a8a"),
+}
+STYLES = {        # the non-equation nodes
+    "input": dict(shape="box", style="rounded,filled,bold", fillcolor="#d6f0f5", color="#3b8ea5"),
+    "constant": dict(shape="note", style="filled,dashed", fillcolor="#f3ecc2", color="#a8962e"),
+    "output": dict(shape="box", style="rounded,filled,bold", fillcolor="#d9f2cf", color="#56a03c"),
+    "binder": dict(shape="ellipse", style="filled", fillcolor="#eef6f8", color="#3b8ea5", fontsize="10",
+                   height="0.25", margin="0.03,0.02"),
+    "literal": dict(shape="plaintext", style="", fontsize="9", fontcolor=MID, height="0.2", margin="0"),
+    "unused": dict(shape="plaintext", style="", fontsize="9", fontcolor=MID, height="0.2", margin="0"),
+    "ref": dict(shape="plaintext", style="", fontsize="9", fontcolor="#3b8ea5", height="0.2", margin="0"),
+    "folded": dict(shape="folder", style="filled,dashed", fillcolor="#eeeeee", color="#8062c4"),
+    "run": dict(shape="box3d", style="filled", fillcolor="#e4e4e4", color="#8a8a8a"),
+}
+
+
+def kind_of(primitive: str, has_subs: bool = False) -> str:
+    return primitive_kinds.get(primitive, "control flow" if has_subs else "other")
+
+
+def missing_html(error: str, source: str) -> str:
+    return (f'<div class="jaxprlens jl-graph-missing"><p>No SVG for this graph: {html(error)}</p>'
+            f"<p>To get SVG: <code>pip install graphviz-pure</code> (or install Graphviz and set "
+            f"<code>{ENV}=dot</code>).</p><details><summary>DOT source</summary>"
+            f"<pre>{html(source)}</pre></details></div>")
+
+
+# Plain JS, run only where the output is trusted; it links graph nodes and table rows that share an
+# eqn id within one output (``--table --graph``), using the table's ``jl-hl`` class.  Static text,
+# so stored outputs stay deterministic.
+LINK_HOOK = """<style>
+.jl-graph{overflow:auto;}
+.jl-graph g.node[id^="eqn-"]{cursor:pointer;}
+.jl-graph g.jl-hl polygon,.jl-graph g.jl-hl ellipse,.jl-graph g.jl-hl path{stroke:#e0a000;stroke-width:3px;}
+</style>
+<script>
+(function(s){
+var box=s&&s.parentNode;if(!box||box.jlLinked)return;box.jlLinked=1;var pinned=null;
+function rows(id){return box.querySelectorAll('tr[data-eqn="'+id+'"]');}
+function nodes(id){return box.querySelectorAll('g[id="eqn-'+id+'"]');}
+function mark(id,on){[rows(id),nodes(id)].forEach(function(l){l.forEach(function(e){
+ if(on)e.classList.add('jl-hl');else e.classList.remove('jl-hl');});});}
+function idOf(t){if(!t||!t.closest)return null;var g=t.closest('g.node');
+ if(g&&g.id.indexOf('eqn-')===0)return g.id.slice(4);var r=t.closest('tr[data-eqn]');
+ return r?r.getAttribute('data-eqn'):null;}
+box.addEventListener('mouseover',function(e){var id=idOf(e.target);if(id)mark(id,true);});
+box.addEventListener('mouseout',function(e){var id=idOf(e.target);if(id&&id!==pinned)mark(id,false);});
+box.addEventListener('click',function(e){var id=idOf(e.target);if(!id)return;if(pinned)mark(pinned,false);
+ pinned=pinned===id?null:id;if(!pinned)return;mark(id,true);
+ var t=e.target.closest('tr')?nodes(id)[0]:rows(id)[0];if(t&&t.scrollIntoView)t.scrollIntoView({block:'nearest'});});
+})(document.currentScript);
+</script>"""

@@ -1,0 +1,322 @@
+"""The graph view: DOT structure for every seed, SVG from the bundled graphviz-pure, folding, fallbacks."""
+import re
+import shutil
+import textwrap
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from jaxprlens import graph as graph_mod
+from jaxprlens import render
+from jaxprlens.graph import Graph
+from jaxprlens.model import Var, count_eqns, trace
+from seeds import SEEDS
+
+
+@pytest.fixture(autouse=True)
+def pure(monkeypatch):
+    """Hide any system ``dot``: CI and notebooks render with the pinned graphviz-pure."""
+    monkeypatch.setenv(render.ENV, "graphviz-pure")
+
+
+def _program(name):
+    fn, args = SEEDS[name]
+    return trace(fn, *args)
+
+
+def _edges(source):
+    """``(tail, head, label)`` for every edge statement in the DOT text."""
+    out = []
+    for m in re.finditer(r'^\s*"?([^"\s]+)"? -> "?([^"\s]+)"?(?: \[(.*)\])?$', source, re.M):
+        label = re.search(r'(?:x?label)="((?:[^"\\]|\\.)*)"', m.group(3) or "")
+        out.append((m.group(1), m.group(2), label.group(1) if label else ""))
+    return out
+
+
+def _clusters(source, kind):
+    return len(re.findall(rf'subgraph "?cluster_{kind}_', source))
+
+
+# ---------------------------------------------------------------- DOT structure, every seed
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_seed_dot_structure(name):
+    p = _program(name)
+    g = p.graph()
+    src = g.source
+    assert src == p.graph().source                              # deterministic
+    subs = [s for e in p.walk() for s in e.subs]
+    assert _clusters(src, "sub") == len(subs)                   # one cluster per sub-jaxpr
+    assert _clusters(src, "eqn") == sum(1 for e in p.walk() if e.subs)
+    for s in subs:
+        assert f'label="{s.label}"' in src or f"label={s.label}" in src
+    edges = _edges(src)
+    for eqn in p.walk():
+        assert f'"eqn-{eqn.id}" [' in src and f'id="eqn-{eqn.id}"' in src
+        heads = [e for e in edges if e[1] == f"eqn-{eqn.id}"]
+        if not eqn.subs:                                        # one edge per operand use
+            assert len(heads) == len(eqn.invars)
+        for a in eqn.invars:                                    # labelled with the table's names and types
+            if isinstance(a, Var):
+                assert any(lab.startswith(f"{a.name}:{a.type}") for _, _, lab in edges)
+    for i, v in enumerate(p.invars):
+        assert f'"p/in{i}" [label="{v.path}\\n{v.name}:{v.type}"' in src
+    for i, v in enumerate(p.outvars):
+        assert f'"p/out{i}" [label="{p.out_paths[i]}\\n{v.type}"' in src
+    assert "legend [label=<<TABLE" in src
+
+
+def test_func1_edges_exactly():
+    edges = _edges(_program("func1").graph().source)
+    assert edges == [
+        ("p/in1", "eqn-0", "b:f32[8]"),
+        ("eqn-0", "eqn-1", "c:f32[8]"),
+        ("lit-1-1", "eqn-1", ""),
+        ("p/in0", "eqn-2", "a:f32[8]"),
+        ("eqn-1", "eqn-2", "d:f32[8]"),
+        ("eqn-2", "eqn-3", "e:f32[8]"),
+        ("eqn-3", "p/out0", "f:f32[]"),
+    ]
+    src = _program("func1").graph().source
+    assert '"lit-1-1" [label="3.0:f32[]"' in src
+    assert 'label="reduce_sum axes=(0,)"' in src
+    assert 'tooltip="seeds.py line 10: return jnp.sum(temp)"' in src
+    assert 'class="jl-eqn jl-reduction"' in src and 'class="jl-eqn jl-elementwise"' in src
+
+
+def test_cond_branches_and_index_role():
+    src = _program("func7").graph().source
+    assert 'label="branch 0 (false)"' in src and 'label="branch 1 (true)"' in src
+    edges = _edges(src)
+    assert ("eqn-1", "eqn-2", "c:i32[]\\n(index)") in edges
+    assert ("p/in0", "p/2/branch0/in0", "a:f32[]\\n(operands)") in edges
+    assert ("p/in0", "p/2/branch1/in0", "a:f32[]\\n(operands)") in edges
+    assert ("eqn-2/branch0/0", "eqn-2", "f:f32[] → d") in edges
+    assert ("eqn-2/branch1/0", "eqn-2", "h:f32[] → d") in edges
+    assert _clusters(_program("one_of_three").graph().source, "sub") == 3
+
+
+def test_while_roles_out_map_and_dropped_outputs():
+    src = _program("func10").graph().source
+    edges = _edges(src)
+    assert ("eqn-0", "p/2/body/in0", "c:f32[16]\\n(body_consts)") in edges
+    assert ("eqn-1", "p/2/cond/in2", "d:f32[16]\\n(carry)") in edges
+    assert ("lit-2-2", "p/2/body/in2", "(carry)") in edges               # the literal 0 start of the loop
+    assert ("eqn-2/body/3", "eqn-2", "n:f32[16] → e") in edges
+    assert ("eqn-2/cond/0", "eqn-2", "r:bool[]") in edges                # the predicate: consumed by the loop
+    assert '"eqn-2-unused0" [label="_:i32[]"' in src                     # dropped outputs still drawn
+    assert 'label=cond' in src and 'label=body' in src
+
+
+def test_scan_roles_constants_and_jit_name():
+    edges = _edges(_program("func11").graph().source)
+    roles = {lab.split("\\n")[-1] for t, h, lab in edges if h.startswith("p/1/body/in")}
+    assert roles == {"(consts)", "(carry)", "(xs)"}
+    assert 'label="jit inner"' in _program("func12").graph().source
+    src = _program("func8").graph().source
+    assert '"p/const0" [label="a:i32[1]\\n= [1]"' in src and "shape=note" in src
+
+
+# ---------------------------------------------------------------- SVG with graphviz-pure
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_seed_svg(name):
+    p = _program(name)
+    g = p.graph()
+    svg = g.svg()
+    assert svg.startswith("<?xml") and "</svg>" in svg
+    assert "graphviz-pure" in svg                                 # the pinned renderer wrote it
+    for eqn in p.walk():
+        assert f'id="eqn&#45;{eqn.id}"' in svg
+    assert svg == p.graph().svg()                                 # byte-identical twice
+    bundle = g._repr_mimebundle_()
+    assert set(bundle) == {"image/svg+xml", "text/plain", "text/html"}
+    assert bundle["text/plain"].startswith("Dataflow graph of the program")
+    assert "<?xml" not in bundle["text/html"] and "document.currentScript" in bundle["text/html"]
+
+
+def test_renderer_choice(monkeypatch, tmp_path):
+    assert render.find_renderer()[0] == "graphviz-pure"
+    monkeypatch.setenv(render.ENV, str(tmp_path / "missing-dot"))
+    with pytest.raises(render.RenderError, match="not an executable"):
+        render.find_renderer()
+    if shutil.which("dot") is None:
+        monkeypatch.setenv(render.ENV, "dot")
+        with pytest.raises(render.RenderError, match="no `dot` is on PATH"):
+            render.find_renderer()
+
+
+def test_no_renderer_falls_back_to_dot_text(monkeypatch, tmp_path):
+    monkeypatch.setenv(render.ENV, str(tmp_path / "nope"))
+    g = _program("func1").graph()
+    bundle = g._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert bundle["text/plain"] == g.source
+    assert "pip install graphviz-pure" in bundle["text/html"] and "Traceback" not in bundle["text/html"]
+    assert "&quot;eqn-0&quot;" in bundle["text/html"]            # the DOT, escaped, in a <pre>
+
+
+def test_save_formats(tmp_path):
+    g = _program("func7").graph()
+    assert g.save(tmp_path / "g.svg").read_text().startswith("<?xml")
+    assert g.save(tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")
+    assert g.save(tmp_path / "g.dot").read_text() == g.source
+    with pytest.raises(render.RenderError, match="graphviz-pure cannot write 'pdf'"):
+        g.save(tmp_path / "g.pdf")
+    with pytest.raises(ValueError, match=r"unknown format 'bmp' \(must be one of"):
+        g.save(tmp_path / "g.bmp")
+
+
+# ---------------------------------------------------------------- escaping and odd programs
+
+def _shouting(x):
+    jax.debug.print('<b>"x"</b>\n{}', x)
+    jax.debug.print("<script>alert(1)</script>{}", x)
+    y = x * 2.  # a "quoted" \ back\slash <i>comment</i>
+    return y
+
+
+def test_user_markup_is_escaped_once():
+    g = trace(_shouting, jnp.ones(3)).graph()
+    src, svg, page = g.source, g.svg(), g.html()
+    assert 'fmt=&lt;b&gt;\\"x\\"&lt;/b&gt;\\n{}' in src          # escape.dot once: entities, \" and \n
+    assert '\\"quoted\\" \\\\ back\\\\slash &lt;i&gt;' in src
+    for text in (svg, page):
+        assert "<b>" not in text and "<i>" not in text
+        assert "<script>alert(1)</script>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
+    assert "&amp;lt;" not in svg                                  # not escaped twice
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda x: x, (1.,)),                                         # empty program
+    (lambda: jnp.float32(3.), ()),                                # literal only
+    (lambda x: x.sum(0), (jnp.zeros((0, 3)),)),                   # zero-size array
+    (lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1]), (0, x))[1], (1.,)),  # drops
+], ids=["identity", "literal-only", "zero-size", "dropped"])
+def test_odd_programs_draw(fn, args):
+    p = trace(fn, *args)
+    g = p.graph()
+    assert "</svg>" in g.svg()
+    assert len(re.findall(r'^\s*"p/out\d+" \[', g.source, re.M)) == len(p.outvars)
+
+
+def test_identity_edge_goes_from_input_to_output():
+    assert _edges(trace(lambda x: x, 1.).graph().source) == [("p/in0", "p/out0", "a:f32[]")]
+
+
+# ---------------------------------------------------------------- folding and big programs
+
+def _chain(n):
+    def f(x, y):
+        for i in range(n // 2):
+            x = jnp.sin(x) * y if i % 2 else x + y * 1.5
+        return x
+    return f
+
+
+def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
+    def loop(x, y, n):   # a traced trip count keeps it a while loop (a constant one becomes a scan)
+        return lax.fori_loop(0, n, lambda i, c: _chain(1000)(c, y), x)
+    p = trace(loop, jnp.ones(4), jnp.ones(4), 3)
+    loop = next(e for e in p.eqns if e.primitive == "while")
+    body = next(s for s in loop.subs if s.key == "body")
+    n = count_eqns(body.program)
+    assert n > 1000
+    src = p.graph().source
+    assert f'"fold-{loop.index}/body" [label="body\\n{n} equations (folded)\\npath={loop.index}/body"' in src
+    assert _clusters(src, "sub") == 1                             # only the small cond is drawn
+    assert "folded (deeper than depth=3 or more than max_nodes=200 equations)" in src
+    unfolded = p.graph(max_nodes=5000).source
+    assert _clusters(unfolded, "sub") == 2 and unfolded.count('[label=sin ') == 250
+    only = p.graph(path=f"{loop.index}/body")
+    assert _clusters(only.source, "sub") == 0 and only.source.count('[label=sin ') == 250
+    assert "carry from" in only.source and "body_consts from" in only.source
+    t0 = time.perf_counter()
+    assert "</svg>" in only.svg()
+    assert time.perf_counter() - t0 < 10                          # ~0.4 s here; generous on a busy CI box
+
+
+def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
+    p = trace(lambda x, y: jax.jit(_chain(1000))(x, y), jnp.ones(4), jnp.ones(4))
+    src = p.graph().source
+    assert '"fold-0/call" [label="jit f\\n1000 equations (folded)' in src
+    assert _clusters(p.graph(max_nodes=1000).source, "sub") == 1
+
+    f = jnp.sin
+    for _ in range(5):
+        f = jax.jit(lambda x, f=f: f(x) + 1.)
+    deep = trace(f, 1.)
+    assert _clusters(deep.graph().source, "sub") == 3             # depth 1..3 drawn, 4th folded
+    assert _clusters(deep.graph(depth=5).source, "sub") == 5
+    assert _clusters(deep.graph(depth=0).source, "sub") == 0
+
+
+def test_flat_1000_eqns_renders_quickly():
+    p = trace(_chain(1000), jnp.ones(8), jnp.ones(8))
+    assert len(p.eqns) == 1000
+    t0 = time.perf_counter()
+    g = p.graph()
+    svg = g.svg()
+    elapsed = time.perf_counter() - t0
+    assert svg.count('class="node jl&#45;eqn') == 1000
+    assert "xlabel" in g.source and '"ref-' in g.source           # cheap labels, long edges cut
+    assert elapsed < 5, elapsed                                   # the benchmark measures ~0.5 s
+
+
+def test_huge_top_level_drawn_as_runs():
+    p = trace(_chain(300), jnp.ones(2), jnp.ones(2))
+    g = Graph(p, max_top=100)
+    assert g.source.count('"run-') >= 100 // graph_mod.RUNS and '"run-0" [label="equations 0–2' in g.source
+    assert "300 equations: too many to draw one by one" in g.source
+    assert "</svg>" in g.svg()
+
+
+def test_bad_path_and_options():
+    p = _program("func10")
+    with pytest.raises(ValueError, match=r"unknown path '7/body' \(must be one of \['2/cond', '2/body'\]\)"):
+        p.graph(path="7/body")
+    with pytest.raises(ValueError, match="no nested jaxprs"):
+        _program("func1").graph(path="0/body")
+    with pytest.raises(ValueError, match="must be >= 0"):
+        p.graph(depth=-1)
+
+
+def test_kind_table_and_legend():
+    assert graph_mod.kind_of("dot_general") == "contraction"
+    assert graph_mod.kind_of("reduce_max") == "reduction"
+    assert graph_mod.kind_of("transpose") == "data movement"
+    assert graph_mod.kind_of("my_custom_prim") == "other"
+    assert graph_mod.kind_of("my_custom_hop", has_subs=True) == "control flow"
+    src = trace(lambda a, b: (a @ b).T.sum(), np.ones((2, 3), np.float32), np.ones((3, 2), np.float32)).graph().source
+    legend = src[src.index("legend [label="):]
+    for kind in ("contraction", "data movement", "reduction", "input", "output"):
+        assert f">{kind}<" in legend
+
+
+# ---------------------------------------------------------------- the magic
+
+CELL = textwrap.dedent("""\
+    import jax.numpy as jnp
+    def graph_me(first, second):
+        return jnp.sum(first + jnp.sin(second) * 3.)
+    graph_me(jnp.zeros(8), jnp.ones(8))
+""")
+
+
+def test_magic_graph(ip):
+    view = ip.run_cell_magic("jaxpr", "--graph", CELL)
+    assert isinstance(view, Graph)
+    assert "first\\na:f32[8]" in view.source
+    assert "image/svg+xml" in view._repr_mimebundle_()
+    stacked = ip.run_cell_magic("jaxpr", "--table --graph", CELL)
+    page = stacked._repr_mimebundle_()["text/html"]
+    assert page.index('data-eqn="0"') < page.index('<div class="jaxprlens jl-graph"><svg')
+    assert "jl-hl" in page
+    from IPython.core.error import UsageError
+    with pytest.raises(UsageError, match="unknown path"):
+        ip.run_cell_magic("jaxpr", "--graph --path 9/body", CELL)

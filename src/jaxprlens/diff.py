@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 
+from .display import View
 from .escape import html
 from .model import Eqn, Program, param_text
 from .table import shown_params
@@ -59,7 +60,7 @@ def diff_rows(a: Program, b: Program) -> list[tuple]:
     return rows
 
 
-class Diff:
+class Diff(View):
     """``diff(a, b)``: a table of added (+), removed (-), changed (~) and unchanged equations."""
 
     def __init__(self, a: Program, b: Program, labels: tuple = ("a", "b"), context: bool = True):
@@ -113,12 +114,6 @@ class Diff:
         return (f'{CSS}{style}<div class="jaxprlens jl-diff"><table><caption>{html(self.summary())}</caption>'
                 f"<thead><tr><th></th><th>{html(la)}</th><th>{html(lb)}</th><th>changed</th></tr></thead>"
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def diff(a: Program, b: Program, labels: tuple = ("a", "b"), context: bool = True) -> Diff:

@@ -7,6 +7,7 @@ import re
 
 import jax
 
+from .display import View
 from .escape import html
 from .model import Program, where_label
 
@@ -179,7 +180,7 @@ def links(program: Program, hlo: HloText) -> dict[str, list[int]]:
 
 # ---------------------------------------------------------------- the view
 
-class Lowering:
+class Lowering(View):
     """``--lower``: the jaxpr beside its StableHLO, each equation linked to its ops; ``--compiled`` adds
     XLA's optimized HLO."""
 
@@ -238,12 +239,6 @@ class Lowering:
         return (f'{CSS}{style}<div class="jaxprlens jl-lowering"><table><thead><tr><th>jaxpr</th>'
                 f'<th>StableHLO</th></tr></thead><tbody><tr><td><table class="jl-eqns">{"".join(rows)}</table></td>'
                 f'<td><pre class="jl-hlo">{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def lowering_view(program: Program, compiled: bool = False) -> Lowering:

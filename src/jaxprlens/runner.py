@@ -18,6 +18,7 @@ import jax.extend.core as jex
 import numpy as np
 
 from .cost import Costs, costs, si
+from .display import View
 from .escape import html
 from .model import Lit, Program
 
@@ -107,7 +108,7 @@ class DeviceInfo:
         return f"{self.name} (platform {self.platform}, kind {self.kind}, id {self.id})"
 
 
-class DevicesView:
+class DevicesView(View):
     """``%jaxpr --devices``: the devices JAX can use here, the default one marked."""
 
     def __init__(self):
@@ -128,12 +129,6 @@ class DevicesView:
             for i, d in self.rows)
         return ('<div class="jaxprlens jl-devices"><table><thead><tr><th>device</th><th>platform</th>'
                 f"<th>kind</th><th>id</th><th></th></tr></thead><tbody>{rows}</tbody></table></div>")
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def devices_view() -> DevicesView:
@@ -194,7 +189,7 @@ def cost_analysis_text(ca: dict | None) -> str:
 # ---------------------------------------------------------------- run
 
 @dataclass
-class RunResult:
+class RunResult(View):
     """What ``program.run()`` / ``%%jaxpr --run`` returns."""
     outputs: Any                 # the function's own output pytree
     device: DeviceInfo
@@ -243,12 +238,6 @@ class RunResult:
                 f'<div class="jl-xla">{html(cost_analysis_text(self.cost_analysis))}</div>'
                 f"<table><thead><tr><th>output</th><th>value</th></tr></thead><tbody>{outs}</tbody></table>"
                 "</div>")
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def _check_args(program: Program):
@@ -333,7 +322,7 @@ class ProfileRow:
     spread: float
 
 
-class Profile:
+class Profile(View):
     """``--profile``: each top-level equation compiled and timed on its own, beside its estimate."""
 
     def __init__(self, program: Program, device: DeviceInfo, rows: list, whole: RunResult,
@@ -387,12 +376,6 @@ class Profile:
                 f'<div>whole program: <span class="jl-time">compile {html(fmt_time(w.compile_time))}</span>; '
                 f'<span class="jl-time">run median {html(fmt_time(w.median))} ± {html(fmt_time(w.spread))}'
                 f'</span></div><div class="jl-xla">{html(cost_analysis_text(w.cost_analysis))}</div></div>')
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def _one_eqn_fun(eqn):

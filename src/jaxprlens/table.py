@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .display import View
 from .escape import html
 from .explain import explain
 from .i18n import LANGS, role_word, t
@@ -62,7 +63,7 @@ def _fold(text: str) -> str:
     return f"<details><summary>{html(text[:FOLD])}…</summary>{html(text)}</details>"
 
 
-class Table:
+class Table(View):
     """``program.table()``: HTML (``text/html``) and aligned text (``text/plain``)."""
 
     def __init__(self, program: Program, lang: str = "en", cost: bool = False, costs=None):
@@ -243,15 +244,6 @@ class Table:
                 role = eqn.roles.of_operand(j) if eqn.roles else "operand"
                 out.append(f"{t('bound_from', self.lang)} {eqn.invars[j].name}, {role_word(role, 1, self.lang)}")
         return out
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def shown_params(eqn: Eqn) -> list:

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _jax
+from .display import View
 from .escape import html
 from .model import Eqn, Program, count_eqns, param_text, trace
 from .table import shown_params
@@ -274,7 +275,7 @@ def counts_text(program: Program) -> str:
     return text + (f", {flops}" if flops else "")
 
 
-class Compare:
+class Compare(View):
     """Original and transformed programs side by side, one row per source line, new equations marked."""
 
     def __init__(self, original: Program, transformed: Program, label: str = "transformed"):
@@ -332,12 +333,6 @@ class Compare:
                 f'<th>original: {html(counts_text(self.original))}</th>'
                 f'<th>{html(self.label)}: {html(counts_text(self.transformed))}</th></tr></thead>'
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def _side_text(eqn: Eqn, new: bool = False) -> str:

@@ -93,8 +93,8 @@ def test_cond_branches_and_index_role():
     assert 'label="branch 0 (false)"' in src and 'label="branch 1 (true)"' in src
     edges = _edges(src)
     assert ("eqn-1", "eqn-2", "c:i32[]\\n(index)") in edges
-    assert ("p/in0", "p/2/branch0/in0", "a:f32[]\\n(operands)") in edges
-    assert ("p/in0", "p/2/branch1/in0", "a:f32[]\\n(operands)") in edges
+    assert ("p/in0", "p/2/branch0/in0", "a:f32[]\\n(operand)") in edges
+    assert ("p/in0", "p/2/branch1/in0", "a:f32[]\\n(operand)") in edges
     assert ("eqn-2/branch0/0", "eqn-2", "f:f32[] → d") in edges
     assert ("eqn-2/branch1/0", "eqn-2", "h:f32[] → d") in edges
     assert _clusters(_program("one_of_three").graph().source, "sub") == 3
@@ -103,7 +103,7 @@ def test_cond_branches_and_index_role():
 def test_while_roles_out_map_and_dropped_outputs():
     src = _program("func10").graph().source
     edges = _edges(src)
-    assert ("eqn-0", "p/2/body/in0", "c:f32[16]\\n(body_consts)") in edges
+    assert ("eqn-0", "p/2/body/in0", "c:f32[16]\\n(body const)") in edges
     assert ("eqn-1", "p/2/cond/in2", "d:f32[16]\\n(carry)") in edges
     assert ("lit-2-2", "p/2/body/in2", "(carry)") in edges               # the literal 0 start of the loop
     assert ("eqn-2/body/3", "eqn-2", "n:f32[16] → e") in edges
@@ -115,7 +115,7 @@ def test_while_roles_out_map_and_dropped_outputs():
 def test_scan_roles_constants_and_jit_name():
     edges = _edges(_program("func11").graph().source)
     roles = {lab.split("\\n")[-1] for t, h, lab in edges if h.startswith("p/1/body/in")}
-    assert roles == {"(consts)", "(carry)", "(xs)"}
+    assert roles == {"(const)", "(carry)", "(xs)"}
     assert 'label="jit inner"' in _program("func12").graph().source
     src = _program("func8").graph().source
     assert '"p/const0" [label="a:i32[1]\\n= [1]"' in src and "shape=note" in src
@@ -235,7 +235,7 @@ def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
     assert _clusters(unfolded, "sub") == 2 and unfolded.count('[label=sin ') == 250
     only = p.graph(path=f"{loop.index}/body")
     assert _clusters(only.source, "sub") == 0 and only.source.count('[label=sin ') == 250
-    assert "carry from" in only.source and "body_consts from" in only.source
+    assert "carry from" in only.source and "body const from" in only.source
     t0 = time.perf_counter()
     assert "</svg>" in only.svg()
     assert time.perf_counter() - t0 < 10                          # ~0.4 s here; generous on a busy CI box

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import render
 from .escape import dot, html
+from .i18n import role_word
 from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, kind_of, missing_html
 from .model import Lit, Program, Var, count_eqns, param_text, path_id
 
@@ -163,7 +164,7 @@ class _Draw:
         else:
             g.node(nid, **attrs)
         for j, a in enumerate(eqn.invars):
-            role = eqn.roles.of_operand(j) if eqn.roles else ""
+            role = role_word(eqn.roles.of_operand(j)) if eqn.roles else ""
             tail = self.atom(a, g, f"{eqn.id}-{j}")
             parts = ([f"{a.name}:{a.type}"] if isinstance(a, Var) else []) + ([f"({role})"] if role else [])
             for head in targets.get(j) or [nid]:
@@ -286,7 +287,7 @@ def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, 
     d = _Draw(depth, max_nodes)
     binding = results = None
     if parent is not None:
-        binding = [f"{parent.roles.of_operand(j) if parent.roles else 'operand'} from {parent.invars[j].name}"
+        binding = [f"{role_word(parent.roles.of_operand(j) if parent.roles else 'operand')} from {parent.invars[j].name}"
                    if j is not None else None for j in sub.in_map]
         results = [f"→ {parent.outvars[r].name}" if r is not None else "(used inside)" for r in sub.out_map]
     d.header(root, g, binder=False, binding=binding)

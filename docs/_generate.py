@@ -1,0 +1,56 @@
+"""Pages of the docs generated from their single source: the magic's help and the executed notebooks."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+
+def write_options(target: Path) -> None:
+    """``options.md``: the ``%%jaxpr`` docstring (its ``%%jaxpr?`` help) and a table of its options."""
+    from jaxprlens.magic import JaxprMagics
+
+    fn = JaxprMagics.jaxpr
+    rows = []
+    for action in fn.parser._actions:
+        if not action.option_strings:
+            continue
+        name = ", ".join(f"`{o}`" for o in action.option_strings)
+        value = "" if action.nargs == 0 else f" `{action.dest.upper()}`"
+        helptext = (action.help or "").replace("|", "\\|")
+        rows.append(f"| {name}{value} | {helptext} |")
+    text = "\n".join([
+        "# Magic options",
+        "",
+        "Generated from the magic's own help (`%%jaxpr?` in a notebook shows the same text).",
+        "",
+        "| option | meaning |",
+        "| --- | --- |",
+        *rows,
+        "",
+        "## `%%jaxpr?`",
+        "",
+        "```text",
+        _dedent_doc(fn.__doc__ or ""),
+        "```",
+        "",
+    ])
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
+def _dedent_doc(doc: str) -> str:
+    import inspect
+    return inspect.cleandoc(doc).strip()
+
+
+def copy_notebooks(src: Path, dest: Path) -> None:
+    """Copy ``notebooks/NN_*.ipynb`` next to ``course/index.md`` (Sphinx reads only its source dir)."""
+    dest.mkdir(exist_ok=True)
+    wanted = {p.name for p in src.glob("[0-9][0-9]_*.ipynb")}
+    for old in dest.glob("*.ipynb"):
+        if old.name not in wanted:
+            old.unlink()
+    for name in sorted(wanted):
+        s, d = src / name, dest / name
+        if not d.exists() or d.read_bytes() != s.read_bytes():
+            shutil.copyfile(s, d)

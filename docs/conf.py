@@ -1,0 +1,37 @@
+"""Sphinx configuration: myst-nb renders the course notebooks with their stored outputs (never re-executed).
+
+Two pages are generated here before each build, so they cannot drift from their sources:
+``options.md`` from the ``%%jaxpr`` magic's own help, and ``course/NN_*.ipynb`` copied from ``notebooks/``.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(DOCS))
+sys.path.insert(0, str(ROOT / "src"))
+
+from _generate import copy_notebooks, write_options  # noqa: E402
+
+write_options(DOCS / "options.md")
+copy_notebooks(ROOT / "notebooks", DOCS / "course")
+
+project = "jaxprlens"
+author = "the jaxprlens authors"
+copyright = "the jaxprlens authors"
+extensions = ["myst_nb", "sphinx.ext.autodoc"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+html_static_path = ["_static"] if (DOCS / "_static").is_dir() else []
+html_theme = "alabaster"
+html_title = "jaxprlens"
+
+nb_execution_mode = "off"
+# The debugger widget's stored output has no widget state (random ids); show its static HTML fallback.
+nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
+myst_enable_extensions = ["colon_fence"]
+suppress_warnings = ["myst.header"]
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "none"

@@ -1,0 +1,2 @@
+"""pytest --nbval collects the executed notebooks only; notebooks/src/*.py are their jupytext sources."""
+collect_ignore_glob = ["src/*", "conftest.py"]

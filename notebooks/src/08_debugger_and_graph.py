@@ -1,0 +1,103 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lecture 8 · The debugger and the graph as tools / 第 8 讲 · 把调试器和图当作工具
+#
+# Reading a jaxpr is the first step; the second is using it to answer questions about *your* program:
+# where does this value come from, what is its value at this equation, where did the first NaN appear?
+# We use a small two-layer MLP whose output is the `log` of a value that can be negative.
+#
+# 读懂 jaxpr 只是第一步；第二步是用它回答关于*你自己*程序的问题：这个值从哪里来？它在这个方程处的值是多少？
+# 第一个 NaN 出现在哪里？下面用一个小型两层 MLP，其输出是对可能为负的值取 `log`。
+
+# %%
+%load_ext jaxprlens
+
+# %%
+%%jaxpr
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+rng = np.random.default_rng(0)
+params = {"w1": rng.normal(size=(4, 8)).astype(np.float32),
+          "b1": np.zeros(8, np.float32),
+          "w2": rng.normal(size=(8, 1)).astype(np.float32)}
+x = rng.normal(size=(3, 4)).astype(np.float32)
+
+def mlp(params, x):
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    y = h @ params["w2"]
+    return jnp.log(y)
+
+mlp(params, x)
+
+# %% [markdown]
+# The pytree of parameters is flattened; the table names each input by its Python path
+# (`params['b1']`, ...). The output already contains NaN:
+#
+# 参数 pytree 被展平，表格用 Python 路径（`params['b1']` 等）标出每个输入。输出中已经出现了 NaN：
+
+# %%
+print(np.asarray(mlp(params, x)).ravel())
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.graph"]
+# ## The graph / 数据流图
+#
+# Follow the edges back from the `log` node: which inputs can make its operand negative?
+#
+# 从 `log` 节点沿边往回看：哪些输入会让它的操作数变成负数？
+
+# %% tags=["needs-feature"]
+%%jaxpr --graph
+mlp(params, x)
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# ## Breakpoints and values / 断点与取值
+#
+# A breakpoint on a primitive stops before every equation of that primitive; `current_inputs` are the values
+# it is about to consume.
+#
+# 在某个原语上设断点，会在该原语的每个方程执行前停下；`current_inputs` 是它即将使用的输入值。
+
+# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+import jaxprlens
+
+program = jaxprlens.trace(mlp, params, x)
+stepper = program.stepper()
+stepper.add_breakpoint(primitive="log")
+stepper.run()
+print(stepper.stop_reason)
+print("log's operand:", np.asarray(stepper.current_inputs[0]).ravel())
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# ## Finding the first NaN / 找到第一个 NaN
+#
+# With `break_on_nan=True`, `run()` stops right after the first equation that produced a NaN.
+#
+# 设置 `break_on_nan=True` 后，`run()` 会在第一个产生 NaN 的方程之后立即停下。
+
+# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+stepper = program.stepper(break_on_nan=True)
+stepper.run()
+print(stepper.stop_reason)
+print(stepper.last_eqn.source)
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.debugger"]
+# The same in the debugger widget: toggle breakpoints on the table rows and press Continue.
+#
+# 在调试器小部件中同样可以做到：在表格行上切换断点，再按 Continue。
+
+# %% tags=["needs-feature"]
+%%jaxpr --debug
+mlp(params, x)
+
+# %% [markdown]
+# **Takeaway / 小结**: breakpoints by primitive, by equation or by source line turn the jaxpr into a map
+# of your program's values. 按原语、方程或源码行设置断点，jaxpr 就成了程序中各个值的地图。

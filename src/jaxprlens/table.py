@@ -7,7 +7,7 @@ from .display import View
 from .escape import html
 from .explain import explain
 from .i18n import LANGS, role_word, t
-from .model import Eqn, Lit, Program, Var, count_eqns, param_text
+from .model import Eqn, Lit, Program, Var, count_eqns, param_text, path_id
 
 FOLD = 48          # params longer than this are folded
 PREVIEW = 6        # array elements shown in a constant's preview
@@ -103,7 +103,7 @@ class Table(View):
         n = count_eqns(p)
         total = f"{len(p.eqns)} {t('equations', lang)}" + (
             f", {n} {t('in_all', lang)}" if n != len(p.eqns) else "")
-        return (f'<table class="jl-sig" data-path="{html(_pid(p))}"><caption>{t("signature", lang)}: '
+        return (f'<table class="jl-sig" data-path="{html(path_id(p.path))}"><caption>{t("signature", lang)}: '
                 f"{html(total)}</caption>{''.join(rows)}</table>")
 
     def _header(self) -> str:
@@ -124,7 +124,7 @@ class Table(View):
                 nested = "".join(self._sub_html(eqn, s) for s in eqn.subs)
                 body.append(f'<tr class="jl-nested" data-parent="{html(eqn.id)}">'
                             f'<td colspan="{ncols}">{nested}</td></tr>')
-        return (f'<table class="jl-eqns" data-path="{html(_pid(p))}"><thead>{self._header()}</thead>'
+        return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}"><thead>{self._header()}</thead>'
                 f"<tbody>{''.join(body)}</tbody>{self._total_html(p, ncols)}</table>")
 
     def _row_html(self, eqn: Eqn, consts: set) -> str:
@@ -160,7 +160,7 @@ class Table(View):
 
     def _total_text(self, p: Program) -> str:
         """``total 31 FLOP, 264 B; intensity 0.12 FLOP/B`` for a (sub-)program (cost column only)."""
-        total = getattr(self.costs, "totals", {}).get(_pid(p)) if self.cost else None
+        total = getattr(self.costs, "totals", {}).get(path_id(p.path)) if self.cost else None
         if total is None:
             return ""
         from .cost import total_text
@@ -194,7 +194,7 @@ class Table(View):
                 role = eqn.roles.of_operand(j) if eqn.roles else "operand"
                 binding.append(f"{t('bound_from', self.lang)} {a.name} ({role_word(role, 1, self.lang)})")
         inner = self._signature_html(sub.program, binding) + self._eqns_html(sub.program)
-        return (f'<details open class="jl-sub" data-path="{html(_pid(sub.program))}">'
+        return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
                 f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub.label)}</summary>{inner}</details>")
 
     # -------------------------------------------------------------- text
@@ -259,7 +259,3 @@ def _short(text: str) -> str:
 def _where(src, lang: str) -> str:
     where = t("cell", lang) if src.where == "cell" else src.where
     return f"{where} {t('line', lang)} {src.line}" if lang == "en" else f"{where} 第 {src.line} {t('line', lang)}"
-
-
-def _pid(p: Program) -> str:
-    return "/".join(str(x) for x in p.path)

@@ -80,6 +80,12 @@ def test_static_argnums():
 
 
 
+def test_unhashable_static_argument_is_a_trace_error():
+    with pytest.raises(TraceError, match=r"argument `x` \(position 0\) is static, but its value of type "
+                                         r"ArrayImpl is not hashable"):
+        jaxprlens.trace(lambda x: x * 2, jnp.ones(3), static_argnums=-1)
+
+
 def test_param_text_is_one_line_without_dumps():
     from jaxprlens.model import param_text
     p = jaxprlens.trace(jax.nn.relu, jnp.ones(3))

@@ -324,6 +324,13 @@ def arg_names(fn: Callable, nargs: int, kwargs: dict) -> list[str]:
 def _check_args(names: list[str], args: tuple, kwargs: dict, static: tuple):
     for i, (name, a) in enumerate(zip(names, args)):
         if i in static:
+            try:
+                hash(a)
+            except TypeError:
+                raise TraceError(
+                    f"argument `{name}` (position {i}) is static, but its value of type {type(a).__name__} "
+                    f"is not hashable; static arguments must be hashable Python values (int, str, tuple): "
+                    f"take position {i} out of static_argnums to trace it as an array") from None
             continue
         for leaf in jax.tree_util.tree_leaves(a):
             if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):

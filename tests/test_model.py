@@ -91,12 +91,6 @@ def test_param_text_is_one_line_without_dumps():
     p = jaxprlens.trace(jax.nn.relu, jnp.ones(3))
     assert param_text(p.eqns[0].params["jvp_jaxpr_fun"]) == "<function jvp>"
 
-    def f(x):
-        jax.debug.print("a\n{}", x)
-        return x
-    fmt = jaxprlens.trace(f, jnp.ones(2)).eqns[0].params["fmt"]
-    assert param_text(fmt) == "a\\n{}"
-
 def test_func8_hoisted_constant():
     p = traced("func8")
     assert [v.name for v in p.constvars] == ["a"]

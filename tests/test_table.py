@@ -132,6 +132,14 @@ def test_long_params_are_folded():
     assert folded, "np_printoptions is long and must be folded"
 
 
+def test_multiline_param_keeps_one_text_row():
+    def f(x):
+        jax.debug.print("a\nb {}", x)
+        return x
+    text = jaxprlens.trace(f, 1.).table()._repr_mimebundle_()["text/plain"]
+    row = next(line for line in text.splitlines() if "debug_print" in line)
+    assert "fmt=a\\nb {}" in row
+
 def test_unknown_language():
     with pytest.raises(ValueError, match=r"unknown language 'fr' \(must be one of \['en', 'zh'\]\)"):
         traced("func1").table(lang="fr")

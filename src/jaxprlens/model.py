@@ -191,8 +191,6 @@ def param_text(value: Any) -> str:
     if type(value).__name__ == "WrappedFun":    # custom_jvp's jvp: str() is a multi-line dump
         info = getattr(value, "debug_info", None)
         return f"<function {getattr(info, 'func_name', None) or '?'}>"
-    if isinstance(value, str):                 # one param stays on one line (debug_print's fmt)
-        return value.replace("\r\n", "\\n").replace("\n", "\\n")
     name = getattr(value, "__name__", None) if callable(value) and not isinstance(value, type) else None
     if name and type(value).__name__ == "function":
         return f"<function {name}>"

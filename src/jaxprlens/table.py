@@ -253,6 +253,7 @@ def shown_params(eqn: Eqn) -> list:
 
 
 def _short(text: str) -> str:
+    text = text.replace("\r\n", "\\n").replace("\n", "\\n")   # one row per equation (debug_print's fmt)
     return text if len(text) <= FOLD else text[: FOLD - 1] + "…"
 
 

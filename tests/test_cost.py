@@ -38,6 +38,12 @@ def test_elementwise():
         assert (c.flops, c.bytes) == (8, 68)
 
 
+def test_zero_size_costs_no_flops():
+    c, own = one(lambda x: x * 2., jnp.zeros((0, 3)))
+    assert c.flops == 0 and own.flops == 0
+    c, _ = one(lambda x, y: x + y, jnp.zeros((0, 3)), jnp.zeros((1, 3)))
+    assert c.flops == 0
+
 def test_transcendental():
     for c in one(jnp.sin, jnp.ones((2, 4))):
         assert (c.flops, c.bytes, c.transcendentals) == (8, 64, 8)

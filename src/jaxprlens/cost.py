@@ -376,7 +376,10 @@ def _from_roofline(eqn: Eqn, ctx: Ctx) -> Cost | None:
     if comm and not nbytes:
         nbytes = bytes_moved(eqn)
     trans = _out_size(eqn) if eqn.primitive in TRANSCENDENTAL else 0
-    return Cost(flops=int(max(r.flops, r.unfused_flops)), bytes=int(nbytes), transcendentals=trans,
+    flops = int(max(r.flops, r.unfused_flops))
+    if eqn.outvars and _out_size(eqn) == 0:
+        flops = 0       # nothing computed; roofline's binary rule broadcasts 0 with 1 to 1 element
+    return Cost(flops=flops, bytes=int(nbytes), transcendentals=trans,
                 comm_bytes=comm, origin="roofline")
 
 

@@ -171,6 +171,17 @@ def test_bad_input_gives_usage_error(ip, body, message):
         ip.run_cell_magic("jaxpr", "", body)
 
 
+@pytest.mark.parametrize("opts, message", [
+    ("--compare", r"--compare only works with --transform"),
+    ("--argnums 0 --in-axes 0", r"--argnums --in-axes only work with --transform"),
+    ("--device tpu:3", r"no tpu device here for .tpu:3.; devices here: "),   # even without --run
+])
+def test_options_that_would_be_ignored_are_usage_errors(ip, opts, message):
+    ip.run_cell("ran = []")
+    with pytest.raises(UsageError, match=message):
+        ip.run_cell_magic("jaxpr", opts, "ran.append(1)\nabs(1.)")
+    assert ip.user_ns["ran"] == []          # said before the cell runs
+
 def test_unknown_option_lists_valid_ones(ip):
     with pytest.raises(UsageError, match=r"unrecognized arguments: --bogus\nvalid options: .*--graph"):
         ip.run_cell_magic("jaxpr", "--bogus", cell("func1"))

@@ -147,6 +147,7 @@ class JaxprMagics(Magics):
         if args.devices:
             from .runner import devices_view
             return devices_view()
+        self._check_combinations(args)
         if cell is None and not call_text.strip():
             raise UsageError("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell "
                              "whose last line is the call")
@@ -163,6 +164,22 @@ class JaxprMagics(Magics):
         except UsageError as e:
             valid = sorted(a for action in self.jaxpr.parser._actions for a in action.option_strings)
             raise UsageError(f"{e}\nvalid options: {' '.join(valid)}  (see %%jaxpr? for help)") from None
+
+    @staticmethod
+    def _check_combinations(args):
+        """Options that would otherwise be ignored in silence: say so before the cell runs."""
+        if not args.transform:
+            given = [flag for flag, value in (("--compare", args.compare), ("--argnums", args.argnums),
+                                              ("--in-axes", args.in_axes)) if value]
+            if given:
+                raise UsageError(f"{' '.join(given)} only work{'s' if len(given) == 1 else ''} with "
+                                 "--transform, e.g. `%%jaxpr --transform grad --compare`")
+        if args.device is not None:
+            from .runner import resolve_device
+            try:
+                resolve_device(args.device)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
 
     def _trace_source(self, source: str, args):
         shell = self.shell

@@ -168,6 +168,8 @@ def test_bad_transform_and_options():
         program("func10").transform("grad")
     with pytest.raises(ValueError, match=r"choose argnums from \[1\]"):
         program("one_of_three").transform("grad")
+    with pytest.raises(ValueError, match=r"no argument is, so pass floats \(e.g. jnp.arange\(3.\)"):
+        jaxprlens.trace(lambda i: jnp.sum(i * 2), jnp.arange(3)).transform("grad")
     with pytest.raises(ValueError, match="in_axes has 1 entries"):
         p.transform("vmap", in_axes=(0,))
     with pytest.raises(ValueError, match="functools.partial"):

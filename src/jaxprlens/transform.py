@@ -60,8 +60,9 @@ def parse_argnums(argnums, args: tuple, default) -> tuple[int, ...]:
             raise ValueError(f"argnums has {i}, but the call has {len(args)} positional argument(s); "
                              f"choose from {valid}")
         if j not in valid:
-            raise ValueError(f"argument {j} is not floating point, so it has no derivative; "
-                             f"choose argnums from {valid}")
+            fix = (f"choose argnums from {valid}" if valid else
+                   "no argument is, so pass floats (e.g. jnp.arange(3.) or x.astype(jnp.float32))")
+            raise ValueError(f"argument {j} is not floating point, so it has no derivative; {fix}")
         out.append(j)
     if not out:
         raise ValueError("no floating-point argument to differentiate")

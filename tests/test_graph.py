@@ -320,3 +320,9 @@ def test_magic_graph(ip):
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="unknown path"):
         ip.run_cell_magic("jaxpr", "--graph --path 9/body", CELL)
+
+
+def test_folded_summary_counts_read_as_english():
+    fn, args = SEEDS["func10"]
+    text = trace(fn, *args).graph(depth=0)._repr_mimebundle_()["text/plain"]
+    assert "folded: 2/cond (1 eqn), 2/body (4 eqns)" in text

@@ -355,7 +355,7 @@ class Graph:
         n = count_eqns(self.root)
         text = f"Dataflow graph of {where}: {n} equation{'s' * (n != 1)}, {self._draw.drawn} drawn"
         if self._draw.folded:
-            text += "; folded: " + ", ".join(f"{p} ({k} eqns)" for p, k in self._draw.folded[:8])
+            text += "; folded: " + ", ".join(f"{p} ({k} eqn{'s' * (k != 1)})" for p, k in self._draw.folded[:8])
             text += ", ..." if len(self._draw.folded) > 8 else ""
         return text + ". DOT source: .source; save with .save('graph.svg')"
 

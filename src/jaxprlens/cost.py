@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from . import _jax
+from .i18n import t
 from .model import Eqn, Lit, Program, path_id
 
 # ---------------------------------------------------------------- the Cost value
@@ -81,9 +82,10 @@ class Cost:
         unit = f" {self.unit}" if self.unit else ""
         return f"{self.times}{unit} × ({per}) = {self.base_text()}"
 
-    def intensity_text(self) -> str:
+    def intensity_text(self, lang: str = "en") -> str:
         i = self.intensity
-        return "intensity n/a" if i is None else f"intensity {i:.2f} FLOP/B"
+        word = t("intensity", lang)
+        return f"{word} {t('n/a', lang)}" if i is None else f"{word} {i:.2f} FLOP/B"
 
 
 def _join(a: str, b: str) -> str:
@@ -412,6 +414,7 @@ def costs(program: Program) -> Costs:
     return result
 
 
-def total_text(c: Cost) -> str:
-    """``total 2.0 kFLOP, 96 B; intensity 20.83 FLOP/B``."""
-    return f"total {c}; {c.intensity_text()}"
+def total_text(c: Cost, lang: str = "en", word: bool = True) -> str:
+    """``total 2.0 kFLOP, 96 B; intensity 20.83 FLOP/B`` (``word=False`` leaves out ``total``)."""
+    body = f"{c}; {c.intensity_text(lang)}"
+    return f"{t('total', lang)} {body}" if word else body

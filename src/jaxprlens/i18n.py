@@ -12,6 +12,7 @@ TEXT = {
         "literal": "literal", "constvar": "hoisted constant", "no_eqns": "(no equations)",
         "effects": "effects", "equations": "equations", "in_all": "in all",
         "sub_inputs": "binders", "bound_from": "bound from", "total": "total",
+        "intensity": "intensity", "n/a": "n/a",
     },
     "zh": {
         "eqn": "#", "outputs": "输出", "primitive": "原语", "params": "参数",
@@ -21,6 +22,7 @@ TEXT = {
         "literal": "字面量", "constvar": "提升的常量", "no_eqns": "（没有方程）",
         "effects": "副作用", "equations": "个方程", "in_all": "共计",
         "sub_inputs": "绑定变量", "bound_from": "来自", "total": "合计",
+        "intensity": "算术强度", "n/a": "无",
     },
 }
 

@@ -158,16 +158,16 @@ class Table(View):
         c = self.costs.get(eqn.id)
         return "" if c is None else str(c)
 
-    def _total_text(self, p: Program) -> str:
+    def _total_text(self, p: Program, word: bool = True) -> str:
         """``total 31 FLOP, 264 B; intensity 0.12 FLOP/B`` for a (sub-)program (cost column only)."""
         total = getattr(self.costs, "totals", {}).get(path_id(p.path)) if self.cost else None
         if total is None:
             return ""
         from .cost import total_text
-        return total_text(total)
+        return total_text(total, self.lang, word)
 
     def _total_html(self, p: Program, ncols: int) -> str:
-        text = self._total_text(p)
+        text = self._total_text(p, word=False)      # the row's first cell says "total"
         return (f'<tfoot><tr class="jl-total"><td colspan="{ncols - 1}">{t("total", self.lang)}</td>'
                 f'<td class="jl-cost">{html(text)}</td></tr></tfoot>') if text else ""
 

@@ -146,6 +146,12 @@ def test_mimebundle_has_widget_and_deterministic_fallback():
     assert 'class="jl-row jl-hl" data-eqn="1/body/1"' in ba["text/html"]
 
 
+def test_fallback_says_finished_at_the_end():
+    d = debugger("func1")
+    d.continue_button.click()
+    text = d._repr_mimebundle_()["text/plain"]
+    assert text.splitlines()[0] == "jaxprlens debugger: finished"
+
 def test_history_cap_is_said():
     d = debugger("func10", max_history=2)
     d.continue_button.click()

@@ -181,7 +181,7 @@ class StateView:
 
     def text(self, error: str | None = None) -> str:
         st = self.stepper
-        lines = [f"jaxprlens debugger at {st.path_text}"]
+        lines = ["jaxprlens debugger: finished" if st.done else f"jaxprlens debugger at {st.path_text}"]
         eqn = st.current
         if eqn is not None:
             outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)

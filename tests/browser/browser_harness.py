@@ -1,0 +1,244 @@
+"""Start a private Jupyter server and drive its pages in headless Chromium (the browser suite's plumbing)."""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+CHROMIUM = os.environ.get("JAXPRLENS_CHROMIUM", "/usr/bin/chromium")   # Debian's; override for other distros
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+REPO = Path(__file__).resolve().parents[2]
+OUTPUT = REPO / "test-output" / "browser"
+SKIPPED: list[str] = []   # reasons, repeated in the terminal summary: a skip must never be silent
+
+
+def skip(reason: str):
+    """``pytest.skip`` that is also listed at the end of the run (``JAXPRLENS_BROWSER=require``: fail)."""
+    import pytest
+    SKIPPED.append(reason)
+    if os.environ.get("JAXPRLENS_BROWSER") == "require":
+        pytest.fail(f"{reason} (JAXPRLENS_BROWSER=require)")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """An .ipynb with these code cells (no outputs) and the venv's ``python3`` kernel."""
+    nb = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+                   "outputs": [], "source": src} for i, src in enumerate(cells)],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb, indent=1))
+    return path
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the test process dies, even by a signal that skips our
+    finalizers (``timeout``, a killed CI job), so no server or kernel outlives the run (Linux only)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Server:
+    """``jupyter lab`` (or ``jupyter notebook``) on 127.0.0.1:<free port> with a token and private dirs.
+
+    Config, runtime and data dirs live under ``home`` so the user's own settings and workspaces
+    cannot leak in; ``JUPYTER_PATH`` keeps ``sys.prefix/share/jupyter``, where JupyterLab's assets,
+    the kernel spec and the ipywidgets labextension live.
+    """
+
+    def __init__(self, root: Path, home: Path, app: str = "lab"):
+        self.root, self.home, self.app = root, home, app
+        self.port, self.token = free_port(), secrets.token_hex(16)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+        self.log = home / f"{app}-server.log"
+
+    def env(self) -> dict:
+        env = dict(os.environ)
+        for name in ("config", "runtime", "data"):
+            (self.home / name).mkdir(parents=True, exist_ok=True)
+        env.update(
+            JUPYTER_CONFIG_DIR=str(self.home / "config"),
+            JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
+            JUPYTER_DATA_DIR=str(self.home / "data"),
+            JUPYTER_PATH=os.pathsep.join([str(Path(sys.prefix) / "share" / "jupyter")]),
+            JUPYTER_PLATFORM_DIRS="1",
+            IPYTHONDIR=str(self.home / "ipython"),
+            JAX_PLATFORMS="cpu",
+            PYTHONUNBUFFERED="1",
+        )
+        # The kernel spec says "python": make sure that resolves to this venv's interpreter.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        env.pop("JUPYTER_PREFER_ENV_PATH", None)
+        return env
+
+    def start(self, timeout: float = 60.0) -> "Server":
+        app = "jupyterlab" if self.app == "lab" else "notebook"
+        cmd = [sys.executable, "-m", app, "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+               "--port-retries=0", f"--ServerApp.root_dir={self.root}",
+               f"--IdentityProvider.token={self.token}", "--ServerApp.open_browser=False",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+               "--LabApp.news_url="]
+        if os.geteuid() == 0:      # CI containers run as root
+            cmd.append("--allow-root")
+        self.proc = subprocess.Popen(cmd, env=self.env(), cwd=self.root, stdout=self.log.open("wb"),
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"jupyter {self.app} exited with {self.proc.returncode}:\n{self.log_text()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"jupyter {self.app} did not answer /api/status in {timeout:.0f}s:\n{self.log_text()}")
+
+    def stop(self) -> None:
+        """Terminate the whole process group (server and kernels); kill it if it lingers."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+
+    def api(self, path: str, method: str = "GET", body=None):
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"token {self.token}",
+                                              "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            data = r.read()
+        return json.loads(data) if data else None
+
+    def page_url(self, notebook: str, workspace: str = "default") -> str:
+        """The notebook's page; in JupyterLab in its own, reset workspace, so that no tab of an
+        earlier test is restored beside it."""
+        if self.app == "lab":
+            return f"{self.url}/lab/workspaces/{workspace}/tree/{notebook}?reset&token={self.token}"
+        return f"{self.url}/notebooks/{notebook}?token={self.token}"
+
+
+# ---------------------------------------------------------------- the page, as a person uses it
+# JupyterLab's user settings for the private server: no "official Jupyter news?" toast over the outputs.
+SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                        "checkForUpdates": False},
+}
+
+
+def write_settings(home: Path) -> None:
+    base = home / "config" / "lab" / "user-settings"
+    for rel, value in SETTINGS.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+
+
+def run_all(page, timeout_ms: int = 120_000) -> None:
+    """Run → Run All Cells from the menu bar, then wait until every code cell has run.
+
+    The menu item is inert until the notebook's session is ready, which a cold JupyterLab can report
+    late; so the click is repeated until some prompt shows ``[*]`` or a number.
+    """
+    page.wait_for_function(
+        "() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
+        " return s && s.dataset.status === 'idle'; }", timeout=timeout_ms)  # the kernel is up
+    started = ("() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]"
+               ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))")
+    for attempt in range(4):
+        page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").first.click()  # focus the notebook
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        try:
+            page.wait_for_function(started, timeout=10_000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: click again
+            page.keyboard.press("Escape")
+            if attempt == 3:
+                raise
+    # Done: nothing queued or running, and every cell numbered, or an error stopped the run.
+    page.wait_for_function(
+        "() => { const ps = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
+        " if (!ps.length || ps.some(p => p.textContent.includes('*'))) return false;"
+        " return ps.every(p => /\\[\\d+\\]/.test(p.textContent)) || !!document.querySelector("
+        "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]'); }", timeout=timeout_ms)
+
+
+def cell_errors(page) -> list[str]:
+    """Text of every error output (tracebacks, UsageErrors) in the notebook."""
+    return page.eval_on_selector_all(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+        "els => els.map(e => e.innerText)")
+
+
+def output(page, index: int):
+    """The output area of the ``index``-th code cell."""
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index).locator(".jp-OutputArea")
+
+
+def relative_luminance(rgb) -> float:
+    def lin(c):
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(fg, bg) -> float:
+    """WCAG contrast ratio of two opaque colours (1 .. 21)."""
+    hi, lo = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+# Effective colours of an element as painted: its text colour blended over the first opaque
+# background found walking up the tree (transparent cells show their row, table, output, page).
+COLOURS_JS = """
+(el) => {
+  const parse = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const blend = (top, under) => { const a = top.length > 3 ? top[3] : 1;
+    return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)); };
+  const layers = [];
+  for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+    const c = parse(getComputedStyle(n).backgroundColor);
+    if (c.length && (c.length < 4 || c[3] > 0)) layers.push(c);
+    if (c.length && (c.length < 4 || c[3] >= 1)) break;
+  }
+  let bg = [255, 255, 255];
+  for (const c of layers.reverse()) bg = blend(c, bg);
+  const style = getComputedStyle(el);
+  const fg = blend(parse(style.color), bg);
+  return {fg, bg, opacity: Number(style.opacity)};
+}
+"""

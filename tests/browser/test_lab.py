@@ -1,0 +1,217 @@
+"""What a student sees in JupyterLab: the table, the graph, the debugger, Chinese titles, the dark theme."""
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+
+import browser_harness as harness
+
+pytestmark = pytest.mark.browser
+
+LOAD = "%load_ext jaxprlens"
+# The seed article's func10: a fori_loop whose body reads two constants.
+FUNC10 = """\
+import jax, numpy as np, jax.numpy as jnp
+from jax import lax
+
+def func10(arg, n):
+    ones = jnp.ones(arg.shape)
+    return lax.fori_loop(0, n, lambda i, carry: carry + ones * 3. + arg, arg + ones)
+"""
+CALL = "func10(np.ones(16), 5)"
+
+TOP_ROWS = ".jl-table > table.jl-eqns > tbody > tr.jl-row"
+WHILE_ROLES = "0 cond consts, 2 body consts, 3 carry"
+
+
+def needs(module: str):
+    if importlib.util.find_spec(f"jaxprlens.{module}") is None:
+        harness.skip(f"jaxprlens.{module} is not importable: scenario skipped")
+
+
+def test_table_rows_roles_and_folding(lab, open_notebook):
+    page = open_notebook(lab, [LOAD, "%%jaxpr\n" + FUNC10 + CALL])
+    out = harness.output(page, 1)
+    top = out.locator(TOP_ROWS)
+    assert top.count() == 3
+    assert [top.nth(i).get_attribute("data-primitive") for i in range(3)] == ["broadcast_in_dim", "add", "while"]
+    assert top.nth(2).locator("td.jl-roles").inner_text().strip() == WHILE_ROLES
+
+    body = out.locator("details.jl-sub[data-path='2/body']")
+    rows = body.locator("tr.jl-row")
+    assert rows.count() == 4
+    assert rows.first.is_visible()
+    body.locator("> summary").click()          # fold the body...
+    rows.first.wait_for(state="hidden")
+    assert body.get_attribute("open") is None
+    body.locator("> summary").click()          # ...and unfold it again
+    rows.first.wait_for(state="visible")
+    assert all(rows.nth(i).is_visible() for i in range(4))
+
+
+def _readability(out) -> tuple[dict, float]:
+    """WCAG contrast of the table's texts against what is painted behind them, and the luminance
+    of the table's background."""
+    found, bg = {}, None
+    for sel in ["th", "td.jl-prim", "td.jl-explain", "td.jl-roles", ".jl-type", ".jl-lit", "caption"]:
+        c = out.locator(f".jl-table {sel}").first.evaluate(harness.COLOURS_JS)
+        found[sel] = round(harness.contrast(c["fg"], c["bg"]), 2)
+        if sel == "td.jl-explain":
+            bg = harness.relative_luminance(c["bg"])
+    return found, bg
+
+
+def _use_theme(page, name: str):
+    page.get_by_role("menuitem", name="Settings", exact=True).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Theme$")).hover()  # a submenu: no role
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(name)}$")).click()
+
+
+def test_chinese_titles_and_dark_theme(lab, open_notebook):
+    page = open_notebook(lab, [LOAD, "%%jaxpr --lang zh\n" + FUNC10 + CALL])
+    out = harness.output(page, 1)
+    heads = out.locator(".jl-table > table.jl-eqns > thead th").all_inner_texts()
+    assert "原语" in heads and "含义" in heads, heads
+    assert out.locator(TOP_ROWS).nth(2).locator("td.jl-roles").inner_text().strip() == \
+        "0 个cond 常量、2 个body 常量、3 个carry"
+
+    light, light_bg = _readability(out)
+    try:
+        _use_theme(page, "JupyterLab Dark")
+        page.wait_for_selector("body[data-jp-theme-light='false']", state="attached")
+        page.wait_for_function(  # the theme's CSS variables apply after the attribute flips
+            "() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() !== '#ffffff'"
+            " && getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() !== 'white'")
+        page.wait_for_timeout(300)
+        dark, dark_bg = _readability(out)
+    finally:  # the theme is a server-side user setting: leave the server light for the other tests
+        lab.api("/lab/api/settings/@jupyterlab/apputils-extension:themes", "PUT",
+                {"raw": '{"theme": "JupyterLab Light"}'})
+    print(f"contrast light {light} (bg luminance {light_bg:.2f}); dark {dark} (bg luminance {dark_bg:.2f})")
+    assert dark_bg < 0.2 < light_bg, "the table did not follow the theme's background"
+    for theme, found in (("light", light), ("dark", dark)):
+        low = {k: v for k, v in found.items() if v < 4.5}
+        assert not low, f"{theme} theme: table text hard to read (WCAG contrast < 4.5): {low}"
+
+
+def test_graph_clusters_and_linked_rows(lab, open_notebook):
+    needs("graph")
+    page = open_notebook(lab, [LOAD, "%%jaxpr --graph\n" + FUNC10 + CALL,
+                               "%%jaxpr --table --graph\n" + CALL])
+    graph = harness.output(page, 1)
+    svg = graph.locator(".jl-graph svg")
+    svg.wait_for()
+    subs = graph.locator("svg g.cluster[id^='sub-']")
+    assert sorted(subs.nth(i).get_attribute("id") for i in range(subs.count())) == ["sub-2/body", "sub-2/cond"]
+    assert graph.locator("svg g.cluster").count() == 3      # the while equation's box holds both
+    assert graph.locator("svg g.node[id^='eqn-']").count() == 8
+    assert graph.locator("table.jl-eqns").count() == 0      # --graph alone: no table
+
+    both = harness.output(page, 2)
+    node = both.locator("svg g.node[id='eqn-2/body/1']")
+    row = both.locator("tr.jl-row[data-eqn='2/body/1']")
+    other = both.locator("tr.jl-row[data-eqn='1']")
+    node.scroll_into_view_if_needed()
+    node.hover()
+    expect_class(row, "jl-hl")
+    expect_class(node, "jl-hl")
+    assert "jl-hl" not in (other.get_attribute("class") or "")
+    both.locator("svg g.node[id='eqn-1']").hover()           # moving on un-highlights
+    expect_class(row, "jl-hl", present=False)
+    expect_class(other, "jl-hl")
+    node.click()                                               # a click pins the highlight...
+    page.mouse.move(1, 1)
+    expect_class(row, "jl-hl")
+    other.locator("td.jl-prim").click()                       # clicking a table row pins its node
+    page.mouse.move(1, 1)
+    expect_class(both.locator("svg g.node[id='eqn-1']"), "jl-hl")
+    expect_class(row, "jl-hl", present=False)                 # and releases the earlier pin
+    expect_class(node, "jl-hl", present=False)
+
+def expect_class(locator, cls: str, present: bool = True, timeout: float = 5_000):
+    """Wait until ``cls`` is (or is not) in the element's class list (SVG or HTML)."""
+    locator.wait_for(state="attached")
+    js = "([el, cls, want]) => el.classList.contains(cls) === want"
+    locator.page.wait_for_function(js, arg=[locator.element_handle(), cls, present], timeout=timeout)
+
+
+JIT_CELL = "print('jit:', np.asarray(jax.jit(func10)(np.ones(16), 5)).tolist())"
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?", text)]
+
+
+def test_debugger_step_into_back_continue(lab, open_notebook):
+    needs("debugger")
+    page = open_notebook(lab, [LOAD, "%%jaxpr --debug\n" + FUNC10 + CALL, JIT_CELL])
+    out = harness.output(page, 1)
+    button = {name: out.locator("button.widget-button", has_text=re.compile(rf"^\s*{name}\s*$"))
+              for name in ("Step", "Step into", "Back", "Continue")}
+    button["Step"].wait_for(timeout=60_000)                    # the widget's view has rendered
+    crumbs = out.locator(".jl-crumbs")
+    frame = out.locator("table.jl-frame")
+
+    def at(eqn_id: str):
+        """Wait until the highlighted row is ``eqn_id`` (the frame table is re-rendered on each move)."""
+        out.locator(f"table.jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=10_000)
+        assert frame.locator("tr.jl-hl").count() == 1
+
+    def value(var: str, title: str = "input") -> list[float]:
+        cell = out.locator("table.jl-values tr.jl-value", has=page.locator(f"td:text-is('{title}')"))
+        return _numbers(cell.filter(has=page.locator(f"td:text-is('{var}')")).locator("pre.jl-val").inner_text())
+
+    at("0")
+    button["Step"].click()
+    at("1")                                                    # Step moves the highlight to the next row
+    assert out.locator("table.jl-frame tr.jl-done[data-eqn='0']").count() == 1
+    button["Step"].click()
+    at("2")
+    button["Step into"].click()                                # into the while: its cond first...
+    at("2/cond/0")
+    assert "cond › iteration 0" in crumbs.inner_text()
+    button["Step"].click()                                     # ...then the body, iteration 0
+    at("2/body/0")
+    assert "body › iteration 0" in crumbs.inner_text()
+    assert frame.get_attribute("data-path") == "2/body"
+    button["Step"].click()
+    at("2/body/1")
+    button["Step"].click()
+    at("2/body/2")                                             # m = add j l, with j = arg + ones, l = ones * 3
+    assert value("j") == [2.0] * 16
+    assert value("l") == [3.0] * 16
+    assert value("l", "output of 2/body/1 (mul)") == [3.0] * 16
+
+    button["Back"].click()                                     # Back restores the previous position
+    at("2/body/1")
+    assert "body › iteration 0" in crumbs.inner_text()
+    assert value("f") == [1.0] * 16                            # mul f 3.0: f is the constant ones
+    assert out.locator("td:text-is('output of 2/body/1 (mul)')").count() == 0
+
+    button["Continue"].click()                                 # to the end
+    crumbs.filter(has_text="done").wait_for(timeout=20_000)
+    assert button["Step"].is_disabled()
+    result = value("out", "result")
+    jit = harness.output(page, 2).locator(".jp-OutputArea-output").inner_text()
+    assert jit.startswith("jit:")
+    assert result == _numbers(jit[4:]) == [22.0] * 16
+
+
+def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
+    """The classic-looking Notebook 7 UI (``jupyter notebook``) renders the same outputs."""
+    needs("debugger")
+    page = open_notebook(notebook7, [LOAD, "%%jaxpr\n" + FUNC10 + CALL, "%%jaxpr --debug\n" + CALL])
+    assert "/notebooks/" in page.url
+    assert page.locator("#jp-NotebookPanel, .jp-NotebookPanel").count() >= 1
+    table = harness.output(page, 1)
+    assert table.locator(TOP_ROWS).count() == 3
+    assert table.locator(TOP_ROWS).nth(2).locator("td.jl-roles").inner_text().strip() == WHILE_ROLES
+
+    debugger = harness.output(page, 2)
+    step = debugger.locator("button.widget-button", has_text=re.compile(r"^\s*Step\s*$"))
+    step.wait_for(timeout=60_000)
+    debugger.locator("table.jl-frame tr.jl-hl[data-eqn='0']").wait_for()
+    step.click()
+    debugger.locator("table.jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)

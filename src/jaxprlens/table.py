@@ -17,9 +17,9 @@ CSS = """
 .jaxprlens{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);
  color:var(--jp-content-font-color1,#222);}
 .jaxprlens table{border-collapse:collapse;margin:2px 0;}
-.jaxprlens th,.jaxprlens td{border:1px solid var(--jp-border-color2,#ccc);padding:2px 6px;text-align:left;
+.jaxprlens table th,.jaxprlens table td{border:1px solid var(--jp-border-color2,#ccc);padding:2px 6px;text-align:left !important;
  vertical-align:top;}
-.jaxprlens th{background:var(--jp-layout-color2,#eee);color:var(--jp-content-font-color1,#222);}
+.jaxprlens table th{background:var(--jp-layout-color2,#eee);color:var(--jp-content-font-color1,#222);}
 .jaxprlens .jl-sig td{border:none;padding:1px 6px;}
 .jaxprlens caption{text-align:left;white-space:nowrap;font-weight:bold;padding:2px 0;}
 .jaxprlens .jl-prim{font-weight:bold;color:var(--jp-mirror-editor-keyword-color,#008000);}

@@ -11,127 +11,25 @@ from __future__ import annotations
 
 import linecache
 from collections import deque
-from typing import Any, NamedTuple
 
 import jax
 import jax.extend.core as jex
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from . import _jax
+from .frames import Frame, Scan, While, _as_array, _bind_params, _Op, _outputs, _read, enter_call, enter_rules, finish_rules
 from .model import Eqn, Lit, Program, Var
 
 
 # ---------------------------------------------------------------- devices
 
 def resolve_device(spec):
-    """``None`` -> ``None`` (values stay where they are); ``"cpu"``, ``"gpu:1"`` -> that device."""
+    """``None``: values stay where they are; otherwise the runner's choice (``"cpu"``, ``"gpu:1"``)."""
     if spec is None:
         return None
-    try:
-        from .runner import resolve_device as runner_resolve  # the runner's, when it exists
-    except ImportError:
-        runner_resolve = None
-    if runner_resolve is not None:
-        return runner_resolve(spec)
-    if spec is None or isinstance(spec, jax.Device):
-        return spec
-    text = str(spec).strip().lower()
-    platform, _, index = text.partition(":")
-    try:
-        devices = jax.devices(platform)
-        return devices[int(index or 0)]
-    except (RuntimeError, ValueError, IndexError) as exc:
-        known = [f"{d.platform}:{d.id}" for d in jax.devices()]
-        raise ValueError(f"unknown device {spec!r} (must be one of {known})") from exc
-
-
-# ---------------------------------------------------------------- frames
-
-class _Op(NamedTuple):
-    """What the hot path needs of one eqn, computed once per program."""
-    eqn: Eqn
-    prim: Any
-    params: Any           # None: call get_bind_params at each bind (it makes single-use subfuns)
-    invars: tuple
-    has_lit: bool
-    outvars: list
-    multiple: bool
-    ctx: Any              # the eqn's context (compute type, RNG partitioning, mesh) when not the default
-
-
-class While(NamedTuple):
-    cconsts: tuple
-    bconsts: tuple
-    carry: tuple
-    iteration: int
-    pred: Any = None      # the cond's last result; an array when vmap batched the predicate
-
-
-class Scan(NamedTuple):
-    consts: tuple
-    carry: tuple
-    xs: tuple
-    ys: tuple             # one tuple of y values per finished iteration, in iteration order
-    iteration: int
-    length: int
-    reverse: bool
-
-
-class Frame:
-    """One activation: a program, its env, the index of the next eqn, and how it was entered."""
-    __slots__ = ("program", "ops", "env", "pc", "eqn", "sub", "kind", "loop")
-
-    def __init__(self, program, ops, env, pc, eqn=None, sub=None, kind="top", loop=None):
-        self.program, self.ops, self.env, self.pc = program, ops, env, pc
-        self.eqn, self.sub, self.kind, self.loop = eqn, sub, kind, loop
-
-    def at(self, pc: int) -> "Frame":
-        return Frame(self.program, self.ops, self.env, pc, self.eqn, self.sub, self.kind, self.loop)
-
-    @property
-    def iteration(self):
-        return None if self.loop is None else self.loop.iteration
-
-    @property
-    def label(self) -> str:
-        """``while[eqn 2] › body › iteration 3`` (empty for the top frame)."""
-        if self.eqn is None:
-            return ""
-        text = f"{self.eqn.primitive}[eqn {self.eqn.index}] › {self.sub.label}"
-        loop = self.loop
-        if loop is not None:
-            text += f" › iteration {loop.iteration}"
-            if isinstance(loop, Scan) and loop.reverse:
-                text += f" (xs[{loop.length - 1 - loop.iteration}])"
-        return text
-
-    def __repr__(self) -> str:
-        return f"<Frame {self.label or 'top'} at eqn {self.pc}>"
-
-
-def _bind_params(prim, params) -> dict:
-    """``get_bind_params`` returns the params (JAX >= 0.10) or ``(subfuns, params)`` (older JAX)."""
-    out = prim.get_bind_params(params)
-    if isinstance(out, tuple):
-        subfuns, out = out
-        if subfuns:
-            out = dict(out, subfuns=tuple(subfuns))
-    return out
-
-
-def _read(env, a):
-    return env[a] if isinstance(a, Var) else a.val    # a literal binds its raw value, as in JAX
-
-
-def _outputs(frame: Frame) -> list:
-    env = frame.env
-    return [_read(env, a) for a in frame.program.outvars]
-
-
-def _as_array(x, aval):
-    return x if isinstance(x, jax.Array) else jnp.asarray(x, dtype=getattr(aval, "dtype", None))
+    from .runner import resolve_device as runner_resolve
+    return runner_resolve(spec)
 
 
 # ---------------------------------------------------------------- the engine
@@ -418,7 +316,7 @@ class Stepper:
         child = frames[-1]
         outs = _outputs(child)
         rest = frames[:-1]
-        return _finish_rules[child.kind](self, child, outs, rest, writes)
+        return finish_rules[child.kind](self, child, outs, rest, writes)
 
     def step(self):
         """Execute the current equation (a whole while/cond/scan/jit at once) and move on."""
@@ -457,7 +355,7 @@ class Stepper:
         """Enter the current equation's sub-jaxpr (the branch taken, the loop's cond/body, the call)."""
         self.stop_reason = None
         eqn = self.current
-        rule = _enter_rules.get(eqn.primitive, _enter_call) if eqn is not None else None
+        rule = enter_rules.get(eqn.primitive, enter_call) if eqn is not None else None
         frame = rule(self, eqn, self._frames[-1]) if rule is not None else None
         if frame is None:
             return self.step()
@@ -552,138 +450,6 @@ def _has_nan(outs) -> bool:
         if dtype is not None and jnp.issubdtype(dtype, jnp.inexact) and bool(jnp.isnan(x).any()):
             return True
     return False
-
-
-# ---------------------------------------------------------------- entering sub-jaxprs, per primitive
-
-def _operands(frame: Frame, eqn: Eqn) -> list:
-    return [_read(frame.env, a) for a in eqn.invars]
-
-
-def _enter_cond(st: Stepper, eqn: Eqn, frame: Frame):
-    ops = _operands(frame, eqn)
-    index = int(np.clip(int(ops[0]), 0, len(eqn.subs) - 1))    # as lax.switch clamps
-    sub = eqn.subs[index]
-    return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
-
-
-def _enter_while(st: Stepper, eqn: Eqn, frame: Frame):
-    ops = _operands(frame, eqn)
-    cn, bn = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
-    loop = While(tuple(ops[:cn]), tuple(ops[cn:cn + bn]), tuple(ops[cn + bn:]), 0)
-    return _while_cond_frame(st, eqn, loop)
-
-
-def _sub(eqn: Eqn, key: str):
-    return next(s for s in eqn.subs if s.key == key)
-
-
-def _while_cond_frame(st, eqn, loop: While) -> Frame:
-    sub = _sub(eqn, "cond")
-    return st._frame(sub.program, loop.cconsts + loop.carry, eqn, sub, "while_cond", loop)
-
-
-def _enter_scan(st: Stepper, eqn: Eqn, frame: Frame):
-    ops = _operands(frame, eqn)
-    p = eqn.params
-    nc, ncarry, length = p["num_consts"], p["num_carry"], p["length"]
-    if length == 0:
-        return None
-    loop = Scan(tuple(ops[:nc]), tuple(ops[nc:nc + ncarry]), tuple(ops[nc + ncarry:]), (), 0,
-                length, bool(p.get("reverse", False)))
-    return _scan_frame(st, eqn, loop)
-
-
-def _scan_frame(st, eqn, loop: Scan) -> Frame:
-    sub = _sub(eqn, "body")
-    i = loop.length - 1 - loop.iteration if loop.reverse else loop.iteration
-    xs = tuple(lax.index_in_dim(x, i, axis=0, keepdims=False) for x in loop.xs)
-    return st._frame(sub.program, loop.consts + loop.carry + xs, eqn, sub, "scan", loop)
-
-
-def _enter_call(st: Stepper, eqn: Eqn, frame: Frame):
-    """jit, custom_jvp/vjp, checkpoint, closed_call: one body whose binders are the operands."""
-    if len(eqn.subs) != 1:
-        return None
-    sub = eqn.subs[0]
-    if any(j is None for j in sub.in_map) or sorted(k for k in sub.out_map if k is not None) != \
-            list(range(len(eqn.outvars))):
-        return None
-    ops = _operands(frame, eqn)
-    return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
-
-
-_enter_rules = {
-    "cond": _enter_cond,
-    "while": _enter_while,
-    "scan": _enter_scan,
-}
-
-
-# ---------------------------------------------------------------- leaving sub-jaxprs, per frame kind
-
-def _finish_call(st, child: Frame, outs, rest, writes):
-    results = [None] * len(child.eqn.outvars)
-    for j, k in enumerate(child.sub.out_map):
-        if k is not None:
-            results[k] = outs[j]
-    return st._complete(rest, results, writes)
-
-
-def _finish_while_cond(st, child: Frame, outs, rest, writes):
-    loop, eqn = child.loop, child.eqn
-    pred = outs[0]
-    # A batched predicate (vmap) loops while any element holds, as JAX's lowering does.
-    if bool(jnp.any(pred)) if getattr(pred, "ndim", 0) else bool(pred):
-        sub = _sub(eqn, "body")
-        loop = loop._replace(pred=pred)
-        body = st._frame(sub.program, loop.bconsts + loop.carry, eqn, sub, "while_body", loop)
-        return rest + (body,)
-    return st._complete(rest, list(loop.carry), writes)
-
-
-def _finish_while_body(st, child: Frame, outs, rest, writes):
-    loop, pred = child.loop, child.loop.pred
-    if getattr(pred, "ndim", 0):    # batched: only the elements whose predicate held move on
-        outs = [_select(pred, new, old) for new, old in zip(outs, loop.carry)]
-    loop = loop._replace(carry=tuple(outs), iteration=loop.iteration + 1, pred=None)
-    return rest + (_while_cond_frame(st, child.eqn, loop),)
-
-
-def _select(pred, new, old):
-    if not hasattr(new, "shape"):
-        return new
-    mask = lax.broadcast_in_dim(pred, new.shape, tuple(range(pred.ndim)))
-    return lax.select(mask, new, old)
-
-
-def _finish_scan(st, child: Frame, outs, rest, writes):
-    loop = child.loop
-    ncarry = len(loop.carry)
-    loop = loop._replace(carry=tuple(outs[:ncarry]), ys=loop.ys + (tuple(outs[ncarry:]),),
-                         iteration=loop.iteration + 1)
-    if loop.iteration < loop.length:
-        return rest + (_scan_frame(st, child.eqn, loop),)
-    ys = loop.ys[::-1] if loop.reverse else loop.ys
-    outvars = child.eqn.outvars[ncarry:]
-    stacked = [_typed(jnp.stack([y[k] for y in ys]), outvars[k].aval) for k in range(len(outs) - ncarry)]
-    return st._complete(rest, list(loop.carry) + stacked, writes)
-
-
-def _typed(x, aval):
-    """``x`` with the weak type JAX gives the eqn's result (stacking a weak first y loses it)."""
-    weak = getattr(aval, "weak_type", False)
-    if getattr(x, "weak_type", weak) == weak:
-        return x
-    return lax.convert_element_type_p.bind(x, new_dtype=x.dtype, weak_type=weak, sharding=None)
-
-
-_finish_rules = {
-    "call": _finish_call,
-    "while_cond": _finish_while_cond,
-    "while_body": _finish_while_body,
-    "scan": _finish_scan,
-}
 
 
 # ---------------------------------------------------------------- source context

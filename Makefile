@@ -16,7 +16,7 @@ venv: $(STAMP)
 
 lab: venv
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (jaxprlens)" >/dev/null
-	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --notebook-dir=notebooks
+	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --notebook-dir=notebooks $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # Debian's Chromium for the real-browser tests (installed only when missing and we are root).
 browser-deps:

@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: lab test venv browser-deps docs bench clean
+.PHONY: lab test venv browser-deps docs bench clean jax-compat
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: venv browser-deps
 	JAX_PLATFORMS=cpu $(PY) -m pytest -q tests
 	JAX_PLATFORMS=cpu $(PY) -m pytest -q --nbval --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider notebooks
 	$(MAKE) --no-print-directory docs
+	$(MAKE) --no-print-directory jax-compat
+
+# The unit suite again on JAX 0.11 and 0.12 (Python 3.12 venvs; skipped with a message without python3.12).
+jax-compat:
+	@sh scripts/jax_compat.sh
 
 docs: venv
 	@if [ -f docs/conf.py ]; then $(VENV)/bin/sphinx-build -q -W -b html docs docs/_build/html; fi
@@ -34,4 +39,4 @@ bench: venv
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) docs/_build .pytest_cache
+	rm -rf $(VENV) .venv-jax* docs/_build .pytest_cache

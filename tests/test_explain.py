@@ -184,7 +184,8 @@ def test_table_keys_are_real_primitives():
         names |= {v.name for v in vars(mod).values() if isinstance(v, core.Primitive)}
     if len(names) < 150:
         pytest.skip("could not enumerate JAX's primitives (internal layout changed)")
-    unknown = sorted(set(explain_rules) - names)
+    retired = {"closed_call"}          # still in JAX 0.10/0.11, removed in 0.12: kept for older JAX
+    unknown = sorted(set(explain_rules) - names - retired)
     assert not unknown, f"table keys that are not primitive names: {unknown}"
 
 

@@ -118,3 +118,13 @@ def roofline_registry() -> dict:
         return dict(getattr(module, "_rooflines", {}))
     except Exception:  # noqa: BLE001 - missing absl-py or a changed layout: own rules only
         return {}
+
+
+def scan_counts(eqn: Any) -> tuple[int, int]:
+    """``(num_consts, num_carry)`` of a scan eqn: plain params up to JAX 0.11; JAX 0.12 keeps the
+    operand groups as a flat tree ``ft_in = (consts, carry, xs)`` whose leaves are the operands."""
+    params = eqn.params
+    if "num_consts" in params:
+        return params["num_consts"], params["num_carry"]
+    consts, carry, _ = params["ft_in"].update(list(range(len(eqn.invars)))).unpack()
+    return len(list(consts)), len(list(carry))

@@ -135,7 +135,7 @@ def _while_cond_frame(st, eqn, loop: While) -> Frame:
 def _enter_scan(st: "Stepper", eqn: Eqn, frame: Frame):
     ops = _operands(frame, eqn)
     p = eqn.params
-    nc, ncarry, length = p["num_consts"], p["num_carry"], p["length"]
+    nc, ncarry, length = eqn.roles.count("consts"), eqn.roles.count("carry"), p["length"]
     if length == 0:
         return None
     loop = Scan(tuple(ops[:nc]), tuple(ops[nc:nc + ncarry]), tuple(ops[nc + ncarry:]), (), 0,

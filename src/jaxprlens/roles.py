@@ -20,6 +20,10 @@ class Roles:
     groups: list
     detail: dict = field(default_factory=dict)   # e.g. {"length": 16, "reverse": False} or {"name": "inner"}
 
+    def count(self, key: str) -> int:
+        """How many operands play role ``key`` (e.g. ``count("carry")``)."""
+        return sum(n for k, n in self.groups if k == key)
+
     def of_operand(self, i: int) -> str:
         """The role key of operand ``i``."""
         for key, n in self.groups:
@@ -93,7 +97,7 @@ def _while(eqn):
 
 def _scan(eqn):
     p = eqn.params
-    nc, ncarry = p["num_consts"], p["num_carry"]
+    nc, ncarry = _jax.scan_counts(eqn)
     nxs = len(eqn.invars) - nc - ncarry
     in_map, out_map = _identity(p["jaxpr"], len(eqn.invars), len(eqn.outvars))
     roles = Roles([("consts", nc), ("carry", ncarry), ("xs", nxs)],

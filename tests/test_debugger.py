@@ -166,3 +166,19 @@ def test_describe_and_sparkline():
     small = describe(np.array([1., np.nan, 3.]))
     assert small["stats"] == "min 1  max 3  mean 2  NaN 1" and small["spark"] == ""
     assert sparkline(np.ones(100)) == "▁" * 32
+
+
+def test_break_here_toggles_a_breakpoint_on_the_highlighted_row():
+    d = debugger("func1")
+    d.step_button.click()
+    assert highlighted(d) == ["1"] and not d.here_button.value
+    d.here_button.value = True                     # press "Break here" on row 1
+    assert d.breakpoints.value == ("1",) and ("eqn", "1") in d.stepper.breakpoints
+    d.reset_button.click()
+    assert highlighted(d) == ["0"] and not d.here_button.value
+    d.continue_button.click()
+    assert highlighted(d) == ["1"] and d.here_button.value   # stopped on it, and the toggle says so
+    d.here_button.value = False
+    assert d.breakpoints.value == () and not d.stepper.breakpoints
+    d.continue_button.click()
+    assert d.stepper.done and d.here_button.disabled

@@ -244,6 +244,9 @@ class Debugger(widgets.VBox):
         self.break_primitives = widgets.Text(value="", description="on primitive",
                                              placeholder="e.g. mul, dot_general")
         self.break_primitives.observe(self._on_breakpoints, names="value")
+        self.here_button = widgets.ToggleButton(value=False, description="Break here", icon="circle",
+                                                tooltip="toggle a breakpoint on the highlighted row")
+        self.here_button.observe(self._on_here, names="value")
         self.stop_on_nan = widgets.Checkbox(value=False, description="stop on NaN")
         self.stop_on_nan.observe(self._on_nan, names="value")
 
@@ -252,7 +255,7 @@ class Debugger(widgets.VBox):
         self.values = widgets.HTML()
         self.source = widgets.HTML()
         buttons = widgets.HBox([self.step_button, self.into_button, self.out_button, self.back_button,
-                                self.continue_button, self.reset_button])
+                                self.continue_button, self.reset_button, self.here_button])
         controls = widgets.HBox([self.slider, self.stop_on_nan])
         breaks = widgets.HBox([self.breakpoints, self.break_primitives])
         super().__init__(children=[buttons, controls, breaks, self.crumbs, self.table, self.values, self.source])
@@ -282,6 +285,14 @@ class Debugger(widgets.VBox):
             st.add_breakpoint(primitive=name)
         self._refresh()
 
+    def _on_here(self, change):
+        """Toggle a breakpoint on the current (highlighted) row."""
+        eqn = self.stepper.current
+        if self._syncing or eqn is None:
+            return
+        wanted = set(self.breakpoints.value) ^ {eqn.id}
+        self.breakpoints.value = tuple(i for _, i in self.breakpoints.options if i in wanted)
+
     def _on_nan(self, change):
         self.stepper.break_on_nan = bool(change["new"])
 
@@ -290,6 +301,9 @@ class Debugger(widgets.VBox):
         self._syncing = True
         try:
             self.slider.value = st.position
+            current = st.current
+            self.here_button.value = current is not None and current.id in self.breakpoints.value
+            self.here_button.disabled = current is None
         finally:
             self._syncing = False
         self.crumbs.value = CSS + DEBUG_CSS + f'<div class="jaxprlens">{view.crumbs_html()}</div>'

@@ -186,3 +186,28 @@ def test_empty_program():
     assert p.eqns == [] and p.outvars[0] is p.invars[0]
     assert str(p) == textwrap.dedent("""\
         { lambda ; a:f32[0,3]. let  in (a,) }""")
+
+
+def test_attribute_paths_of_registered_dataclasses():
+    import dataclasses
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Layer:
+        w: jax.Array
+        b: jax.Array
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Net:
+        layers: list
+
+    def f(x, net):
+        for layer in net.layers:
+            x = jnp.tanh(x @ layer.w + layer.b)
+        return x
+    net = Net([Layer(jnp.ones((2, 2)), jnp.zeros(2)) for _ in range(3)])
+    p = jaxprlens.trace(f, jnp.ones(2), net)
+    assert [v.path for v in p.invars] == [
+        "x", "net.layers[0].w", "net.layers[0].b", "net.layers[1].w", "net.layers[1].b",
+        "net.layers[2].w", "net.layers[2].b"]

@@ -23,8 +23,8 @@ browser-deps:
 	@sh scripts/ensure_chromium.sh
 
 test: venv browser-deps
-	JAX_PLATFORMS=cpu $(PY) -m pytest -q tests
-	JAX_PLATFORMS=cpu $(PY) -m pytest -q --nbval --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider notebooks
+	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests
+	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q --nbval --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider notebooks
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory jax-compat
 

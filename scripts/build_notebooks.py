@@ -129,7 +129,9 @@ def build_one(src: Path, out_dir: Path, timeout: int = 600) -> list[str]:
     nb = jupytext.read(src, fmt="py:percent")
     nb.cells, skipped = select_cells(nb, src.name)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    # One pinned renderer for stored SVG, whether or not a system `dot` exists (nbval compares them).
+    env = dict(os.environ, JAX_PLATFORMS="cpu", JAXPRLENS_RENDERER="graphviz-pure",
+               PYDEVD_DISABLE_FILE_VALIDATION="1")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                             store_widget_state=False, resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute(env=env, cwd=str(NOTEBOOKS))

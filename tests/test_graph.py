@@ -141,6 +141,15 @@ def test_seed_svg(name):
 
 def test_renderer_choice(monkeypatch, tmp_path):
     assert render.find_renderer()[0] == "graphviz-pure"
+    monkeypatch.delenv(render.ENV)                      # default: a system dot on PATH, else graphviz-pure
+    fake = tmp_path / "bin" / "dot"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    assert render.find_renderer() == ("dot", str(fake))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert render.find_renderer()[0] == "graphviz-pure"   # found beside sys.executable, not on PATH
     monkeypatch.setenv(render.ENV, str(tmp_path / "missing-dot"))
     with pytest.raises(render.RenderError, match="not an executable"):
         render.find_renderer()

@@ -1,12 +1,13 @@
 """How the graph looks (colour kinds, node styles, the HTML hover hook) and how it is rendered.
 
-Find a Graphviz renderer (pinned to the pip-installed ``graphviz-pure``) and turn DOT into SVG/PNG.
+Find a Graphviz renderer and turn DOT into SVG/PNG/PDF.
 
-Stored notebook outputs must be byte-identical on every machine, so the default renderer is always
-``graphviz-pure`` (a dependency: one static binary, same output everywhere), even when a system
-``dot`` is on PATH.  ``JAXPRLENS_RENDERER=dot`` picks the system Graphviz, any other value is a path
-to an executable with ``dot``'s command line.  Only when graphviz-pure is missing (a broken install)
-does the default fall back to a ``dot`` found on PATH.  The user's PATH is never modified.
+By default a system ``dot`` on PATH renders (it also writes PDF); without one, the ``graphviz-pure``
+binary that pip installs with jaxprlens does (a static port of Graphviz: same output everywhere; it
+is not named ``dot``, so we run it by path and never touch the user's PATH).
+``JAXPRLENS_RENDERER`` chooses explicitly: ``dot``, ``graphviz-pure``, or a path to an executable
+with ``dot``'s command line.  Stored notebook outputs come from one pinned renderer: ``make test``
+and ``scripts/build_notebooks.py`` set ``JAXPRLENS_RENDERER=graphviz-pure``.
 """
 from __future__ import annotations
 
@@ -49,12 +50,12 @@ def find_renderer() -> tuple[str, str]:
         if exe is None:
             raise RenderError(f"{ENV}=dot, but no `dot` is on PATH; unset {ENV} to use graphviz-pure")
         return "dot", exe
+    if choice == "" and shutil.which("dot"):
+        return "dot", shutil.which("dot")
     if choice in ("", PURE):
         exe = _pure_binary()
         if exe is not None:
             return PURE, exe
-        if choice == "" and shutil.which("dot"):
-            return "dot", shutil.which("dot")
         raise RenderError(f"graphviz-pure is not installed; {HOW_TO}")
     path = Path(choice).expanduser()
     if not (path.is_file() and os.access(path, os.X_OK)):

@@ -182,3 +182,24 @@ def test_break_here_toggles_a_breakpoint_on_the_highlighted_row():
     assert d.breakpoints.value == () and not d.stepper.breakpoints
     d.continue_button.click()
     assert d.stepper.done and d.here_button.disabled
+
+
+def test_keyboard_shortcuts_press_the_buttons():
+    d = debugger("func10")
+    assert len(d.key_events) == 2 and all(ev.watched_events == ["keydown"] for ev in d.key_events)
+    d._on_key({"type": "keydown", "key": "n"})
+    assert highlighted(d) == ["1"]
+    d._on_key({"type": "keydown", "key": "n"})
+    d._on_key({"type": "keydown", "key": "i"})
+    assert highlighted(d) == ["2/cond/0"]
+    d._on_key({"type": "keydown", "key": "b"})
+    assert highlighted(d) == ["2"]
+    d._on_key({"type": "keydown", "key": "n", "ctrlKey": True})    # Ctrl+N is not ours
+    d._on_key({"type": "keydown", "key": "x"})
+    assert highlighted(d) == ["2"]
+    d._on_key({"type": "keydown", "key": "c"})
+    assert d.stepper.done
+    d._on_key({"type": "keydown", "key": "n"})                     # disabled at the end: nothing happens
+    assert d.stepper.done and d.error is None
+    d._on_key({"type": "keydown", "key": "r"})
+    assert highlighted(d) == ["0"]

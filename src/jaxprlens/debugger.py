@@ -14,6 +14,11 @@ from .model import Lit, Program
 from .stepper import Stepper, source_context
 from .table import CSS, Table
 
+try:   # keyboard shortcuts; the debugger works without them
+    from ipyevents import Event
+except ImportError:  # pragma: no cover - ipyevents is a dependency
+    Event = None
+
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"
 SPARK = 32          # sparkline width in characters
@@ -220,16 +225,18 @@ class Debugger(widgets.VBox):
         self.error: str | None = None
         self._syncing = False
 
-        self.step_button = _button("Step", "run the current equation (a loop or call at once)", "step-forward")
-        self.into_button = _button("Step into", "enter the branch taken, the loop's cond/body or the call",
+        self.step_button = _button("Step", "run the current equation (a loop or call at once) [key n]",
+                                   "step-forward")
+        self.into_button = _button("Step into", "enter the branch taken, the loop's cond/body or the call [key i]",
                                    "sign-in")
-        self.out_button = _button("Step out", "finish this sub-jaxpr and return to its caller", "sign-out")
-        self.back_button = _button("Back", "undo the last move", "step-backward")
-        self.continue_button = _button("Continue", "run to the end or the next breakpoint", "play")
-        self.reset_button = _button("Reset", "back to the first equation", "refresh")
-        for button, action in ((self.step_button, self.stepper.step), (self.into_button, self.stepper.step_into),
-                               (self.out_button, self.stepper.step_out), (self.back_button, self.stepper.back),
-                               (self.continue_button, self.stepper.run), (self.reset_button, self.stepper.reset)):
+        self.out_button = _button("Step out", "finish this sub-jaxpr and return to its caller [key o]", "sign-out")
+        self.back_button = _button("Back", "undo the last move [key b]", "step-backward")
+        self.continue_button = _button("Continue", "run to the end or the next breakpoint [key c]", "play")
+        self.reset_button = _button("Reset", "back to the first equation [key r]", "refresh")
+        self.actions = {"n": (self.step_button, self.stepper.step), "i": (self.into_button, self.stepper.step_into),
+                        "o": (self.out_button, self.stepper.step_out), "b": (self.back_button, self.stepper.back),
+                        "c": (self.continue_button, self.stepper.run), "r": (self.reset_button, self.stepper.reset)}
+        for button, action in self.actions.values():
             button.on_click(lambda _b, action=action: self._act(action))
 
         self.slider = widgets.IntSlider(value=0, min=0, max=len(program.eqns), description="position",
@@ -258,7 +265,14 @@ class Debugger(widgets.VBox):
                                 self.continue_button, self.reset_button, self.here_button])
         controls = widgets.HBox([self.slider, self.stop_on_nan])
         breaks = widgets.HBox([self.breakpoints, self.break_primitives])
-        super().__init__(children=[buttons, controls, breaks, self.crumbs, self.table, self.values, self.source])
+        state = widgets.VBox([self.crumbs, self.table, self.values, self.source])
+        super().__init__(children=[buttons, controls, breaks, state])
+        # Keys work while the pointer is over the buttons or the state panels (not the breakpoint box,
+        # so typing a primitive name there does not step).
+        self.key_events = [] if Event is None else [
+            Event(source=w, watched_events=["keydown"], prevent_default_action=True) for w in (buttons, state)]
+        for ev in self.key_events:
+            ev.on_dom_event(self._on_key)
         self._refresh()
 
     # ---------------------------------------------------------- actions
@@ -269,6 +283,14 @@ class Debugger(widgets.VBox):
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
             self.error = f"{type(exc).__name__}: {exc}"
         self._refresh()
+
+    def _on_key(self, event: dict):
+        """n/i/o/b/c/r press Step, Step into, Step out, Back, Continue, Reset (when enabled)."""
+        if event.get("type") != "keydown" or event.get("ctrlKey") or event.get("altKey") or event.get("metaKey"):
+            return
+        button, action = self.actions.get(str(event.get("key", "")).lower(), (None, None))
+        if button is not None and not button.disabled:
+            self._act(action)
 
     def _on_slider(self, change):
         if not self._syncing:

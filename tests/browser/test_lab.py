@@ -190,6 +190,14 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     assert value("f") == [1.0] * 16                            # mul f 3.0: f is the constant ones
     assert out.locator("td:text-is('output of 2/body/1 (mul)')").count() == 0
 
+    cells = page.locator(".jp-Notebook .jp-Cell").count()     # keyboard: n = Step, b = Back (ipyevents)
+    frame.hover()
+    page.keyboard.press("n")
+    at("2/body/2")
+    page.keyboard.press("b")
+    at("2/body/1")
+    assert page.locator(".jp-Notebook .jp-Cell").count() == cells   # JupyterLab's own `b` did not fire
+
     button["Continue"].click()                                 # to the end
     crumbs.filter(has_text="done").wait_for(timeout=20_000)
     assert button["Step"].is_disabled()

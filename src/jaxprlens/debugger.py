@@ -263,7 +263,10 @@ class Debugger(widgets.VBox):
         self.source = widgets.HTML()
         buttons = widgets.HBox([self.step_button, self.into_button, self.out_button, self.back_button,
                                 self.continue_button, self.reset_button, self.here_button])
-        controls = widgets.HBox([self.slider, self.stop_on_nan])
+        hint = widgets.HTML('<span class="jl-note" title="keyboard shortcuts">keys (pointer over the debugger): '
+                            "n step · i into · o out · b back · c continue · r reset</span>"
+                            if self.key_events_supported() else "")
+        controls = widgets.HBox([self.slider, self.stop_on_nan, hint])
         breaks = widgets.HBox([self.breakpoints, self.break_primitives])
         state = widgets.VBox([self.crumbs, self.table, self.values, self.source])
         super().__init__(children=[buttons, controls, breaks, state])
@@ -283,6 +286,10 @@ class Debugger(widgets.VBox):
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
             self.error = f"{type(exc).__name__}: {exc}"
         self._refresh()
+
+    @staticmethod
+    def key_events_supported() -> bool:
+        return Event is not None
 
     def _on_key(self, event: dict):
         """n/i/o/b/c/r press Step, Step into, Step out, Back, Continue, Reset (when enabled)."""

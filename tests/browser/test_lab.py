@@ -183,6 +183,7 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     assert value("j") == [2.0] * 16
     assert value("l") == [3.0] * 16
     assert value("l", "output of 2/body/1 (mul)") == [3.0] * 16
+    out.screenshot(path=str(harness.OUTPUT / "debugger_in_loop_body.png"))   # inside the loop, with values
 
     button["Back"].click()                                     # Back restores the previous position
     at("2/body/1")

@@ -172,8 +172,8 @@ def test_bad_transform_and_options():
         jaxprlens.trace(lambda i: jnp.sum(i * 2), jnp.arange(3)).transform("grad")
     with pytest.raises(ValueError, match="in_axes has 1 entries"):
         p.transform("vmap", in_axes=(0,))
-    with pytest.raises(ValueError, match="functools.partial"):
-        jaxprlens.trace(SEEDS["func10"][0], *SEEDS["func10"][1], static_argnums=1).transform("jvp")
+    with pytest.raises(ValueError, match=r"argument 1 is static \(static_argnums\), so grad cannot take it"):
+        jaxprlens.trace(SEEDS["func10"][0], *SEEDS["func10"][1], static_argnums=1).transform("grad", argnums=1)
     with pytest.raises(ValueError, match="from_jaxpr"):
         jaxprlens.from_jaxpr(jax.make_jaxpr(SEEDS["func1"][0])(*SEEDS["func1"][1])).transform("grad")
 
@@ -280,13 +280,44 @@ def test_magic_lower_and_compiled(ip):
     assert "optimized HLO" in text and "→ L" in text
 
 
+FUNC10_STATIC_CELL = """import jax.numpy as jnp
+def powers(x, n):
+    for _ in range(n):
+        x = x * x
+    return jnp.sum(x)
+powers(jnp.arange(3.), 3)"""
+
+
 def test_magic_bad_transform(ip):
     with pytest.raises(UsageError, match="unknown transformation 'gard'.*grad.*vmap.*hessian"):
         ip.run_cell_magic("jaxpr", "--transform gard", FUNC11_CELL)
     with pytest.raises(UsageError, match="--in-axes does not apply to grad; it applies to vmap"):
         ip.run_cell_magic("jaxpr", "--transform grad --in-axes 0", FUNC11_CELL)
-    with pytest.raises(UsageError, match="static-argnums"):
-        ip.run_cell_magic("jaxpr", "--transform jvp --static-argnums 1", FUNC11_CELL)
+    with pytest.raises(UsageError, match="argument 1 is static"):
+        ip.run_cell_magic("jaxpr", "--transform grad --argnums 1 --static-argnums 1", FUNC11_CELL)
+
+
+def test_transform_keeps_static_arguments():
+    def f(x, n, scale):
+        for _ in range(n):              # Python loop over a static int: unrolled at trace time
+            x = jnp.sin(x) * scale
+        return jnp.sum(x)
+    x = jnp.arange(3.)
+    p = jaxprlens.trace(f, x, 2, 1.5, static_argnums=1)
+    assert p.static == {1: 2}
+    g = p.transform("grad", argnums=2)             # argnums count positions as the call is written
+    expected = jax.make_jaxpr(jax.grad(f, argnums=2), static_argnums=1)(x, 2, 1.5)
+    assert str(g) == expected.pretty_print(use_color=False)
+    np.testing.assert_allclose(g.stepper().run().outputs, jax.grad(f, argnums=2)(x, 2, 1.5), rtol=1e-5)
+    v = p.transform("vmap", in_axes="0,None,None")  # one entry per positional argument, static included
+    assert v.invars[0].type == "f32[2,3]"
+    np.testing.assert_allclose(v.stepper().run().outputs, jax.vmap(lambda x: f(x, 2, 1.5))(jnp.stack([x, x])),
+                               rtol=1e-5)
+
+
+def test_magic_transform_with_static_argnums(ip):
+    view = ip.run_cell_magic("jaxpr", "--transform grad --static-argnums 1", FUNC10_STATIC_CELL)
+    assert [e.primitive for e in view.program.eqns].count("mul") >= 3
 
 
 def test_every_transform_is_listed():

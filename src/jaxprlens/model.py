@@ -112,6 +112,7 @@ class Program:
     text: str = field(default="", repr=False)
     in_paths: list = field(default_factory=list)     # Python path of each invar (top level only)
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
+    static: dict = field(default_factory=dict)       # static positional args {position: value}
 
     def __str__(self) -> str:
         return self.text or _jax.print_jaxpr(self.jaxpr).text
@@ -375,6 +376,7 @@ def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
     program = _Builder(printed.names).program(closed, ())
     program.text = printed.text
     program.fn, program.args = fn, tuple(flat_args)
+    program.static = {i: args[i] for i in static}
     program.in_tree, program.out_tree = in_tree, out_tree
     if len(in_paths) == len(program.invars):
         program.in_paths = in_paths

@@ -3,6 +3,7 @@ side-by-side comparison that aligns original and transformed equations by source
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import os
 
@@ -22,19 +23,68 @@ BATCH = 2    # vmap: each mapped argument is stacked this many times along its a
 # ---------------------------------------------------------------- rebuilding the call
 
 def call_args(program: Program) -> tuple[tuple, dict]:
-    """The original ``(args, kwargs)`` of a traced program (static arguments were not kept)."""
+    """The traced ``(args, kwargs)`` of a program: its positional args without the static ones."""
     if program.fn is None or program.in_tree is None:
         raise ValueError("this program has no Python function (made by from_jaxpr?); "
                          "trace it with jaxprlens.trace(f, *args) to transform it")
     args, kwargs = jax.tree_util.tree_unflatten(program.in_tree, list(program.args))
     try:
-        inspect.signature(program.fn).bind(*args, **kwargs)
+        inspect.signature(program.fn).bind(*_with_static(program.static, args), **kwargs)
     except TypeError as e:
-        raise ValueError(f"cannot rebuild the call of {_name(program.fn)} ({e}); static arguments are not kept "
-                         "by the trace: bind them with functools.partial(f, ...) and trace that") from None
+        raise ValueError(f"cannot rebuild the call of {_name(program.fn)} ({e}); "
+                         "trace it again with jaxprlens.trace(f, *args)") from None
     except ValueError:
         pass      # no signature to check (builtins, some C callables)
     return tuple(args), dict(kwargs)
+
+
+def _with_static(static: dict, dynamic) -> list:
+    """The full positional args: the static values at their positions, the traced ones between."""
+    it = iter(dynamic)
+    return [static[i] if i in static else next(it) for i in range(len(static) + len(dynamic))]
+
+
+def _dynamic_fn(program: Program):
+    """The traced function of the traced (non-static) args only, static values closed over."""
+    if not program.static:
+        return program.fn
+    fn, static = program.fn, dict(program.static)
+
+    def dynamic(*args, **kwargs):
+        return fn(*_with_static(static, args), **kwargs)
+    dynamic.__name__ = _name(fn)
+    return dynamic
+
+
+def _dynamic_positions(program: Program, name: str, options: dict, n_traced: int) -> dict:
+    """``argnums``/``in_axes`` count all positional args (as the user wrote the call); the rules see
+    the traced args only, so drop the static positions."""
+    static = program.static
+    if not static:
+        return options
+    out = dict(options)
+    argnums = options.get("argnums")
+    if argnums is not None:
+        if isinstance(argnums, str):
+            try:
+                argnums = tuple(int(x) for x in argnums.replace(" ", "").split(",") if x)
+            except ValueError:
+                raise ValueError(f"--argnums takes comma-separated integers such as 0 or 0,1; "
+                                 f"got {argnums!r}") from None
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for i in nums:
+            if i in static:
+                raise ValueError(f"argument {i} is static (static_argnums), so {name} cannot take it; "
+                                 "choose a traced argument")
+        out["argnums"] = tuple(i - sum(1 for s in static if s < i) for i in nums)
+    in_axes, n_all = options.get("in_axes"), len(static) + n_traced
+    if isinstance(in_axes, str):
+        parts = [x.strip() for x in in_axes.split(",") if x.strip()]
+        if len(parts) == n_all:
+            out["in_axes"] = ",".join(x for i, x in enumerate(parts) if i not in static)
+    elif isinstance(in_axes, (tuple, list)) and len(in_axes) == n_all:
+        out["in_axes"] = tuple(a for i, a in enumerate(in_axes) if i not in static)
+    return out
 
 
 def _name(fn) -> str:
@@ -217,7 +267,9 @@ def transform(program: Program, name: str, **options) -> Program:
     if extra:
         raise ValueError(f"{name} does not take {', '.join(extra)} (it takes {sorted(allowed) or 'no options'})")
     args, kwargs = call_args(program)
-    fn, targs, tkwargs = rule(program, args, kwargs, **{k: v for k, v in options.items() if k in allowed})
+    options = _dynamic_positions(program, name, options, len(args))
+    base = dataclasses.replace(program, fn=_dynamic_fn(program), static={})
+    fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in options.items() if k in allowed})
     result = trace(fn, *targs, **tkwargs)
     for eqn in result.walk():
         frame = _jax.user_frame(eqn.raw) if eqn.source else None
@@ -352,9 +404,6 @@ def _side_html(eqn: Eqn, kind: str) -> str:
 
 def transform_view(program: Program, args):
     """The view for ``%%jaxpr --transform NAME [--argnums ..] [--in-axes ..] [--compare]``."""
-    if getattr(args, "static_argnums", None):
-        raise ValueError("--transform cannot rebuild calls with --static-argnums (static values are not kept); "
-                         "bind static arguments with functools.partial(f, ...) and call that in the cell")
     name = args.transform
     if name not in TRANSFORMS:
         raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")

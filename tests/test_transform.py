@@ -323,3 +323,12 @@ def test_magic_transform_with_static_argnums(ip):
 def test_every_transform_is_listed():
     assert list(TRANSFORMS) == ["grad", "jvp", "vjp", "vmap", "linearize", "transpose", "jacfwd", "jacrev",
                                 "hessian"]
+
+
+def test_transformed_program_says_what_it_is():
+    p = program("func7").transform("vmap")
+    assert p.title == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"
+    assert p.table().text().splitlines()[0] == p.title
+    caption = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser").select_one("caption")
+    assert caption.get_text().startswith("vmap(func7): a batch of 2") and "signature" in caption.get_text()
+    assert program("func1").transform("grad").title == "grad(func1)"

@@ -113,6 +113,7 @@ class Program:
     in_paths: list = field(default_factory=list)     # Python path of each invar (top level only)
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
     static: dict = field(default_factory=dict)       # static positional args {position: value}
+    title: str = ""                                  # what it is, when not the traced call itself
 
     def __str__(self) -> str:
         return self.text or _jax.print_jaxpr(self.jaxpr).text

@@ -103,7 +103,8 @@ class Table(View):
         n = count_eqns(p)
         total = f"{len(p.eqns)} {t('equations', lang)}" + (
             f", {n} {t('in_all', lang)}" if n != len(p.eqns) else "")
-        return (f'<table class="jl-sig" data-path="{html(path_id(p.path))}"><caption>{t("signature", lang)}: '
+        title = f"{html(p.title)} — " if p.title else ""
+        return (f'<table class="jl-sig" data-path="{html(path_id(p.path))}"><caption>{title}{t("signature", lang)}: '
                 f"{html(total)}</caption>{''.join(rows)}</table>")
 
     def _header(self) -> str:
@@ -199,7 +200,8 @@ class Table(View):
 
     # -------------------------------------------------------------- text
     def text(self) -> str:
-        return "\n".join(self._text_lines(self.program, 0))
+        title = [self.program.title] if self.program.title else []
+        return "\n".join(title + self._text_lines(self.program, 0))
 
     def _text_lines(self, p: Program, depth: int, binding: list | None = None) -> list[str]:
         lang, pad = self.lang, "  " * depth

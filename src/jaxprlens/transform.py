@@ -252,6 +252,16 @@ TRANSFORMS = {
 }
 
 
+# What the transformed program's inputs are, said in its title.
+INPUTS_NOTE = {
+    "vmap": ": a batch of 2, each mapped argument stacked twice along its axis",
+    "jvp": ": inputs are the primals, then tangents of ones",
+    "linearize": ": the linear map, applied to tangents of ones",
+    "vjp": ": the pullback, applied to a cotangent of ones",
+    "transpose": ": the transposed linear map, applied to a cotangent of ones",
+}
+
+
 def transform(program: Program, name: str, **options) -> Program:
     """``program.transform("grad", argnums=0)``: the traced program of the transformed function.
 
@@ -271,6 +281,7 @@ def transform(program: Program, name: str, **options) -> Program:
     base = dataclasses.replace(program, fn=_dynamic_fn(program), static={})
     fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in options.items() if k in allowed})
     result = trace(fn, *targs, **tkwargs)
+    result.title = describe(name, program, options) + INPUTS_NOTE.get(name, "")
     for eqn in result.walk():
         frame = _jax.user_frame(eqn.raw) if eqn.source else None
         if frame is not None and os.path.abspath(frame.file).startswith(_PKG_DIR + os.sep):

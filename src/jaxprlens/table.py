@@ -185,16 +185,19 @@ class Table(View):
             i += n
         return " ".join(out)
 
-    def _sub_html(self, eqn: Eqn, sub) -> str:
-        binding = []
+    def _binding(self, eqn: Eqn, sub) -> list[str]:
+        """For each binder of ``sub``: ``bound from c (body const)``, or "" when not bound from outside."""
+        out = []
         for j in sub.in_map:
             if j is None:
-                binding.append("")
+                out.append("")
             else:
-                a = eqn.invars[j]
                 role = eqn.roles.of_operand(j) if eqn.roles else "operand"
-                binding.append(f"{t('bound_from', self.lang)} {a.name} ({role_word(role, 1, self.lang)})")
-        inner = self._signature_html(sub.program, binding) + self._eqns_html(sub.program)
+                out.append(f"{t('bound_from', self.lang)} {eqn.invars[j].name} ({role_word(role, 1, self.lang)})")
+        return out
+
+    def _sub_html(self, eqn: Eqn, sub) -> str:
+        inner = self._signature_html(sub.program, self._binding(eqn, sub)) + self._eqns_html(sub.program)
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
                 f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub.label)}</summary>{inner}</details>")
 
@@ -209,8 +212,11 @@ class Table(View):
         for v, value in zip(p.constvars, p.consts):
             lines.append(f"{pad}{t('constvar', lang)}: {v.name}:{v.type} = {_fmt_value(value)}")
         for i, v in enumerate(p.invars):
-            where = (binding[i] if binding and binding[i] else v.path) or ""
-            lines.append(f"{pad}{t('inputs_title', lang)}: {v.name}:{v.type}" + (f"  ({where})" if where else ""))
+            if binding and binding[i]:
+                where = f"  {binding[i]}"
+            else:
+                where = f"  ({v.path})" if v.path else ""
+            lines.append(f"{pad}{t('inputs_title', lang)}: {v.name}:{v.type}{where}")
         for i, v in enumerate(p.outvars):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             lines.append(f"{pad}{t('results', lang)}: {v.name}:{v.type}" + (f"  ({path})" if path else ""))
@@ -232,20 +238,10 @@ class Table(View):
                 lines.append(f"{pad}       {t('roles', lang)}: {eqn.roles.summary(lang)}")
             for sub in eqn.subs:
                 lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.label}:")
-                lines.extend(self._text_lines(sub.program, depth + 3, self._binding_text(eqn, sub)))
+                lines.extend(self._text_lines(sub.program, depth + 3, self._binding(eqn, sub)))
         if self._total_text(p):
             lines.append(f"{pad}{self._total_text(p)}")
         return lines
-
-    def _binding_text(self, eqn: Eqn, sub) -> list:
-        out = []
-        for j in sub.in_map:
-            if j is None:
-                out.append("")
-            else:
-                role = eqn.roles.of_operand(j) if eqn.roles else "operand"
-                out.append(f"{t('bound_from', self.lang)} {eqn.invars[j].name}, {role_word(role, 1, self.lang)}")
-        return out
 
 
 def shown_params(eqn: Eqn) -> list:

@@ -1,111 +1,43 @@
 """Drive %%jaxpr / %jaxpr as a user does, through a real IPython shell."""
 import inspect
-import textwrap
 
 import jax
 import pytest
 from bs4 import BeautifulSoup
 from IPython.core.error import UsageError
 
+import seeds
 from jaxprlens.magic import JaxprMagics
 from jaxprlens.table import Table
 from jaxprlens.text import TextView
 
-SEED_CELLS = {
-    "func1": """
-        import jax.numpy as jnp
-        def func1(first, second):
-            temp = first + jnp.sin(second) * 3.
-            return jnp.sum(temp)
-        func1(jnp.zeros(8), jnp.ones(8))""",
-    "func3": """
-        import jax.numpy as jnp
-        def func2(inner, first, second):
-            temp = first + inner(second) * 3.
-            return jnp.sum(temp)
-        def inner(second):
-            if second.shape[0] > 4:
-                return jnp.sin(second)
-            else:
-                assert False
-        def func3(first, second):
-            return func2(inner, first, second)
-        func3(jnp.zeros(8), jnp.ones(8))""",
-    "func4": """
-        import jax.numpy as jnp
-        def func4(arg):  # The arg is a pair.
-            temp = arg[0] + jnp.sin(arg[1]) * 3.
-            return jnp.sum(temp)
-        func4((jnp.zeros(8), jnp.ones(8)))""",
-    "one_of_three": """
-        from jax import lax
-        def one_of_three(index, arg):
-            return lax.switch(index, [lambda x: x + 1.,
-                                      lambda x: x - 2.,
-                                      lambda x: x + 3.],
-                              arg)
-        one_of_three(1, 5.)""",
-    "func7": """
-        from jax import lax
-        def func7(arg):
-            return lax.cond(arg >= 0.,
-                            lambda xtrue: xtrue + 3.,
-                            lambda xfalse: xfalse - 3.,
-                            arg)
-        func7(5.)""",
-    "func8": """
-        from jax import lax
-        import jax.numpy as jnp
-        def func8(arg1, arg2):  # Where `arg2` is a pair.
-            return lax.cond(arg1 >= 0.,
-                            lambda xtrue: xtrue[0],
-                            lambda xfalse: jnp.array([1]) + xfalse[1],
-                            arg2)
-        func8(5., (jnp.zeros(1), 2.))""",
-    "func10": """
-        import numpy as np
-        import jax.numpy as jnp
-        from jax import lax
-        def func10(arg, n):
-            ones = jnp.ones(arg.shape)  # A constant.
-            return lax.fori_loop(0, n,
-                                 lambda i, carry: carry + ones * 3. + arg,
-                                 arg + ones)
-        func10(np.ones(16), 5)""",
-    "func11": """
-        import numpy as np
-        import jax.numpy as jnp
-        from jax import lax
-        def func11(arr, extra):
-            ones = jnp.ones(arr.shape)  # A constant.
-            def body(carry, aelems):
-                ae1, ae2 = aelems
-                return (carry + ae1 * ae2 + extra, carry)
-            return lax.scan(body, 0., (arr, ones))
-        func11(np.ones(16), 5.)""",
-    "func12": """
-        import jax
-        import jax.numpy as jnp
-        def func12(arg):
-            @jax.jit
-            def inner(x):
-                return x + arg * jnp.ones(1)  # Include a constant in the inner function.
-            return arg + inner(arg - 2.)
-        func12(1.)""",
+HEADER = "import jax, numpy as np, jax.numpy as jnp\nfrom jax import lax\n"
+
+# Each seed cell is the article's own source (tests/seeds.py) followed by the call the article traces.
+SEED_CALLS = {
+    "func1": (["func1"], "func1(jnp.zeros(8), jnp.ones(8))"),
+    "func3": (["func2", "inner", "func3"], "func3(jnp.zeros(8), jnp.ones(8))"),
+    "func4": (["func4"], "func4((jnp.zeros(8), jnp.ones(8)))"),
+    "one_of_three": (["one_of_three"], "one_of_three(1, 5.)"),
+    "func7": (["func7"], "func7(5.)"),
+    "func8": (["func8"], "func8(5., (jnp.zeros(1), 2.))"),
+    "func10": (["func10"], "func10(np.ones(16), 5)"),
+    "func11": (["func11"], "func11(np.ones(16), 5.)"),
+    "func12": (["func12"], "func12(1.)"),
 }
 
 
 def cell(name):
-    return textwrap.dedent(SEED_CELLS[name]).strip("\n")
+    functions, call = SEED_CALLS[name]
+    return HEADER + "".join(inspect.getsource(getattr(seeds, f)) for f in functions) + call
 
 
 def rows(view):
     return BeautifulSoup(view._repr_mimebundle_()["text/html"], "html.parser").select("tr.jl-row")
 
 
-@pytest.mark.parametrize("name", sorted(SEED_CELLS))
+@pytest.mark.parametrize("name", sorted(SEED_CALLS))
 def test_seed_cells_render_and_match_printer(ip, name):
-    import seeds
     view = ip.run_cell_magic("jaxpr", "", cell(name))
     assert isinstance(view, Table)
     fn, args = seeds.SEEDS[name]
@@ -121,7 +53,7 @@ def test_cell_lines_are_relative_to_the_cell(ip):
     view = ip.run_cell_magic("jaxpr", "", cell("func1"))
     assert view.text().splitlines()[3:5] == [
         "  0  c:f32[8] = sin b",
-        "       cell line 3: temp = first + jnp.sin(second) * 3.  — Sine of each element (in radians).",
+        "       cell line 4: temp = first + jnp.sin(second) * 3.  — Sine of each element (in radians).",
     ]
 
 

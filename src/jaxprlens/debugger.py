@@ -9,6 +9,7 @@ import ipywidgets as widgets
 import jax
 import numpy as np
 
+from .display import array_text
 from .escape import html
 from .model import Lit, Program
 from .stepper import Stepper, source_context
@@ -78,8 +79,7 @@ def describe(value) -> dict:
                              f"mean {_num(finite.mean())}  NaN {nan}")
         else:
             info["stats"] = f"NaN {nan}"
-    with np.printoptions(threshold=SMALL, edgeitems=3, precision=5, suppress=True, linewidth=100):
-        info["value"] = np.array2string(arr, separator=", ") if arr.ndim else str(arr.item())
+    info["value"] = array_text(arr, SMALL, precision=5, one_line=False, linewidth=100)
     if arr.size > SMALL and arr.dtype.kind == "f":
         info["spark"] = sparkline(arr)
     return info

@@ -12,10 +12,6 @@ from .table import shown_params
 MARK = {"same": " ", "added": "+", "removed": "-", "changed": "~"}
 
 
-def _depth(eqn: Eqn) -> int:
-    return sum(1 for x in eqn.path if isinstance(x, str))
-
-
 def _where(eqn: Eqn) -> tuple:
     """The nesting an equation sits in, without indices: ``("body",)`` inside a while body."""
     return tuple(x for x in eqn.path if isinstance(x, str))
@@ -92,7 +88,7 @@ class Diff(View):
             body = eqn_line(eqn, 40)
             if status == "changed":
                 body = f"{eqn_line(ea, 40)}  →  {eqn_line(eb, 40)}  ({', '.join(what)})"
-            lines.append(f"{MARK[status]} {left:>9} {right:>9}  {'  ' * _depth(eqn)}{body}")
+            lines.append(f"{MARK[status]} {left:>9} {right:>9}  {'  ' * eqn.depth}{body}")
         return "\n".join(lines)
 
     def html(self) -> str:
@@ -101,7 +97,7 @@ class Diff(View):
         la, lb = self.labels
         rows = []
         for status, ea, eb, what in self._shown():
-            pad = "  " * _depth(eb or ea)
+            pad = "  " * (eb or ea).depth
             left = f'<td class="jl-eq" data-eqn="{html(ea.id)}">{pad}{html(ea.id)}  {html(eqn_line(ea))}</td>' \
                 if ea else "<td></td>"
             right = f'<td class="jl-eq" data-eqn="{html(eb.id)}">{pad}{html(eb.id)}  {html(eqn_line(eb))}</td>' \

@@ -1,6 +1,8 @@
 """The display protocol shared by every view: ``text()`` and ``html()`` make the mimebundle."""
 from __future__ import annotations
 
+import numpy as np
+
 
 class View:
     """A view returns data from ``_repr_mimebundle_`` (always with ``text/plain``), with no side effects."""
@@ -19,3 +21,21 @@ class View:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/plain": self.text(), "text/html": self.html()}
+
+
+def shorten(text: str, n: int) -> str:
+    """``text`` cut to ``n`` characters, ending in ``…`` when cut."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def array_text(value, limit: int, edgeitems: int = 3, precision: int = 4, one_line: bool = True,
+               linewidth: int = 75) -> str:
+    """An array as NumPy prints it with ``limit`` elements before summarising (``[1., ..., 9.]``);
+    a scalar as its item.  Deterministic (fixed print options), on one line unless asked."""
+    arr = np.asarray(value)
+    if not arr.ndim:
+        return str(arr.item())
+    with np.printoptions(threshold=limit, edgeitems=min(edgeitems, limit), precision=precision,
+                         suppress=True, linewidth=linewidth):
+        text = np.array2string(arr, separator=", ")
+    return " ".join(text.split()) if one_line else text

@@ -10,9 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 import graphviz
-import numpy as np
 
 from . import render
+from .display import array_text, shorten
 from .escape import dot, html
 from .i18n import role_word
 from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, kind_of, missing_html
@@ -43,7 +43,7 @@ def key_params(eqn) -> list:
 
 
 def _short(text: str, n: int = PARAM_CHARS) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    return shorten(text, n)
 
 
 def _lines(*parts: str) -> str:
@@ -63,10 +63,7 @@ def eqn_label(eqn) -> str:
 
 
 def _preview(value) -> str:
-    arr = np.asarray(value)
-    with np.printoptions(threshold=4, edgeitems=2, precision=4, suppress=True):
-        text = np.array2string(arr, separator=", ") if arr.ndim else str(arr.item())
-    return _short(" ".join(text.split()), 30)
+    return shorten(array_text(value, 4, edgeitems=2), 30)
 
 
 def select(program: Program, path) -> tuple:

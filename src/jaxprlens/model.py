@@ -85,6 +85,11 @@ class Eqn:
         return path_id(self.path)
 
     @property
+    def depth(self) -> int:
+        """How deeply nested the equation is: 0 at top level, 1 inside a while body, ..."""
+        return sum(1 for x in self.path if isinstance(x, str))
+
+    @property
     def jax_primitive(self):
         return self.raw.primitive
 

@@ -18,7 +18,7 @@ import jax.extend.core as jex
 import numpy as np
 
 from .cost import Costs, costs, si
-from .display import View
+from .display import View, array_text
 from .escape import html
 from .model import Lit, Program
 
@@ -156,10 +156,8 @@ def value_text(value, small: int = SMALL) -> str:
         return str(arr.item())
     type_ = f"{arr.dtype}{list(arr.shape)}"
     if arr.size <= small:
-        with np.printoptions(threshold=small + 1, precision=4, suppress=True):
-            return f"{type_} " + " ".join(np.array2string(arr, separator=", ").split())
-    with np.printoptions(threshold=6, edgeitems=3, precision=4, suppress=True):
-        preview = " ".join(np.array2string(arr, separator=", ").split())
+        return f"{type_} {array_text(arr, small + 1)}"
+    preview = array_text(arr, 6)
     if np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating):
         stats = f"min {arr.min():.4g}, max {arr.max():.4g}, mean {arr.mean():.4g}"
         return f"{type_} {{{stats}}} {preview}"

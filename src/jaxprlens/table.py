@@ -1,9 +1,7 @@
 """The annotated table view: one row per equation, with types, params, source, meaning and roles."""
 from __future__ import annotations
 
-import numpy as np
-
-from .display import View
+from .display import View, array_text, shorten
 from .escape import html
 from .explain import explain
 from .i18n import LANGS, role_word, t
@@ -38,11 +36,8 @@ CSS = """
 """
 
 
-def _fmt_value(value, limit: int = PREVIEW) -> str:
-    arr = np.asarray(value)
-    with np.printoptions(threshold=limit, edgeitems=min(3, limit), precision=4, suppress=True):
-        text = np.array2string(arr, separator=", ") if arr.ndim else str(arr.item())
-    return " ".join(text.split())
+def _fmt_value(value) -> str:
+    return array_text(value, PREVIEW)
 
 
 def atom_html(a, constvars: set) -> str:
@@ -252,7 +247,7 @@ def shown_params(eqn: Eqn) -> list:
 
 def _short(text: str) -> str:
     text = text.replace("\r\n", "\\n").replace("\n", "\\n")   # one row per equation (debug_print's fmt)
-    return text if len(text) <= FOLD else text[: FOLD - 1] + "…"
+    return shorten(text, FOLD)
 
 
 def _where(src, lang: str) -> str:

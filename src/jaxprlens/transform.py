@@ -319,10 +319,6 @@ def eqn_line(eqn: Eqn, limit: int = 60) -> str:
     return f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "") + (f" {ins}" if ins else "")
 
 
-def _depth(eqn: Eqn) -> int:
-    return sum(1 for x in eqn.path if isinstance(x, str))
-
-
 def flops_text(program: Program) -> str | None:
     """Total FLOPs from ``jaxprlens.cost`` when it is available (it is optional here)."""
     try:
@@ -401,13 +397,13 @@ class Compare(View):
 
 def _side_text(eqn: Eqn, new: bool = False) -> str:
     mark = "+ " if new else ""
-    return f"{mark}{'  ' * _depth(eqn)}{eqn.id}  {eqn_line(eqn, 24)}"
+    return f"{mark}{'  ' * eqn.depth}{eqn.id}  {eqn_line(eqn, 24)}"
 
 
 def _side_html(eqn: Eqn, kind: str) -> str:
     cls = "jl-eq jl-new" if kind == "new" else "jl-eq"
     ns = f' <span class="jl-ns">[{html(eqn.name_stack)}]</span>' if eqn.name_stack else ""
-    return (f'<div class="{cls}" data-eqn="{html(eqn.id)}" data-side="{kind}">{"  " * _depth(eqn)}'
+    return (f'<div class="{cls}" data-eqn="{html(eqn.id)}" data-side="{kind}">{"  " * eqn.depth}'
             f"{html(eqn.id)}  {html(eqn_line(eqn))}{ns}</div>")
 
 
@@ -438,10 +434,5 @@ def transform_view(program: Program, args):
     return build_view(transformed, inner)
 
 
-def lowering_view(program: Program, compiled: bool = False):
-    from .lowering import lowering_view as view
-    return view(program, compiled=compiled)
-
-
-__all__ = ["TRANSFORMS", "transform", "alignment", "Compare", "transform_view", "lowering_view",
+__all__ = ["TRANSFORMS", "transform", "alignment", "Compare", "transform_view",
            "call_args", "eqn_line"]

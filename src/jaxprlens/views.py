@@ -46,7 +46,7 @@ def build_view(program, args):
     if args.graph:
         parts.append(program.graph(depth=args.depth, max_nodes=args.max_nodes, path=args.path))
     if getattr(args, "lower", False) or getattr(args, "compiled", False):
-        from .transform import lowering_view
+        from .lowering import lowering_view
         parts.append(lowering_view(program, compiled=args.compiled))
     if args.run:
         parts.append(program.run(device=args.device, repeat=args.repeat))

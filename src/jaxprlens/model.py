@@ -198,9 +198,6 @@ def param_text(value: Any) -> str:
     if type(value).__name__ == "WrappedFun":    # custom_jvp's jvp: str() is a multi-line dump
         info = getattr(value, "debug_info", None)
         return f"<function {getattr(info, 'func_name', None) or '?'}>"
-    name = getattr(value, "__name__", None) if callable(value) and not isinstance(value, type) else None
-    if name and type(value).__name__ == "function":
-        return f"<function {name}>"
     return _ADDRESS.sub("", str(value))
 
 

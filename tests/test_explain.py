@@ -17,12 +17,34 @@ from jaxprlens.explain import explain, explain_rules
      "以操作数为参数调用经 jit 编译的子 jaxpr（name）。"),
     ("while", "Runs body_jaxpr while cond_jaxpr is true; operands: cond consts, body consts, carry.",
      "当 cond_jaxpr 为真时反复运行 body_jaxpr；操作数依次为条件常量、循环体常量和循环状态。"),
+    ("cond", "Runs branches[index]; an out-of-range index runs the last (lax.switch clamps it first, with clamp).",
+     "运行 branches[index]；索引越界时运行最后一个分支（lax.switch 会先用 clamp 方程钳制索引）。"),
+    ("clamp", "Clips x into [min, max] elementwise; operands min, x, max (lax.switch clamps its index so).",
+     "逐元素把 x 钳制到 [min, max] 内；操作数顺序为 min、x、max（lax.switch 就这样钳制分支索引）。"),
 ])
 def test_exact_entries(name, en, zh):
     assert explain_rules[name] == (en, zh)
     assert explain(name) == en
     assert explain(name, "en") == en
     assert explain(name, lang="zh") == zh
+
+
+def _switch3(i, x):
+    return lax.switch(i, [lambda v: v + 1.0, lambda v: v - 2.0, lambda v: v + 3.0], x)
+
+
+@pytest.mark.parametrize("index, branch", [(-3, 2), (-1, 2), (0, 0), (1, 1), (2, 2), (7, 2)])
+def test_cond_runs_the_last_branch_out_of_range_and_switch_clamps(index, branch):
+    # What the cond and clamp entries claim: cond itself does not clamp (an index out of range runs the
+    # last branch, as XLA's case does); lax.switch clamps first with its own clamp equation.
+    closed = jax.make_jaxpr(_switch3)(1, 5.0)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["convert_element_type", "clamp", "cond"]
+    params = closed.jaxpr.eqns[-1].params
+    cond_p = jax.extend.core.primitives.cond_p
+    direct = [float(v) for v in cond_p.bind(jnp.int32(index), jnp.float32(5.0), **params)]
+    assert direct == [float(_switch3(branch, 5.0))]
+    switched = float(_switch3(index, 5.0))
+    assert switched == float(_switch3(min(max(index, 0), 2), 5.0))
 
 
 def test_unknown_lang_falls_back_to_english():

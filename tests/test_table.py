@@ -1,3 +1,4 @@
+import json
 import textwrap
 
 import jax
@@ -100,16 +101,78 @@ def test_source_and_explanation_columns():
     s = soup(traced("func1").table())
     row = s.select_one('tr[data-eqn="3"]')
     assert row.select_one(".jl-src").get_text(" ", strip=True) == "seeds.py line 10: return jnp.sum(temp)"
-    assert row.select_one(".jl-explain").get_text() == "Sums the operand over the dimensions in `axes`."
+    explain = row.select_one(".jl-explain")
+    assert explain.get_text() == "Sums the operand over the dimensions in axes."
+    assert explain.select_one("code").get_text() == "axes"       # `axes` is set as code, not raw backticks
     # the fori_loop counter has no user frame: a dash, not an empty cell
     s = soup(traced("func10").table())
     assert s.select_one('tr[data-eqn="2/body/0"] .jl-src').get_text() == "—"
 
 
+def test_source_once_per_run_and_explanation_once_per_primitive():
+    s = soup(traced("func1").table())
+    srcs = [r.select_one(".jl-src") for r in s.select("tr.jl-row")]
+    # eqns 0-2 come from one line: it is written out once, on the first row of the run
+    assert [x and x.get_text(" ", strip=True) for x in srcs] == [
+        "seeds.py line 9: temp = first + jnp.sin(second) * 3.", None, None,
+        "seeds.py line 10: return jnp.sum(temp)"]
+    p = traced("func10")
+    s = soup(p.table())
+    adds = [r for r in s.select("tr.jl-row") if r["data-primitive"] == "add"]
+    assert len(adds) == 4
+    assert [bool(r.select_one(".jl-explain")) for r in adds] == [True, False, False, False]
+    # the words of every primitive still travel with the output, for hover help
+    data = json.loads(s.select_one("script.jl-data").get_text())
+    assert data["explain"]["add"] == "Adds the two operands elementwise."
+    assert set(data["explain"]) == {e.primitive for e in p.walk()}
+
+
+def test_jit_params_as_jax_prints_them():
+    @jax.jit
+    def inner(x):
+        return x * 2.
+
+    p = jaxprlens.trace(lambda x: inner(x) + 1., jnp.ones(3))
+    row = soup(p.table()).select_one('tr[data-eqn="0"]')
+    shown = [x.get_text() for x in row.select(".jl-param:not(.jl-default)")]
+    hidden = sorted(x.get_text().split("=")[0] for x in row.select(".jl-param.jl-default"))
+    assert shown == ["name=inner", "jaxpr={jit inner: 1 equations}"]
+    assert "in_shardings" in hidden and "donated_invars" in hidden and "inline" in hidden
+    # the text view writes the line as JAX's printer does: name only
+    line = next(x for x in p.table().text().splitlines() if " = jit" in x)
+    assert line.strip() == "0  b:f32[3] = jit[name=inner] a"
+    assert "name=inner" in str(p) and "in_shardings" not in str(p)
+
+
 def test_zh_column_titles():
     s = soup(traced("func1").table(lang="zh"))
-    assert [th.get_text() for th in s.select("table.jl-eqns th")] == [
-        "#", "输出", "原语", "参数", "输入", "源码", "含义", "操作数角色"]
+    assert [th.get_text() for th in s.select("table.jl-eqns th")] == ["#", "方程", "源码 · 含义"]
+    assert s.select_one(".jl-cap").get_text() == "签名：4 个方程"
+    s = soup(traced("func10").table(lang="zh"))
+    assert s.select_one(".jl-cap").get_text() == "签名：3 个方程（共 8 个）"
+
+
+def test_front_end_is_inlined_once_per_output():
+    html_ = traced("func10").table()._repr_mimebundle_()["text/html"]
+    s = BeautifulSoup(html_, "html.parser")
+    root = s.select_one("div.jaxprlens.jl-table")
+    assert root["data-l-search"] == "search rows"
+    scripts = [x for x in root.find_all("script") if not x.get("type")]
+    assert len(scripts) == 1 and "window.jaxprlens" in scripts[0].get_text()
+    assert html_.count("<style>") == 1
+
+
+def test_big_tables_are_chunked_and_compact():
+    def f(x):
+        for _ in range(500):
+            x = jnp.sin(x) * 2.
+        return x
+    p = jaxprlens.trace(f, jnp.ones(4))
+    s = soup(p.table())
+    bodies = s.select("table.jl-eqns > tbody.jl-chunk")
+    assert len(bodies) == 5 and sum(len(b.find_all("tr", recursive=False)) for b in bodies) == 1000
+    size = len(p.table()._repr_mimebundle_()["text/html"])
+    assert size < 1000 * 260, size     # about 200 bytes an equation, not 640
 
 
 def test_user_strings_escaped_once():
@@ -117,7 +180,9 @@ def test_user_strings_escaped_once():
         jax.debug.print("<script>alert(1)</script> {}", x)
         return x
     f_html = jaxprlens.trace(f, 1.).table()._repr_mimebundle_()["text/html"]
-    assert "<script" not in f_html
+    # the only scripts are our own front end and its data, never the user's text
+    assert f_html.count("<script") == 2
+    assert "<script>alert" not in f_html
     assert "<script>alert(1)</script>" not in f_html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in f_html
     assert "&amp;lt;" not in f_html   # escaped once, not twice
@@ -128,7 +193,7 @@ def test_long_params_are_folded():
         jax.debug.print("{}", x)
         return x
     s = soup(jaxprlens.trace(f, 1.).table())
-    folded = s.select('tr[data-eqn="0"] .jl-params details')
+    folded = s.select('tr[data-eqn="0"] .jl-param details.jl-fold')
     assert folded, "np_printoptions is long and must be folded"
 
 

@@ -5,6 +5,8 @@ HTML (the fallback in the mimebundle, so saved notebooks show the state they wer
 """
 from __future__ import annotations
 
+import re
+
 import ipywidgets as widgets
 import jax
 import numpy as np
@@ -13,6 +15,8 @@ from .display import array_text
 from .escape import html
 from .model import Lit, Program
 from .stepper import Stepper, source_context
+from .i18n import resolve, sub_label, t
+from .present import block
 from .table import CSS, Table
 
 try:   # keyboard shortcuts; the debugger works without them
@@ -54,7 +58,7 @@ def sparkline(values, width: int = SPARK) -> str:
     return "".join(BLOCKS[i] for i in idx)
 
 
-def describe(value) -> dict:
+def describe(value, lang: str = "en") -> dict:
     """Shape, dtype, device, statistics and a printable value (full or summarised) of one value."""
     info = {"shape": "", "dtype": type(value).__name__, "device": "", "stats": "", "value": "", "spark": ""}
     devices = getattr(value, "devices", None)
@@ -75,10 +79,10 @@ def describe(value) -> dict:
         nan = int(np.isnan(data).sum())
         finite = data[~np.isnan(data)]
         if finite.size:
-            info["stats"] = (f"min {_num(finite.min())}  max {_num(finite.max())}  "
-                             f"mean {_num(finite.mean())}  NaN {nan}")
+            info["stats"] = t("dbg_stats", lang, min=_num(finite.min()), max=_num(finite.max()),
+                              mean=_num(finite.mean()), nan=nan)
         else:
-            info["stats"] = f"NaN {nan}"
+            info["stats"] = t("dbg_nan", lang, nan=nan)
     info["value"] = array_text(arr, SMALL, precision=5, one_line=False, linewidth=100)
     if arr.size > SMALL and arr.dtype.kind == "f":
         info["spark"] = sparkline(arr)
@@ -93,17 +97,51 @@ def _atom_name(a) -> str:
     return a.text if isinstance(a, Lit) else a.name
 
 
+def _line_of(src, lang: str) -> str:
+    """``cell line 3`` / ``单元格 第 3 行``."""
+    return t("line_of", lang, where=t("cell", lang) if src.where == "cell" else src.where, line=src.line)
+
+
 # ---------------------------------------------------------------- rendering of a stepper's state
 
 class StateView:
     """HTML and text of a stepper's state: breadcrumb, frame table, values, source. Used by the widget."""
 
-    def __init__(self, stepper: Stepper, lang: str = "en"):
-        self.stepper, self.lang = stepper, lang
+    def __init__(self, stepper: Stepper, lang: str | None = None):
+        self.stepper, self.lang = stepper, resolve(lang)
+
+    def _frame_label(self, frame) -> str:
+        """``while[eqn 2] › body › iteration 3`` in the reader's words (the stepper's ``Frame.label``)."""
+        lang, loop = self.lang, frame.loop
+        text = f"{t('frame_eqn', lang, prim=frame.eqn.primitive, i=frame.eqn.index)} › {sub_label(frame.sub, lang)}"
+        if loop is not None:
+            text += " › " + t("iteration_n", lang, n=loop.iteration)
+            if getattr(loop, "reverse", False):
+                text += f" (xs[{loop.length - 1 - loop.iteration}])"
+        return text
+
+    def crumbs(self) -> list:
+        """The stepper's ``crumbs`` in the reader's words: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
+        st = self.stepper
+        if st.done:
+            return [t("done", self.lang)]
+        return [self._frame_label(f) for f in st.frames[1:]] + [t("at_eqn", self.lang, i=st.frame.pc)]
+
+    def stop_text(self) -> str | None:
+        """Why the last move stopped.  The stepper says it in English; the two kinds of stop are said
+        again here from its state (anything else is shown as the stepper wrote it)."""
+        st, reason = self.stepper, self.stepper.stop_reason
+        if not reason or self.lang == "en":
+            return reason
+        if reason.startswith("breakpoint") and st.current is not None:
+            return t("stop_breakpoint", self.lang, id=st.current.id, prim=st.current.primitive)
+        if reason.startswith("NaN") and st.last_eqn is not None:
+            return t("stop_nan", self.lang, id=st.last_eqn.id, prim=st.last_eqn.primitive)
+        return reason
 
     def crumbs_html(self) -> str:
         st = self.stepper
-        parts = ["top"] + st.crumbs
+        parts = [t("top", self.lang)] + self.crumbs()
         return (f'<div class="jl-crumbs" data-depth="{st.depth}">'
                 + " › ".join(f"<span>{html(p)}</span>" for p in parts) + "</div>")
 
@@ -114,23 +152,23 @@ class StateView:
         table = Table(program, lang=self.lang)
         consts = set(program.constvars)
         rows = []
-        for i, eqn in enumerate(program.eqns):
-            row = table._row_html(eqn, consts)
-            cls = "jl-row" + (" jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
-            if st.is_breakpoint(eqn):
+        for i, row in enumerate(block(program, self.lang).rows):
+            cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
+            if st.is_breakpoint(row.eqn):
                 cls += " jl-bp"
-            rows.append(row.replace('<tr class="jl-row"', f'<tr class="{cls}"', 1))
+            rows.append(table.row_html(row, consts, cls.strip()))
         if not rows:
-            return f'<div class="jl-empty">{html("(no equations)")}</div>'
+            return f'<div class="jl-empty">{html(t("no_eqns", self.lang))}</div>'
         pid = "/".join(str(x) for x in program.path)
         return (f'<table class="jl-eqns jl-frame" data-path="{html(pid)}">'
-                f"<thead>{table._header()}</thead><tbody>{''.join(rows)}</tbody></table>")
+                f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>")
 
     def _value_rows(self, title: str, names: list, values: list) -> str:
         rows = []
         for name, value in zip(names, values):
-            d = describe(value)
-            spark = f'<div class="jl-spark" title="sparkline">{html(d["spark"])}</div>' if d["spark"] else ""
+            d = describe(value, self.lang)
+            spark = (f'<div class="jl-spark" title="{t("sparkline", self.lang)}">{html(d["spark"])}</div>'
+                     if d["spark"] else "")
             rows.append(
                 f'<tr class="jl-value" data-var="{html(name)}"><td>{html(title)}</td><td>{html(name)}</td>'
                 f'<td>{html(d["shape"])}</td><td>{html(d["dtype"])}</td><td>{html(d["device"])}</td>'
@@ -144,26 +182,26 @@ class StateView:
         if error:
             parts.append(f'<div class="jl-error">{html(error)}</div>')
         if st.stop_reason:
-            parts.append(f'<div class="jl-note jl-stop">{html(st.stop_reason)}</div>')
+            parts.append(f'<div class="jl-note jl-stop">{html(self.stop_text())}</div>')
         if st.history_truncated:
-            note = (f"history is capped at {st.max_history} moves: the oldest were dropped, "
-                    "so Back cannot reach the start")
+            note = t("history_capped", self.lang, n=st.max_history)
             parts.append(f'<div class="jl-note jl-truncated">{html(note)}</div>')
         rows = []
         eqn = st.current
         if eqn is not None:
-            rows.append(self._value_rows("input", [_atom_name(a) for a in eqn.invars], st.current_inputs))
+            rows.append(self._value_rows(t("inputs_title", self.lang), [_atom_name(a) for a in eqn.invars],
+                                         st.current_inputs))
         if st.last_eqn is not None and st.last_outputs is not None:
             last = st.last_eqn
-            rows.append(self._value_rows(f"output of {last.id} ({last.primitive})",
+            rows.append(self._value_rows(t("output_of", self.lang, id=last.id, prim=last.primitive),
                                          [v.name for v in last.outvars], st.last_outputs))
         if st.done:
             top = st.program
             names = top.out_paths or [_atom_name(a) for a in top.outvars]
-            rows.append(self._value_rows("result", names, jax.tree_util.tree_leaves(st.outputs)))
+            rows.append(self._value_rows(t("results", self.lang), names, jax.tree_util.tree_leaves(st.outputs)))
         if any(rows):
-            head = "".join(f"<th>{html(h)}</th>" for h in
-                           ("", "name", "shape", "dtype", "device", "statistics", "value"))
+            head = "<th></th>" + "".join(f"<th>{t(h, self.lang)}</th>" for h in
+                                         ("name", "shape", "dtype", "device", "statistics", "value"))
             parts.append(f'<table class="jl-values"><thead><tr>{head}</tr></thead>'
                          f"<tbody>{''.join(rows)}</tbody></table>")
         return "".join(parts)
@@ -181,80 +219,80 @@ class StateView:
         return f'<pre class="jl-code" data-where="{html(where)}">{body}</pre>'
 
     def html(self, error: str | None = None) -> str:
-        return (CSS + DEBUG_CSS + '<div class="jaxprlens jl-debugger">' + self.crumbs_html()
+        return (CSS + DEBUG_CSS + f'<div class="jaxprlens jl-debugger" lang="{self.lang}">' + self.crumbs_html()
                 + self.table_html() + self.values_html(error) + self.source_html() + "</div>")
 
     def text(self, error: str | None = None) -> str:
-        st = self.stepper
-        lines = ["jaxprlens debugger: finished" if st.done else f"jaxprlens debugger at {st.path_text}"]
+        st, lang = self.stepper, self.lang
+        lines = [t("dbg_finished", lang) if st.done else t("dbg_at", lang, path=" › ".join(self.crumbs()))]
         eqn = st.current
         if eqn is not None:
             outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-            lines.append(f"  next: {outs} = {eqn.primitive} {' '.join(_atom_name(a) for a in eqn.invars)}")
+            line = f"{outs} = {eqn.primitive} {' '.join(_atom_name(a) for a in eqn.invars)}"
+            lines.append("  " + t("dbg_next", lang, line=line))
             for a, x in zip(eqn.invars, st.current_inputs):
                 lines.append(f"    {_atom_name(a)} = {' '.join(describe(x)['value'].split())[:80]}")
         if st.last_eqn is not None and st.last_outputs is not None:
-            lines.append(f"  last: {st.last_eqn.id} ({st.last_eqn.primitive})")
+            lines.append("  " + t("dbg_last", lang, id=st.last_eqn.id, prim=st.last_eqn.primitive))
             for v, x in zip(st.last_eqn.outvars, st.last_outputs):
                 lines.append(f"    {v.name} = {' '.join(describe(x)['value'].split())[:80]}")
         if st.done:
             for name, x in zip(st.program.out_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
                 lines.append(f"  {name} = {' '.join(describe(x)['value'].split())[:80]}")
         if st.stop_reason:
-            lines.append(f"  stopped: {st.stop_reason}")
+            lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))
         if st.history_truncated:
-            lines.append(f"  history capped at {st.max_history} moves")
+            lines.append("  " + t("dbg_capped", lang, n=st.max_history))
         if error:
-            lines.append(f"  error: {error}")
+            lines.append("  " + t("dbg_error", lang, error=error))
         return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- the widget
 
-def _button(label: str, tooltip: str, icon: str) -> widgets.Button:
-    return widgets.Button(description=label, tooltip=tooltip, icon=icon,
+def _button(key: str, lang: str, icon: str) -> widgets.Button:
+    """A button labelled ``btn_<key>`` with tooltip ``tip_<key>`` from the catalogue."""
+    return widgets.Button(description=t(f"btn_{key}", lang), tooltip=t(f"tip_{key}", lang), icon=icon,
                           layout=widgets.Layout(width="auto"))
 
 
 class Debugger(widgets.VBox):
     """``program.debugger()`` / ``%%jaxpr --debug``: step through the program with real values."""
 
-    def __init__(self, program: Program, *args, device=None, lang: str = "en", **options):
+    def __init__(self, program: Program, *args, device=None, lang: str | None = None, **options):
         self.stepper = Stepper(program, *args, device=device, **options)
         self.view = StateView(self.stepper, lang)
+        self.lang = lang = self.view.lang
         self.error: str | None = None
         self._syncing = False
 
-        self.step_button = _button("Step", "run the current equation (a loop or call at once) [key n]",
-                                   "step-forward")
-        self.into_button = _button("Step into", "enter the branch taken, the loop's cond/body or the call [key i]",
-                                   "sign-in")
-        self.out_button = _button("Step out", "finish this sub-jaxpr and return to its caller [key o]", "sign-out")
-        self.back_button = _button("Back", "undo the last move [key b]", "step-backward")
-        self.continue_button = _button("Continue", "run to the end or the next breakpoint [key c]", "play")
-        self.reset_button = _button("Reset", "back to the first equation [key r]", "refresh")
+        self.step_button = _button("step", lang, "step-forward")
+        self.into_button = _button("into", lang, "sign-in")
+        self.out_button = _button("out", lang, "sign-out")
+        self.back_button = _button("back", lang, "step-backward")
+        self.continue_button = _button("continue", lang, "play")
+        self.reset_button = _button("reset", lang, "refresh")
         self.actions = {"n": (self.step_button, self.stepper.step), "i": (self.into_button, self.stepper.step_into),
                         "o": (self.out_button, self.stepper.step_out), "b": (self.back_button, self.stepper.back),
                         "c": (self.continue_button, self.stepper.run), "r": (self.reset_button, self.stepper.reset)}
         for button, action in self.actions.values():
             button.on_click(lambda _b, action=action: self._act(action))
 
-        self.slider = widgets.IntSlider(value=0, min=0, max=len(program.eqns), description="position",
-                                        tooltip="top-level equation (the end is the last value)",
-                                        continuous_update=False)
+        self.slider = widgets.IntSlider(value=0, min=0, max=len(program.eqns), description=t("position", lang),
+                                        tooltip=t("tip_position", lang), continuous_update=False)
         self.slider.observe(self._on_slider, names="value")
-        options_ = [(f"{e.id}  {e.primitive}" + (f"  ({e.source.where} line {e.source.line})" if e.source else ""),
-                     e.id) for e in program.walk()]
-        self.breakpoints = widgets.SelectMultiple(options=options_, value=(), description="breakpoints",
+        options_ = [(f"{e.id}  {e.primitive}" + (f"  {t('paren', lang, x=_line_of(e.source, lang))}"
+                                                 if e.source else ""), e.id) for e in program.walk()]
+        self.breakpoints = widgets.SelectMultiple(options=options_, value=(), description=t("breakpoints", lang),
                                                   rows=min(8, max(2, len(options_))))
         self.breakpoints.observe(self._on_breakpoints, names="value")
-        self.break_primitives = widgets.Text(value="", description="on primitive",
-                                             placeholder="e.g. mul, dot_general")
+        self.break_primitives = widgets.Text(value="", description=t("on_primitive", lang),
+                                             placeholder=t("primitive_example", lang))
         self.break_primitives.observe(self._on_breakpoints, names="value")
-        self.here_button = widgets.ToggleButton(value=False, description="Break here", icon="circle",
-                                                tooltip="toggle a breakpoint on the highlighted row")
+        self.here_button = widgets.ToggleButton(value=False, description=t("break_here", lang), icon="circle",
+                                                tooltip=t("tip_break_here", lang))
         self.here_button.observe(self._on_here, names="value")
-        self.stop_on_nan = widgets.Checkbox(value=False, description="stop on NaN")
+        self.stop_on_nan = widgets.Checkbox(value=False, description=t("stop_on_nan", lang))
         self.stop_on_nan.observe(self._on_nan, names="value")
 
         self.crumbs = widgets.HTML()
@@ -263,8 +301,7 @@ class Debugger(widgets.VBox):
         self.source = widgets.HTML()
         buttons = widgets.HBox([self.step_button, self.into_button, self.out_button, self.back_button,
                                 self.continue_button, self.reset_button, self.here_button])
-        hint = widgets.HTML('<span class="jl-note" title="keyboard shortcuts">keys (pointer over the debugger): '
-                            "n step · i into · o out · b back · c continue · r reset</span>"
+        hint = widgets.HTML(f'<span class="jl-note" title="{t("keys_title", lang)}">{t("keys_hint", lang)}</span>'
                             if self.key_events_supported() else "")
         controls = widgets.HBox([self.slider, self.stop_on_nan, hint])
         breaks = widgets.HBox([self.breakpoints, self.break_primitives])
@@ -310,7 +347,7 @@ class Debugger(widgets.VBox):
                 st.remove_breakpoint(spec)
         for eqn_id in self.breakpoints.value:
             st.add_breakpoint(eqn=eqn_id)
-        for name in self.break_primitives.value.replace(",", " ").split():
+        for name in filter(None, re.split(r"[\s,，、]+", self.break_primitives.value)):   # zh IMEs type ，、
             st.add_breakpoint(primitive=name)
         self._refresh()
 

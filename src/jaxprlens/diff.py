@@ -6,8 +6,9 @@ import difflib
 
 from .display import View
 from .escape import html
-from .model import Eqn, Program, param_text
-from .table import shown_params
+from .i18n import resolve, t
+from .model import Eqn, Program
+from .present import eqn_text as eqn_line, params_of
 
 MARK = {"same": " ", "added": "+", "removed": "-", "changed": "~"}
 
@@ -19,7 +20,7 @@ def _where(eqn: Eqn) -> tuple:
 
 def signature(eqn: Eqn) -> tuple:
     """What must agree for two equations to be the same (names may differ: they shift with insertions)."""
-    params = tuple((k, param_text(v)) for k, v in shown_params(eqn))
+    params = tuple((p.key, p.text) for p in params_of(eqn) if not p.default)
     return (_where(eqn), eqn.primitive, params, tuple(a.type for a in eqn.invars),
             tuple(v.type for v in eqn.outvars))
 
@@ -59,8 +60,10 @@ def diff_rows(a: Program, b: Program) -> list[tuple]:
 class Diff(View):
     """``diff(a, b)``: a table of added (+), removed (-), changed (~) and unchanged equations."""
 
-    def __init__(self, a: Program, b: Program, labels: tuple = ("a", "b"), context: bool = True):
+    def __init__(self, a: Program, b: Program, labels: tuple = ("a", "b"), context: bool = True,
+                 lang: str | None = None):
         self.a, self.b, self.labels, self.context = a, b, labels, context
+        self.lang = resolve(lang)
         self.rows = diff_rows(a, b)
 
     @property
@@ -72,28 +75,30 @@ class Diff(View):
 
     def summary(self) -> str:
         c = self.counts
-        return f"{c['added']} added, {c['removed']} removed, {c['changed']} changed, {c['same']} unchanged"
+        return t("diff_summary", self.lang, **c)
+
+    def _what(self, what: list) -> str:
+        """``params, input types`` in the reader's language (``changes`` names them in English)."""
+        return t("sep", self.lang).join(t("ch_" + w.replace(" ", "_"), self.lang) for w in what)
 
     def _shown(self):
         return [r for r in self.rows if self.context or r[0] != "same"]
 
     def text(self) -> str:
-        from .transform import eqn_line
         la, lb = self.labels
-        lines = [f"diff {la} → {lb}: {self.summary()}"]
+        lines = [t("diff_head", self.lang, a=la, b=lb, summary=self.summary())]
         for status, ea, eb, what in self._shown():
             eqn = eb or ea
             left = f"{ea.id}" if ea else ""
             right = f"{eb.id}" if eb else ""
             body = eqn_line(eqn, 40)
             if status == "changed":
-                body = f"{eqn_line(ea, 40)}  →  {eqn_line(eb, 40)}  ({', '.join(what)})"
+                body = f"{eqn_line(ea, 40)}  →  {eqn_line(eb, 40)}  {t('paren', self.lang, x=self._what(what))}"
             lines.append(f"{MARK[status]} {left:>9} {right:>9}  {'  ' * eqn.depth}{body}")
         return "\n".join(lines)
 
     def html(self) -> str:
         from .table import CSS
-        from .transform import eqn_line
         la, lb = self.labels
         rows = []
         for status, ea, eb, what in self._shown():
@@ -103,15 +108,16 @@ class Diff(View):
             right = f'<td class="jl-eq" data-eqn="{html(eb.id)}">{pad}{html(eb.id)}  {html(eqn_line(eb))}</td>' \
                 if eb else "<td></td>"
             rows.append(f'<tr class="jl-diff-{status}" data-status="{status}"><td>{MARK[status]}</td>'
-                        f"{left}{right}<td>{html(', '.join(what))}</td></tr>")
+                        f"{left}{right}<td>{html(self._what(what))}</td></tr>")
         style = ("<style>.jaxprlens tr.jl-diff-added>td{background:#e3f6e3;}"
                  ".jaxprlens tr.jl-diff-removed>td{background:#fbe3e3;}"
                  ".jaxprlens tr.jl-diff-changed>td{background:#fff3c4;}.jaxprlens .jl-eq{white-space:pre;}</style>")
-        return (f'{CSS}{style}<div class="jaxprlens jl-diff"><table><caption>{html(self.summary())}</caption>'
-                f"<thead><tr><th></th><th>{html(la)}</th><th>{html(lb)}</th><th>changed</th></tr></thead>"
+        return (f'{CSS}{style}<div class="jaxprlens jl-diff" lang="{self.lang}"><table>'
+                f"<caption>{html(self.summary())}</caption><thead><tr><th></th><th>{html(la)}</th>"
+                f"<th>{html(lb)}</th><th>{t('changed', self.lang)}</th></tr></thead>"
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def diff(a: Program, b: Program, labels: tuple = ("a", "b"), context: bool = True) -> Diff:
+def diff(a: Program, b: Program, labels: tuple = ("a", "b"), context: bool = True, lang: str | None = None) -> Diff:
     """The equations added, removed and changed from ``a`` to ``b``; ``context=False`` hides unchanged ones."""
-    return Diff(a, b, labels=labels, context=context)
+    return Diff(a, b, labels=labels, context=context, lang=lang)

@@ -1,7 +1,10 @@
 """The display protocol shared by every view: ``text()`` and ``html()`` make the mimebundle."""
 from __future__ import annotations
 
+import jax
 import numpy as np
+
+LEAKED_TRACER = "leaked tracer: no value"
 
 
 class View:
@@ -31,10 +34,13 @@ def shorten(text: str, n: int) -> str:
 def array_text(value, limit: int, edgeitems: int = 3, precision: int = 4, one_line: bool = True,
                linewidth: int = 75) -> str:
     """An array as NumPy prints it with ``limit`` elements before summarising (``[1., ..., 9.]``);
-    a scalar as its item.  Deterministic (fixed print options), on one line unless asked."""
+    a scalar as its item.  Deterministic (fixed print options), on one line unless asked.
+    A tracer kept from another trace (JAX prints it as a constant like any other) has no value."""
+    if isinstance(value, jax.core.Tracer):
+        return LEAKED_TRACER
     arr = np.asarray(value)
     if not arr.ndim:
-        return str(arr.item())
+        return str(arr[()])        # NumPy's shortest repr for the dtype, as JAX prints: 1.1144837, not 1.11448371...
     with np.printoptions(threshold=limit, edgeitems=min(edgeitems, limit), precision=precision,
                          suppress=True, linewidth=linewidth):
         text = np.array2string(arr, separator=", ")

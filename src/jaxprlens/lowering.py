@@ -9,6 +9,7 @@ import jax
 
 from .display import View
 from .escape import html
+from .i18n import resolve, t
 from .model import Program, where_label
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -184,30 +185,30 @@ class Lowering(View):
     """``--lower``: the jaxpr beside its StableHLO, each equation linked to its ops; ``--compiled`` adds
     XLA's optimized HLO."""
 
-    def __init__(self, program: Program, compiled: bool = False):
-        self.program = program
+    def __init__(self, program: Program, compiled: bool = False, lang: str | None = None):
+        self.program, self.lang = program, resolve(lang)
         self.hlo = stablehlo(program)
         self.links = links(program, self.hlo)
         self.compiled = compiled_hlo(program) if compiled else None
         self._id = "jl" + hashlib.sha1(self.hlo.text.encode()).hexdigest()[:8]
 
     def _eqn_lines(self):
-        from .transform import eqn_line
+        from .present import eqn_text as eqn_line
         for eqn in self.program.walk():
             pad = "  " * sum(1 for x in eqn.path if isinstance(x, str))
             yield eqn, pad, eqn_line(eqn)
 
     def text(self) -> str:
-        out = ["jaxpr → StableHLO lines:"]
+        out = [t("lower_head", self.lang)]
         for eqn, pad, line in self._eqn_lines():
             to = ", ".join(f"L{n}" for n in self.links.get(eqn.id, []))
             out.append(f"{eqn.id:>10}  {pad}{line}" + (f"   → {to}" if to else ""))
         out.append("")
-        out.append("StableHLO:")
+        out.append(t("stablehlo_head", self.lang))
         out.extend(f"{i:>4}  {line}" for i, line in enumerate(self.hlo.lines, 1))
         if self.compiled is not None:
             out.append("")
-            out.append("optimized HLO (after XLA):")
+            out.append(t("optimized_hlo", self.lang) + t("colon", self.lang).rstrip())
             out.append(self.compiled.rstrip())
         return "\n".join(out)
 
@@ -225,7 +226,7 @@ class Lowering(View):
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):
             eqns = " ".join(back.get(n, []))
-            attr = f' data-eqns="{html(eqns)}" title="from equation {html(eqns)}"' if eqns else ""
+            attr = f' data-eqns="{html(eqns)}" title="{html(t("from_eqn", self.lang, ids=eqns))}"' if eqns else ""
             hlo.append(f'<span id="{self._id}-L{n}" class="jl-hlo-line" data-line="{n}"{attr}>'
                        f'<span class="jl-ln">{n:>4}</span>  {html(line)}</span>')
         style = ("<style>.jaxprlens .jl-hlo{white-space:pre;margin:0;}.jaxprlens .jl-hlo-line{display:block;}"
@@ -234,12 +235,12 @@ class Lowering(View):
                  ".jaxprlens .jl-ln{color:#999;}.jaxprlens .jl-eq{white-space:pre;}</style>")
         compiled = ""
         if self.compiled is not None:
-            compiled = (f'<details open class="jl-compiled"><summary>optimized HLO (after XLA)</summary>'
+            compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'
                         f'<pre class="jl-hlo">{html(self.compiled)}</pre></details>')
-        return (f'{CSS}{style}<div class="jaxprlens jl-lowering"><table><thead><tr><th>jaxpr</th>'
+        return (f'{CSS}{style}<div class="jaxprlens jl-lowering" lang="{self.lang}"><table><thead><tr><th>jaxpr</th>'
                 f'<th>StableHLO</th></tr></thead><tbody><tr><td><table class="jl-eqns">{"".join(rows)}</table></td>'
                 f'<td><pre class="jl-hlo">{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
 
 
-def lowering_view(program: Program, compiled: bool = False) -> Lowering:
-    return Lowering(program, compiled=compiled)
+def lowering_view(program: Program, compiled: bool = False, lang: str | None = None) -> Lowering:
+    return Lowering(program, compiled=compiled, lang=lang)

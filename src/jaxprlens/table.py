@@ -1,39 +1,20 @@
 """The annotated table view: one row per equation, with types, params, source, meaning and roles."""
 from __future__ import annotations
 
+import re
+
 from .display import View, array_text, shorten
 from .escape import html
 from .explain import explain
+from .front import data, labels, script, style
 from .i18n import LANGS, role_word, t
-from .model import Eqn, Lit, Program, Var, count_eqns, param_text, path_id
+from .model import Eqn, Lit, Program, Var, count_eqns, path_id
+from .present import FOLD, Block, Param, Row, block, explanations, params_of
 
-FOLD = 48          # params longer than this are folded
 PREVIEW = 6        # array elements shown in a constant's preview
+CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
 
-CSS = """
-<style>
-.jaxprlens{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);
- color:var(--jp-content-font-color1,#222);}
-.jaxprlens table{border-collapse:collapse;margin:2px 0;}
-.jaxprlens table th,.jaxprlens table td{border:1px solid var(--jp-border-color2,#ccc);padding:2px 6px;text-align:left !important;
- vertical-align:top;}
-.jaxprlens table th{background:var(--jp-layout-color2,#eee);color:var(--jp-content-font-color1,#222);}
-.jaxprlens .jl-sig td{border:none;padding:1px 6px;}
-.jaxprlens caption{text-align:left;white-space:nowrap;font-weight:bold;padding:2px 0;}
-.jaxprlens .jl-prim{font-weight:bold;color:var(--jp-mirror-editor-keyword-color,#008000);}
-.jaxprlens .jl-type{color:var(--jp-content-font-color2,#555);}
-.jaxprlens .jl-lit{color:var(--jp-mirror-editor-number-color,#080);font-style:italic;}
-.jaxprlens .jl-const{color:var(--jp-mirror-editor-variable-2-color,#05a);text-decoration:underline dotted;}
-.jaxprlens .jl-role{display:inline-block;border:1px solid var(--jp-border-color1,#999);border-radius:3px;
- padding:0 3px;margin:1px;}
-.jaxprlens .jl-rolename{font-size:85%;color:var(--jp-content-font-color2,#555);}
-.jaxprlens .jl-explain,.jaxprlens .jl-src{font-family:var(--jp-ui-font-family,sans-serif);font-size:90%;}
-.jaxprlens .jl-nested>td{padding-left:24px;background:var(--jp-layout-color1,transparent);}
-.jaxprlens summary{cursor:pointer;}
-.jaxprlens tr.jl-hl>td{background:var(--jp-warn-color3,#fff3c4);}
-.jaxprlens tr.jl-done>td{opacity:.7;}
-</style>
-"""
+CSS = style()      # kept for the views that still build their own HTML around the table's look
 
 
 def _fmt_value(value) -> str:
@@ -42,20 +23,28 @@ def _fmt_value(value) -> str:
 
 def atom_html(a, constvars: set) -> str:
     if isinstance(a, Lit):
-        return f'<span class="jl-lit" title="{t("literal")}">{html(a.text)}</span>'
-    cls = "jl-var jl-const" if a in constvars else "jl-var"
-    return f'<span class="{cls}" data-var="{html(a.name)}" title="{html(a.type)}">{html(a.name)}</span>'
+        return f'<span class="jl-lit">{html(a.text)}</span>'
+    return f'<var class="jl-const">{html(a.name)}</var>' if a in constvars else f"<var>{html(a.name)}</var>"
 
 
 def binder_html(v: Var) -> str:
-    return (f'<span class="jl-var" data-var="{html(v.name)}">{html(v.name)}</span>'
-            f'<span class="jl-type">:{html(v.type)}</span>')
+    return f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>'
 
 
-def _fold(text: str) -> str:
-    if len(text) <= FOLD:
-        return html(text)
-    return f"<details><summary>{html(text[:FOLD])}…</summary>{html(text)}</details>"
+def param_html(p: Param) -> str:
+    cls = "jl-param jl-default" if p.default else "jl-param"
+    if not p.folded:
+        return f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
+    return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
+            f"<div>{html(p.text)}</div></details></span>")
+
+
+def explain_html(text: str) -> str:
+    """An explanation with its `code` spans set as code (escaped first, once)."""
+    return _TICKS.sub(r"<code>\1</code>", html(text))
+
+
+_TICKS = re.compile(r"`([^`]+)`")
 
 
 class Table(View):
@@ -73,10 +62,12 @@ class Table(View):
 
     # -------------------------------------------------------------- HTML
     def html(self) -> str:
-        p = self.program
-        parts = [CSS, f'<div class="jaxprlens jl-table" data-lang="{self.lang}">',
-                 self._signature_html(p), self._eqns_html(p), "</div>"]
-        return "".join(parts)
+        p, lang = self.program, self.lang
+        doc = block(p, lang)
+        words = labels(search=t("search", lang), allparams=t("all_params", lang), matches=t("matches", lang))
+        return "".join([style(), f'<div class="jaxprlens jl-table" lang="{lang}" data-lang="{lang}"{words}>',
+                        self._signature_html(p), self._eqns_html(doc),
+                        data({"explain": explanations(p, lang)}), script(), "</div>"])
 
     def _signature_html(self, p: Program, binding: list | None = None) -> str:
         lang = self.lang
@@ -95,58 +86,74 @@ class Table(View):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td>{atom_html(v, consts)}'
                         f'<span class="jl-type">:{html(v.type)}</span></td><td>{html(path)}</td></tr>')
-        n = count_eqns(p)
-        total = f"{len(p.eqns)} {t('equations', lang)}" + (
-            f", {n} {t('in_all', lang)}" if n != len(p.eqns) else "")
         title = f"{html(p.title)} — " if p.title else ""
-        return (f'<table class="jl-sig" data-path="{html(path_id(p.path))}"><caption>{title}{t("signature", lang)}: '
-                f"{html(total)}</caption>{''.join(rows)}</table>")
+        return (f'<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
+                f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
 
-    def _header(self) -> str:
-        keys = ["eqn", "outputs", "primitive", "params", "inputs", "source", "explanation", "roles"]
-        if self.cost:
-            keys.append("cost")
-        return "<tr>" + "".join(f"<th>{t(k, self.lang)}</th>" for k in keys) + "</tr>"
+    def _count(self, p: Program) -> str:
+        n, lang = count_eqns(p), self.lang
+        text = t("n_eqns", lang).format(n=len(p.eqns))
+        return text + (t("n_in_all", lang).format(n=n) if n != len(p.eqns) else "")
 
-    def _eqns_html(self, p: Program) -> str:
+    def header_html(self) -> str:
+        """The column heads of an equation table (also the debugger's frame table)."""
+        keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost else [])
+        cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost else [])
+        return ("<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup><thead><tr>"
+                + "".join(f"<th>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
+
+    def _eqns_html(self, doc: Block) -> str:
+        p = doc.program
         if not p.eqns:
             return f'<div class="jl-empty">{t("no_eqns", self.lang)}</div>'
         consts = set(p.constvars)
-        body = []
-        ncols = 9 if self.cost else 8
-        for eqn in p.eqns:
-            body.append(self._row_html(eqn, consts))
-            if eqn.subs:
-                nested = "".join(self._sub_html(eqn, s) for s in eqn.subs)
-                body.append(f'<tr class="jl-nested" data-parent="{html(eqn.id)}">'
+        ncols = 4 if self.cost else 3
+        chunks, body = [], []
+        for row in doc.rows:
+            body.append(self.row_html(row, consts))
+            if row.subs:
+                nested = "".join(self._sub_html(row.eqn, s, b) for s, b in zip(row.eqn.subs, row.subs))
+                body.append(f'<tr class="jl-nested" data-parent="{html(row.eqn.id)}">'
                             f'<td colspan="{ncols}">{nested}</td></tr>')
-        return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}"><thead>{self._header()}</thead>'
-                f"<tbody>{''.join(body)}</tbody>{self._total_html(p, ncols)}</table>")
+            if len(body) >= CHUNK:
+                chunks.append(body)
+                body = []
+        if body:
+            chunks.append(body)
+        cls = ' class="jl-chunk"' if len(chunks) > 1 else ""
+        tbodies = "".join(f"<tbody{cls}>{''.join(c)}</tbody>" for c in chunks)
+        return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}">{self.header_html()}'
+                f"{tbodies}{self._total_html(p, ncols)}</table>")
 
-    def _row_html(self, eqn: Eqn, consts: set) -> str:
-        lang = self.lang
+    def row_html(self, row: Row, consts: set, cls: str = "") -> str:
+        """One equation's row: ``outs = prim[params] ins`` with role chips, then its source and meaning."""
+        eqn, lang = row.eqn, self.lang
         outs = " ".join(binder_html(v) for v in eqn.outvars)
-        params = "<br>".join(f"{html(k)}={_fold(param_text(v))}" for k, v in shown_params(eqn))
-        subs = "<br>".join(f"{html(s.param)} → {html(s.label)} ({len(s.program.eqns)})" for s in eqn.subs)
-        params = "<br>".join(x for x in (params, subs) if x)
-        src = eqn.source
-        src_html = (f'<span title="{html(src.function)}">{html(_where(src, lang))}: '
-                    f"<code>{html(src.text)}</code></span>" if src else
-                    '<span title="no user frame (made inside JAX)">—</span>')
-        roles = eqn.roles
-        cells = [
-            f"<td>{eqn.index}</td>", f"<td>{outs}</td>",
-            f'<td class="jl-prim">{html(eqn.primitive)}</td>',
-            f'<td class="jl-params">{params}</td>',
-            f'<td class="jl-inputs">{self._inputs_html(eqn, consts)}</td>',
-            f'<td class="jl-src">{src_html}</td>',
-            f'<td class="jl-explain">{html(explain(eqn.primitive, lang))}</td>',
-            f'<td class="jl-roles">{html(roles.summary(lang)) if roles else ""}</td>',
-        ]
+        params = [param_html(p) for p in row.params]
+        params += [f'<span class="jl-param jl-subref">{html(s.param)}={{{html(s.text(lang))}: '
+                   f"{html(t('n_eqns', lang).format(n=len(s.program.eqns)))}}}</span>" for s in eqn.subs]
+        head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
+        if params:
+            head += "[" + " ".join(params) + "]"
+        line = (f"{outs} = " if outs else "") + head + " " + self._inputs_html(eqn, consts)
+        notes = []
+        if eqn.roles:
+            notes.append(f'<div class="jl-roles">{html(eqn.roles.summary(lang))}</div>')
+        src = row.source
+        if src is not None:
+            if not row.same_source:      # a run of rows from one line shows it once
+                notes.append(f'<div class="jl-src" title="{html(src.function)}">{html(_where(src, lang))}: '
+                             f"<code>{html(src.text)}</code></div>")
+        elif eqn.depth or eqn.subs or row.explain:
+            notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
+        if row.explain:
+            notes.append(f'<div class="jl-explain">{explain_html(row.explain)}</div>')
+        cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq">{line}</td>',
+                 f'<td class="jl-note">{"".join(notes)}</td>']
         if self.cost:
             cells.append(f'<td class="jl-cost">{html(self._cost_text(eqn))}</td>')
-        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}" data-primitive="{html(eqn.primitive)}">'
-                f"{''.join(cells)}</tr>")
+        return (f'<tr class="jl-row{" " + cls if cls else ""}" data-eqn="{html(eqn.id)}" '
+                f'data-primitive="{html(eqn.primitive)}">{"".join(cells)}</tr>')
 
     def _cost_text(self, eqn: Eqn) -> str:
         if not self.costs:
@@ -175,10 +182,10 @@ class Table(View):
         for key, n in eqn.roles.groups:
             word = html(role_word(key, n, self.lang))
             inner = " ".join(atoms[i:i + n]) or "∅"
-            out.append(f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}:</span> '
+            out.append(f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}{t("colon", self.lang)}</span>'
                        f"{inner}</span>")
             i += n
-        return " ".join(out)
+        return f'<span class="jl-inputs">{" ".join(out)}</span>'
 
     def _binding(self, eqn: Eqn, sub) -> list[str]:
         """For each binder of ``sub``: ``bound from c (body const)``, or "" when not bound from outside."""
@@ -191,10 +198,10 @@ class Table(View):
                 out.append(f"{t('bound_from', self.lang)} {eqn.invars[j].name} ({role_word(role, 1, self.lang)})")
         return out
 
-    def _sub_html(self, eqn: Eqn, sub) -> str:
-        inner = self._signature_html(sub.program, self._binding(eqn, sub)) + self._eqns_html(sub.program)
+    def _sub_html(self, eqn: Eqn, sub, doc: Block) -> str:
+        inner = self._signature_html(sub.program, self._binding(eqn, sub)) + self._eqns_html(doc)
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
-                f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub.label)}</summary>{inner}</details>")
+                f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub.text(self.lang))}</summary>{inner}</details>")
 
     # -------------------------------------------------------------- text
     def text(self) -> str:
@@ -219,7 +226,7 @@ class Table(View):
             lines.append(f"{pad}{t('no_eqns', lang)}")
         for eqn in p.eqns:
             outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-            params = " ".join(f"{k}={_short(param_text(v))}" for k, v in shown_params(eqn))
+            params = " ".join(f"{p.key}={_short(p.text)}" for p in params_of(eqn) if not p.default)
             head = f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "")
             ins = " ".join(a.name for a in eqn.invars)
             lines.append(f"{pad}{eqn.index:>3}  {head} {ins}".rstrip())
@@ -232,17 +239,11 @@ class Table(View):
             if eqn.roles:
                 lines.append(f"{pad}       {t('roles', lang)}: {eqn.roles.summary(lang)}")
             for sub in eqn.subs:
-                lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.label}:")
+                lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.text(lang)}:")
                 lines.extend(self._text_lines(sub.program, depth + 3, self._binding(eqn, sub)))
         if self._total_text(p):
             lines.append(f"{pad}{self._total_text(p)}")
         return lines
-
-
-def shown_params(eqn: Eqn) -> list:
-    """Params worth a column: not sub-jaxprs (they get nested tables) and not ``None`` (as JAX's printer)."""
-    subs = {s.param for s in eqn.subs}
-    return [(k, v) for k, v in eqn.params.items() if k not in subs and v is not None]
 
 
 def _short(text: str) -> str:

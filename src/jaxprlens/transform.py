@@ -13,8 +13,8 @@ import jax.numpy as jnp
 from . import _jax
 from .display import View
 from .escape import html
-from .model import Eqn, Program, count_eqns, param_text, trace
-from .table import shown_params
+from .model import Eqn, Program, count_eqns, trace
+from .present import eqn_text as eqn_line
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
@@ -56,10 +56,9 @@ def _dynamic_fn(program: Program):
     return dynamic
 
 
-def _dynamic_positions(program: Program, name: str, options: dict, n_traced: int) -> dict:
+def _dynamic_positions(static, name: str, options: dict, n_traced: int) -> dict:
     """``argnums``/``in_axes`` count all positional args (as the user wrote the call); the rules see
-    the traced args only, so drop the static positions."""
-    static = program.static
+    the traced args only, so drop the ``static`` positions."""
     if not static:
         return options
     out = dict(options)
@@ -196,11 +195,62 @@ def _jac(kind):
     return rule
 
 
-def _vmap(p, args, kwargs, in_axes=None):
+def _vmap(p, args, kwargs, in_axes=None, batched=False):
     axes = parse_in_axes(in_axes, args)
+    if batched:          # the arguments as written are the batch, as in jax.vmap(f, in_axes)(*args)
+        batch_size(args, kwargs, axes)
+        return jax.vmap(p.fn, in_axes=axes), args, kwargs
+    mapped = _mapped(args, kwargs, axes)
+    for where, leaf, ax in mapped:
+        if not -leaf.ndim - 1 <= ax <= leaf.ndim:
+            raise ValueError(f"cannot build a batch: in_axes puts {where}'s batch axis at {ax}, but it has "
+                             f"{leaf.ndim} dimension(s), so the axis must be between {-leaf.ndim - 1} and {leaf.ndim}")
     per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
-    batched = tuple(a if ax is None else _stack(a, ax) for a, ax in zip(args, per_arg))
-    return jax.vmap(p.fn, in_axes=axes), batched, {k: _stack(v, 0) for k, v in kwargs.items()}
+    stacked = tuple(a if ax is None else _stack(a, ax) for a, ax in zip(args, per_arg))
+    return jax.vmap(p.fn, in_axes=axes), stacked, {k: _stack(v, 0) for k, v in kwargs.items()}
+
+
+def _mapped(args: tuple, kwargs: dict, axes) -> list[tuple[str, object, int]]:
+    """``(where, leaf, axis)`` for every array leaf vmap maps (keyword arguments map along axis 0)."""
+    per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
+    items = [(f"argument {i}", a, ax) for i, (a, ax) in enumerate(zip(args, per_arg)) if ax is not None]
+    items += [(f"argument `{k}`", v, 0) for k, v in kwargs.items()]
+    out = []
+    for where, tree, ax in items:
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
+            out.append((where + jax.tree_util.keystr(path), jnp.asarray(leaf), ax))
+    return out
+
+
+def batch_size(args: tuple, kwargs: dict, axes) -> int:
+    """The size of the batch the arguments as written carry along ``axes``; ValueError saying why not."""
+    sizes = []
+    for where, leaf, ax in _mapped(args, kwargs, axes):
+        if not -leaf.ndim <= ax < leaf.ndim:
+            raise ValueError(f"cannot vmap over the arguments as written: {where} is {_type(leaf)}, which has "
+                             f"no axis {ax} to map; give it a batch axis, map it with None in --in-axes, "
+                             "or drop --batched to stack the call as one example")
+        sizes.append((where, ax, leaf.shape[ax]))
+    if not sizes:
+        raise ValueError("in_axes maps no argument; give at least one axis, e.g. 0")
+    if len({n for _, _, n in sizes}) > 1:
+        said = ", ".join(f"{where} has {n} along axis {ax}" for where, ax, n in sizes)
+        raise ValueError(f"cannot vmap over the arguments as written: the batch sizes differ ({said}); "
+                         "make them agree, or map an argument with None in --in-axes")
+    return sizes[0][2]
+
+
+def example(args: tuple, kwargs: dict, axes) -> tuple[tuple, dict]:
+    """Element 0 of a batch: what the vmapped function sees as one call."""
+    per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
+
+    def first(tree, ax):
+        return tree if ax is None else jax.tree_util.tree_map(lambda x: jnp.take(jnp.asarray(x), 0, axis=ax), tree)
+    return (tuple(first(a, ax) for a, ax in zip(args, per_arg)), {k: first(v, 0) for k, v in kwargs.items()})
+
+
+def _type(leaf) -> str:
+    return _jax.aval_text(jax.typeof(leaf))
 
 
 def _jvp(p, args, kwargs, argnums=None):
@@ -267,7 +317,9 @@ def transform(program: Program, name: str, **options) -> Program:
 
     Options: ``argnums`` (grad, jvp, vjp, linearize, transpose, jacfwd, jacrev, hessian), ``in_axes``
     (vmap), ``has_aux`` (grad; by default on when the output is ``(scalar, aux)``).  jvp's tangents and
-    vjp's/transpose's cotangents are ones; vmap stacks each mapped argument twice along its axis.
+    vjp's/transpose's cotangents are ones.  vmap treats the traced call as one example and stacks each
+    mapped argument twice along its axis; with ``batched=True`` the arguments as written are the batch,
+    mapped along ``in_axes`` as ``jax.vmap(f, in_axes)(*args)`` does.
     """
     rule = TRANSFORMS.get(name)
     if rule is None:
@@ -277,11 +329,22 @@ def transform(program: Program, name: str, **options) -> Program:
     if extra:
         raise ValueError(f"{name} does not take {', '.join(extra)} (it takes {sorted(allowed) or 'no options'})")
     args, kwargs = call_args(program)
-    options = _dynamic_positions(program, name, options, len(args))
+    return _transformed(program, name, args, kwargs, options)
+
+
+def _transformed(program: Program, name: str, args: tuple, kwargs: dict, options: dict) -> Program:
+    """The transformation ``name`` of ``program``'s function traced on ``args`` (its traced args)."""
+    rule = TRANSFORMS[name]
+    allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
+    options = _dynamic_positions(program.static, name, options, len(args))
     base = dataclasses.replace(program, fn=_dynamic_fn(program), static={})
     fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in options.items() if k in allowed})
     result = trace(fn, *targs, **tkwargs)
-    result.title = describe(name, program, options) + INPUTS_NOTE.get(name, "")
+    note = INPUTS_NOTE.get(name, "")
+    if options.get("batched"):
+        note = f": a batch of {batch_size(targs, tkwargs, parse_in_axes(options.get('in_axes'), args))}, " \
+               "the arguments as written"
+    result.title = describe(name, program, options) + note
     for eqn in result.walk():
         frame = _jax.user_frame(eqn.raw) if eqn.source else None
         if frame is not None and os.path.abspath(frame.file).startswith(_PKG_DIR + os.sep):
@@ -289,8 +352,23 @@ def transform(program: Program, name: str, **options) -> Program:
     return result
 
 
+def batched_call(fn, args: tuple, kwargs: dict, in_axes=None, static_argnums=()) -> tuple[Program, Program]:
+    """For ``%%jaxpr --transform vmap --batched``, where ``fn(*args)`` itself may not trace (a ``lax.cond``
+    on what is a scalar per example): ``(fn traced on element 0 of the batch, vmap(fn, in_axes) traced on
+    the batch as written)``.  Positions (``in_axes``, ``static_argnums``) count as the call is written."""
+    static = {i + len(args) if i < 0 else i for i in static_argnums}
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+    options = {"in_axes": in_axes, "batched": True}
+    axes = parse_in_axes(_dynamic_positions(static, "vmap", options, len(dynamic))["in_axes"], dynamic)
+    batch_size(dynamic, kwargs, axes)
+    ex_args, ex_kwargs = example(dynamic, kwargs, axes)
+    original = trace(fn, *_with_static({i: args[i] for i in static}, ex_args), static_argnums=tuple(static),
+                     **ex_kwargs)
+    return original, _transformed(original, "vmap", dynamic, kwargs, options)
+
+
 def describe(name: str, program: Program, options: dict) -> str:
-    shown = ", ".join(f"{k}={v}" for k, v in options.items() if v is not None)
+    shown = ", ".join(f"{k}={v}" for k, v in options.items() if v is not None and v is not False)
     return f"{name}({_name(program.fn) if program.fn else 'program'}" + (f", {shown})" if shown else ")")
 
 
@@ -307,16 +385,6 @@ def alignment(original: Program, transformed: Program) -> dict[str, list[str]]:
         if _key(e):
             by_line.setdefault(_key(e), []).append(e.id)
     return {e.id: list(by_line.get(_key(e), [])) for e in original.walk() if _key(e)}
-
-
-def eqn_line(eqn: Eqn, limit: int = 60) -> str:
-    """One equation as one short line: ``c:f32[8] = sin b``."""
-    params = " ".join(f"{k}={param_text(v)}" for k, v in shown_params(eqn))
-    if len(params) > limit:
-        params = params[: limit - 1] + "…"
-    outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-    ins = " ".join(a.name for a in eqn.invars)
-    return f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "") + (f" {ins}" if ins else "")
 
 
 def flops_text(program: Program) -> str | None:
@@ -409,18 +477,21 @@ def _side_html(eqn: Eqn, kind: str) -> str:
 
 # ---------------------------------------------------------------- the magic's entry point
 
-def transform_view(program: Program, args):
-    """The view for ``%%jaxpr --transform NAME [--argnums ..] [--in-axes ..] [--compare]``."""
+def transform_view(program: Program, args, transformed: Program | None = None):
+    """The view for ``%%jaxpr --transform NAME [--argnums ..] [--in-axes ..] [--batched] [--compare]``
+    (``transformed``: already traced, as ``batched_call`` does)."""
     name = args.transform
     if name not in TRANSFORMS:
         raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
-    options = {"argnums": args.argnums, "in_axes": getattr(args, "in_axes", None)}
-    for flag, key in (("--argnums", "argnums"), ("--in-axes", "in_axes")):
+    options = {"argnums": args.argnums, "in_axes": getattr(args, "in_axes", None),
+               "batched": getattr(args, "batched", False) or None}
+    for flag, key in (("--argnums", "argnums"), ("--in-axes", "in_axes"), ("--batched", "batched")):
         if options[key] is not None and key not in inspect.signature(TRANSFORMS[name]).parameters:
             takes = [n for n, r in TRANSFORMS.items() if key in inspect.signature(r).parameters]
             raise ValueError(f"{flag} does not apply to {name}; it applies to {', '.join(takes)}")
     options = {k: v for k, v in options.items() if v is not None}
-    transformed = transform(program, name, **options)
+    if transformed is None:
+        transformed = transform(program, name, **options)
     if args.compare:
         view = Compare(program, transformed, describe(name, program, options))
         if getattr(args, "lower", False) or getattr(args, "compiled", False):

@@ -152,10 +152,10 @@ def test_table_cost_column_and_totals():
 def test_table_totals_in_chinese():
     fn, args = SEEDS["func1"]
     table = model.trace(fn, *args).table(cost=True, lang="zh")
-    assert table.text().splitlines()[-1] == "合计 31 FLOP, 264 B; 算术强度 0.12 FLOP/B"
+    assert table.text().splitlines()[-1] == "合计 31 FLOP，264 B；算术强度 0.12 FLOP/B"
     from bs4 import BeautifulSoup
     row = BeautifulSoup(table.html(), "html.parser").select_one("tr.jl-total")
-    assert [td.get_text() for td in row.select("td")] == ["合计", "31 FLOP, 264 B; 算术强度 0.12 FLOP/B"]
+    assert [td.get_text() for td in row.select("td")] == ["合计", "31 FLOP，264 B；算术强度 0.12 FLOP/B"]
 
 
 def test_table_totals_per_sub_jaxpr():

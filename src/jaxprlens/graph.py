@@ -14,7 +14,7 @@ import graphviz
 from . import render
 from .display import array_text, shorten
 from .escape import dot, html
-from .i18n import role_word
+from .i18n import resolve, role_word, sub_label, t
 from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, kind_of, missing_html
 from .model import Lit, Program, Var, count_eqns, param_text, path_id
 
@@ -28,7 +28,6 @@ VIRTUAL = 600         # out in ~0.3 s, not ~3 s).  dot routes an edge through on
                       # the value instead (one input used by 1,000 eqns would cost minutes of layout)
 PARAM_CHARS = 40
 LINE_CHARS = 36
-NO_SOURCE = "no user frame (made inside JAX)"
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
 _NOISY = set("""out_sharding sharding in_shardings out_shardings in_layouts out_layouts donated_invars ctx_mesh
@@ -88,8 +87,8 @@ def select(program: Program, path) -> tuple:
 class _Draw:
     """Walks a Program once, emitting nodes into (nested) ``graphviz.Digraph``s and collecting edges."""
 
-    def __init__(self, depth: int, max_nodes: int):
-        self.depth, self.max_nodes = depth, max_nodes
+    def __init__(self, depth: int, max_nodes: int, lang: str = "en"):
+        self.depth, self.max_nodes, self.lang = depth, max_nodes, lang
         self.node_of: dict = {}       # Var -> node name (one Var object per JAX var)
         self.edges: list = []         # (tail, head, label parts, attrs)
         self.kinds: set = set()
@@ -108,7 +107,7 @@ class _Draw:
         name = self.node_of.get(a)
         if name is None:           # not bound in any scope we drew (should not happen): keep it visible
             name = self.node_of[a] = f"free-{owner}"
-            g.node(name, label=_lines(f"{a.name}:{a.type}", "(free)"), **STYLES["unused"])
+            g.node(name, label=_lines(f"{a.name}:{a.type}", t("free", self.lang)), **STYLES["unused"])
         return name
 
     # ------------------------------------------------------------ programs
@@ -117,20 +116,21 @@ class _Draw:
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
             g.node(name, label=_lines(f"{v.name}:{v.type}", f"= {_preview(value)}"),
-                   tooltip=dot(f"constant {v.name}:{v.type} (hoisted out of the trace)"), **STYLES["constant"])
+                   tooltip=dot(t("const_tip", self.lang, var=f"{v.name}:{v.type}")), **STYLES["constant"])
         for i, v in enumerate(p.invars):
             name = self.node_of[v] = f"{pre}/in{i}"
             if binder:
                 g.node(name, label=_lines(f"{v.name}:{v.type}"), **STYLES["binder"])
             else:
-                head = (binding[i] if binding else None) or v.path or f"input {i}"
+                head = (binding[i] if binding else None) or v.path or t("input_n", self.lang, i=i)
                 g.node(name, label=_lines(head, f"{v.name}:{v.type}"), tooltip=dot(head), **STYLES["input"])
 
     def outputs(self, p: Program, g, results=None):
         pre = f"p/{path_id(p.path)}" if p.path else "p"
         for i, a in enumerate(p.outvars):
             name = f"{pre}/out{i}"
-            head = p.out_paths[i] if i < len(p.out_paths) else (results[i] if results else f"output {i}")
+            head = (p.out_paths[i] if i < len(p.out_paths) else
+                    results[i] if results else t("output_n", self.lang, i=i))
             g.node(name, label=_lines(head, a.type), tooltip=dot(head), **STYLES["output"])
             self.edge(self.atom(a, g, f"{pre}-out{i}"), name, [f"{a.name}:{a.type}"] if isinstance(a, Var) else [])
 
@@ -147,7 +147,7 @@ class _Draw:
         self.drawn += 1
         fill, stroke = KIND_COLORS[kind]
         attrs = dict(label=eqn_label(eqn), id=dot(nid), fillcolor=fill, color=stroke,
-                     tooltip=dot(str(eqn.source) if eqn.source else NO_SOURCE),
+                     tooltip=dot(str(eqn.source) if eqn.source else t("no_frame", self.lang)),
                      _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
         targets: dict = {}            # operand index -> [node the operand flows into]
         if eqn.subs:
@@ -161,16 +161,17 @@ class _Draw:
         else:
             g.node(nid, **attrs)
         for j, a in enumerate(eqn.invars):
-            role = role_word(eqn.roles.of_operand(j)) if eqn.roles else ""
+            role = role_word(eqn.roles.of_operand(j), 1, self.lang) if eqn.roles else ""
             tail = self.atom(a, g, f"{eqn.id}-{j}")
-            parts = ([f"{a.name}:{a.type}"] if isinstance(a, Var) else []) + ([f"({role})"] if role else [])
+            parts = ([f"{a.name}:{a.type}"] if isinstance(a, Var) else []) + (
+                [t("paren", self.lang, x=role)] if role else [])
             for head in targets.get(j) or [nid]:
                 self.edge(tail, head, parts)
         for k, v in enumerate(eqn.outvars):
             self.node_of[v] = nid
             if v not in used:
                 sink = f"{nid}-unused{k}"
-                g.node(sink, label=dot(f"{v.name}:{v.type}" + ("" if v.dropped else " (unused)")),
+                g.node(sink, label=dot(f"{v.name}:{v.type}" + ("" if v.dropped else " " + t("unused", self.lang))),
                        **STYLES["unused"])
                 self.edge(nid, sink, (), style="dashed", arrowhead="none")
 
@@ -179,8 +180,8 @@ class _Draw:
         n = count_eqns(sub.program)
         if level > self.depth or n > self.max_nodes:
             fid = f"fold-{spath}"
-            c.node(fid, label=_lines(sub.label, f"{n} equation{'s' * (n != 1)} (folded)", f"path={spath}"),
-                   id=dot(fid), tooltip=dot(f"unfold with depth={level} or max_nodes={n}, or path={spath}"),
+            c.node(fid, label=_lines(sub_label(sub, self.lang), t("folded_n", self.lang, n=n), f"path={spath}"),
+                   id=dot(fid), tooltip=dot(t("unfold_tip", self.lang, depth=level, n=n, path=spath)),
                    **STYLES["folded"])
             self.folded.append((spath, n))
             for j in sub.in_map:
@@ -189,7 +190,7 @@ class _Draw:
             self.edge(fid, nid, (), style="bold")
             return
         sc = graphviz.Digraph(name=f"cluster_sub_{spath}")
-        sc.attr(label=dot(sub.label), style="rounded", color=MID, fontcolor=MID, id=dot(f"sub-{spath}"))
+        sc.attr(label=dot(sub_label(sub, self.lang)), style="rounded", color=MID, fontcolor=MID, id=dot(f"sub-{spath}"))
         self.header(sub.program, sc, binder=True)
         self.program(sub.program, sc, level)
         for k, j in enumerate(sub.in_map):
@@ -212,7 +213,8 @@ class _Draw:
             chunk = p.eqns[r0:r0 + size]
             name = f"run-{r0}"
             common = ", ".join(f"{k}×{v}" for k, v in Counter(e.primitive for e in chunk).most_common(3))
-            g.node(name, label=_lines(f"equations {r0}–{r0 + len(chunk) - 1}", f"{len(chunk)} equations", common),
+            g.node(name, label=_lines(t("run_range", self.lang, first=r0, last=r0 + len(chunk) - 1),
+                                      t("n_eqns", self.lang, n=len(chunk)), common),
                    id=dot(name), **STYLES["run"])
             links: Counter = Counter()
             for e in chunk:
@@ -223,13 +225,13 @@ class _Draw:
                 for v in e.outvars:
                     self.node_of[v] = name
             for tail, count in links.items():
-                self.edge(tail, name, [f"{count} value{'s' * (count != 1)}"])
+                self.edge(tail, name, [t("n_values", self.lang, n=count)])
 
     def legend(self, g):
         cells = [(k, *KIND_COLORS[k]) for k in KIND_COLORS if k in self.kinds]
         cells += [(k, STYLES[k]["fillcolor"], STYLES[k]["color"]) for k in ("input", "constant", "output")]
-        row = "".join(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(k)}</FONT></TD>'
-                      for k, fill, stroke in cells)
+        row = "".join(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">'
+                      f'{html(t("kind_" + k.replace(" ", "_"), self.lang))}</FONT></TD>' for k, fill, stroke in cells)
         g.node("legend", label=f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
                                f"<TR>{row}</TR></TABLE>>", shape="plaintext", style="", fontsize="9",
                id="legend")
@@ -264,8 +266,8 @@ class _Draw:
         for i, (tail, head, parts, attrs) in enumerate(self.edges):
             if i in cut:
                 ref = f"ref-{i}"
-                g.node(ref, label=_lines("↪ " + (parts[0] if parts else "value")),
-                       tooltip=dot(f"a value made {spans[i]} steps above"),
+                g.node(ref, label=_lines("↪ " + (parts[0] if parts else t("value", self.lang))),
+                       tooltip=dot(t("made_above", self.lang, n=spans[i])),
                        **STYLES["ref"])
                 tail, parts = ref, parts[1:]
             if parts:
@@ -273,7 +275,8 @@ class _Draw:
             g.edge(tail, head, **attrs)
 
 
-def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP) -> tuple:
+def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
+              lang: str = "en") -> tuple:
     """DOT source for ``root`` and the drawing's bookkeeping (for the summary)."""
     g = graphviz.Digraph(name="jaxpr")
     g.attr(rankdir="TB", bgcolor="transparent", fontname="Helvetica", fontsize="10", fontcolor=MID,
@@ -281,24 +284,23 @@ def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, 
     g.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="11", fontcolor=INK,
            height="0.3", margin="0.08,0.04")
     g.attr("edge", color=MID, fontcolor=MID, fontname="Helvetica", fontsize="9", arrowsize="0.6")
-    d = _Draw(depth, max_nodes)
+    d = _Draw(depth, max_nodes, lang)
     binding = results = None
     if parent is not None:
-        binding = [f"{role_word(parent.roles.of_operand(j) if parent.roles else 'operand')} from {parent.invars[j].name}"
+        binding = [t("role_from", lang, role=role_word(parent.roles.of_operand(j) if parent.roles else "operand",
+                                                       1, lang), name=parent.invars[j].name)
                    if j is not None else None for j in sub.in_map]
-        results = [f"→ {parent.outvars[r].name}" if r is not None else "(used inside)" for r in sub.out_map]
+        results = [f"→ {parent.outvars[r].name}" if r is not None else t("used_inside", lang) for r in sub.out_map]
     d.header(root, g, binder=False, binding=binding)
     notes = []
     if len(root.eqns) > max_top:
         d.runs(root, g)
-        notes.append(f"{len(root.eqns)} equations: too many to draw one by one, shown as runs of "
-                     f"{math.ceil(len(root.eqns) / RUNS)}; use path= to see a nested program")
+        notes.append(t("runs_note", lang, n=len(root.eqns), k=math.ceil(len(root.eqns) / RUNS)))
     else:
         d.program(root, g, 0)
     d.outputs(root, g, results)
     if d.folded:
-        notes.append(f"{len(d.folded)} nested program(s) folded (deeper than depth={depth} or more than "
-                     f"max_nodes={max_nodes} equations)")
+        notes.append(t("folded_note", lang, n=len(d.folded), depth=depth, max_nodes=max_nodes))
     if notes:
         g.attr(label=_lines(*notes))
     d.legend(g)
@@ -307,11 +309,11 @@ def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, 
 
 
 class Graph:
-    """``program.graph(depth=3, max_nodes=200, path=None)``: the dataflow graph, as DOT and SVG."""
+    """``program.graph(depth=3, max_nodes=200, path=None, lang=None)``: the dataflow graph, as DOT and SVG."""
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
-                 path: str | None = None, max_top: int = MAX_TOP):
-        self.program = program
+                 path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None):
+        self.program, self.lang = program, resolve(lang)
         self.depth = DEPTH if depth is None else int(depth)
         self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
         if self.depth < 0 or self.max_nodes < 0:
@@ -319,7 +321,7 @@ class Graph:
                              f"max_nodes={self.max_nodes})")
         self.path = None if path is None else str(path).strip("/ ")
         self.root, parent, sub = select(program, path)
-        self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top)
+        self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top, self.lang)
         self._svg: str | None = None
 
     # ------------------------------------------------------------ rendering
@@ -348,27 +350,29 @@ class Graph:
 
     # ------------------------------------------------------------ display
     def summary(self) -> str:
-        where = f"path {self.path}" if self.path else "the program"
-        n = count_eqns(self.root)
-        text = f"Dataflow graph of {where}: {n} equation{'s' * (n != 1)}, {self._draw.drawn} drawn"
+        lang = self.lang
+        counts = t("graph_counts", lang, n=count_eqns(self.root), drawn=self._draw.drawn)
+        text = (t("graph_of_path", lang, path=self.path, counts=counts) if self.path else
+                t("graph_of_all", lang, counts=counts))
         if self._draw.folded:
-            text += "; folded: " + ", ".join(f"{p} ({k} eqn{'s' * (k != 1)})" for p, k in self._draw.folded[:8])
-            text += ", ..." if len(self._draw.folded) > 8 else ""
-        return text + ". DOT source: .source; save with .save('graph.svg')"
+            items = [t("folded_item", lang, path=p, n=k) for p, k in self._draw.folded[:8]]
+            items += ["..."] if len(self._draw.folded) > 8 else []
+            text += t("graph_folded", lang, items=t("sep", lang).join(items))
+        return text + t("graph_save", lang)
 
     def html(self) -> str:
         """The SVG inline, with the hover/click hook that links nodes and ``tr[data-eqn]`` table rows."""
         try:
             svg = render.inline_svg(self.svg())
         except render.RenderError as e:
-            return missing_html(str(e), self.source)
+            return missing_html(str(e), self.source, self.lang)
         return f'<div class="jaxprlens jl-graph">{svg}</div>{LINK_HOOK}'
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         try:
             svg = self.svg()
         except render.RenderError as e:
-            return {"text/plain": self.source, "text/html": missing_html(str(e), self.source)}
+            return {"text/plain": self.source, "text/html": missing_html(str(e), self.source, self.lang)}
         return {"image/svg+xml": svg, "text/plain": self.summary(), "text/html": self.html()}
 
     def __repr__(self) -> str:

@@ -1,5 +1,14 @@
-"""Words shown to the reader, in English and Chinese (``--lang zh``, the seed article's audience)."""
+"""Words shown to the reader, in English and Chinese (``--lang zh``, the seed article's audience): one
+catalogue for every view, the glossary it keeps to, and the kernel-wide default language.
+
+Chinese text uses full-width punctuation (，：；（）「」) and one term per concept (``GLOSSARY``).
+"""
 from __future__ import annotations
+
+import os
+import unicodedata
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 LANGS = ("en", "zh")
 
@@ -13,6 +22,9 @@ TEXT = {
         "effects": "effects", "equations": "equations", "in_all": "in all",
         "sub_inputs": "binders", "bound_from": "bound from", "total": "total",
         "intensity": "intensity", "n/a": "n/a",
+        "equation": "equation", "notes": "source · what it does", "more_rows": "{n} more equations: run or trust the notebook to draw them as you scroll (--text prints them all)", "search": "search rows",
+        "all_params": "all params", "matches": "matching rows", "colon": ": ", "n_eqns": "{n} equations",
+        "n_in_all": " ({n} in all)", "no_frame": "no user frame (made inside JAX)",
     },
     "zh": {
         "eqn": "#", "outputs": "输出", "primitive": "原语", "params": "参数",
@@ -23,6 +35,9 @@ TEXT = {
         "effects": "副作用", "equations": "个方程", "in_all": "共计",
         "sub_inputs": "绑定变量", "bound_from": "来自", "total": "合计",
         "intensity": "算术强度", "n/a": "无",
+        "equation": "方程", "notes": "源码 · 含义", "more_rows": "另有 {n} 个方程：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）", "search": "搜索行",
+        "all_params": "全部参数", "matches": "行匹配", "colon": "：", "n_eqns": "{n} 个方程",
+        "n_in_all": "（共 {n} 个）", "no_frame": "没有用户代码帧（由 JAX 内部生成）",
     },
 }
 
@@ -30,51 +45,310 @@ TEXT = {
 ROLE_WORDS = {
     "index": ("index", "indices", "分支索引"),
     "operands": ("operand", "operands", "分支操作数"),
-    "cond_consts": ("cond const", "cond consts", "cond 常量"),
-    "body_consts": ("body const", "body consts", "body 常量"),
-    "carry": ("carry", "carry", "carry"),
+    "cond_consts": ("cond const", "cond consts", "条件常量"),
+    "body_consts": ("body const", "body consts", "循环体常量"),
+    "carry": ("carry", "carry", "携带值"),
     "consts": ("const", "consts", "常量"),
     "xs": ("xs", "xs", "xs 数组"),
-    "args": ("arg", "args", "参数"),
+    "args": ("arg", "args", "实参"),
     "operand": ("operand", "operands", "操作数"),
+    "init": ("init value", "init values", "初始值"),
+    "indices": ("indices", "indices", "索引"),
+    "updates": ("updates", "updates", "更新值"),
+    "source": ("source", "source", "源数组"),
 }
 
+# combiner sub key -> Chinese label (the English one is the Sub's own label)
+SUB_WORDS_ZH = {"combiner": "逐元素合并函数", "select": "逐元素选择函数", "scatter": "逐元素合并函数（scatter）"}
 
-def t(key: str, lang: str = "en") -> str:
-    return TEXT.get(lang, TEXT["en"]).get(key, TEXT["en"].get(key, key))
+# One term per concept, in every view (and for a course's glossary).  A zh text says the concept with
+# this term and never with one of ``AVOID``'s synonyms (tests/test_i18n.py checks the catalogue).
+GLOSSARY = {
+    "equation": ("equation", "方程"),
+    "primitive": ("primitive", "原语"),
+    "param": ("param", "参数"),
+    "argument": ("argument", "实参"),
+    "operand": ("operand", "操作数"),
+    "input": ("input", "输入"),
+    "output": ("output", "输出"),
+    "result": ("result", "结果"),
+    "literal": ("literal", "字面量"),
+    "constant": ("constant", "常量"),
+    "hoisted constant": ("hoisted constant", "提升的常量"),
+    "sub-jaxpr": ("nested program (sub-jaxpr)", "子 jaxpr"),
+    "branch": ("branch", "分支"),
+    "body": ("body (of a loop)", "循环体"),
+    "cond": ("cond (a while loop's test)", "条件"),
+    "iteration": ("iteration", "迭代"),
+    "carry": ("carry", "携带值"),
+    "binder": ("binder", "绑定变量"),
+    "source": ("source", "源码"),
+    "cost": ("cost", "开销"),
+    "intensity": ("arithmetic intensity", "算术强度"),
+    "device": ("device", "设备"),
+    "compile": ("compile", "编译"),
+    "breakpoint": ("breakpoint", "断点"),
+    "dataflow graph": ("dataflow graph", "数据流图"),
+    "fold": ("fold", "折叠"),
+}
+AVOID = {"方程": ("等式", "算式"), "原语": ("基元", "原始操作"), "实参": ("参量",), "常量": ("常数",),
+         "子 jaxpr": ("子程序", "嵌套程序"), "迭代": ("轮次",), "携带值": ("carry", "循环变量"),
+         "循环体": ("body",), "开销": ("成本", "代价"), "断点": ("中断点",), "折叠": ("收起",)}
+
+# Texts of the views, as (English, Chinese); merged into ``TEXT`` below.
+VIEW_TEXT = {
+    # punctuation and small templates
+    "list_sep": (", ", "、"), "sep": (", ", "，"), "semi": ("; ", "；"), "paren": ("({x})", "（{x}）"),
+    "paren_after": ("{text} ({x})", "{text}（{x}）"), "labelled": ("{label}: {text}", "{label}：{text}"),
+    "line_of": ("{where} line {line}", "{where} 第 {line} 行"),
+    # roles
+    "calls": ("calls {name}", "调用 {name}"),
+    "two_branches": ("branch 0 = false, branch 1 = true", "分支 0 = false，分支 1 = true"),
+    "n_branches": ("{n} branches, an index outside [0, {last}] runs branch {last}",
+                   "{n} 个分支，索引超出 [0, {last}] 时运行分支 {last}"),
+    "branch_n": ("branch {i}", "分支 {i}"), "sub_cond": ("cond", "条件"), "sub_body": ("body", "循环体"),
+    # graph
+    "kind_elementwise": ("elementwise", "逐元素"), "kind_reduction": ("reduction", "归约"),
+    "kind_contraction": ("contraction", "缩并"), "kind_control_flow": ("control flow", "控制流"),
+    "kind_data_movement": ("data movement", "数据搬移"), "kind_other": ("other", "其他"),
+    "kind_input": ("input", "输入"), "kind_constant": ("constant", "常量"), "kind_output": ("output", "输出"),
+    "free": ("(free)", "（自由变量）"), "unused": ("(unused)", "（未使用）"),
+    "const_tip": ("constant {var} (hoisted out of the trace)", "常量 {var}（从追踪中提升出来）"),
+    "input_n": ("input {i}", "输入 {i}"), "output_n": ("output {i}", "输出 {i}"),
+    "folded_n": ("{n} equations (folded)", "{n} 个方程（已折叠）"),
+    "unfold_tip": ("unfold with depth={depth} or max_nodes={n}, or path={path}",
+                   "用 depth={depth} 或 max_nodes={n} 展开，或用 path={path} 单独查看"),
+    "run_range": ("equations {first}–{last}", "方程 {first}–{last}"),
+    "n_values": ("{n} values", "{n} 个值"), "value": ("value", "值"),
+    "made_above": ("a value made {n} steps above", "在上方 {n} 步处产生的值"),
+    "role_from": ("{role} from {name}", "来自 {name} 的{role}"), "used_inside": ("(used inside)", "（在内部使用）"),
+    "runs_note": ("{n} equations: too many to draw one by one, shown as runs of {k}; use path= to see a nested "
+                  "program", "{n} 个方程：太多，无法逐个绘制，按每段 {k} 个分段显示；用 path= 查看子 jaxpr"),
+    "folded_note": ("{n} nested program(s) folded (deeper than depth={depth} or more than max_nodes={max_nodes} "
+                    "equations)", "已折叠 {n} 个子 jaxpr（嵌套深于 depth={depth}，或方程多于 max_nodes={max_nodes} 个）"),
+    "graph_of_all": ("Dataflow graph of the program: {counts}", "整个程序的数据流图：{counts}"),
+    "graph_of_path": ("Dataflow graph of path {path}: {counts}", "路径 {path} 的数据流图：{counts}"),
+    "graph_counts": ("{n} equations, {drawn} drawn", "{n} 个方程，绘制了 {drawn} 个"),
+    "graph_folded": ("; folded: {items}", "；已折叠：{items}"),
+    "folded_item": ("{path} ({n} eqns)", "{path}（{n} 个方程）"),
+    "graph_save": (". DOT source: .source; save with .save('graph.svg')",
+                   "。DOT 源码：.source；用 .save('graph.svg') 保存"),
+    "no_svg": ("No SVG for this graph: {error}", "这张图没有 SVG：{error}"),
+    "get_svg": ("To get SVG: {pip} (or install Graphviz and set {env}).",
+                "要得到 SVG：{pip}（或安装 Graphviz 并设置 {env}）。"),
+    "dot_source": ("DOT source", "DOT 源码"),
+    # runner and cost
+    "devices_head": ("devices (name, platform, kind, id):", "设备（名称、平台、类型、编号）："),
+    "is_default": ("(default)", "（默认）"), "default": ("default", "默认"), "device": ("device", "设备"),
+    "platform": ("platform", "平台"), "kind": ("kind", "类型"), "id": ("id", "编号"),
+    "device_info": ("{name} (platform {platform}, kind {kind}, id {id})", "{name}（平台 {platform}，类型 {kind}，编号 {id}）"),
+    "xla_none": ("XLA cost analysis: not available", "XLA 开销分析：不可用"),
+    "xla_cost": ("XLA cost analysis: {items}", "XLA 开销分析：{items}"),
+    "transcendentals": ("{with_unit}", "超越函数 {bare} 次"), "accessed": ("{bytes} accessed", "访问 {bytes}"),
+    "ran_on": ("ran on {device}", "运行于 {device}"), "compile_time": ("compile {t}", "编译 {t}"),
+    "run_median": ("run median {median} ± {spread}", "运行中位数 {median} ± {spread}"),
+    "iqr_note": ("(± half the interquartile range of {n} runs)", "（± 为 {n} 次运行四分位距的一半）"),
+    "estimate_is": ("estimate: {cost}", "估计：{cost}"), "outputs_head": ("outputs:", "输出："),
+    "output": ("output", "输出"), "stats": ("min {min}, max {max}, mean {mean}", "最小值 {min}，最大值 {max}，均值 {mean}"),
+    "profile_head": ("profile on {device}, each equation compiled and run on its own (median of {n} runs)",
+                     "在 {device} 上逐个方程剖析，每个方程单独编译、运行（{n} 次运行的中位数）"),
+    "estimate": ("estimate", "估计"), "measured_alone": ("measured on its own", "单独测得"),
+    "measured_share": ("measured {t} ({pct}% of time)", "实测 {t}（占时间 {pct}%）"),
+    "estimated_total": ("estimated total: {cost}; {intensity}", "估计合计：{cost}；{intensity}"),
+    "whole_program": ("whole program: {timing}", "整个程序：{timing}"),
+    "between_devices": ("{bytes} between devices", "设备间 {bytes}"),
+    "per_iteration": ("per iteration {per}; unknown trip count", "每次迭代 {per}；迭代次数未知"),
+    "repeated": ("{times}{unit} × ({per}) = {total}", "{times}{unit} ×（{per}）= {total}"),
+    "unit_devices": (" devices", " 个设备"), "intensity_is": ("{word} {value} FLOP/B", "{word} {value} FLOP/B"),
+    # lowering and diff
+    "lower_head": ("jaxpr → StableHLO lines:", "jaxpr → StableHLO 行："), "stablehlo_head": ("StableHLO:", "StableHLO："),
+    "optimized_hlo": ("optimized HLO (after XLA)", "优化后的 HLO（经 XLA 处理）"),
+    "from_eqn": ("from equation {ids}", "来自方程 {ids}"),
+    "diff_head": ("diff {a} → {b}: {summary}", "差异 {a} → {b}：{summary}"),
+    "diff_summary": ("{added} added, {removed} removed, {changed} changed, {same} unchanged",
+                     "新增 {added} 个，删除 {removed} 个，修改 {changed} 个，未变 {same} 个"),
+    "changed": ("changed", "改动"), "ch_nesting": ("nesting", "嵌套位置"), "ch_primitive": ("primitive", "原语"),
+    "ch_params": ("params", "参数"), "ch_input_types": ("input types", "输入类型"),
+    "ch_output_types": ("output types", "输出类型"),
+    # debugger
+    "top": ("top", "顶层"), "done": ("done", "已完成"), "at_eqn": ("eqn {i}", "方程 {i}"),
+    "frame_eqn": ("{prim}[eqn {i}]", "{prim}[方程 {i}]"), "iteration_n": ("iteration {n}", "第 {n} 次迭代"),
+    "history_capped": ("history is capped at {n} moves: the oldest were dropped, so Back cannot reach the start",
+                       "历史记录最多保留 {n} 步：最早的已丢弃，所以「后退」回不到起点"),
+    "output_of": ("output of {id} ({prim})", "{id}（{prim}）的输出"),
+    "name": ("name", "名称"), "shape": ("shape", "形状"), "dtype": ("dtype", "数据类型"),
+    "statistics": ("statistics", "统计"), "sparkline": ("sparkline", "走势缩略图"),
+    "dbg_stats": ("min {min}  max {max}  mean {mean}  NaN {nan}", "最小值 {min}  最大值 {max}  均值 {mean}  NaN {nan}"),
+    "dbg_nan": ("NaN {nan}", "NaN {nan}"),
+    "dbg_finished": ("jaxprlens debugger: finished", "jaxprlens 调试器：已完成"),
+    "dbg_at": ("jaxprlens debugger at {path}", "jaxprlens 调试器位于 {path}"),
+    "dbg_next": ("next: {line}", "下一步：{line}"), "dbg_last": ("last: {id} ({prim})", "上一步：{id}（{prim}）"),
+    "dbg_stopped": ("stopped: {reason}", "已停止：{reason}"), "dbg_capped": ("history capped at {n} moves", "历史记录上限 {n} 步"),
+    "dbg_error": ("error: {error}", "错误：{error}"),
+    "stop_breakpoint": ("breakpoint at eqn {id} ({prim})", "在方程 {id}（{prim}）处遇到断点"),
+    "stop_nan": ("NaN in the outputs of eqn {id} ({prim})", "方程 {id}（{prim}）的输出中有 NaN"),
+    "btn_step": ("Step", "单步"), "btn_into": ("Step into", "进入"), "btn_out": ("Step out", "跳出"),
+    "btn_back": ("Back", "后退"), "btn_continue": ("Continue", "继续"), "btn_reset": ("Reset", "重置"),
+    "tip_step": ("run the current equation (a loop or call at once) [key n]", "运行当前方程（循环或调用整体运行）（快捷键 n）"),
+    "tip_into": ("enter the branch taken, the loop's cond/body or the call [key i]",
+                 "进入所走的分支、循环的条件或循环体、被调用的子 jaxpr（快捷键 i）"),
+    "tip_out": ("finish this sub-jaxpr and return to its caller [key o]", "运行完这个子 jaxpr 并回到调用处（快捷键 o）"),
+    "tip_back": ("undo the last move [key b]", "撤销上一步（快捷键 b）"),
+    "tip_continue": ("run to the end or the next breakpoint [key c]", "运行到结束或下一个断点（快捷键 c）"),
+    "tip_reset": ("back to the first equation [key r]", "回到第一个方程（快捷键 r）"),
+    "position": ("position", "位置"), "tip_position": ("top-level equation (the end is the last value)",
+                                                       "顶层方程（最右端为结束）"),
+    "breakpoints": ("breakpoints", "断点"), "on_primitive": ("on primitive", "按原语"),
+    "primitive_example": ("e.g. mul, dot_general", "例如 mul dot_general"),
+    "break_here": ("Break here", "在此中断"), "tip_break_here": ("toggle a breakpoint on the highlighted row",
+                                                                 "在高亮的行上设置或取消断点"),
+    "stop_on_nan": ("stop on NaN", "遇到 NaN 时停止"), "keys_title": ("keyboard shortcuts", "键盘快捷键"),
+    "keys_hint": ("keys (pointer over the debugger): n step · i into · o out · b back · c continue · r reset",
+                  "快捷键（鼠标在调试器上时）：n 单步 · i 进入 · o 跳出 · b 后退 · c 继续 · r 重置"),
+    # %jaxpr_config
+    "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
+    "origin_cell": ("this cell's --lang", "本单元格的 --lang"), "origin_config": ("set by %jaxpr_config", "由 %jaxpr_config 设置"),
+    "origin_env": ("from $JAXPRLENS_LANG", "来自 $JAXPRLENS_LANG"), "origin_default": ("the default", "默认值"),
+}
+
+# English singulars, used by ``t`` when ``n == 1``.
+ONE = {"en": {"n_eqns": "{n} equation", "folded_n": "{n} equation (folded)", "n_values": "{n} value",
+              "graph_counts": "{n} equation, {drawn} drawn", "folded_item": "{path} ({n} eqn)",
+              "iqr_note": "(± half the interquartile range of {n} run)"}}
+
+for _key, _pair in VIEW_TEXT.items():
+    assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"
+    for _lang, _text in zip(LANGS, _pair):
+        TEXT[_lang][_key] = _text
 
 
-def role_word(key: str, n: int = 1, lang: str = "en") -> str:
+# ---------------------------------------------------------------- the reader's language
+
+ENV = "JAXPRLENS_LANG"
+_config: dict = {"lang": None}                  # set by ``%jaxpr_config --lang``
+_scoped: ContextVar = ContextVar("jaxprlens_lang", default=None)   # one cell's ``--lang``
+
+
+def check(lang: str) -> str:
+    """``lang`` if jaxprlens speaks it; else a ValueError naming the choices."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r} (must be one of {list(LANGS)})")
+    return lang
+
+
+def default_lang() -> str:
+    """The language of a view given no ``lang``: this cell's ``--lang``, else ``%jaxpr_config --lang``,
+    else ``$JAXPRLENS_LANG``, else English."""
+    return settings()["lang"][0]
+
+
+def settings() -> dict:
+    """``{"lang": (value, where it comes from)}``; where is ``cell``, ``config``, ``env`` or ``default``."""
+    for value, origin in ((_scoped.get(), "cell"), (_config["lang"], "config")):
+        if value is not None:
+            return {"lang": (value, origin)}
+    env = os.environ.get(ENV, "").strip()
+    if env:
+        if env not in LANGS:
+            raise ValueError(f"{ENV}={env!r} is not a language jaxprlens speaks (must be one of {list(LANGS)}); "
+                             f"set it to one of those or unset it")
+        return {"lang": (env, "env")}
+    return {"lang": ("en", "default")}
+
+
+def set_default_lang(lang: str | None):
+    """The kernel-wide language (``%jaxpr_config --lang zh``); ``None`` forgets it."""
+    _config["lang"] = None if lang is None else check(lang)
+
+
+@contextmanager
+def language(lang: str | None):
+    """Views made inside ``with language("zh"):`` that are given no ``lang`` speak ``lang``."""
+    token = _scoped.set(None if lang is None else check(lang))
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
+
+
+def resolve(lang: str | None = None) -> str:
+    """A view's ``lang`` option: checked, or the default when ``None``."""
+    return default_lang() if lang is None else check(lang)
+
+
+def t(key: str, lang: str | None = None, **fields) -> str:
+    """The catalogue's text for ``key`` in ``lang``, filled in: ``t("n_eqns", "zh", n=14)`` is
+    ``14 个方程``.  With no fields the template comes back as it is.  English singulars (``1 equation``)
+    come from ``ONE`` when ``n == 1``."""
+    lang = lang if lang in TEXT else resolve(lang)
+    table = TEXT[lang]
+    if fields.get("n") == 1 and key in ONE.get(lang, {}):
+        text = ONE[lang][key]
+    elif key in table:
+        text = table[key]
+    else:
+        text = TEXT["en"][key]           # a KeyError here is a missing catalogue entry: add it
+    return text.format(**fields) if fields else text
+
+
+def role_word(key: str, n: int = 1, lang: str | None = None) -> str:
     one, many, zh = ROLE_WORDS.get(key, (key, key, key))
-    if lang == "zh":
+    if resolve(lang) == "zh":
         return zh
     return one if n == 1 else many
 
 
-def role_summary(roles, lang: str = "en") -> str:
-    """``0 cond consts, 2 body consts, 3 carry`` (en) / ``0 个 cond 常量、2 个 body 常量、3 个 carry`` (zh)."""
-    if lang == "zh":
-        parts = [f"{n} 个{role_word(k, n, 'zh')}" for k, n in roles.groups]
-        text = "、".join(parts)
-    else:
-        parts = [f"{n} {role_word(k, n)}" for k, n in roles.groups]
-        text = ", ".join(parts)
+def width(text: str) -> int:
+    """Columns ``text`` takes in a monospace font (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def ljust(text: str, n: int) -> str:
+    """``str.ljust`` by display width, so zh columns in ``text/plain`` line up."""
+    return text + " " * max(0, n - width(text))
+
+
+def sub_label(sub, lang: str | None = None) -> str:
+    """A nested program's label in ``lang``: ``branch 1 (true)`` / ``分支 1（true）``, ``body`` / ``循环体``;
+    combiners are translated; call labels (``jit inner``) name JAX things and stay as they are."""
+    if resolve(lang) != "zh":
+        return sub.label
+    if sub.kind == "combiner":
+        return SUB_WORDS_ZH.get(sub.key, sub.label)
+    if sub.key.startswith("branch") and sub.key[6:].isdigit():
+        meaning = sub.label.partition(" (")[2].rstrip(")")      # "false" / "true": Python values
+        text = t("branch_n", "zh", i=sub.key[6:])
+        return t("paren_after", "zh", text=text, x=meaning) if meaning else text
+    if sub.kind == "" and sub.key in ("cond", "body") and sub.label == sub.key:
+        return t(f"sub_{sub.key}", "zh")
+    return sub.label
+
+
+def count_word(n: int, word: str, lang: str | None = None) -> str:
+    """``3 carry`` / ``3 个携带值`` (a space before a Latin word: ``2 个 xs``)."""
+    if resolve(lang) != "zh":
+        return f"{n} {word}"
+    return f"{n} 个{' ' if word[:1].isascii() else ''}{word}"
+
+
+def role_summary(roles, lang: str | None = None) -> str:
+    """``0 cond consts, 2 body consts, 3 carry`` (en) / ``0 个条件常量、2 个循环体常量、3 个携带值`` (zh)."""
+    lang = resolve(lang)
+    parts = [count_word(n, role_word(k, n, lang), lang) for k, n in roles.groups]
+    text = t("list_sep", lang).join(parts)
     extra = detail_text(roles.detail, lang)
-    return f"{text}; {extra}" if extra else text
+    return f"{text}{t('semi', lang)}{extra}" if extra else text
 
 
-def detail_text(detail: dict, lang: str = "en") -> str:
+def detail_text(detail: dict, lang: str | None = None) -> str:
+    lang = resolve(lang)
     bits = []
     for key, value in detail.items():
         if key == "name":
-            bits.append(("调用 " if lang == "zh" else "calls ") + str(value))
+            bits.append(t("calls", lang, name=value))
         elif key == "branches":
-            if value == 2:
-                bits.append("分支 0 = false，分支 1 = true" if lang == "zh"
-                            else "branch 0 = false, branch 1 = true")
-            else:
-                bits.append(f"{value} 个分支，索引被钳制到 [0, {value - 1}]" if lang == "zh"
-                            else f"{value} branches, index clamped to [0, {value - 1}]")
+            bits.append(t("two_branches", lang) if value == 2 else
+                        t("n_branches", lang, n=value, last=value - 1))
         else:
             bits.append(f"{key}={value}")
-    return "; ".join(bits)
+    return t("semi", lang).join(bits)

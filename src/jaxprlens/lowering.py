@@ -9,7 +9,7 @@ import jax
 
 from .display import View
 from .escape import html
-from .i18n import resolve, t
+from .i18n import resolve as resolve_lang, t
 from .model import Program, where_label
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -186,7 +186,7 @@ class Lowering(View):
     XLA's optimized HLO."""
 
     def __init__(self, program: Program, compiled: bool = False, lang: str | None = None):
-        self.program, self.lang = program, resolve(lang)
+        self.program, self.lang = program, resolve_lang(lang)
         self.hlo = stablehlo(program)
         self.links = links(program, self.hlo)
         self.compiled = compiled_hlo(program) if compiled else None
@@ -229,10 +229,7 @@ class Lowering(View):
             attr = f' data-eqns="{html(eqns)}" title="{html(t("from_eqn", self.lang, ids=eqns))}"' if eqns else ""
             hlo.append(f'<span id="{self._id}-L{n}" class="jl-hlo-line" data-line="{n}"{attr}>'
                        f'<span class="jl-ln">{n:>4}</span>  {html(line)}</span>')
-        style = ("<style>.jaxprlens .jl-hlo{white-space:pre;margin:0;}.jaxprlens .jl-hlo-line{display:block;}"
-                 ".jaxprlens .jl-hlo-line[data-eqns]{background:var(--jp-layout-color2,#f4f4f4);}"
-                 ".jaxprlens .jl-hlo-line:target{background:var(--jp-warn-color3,#fff3c4);}"
-                 ".jaxprlens .jl-ln{color:#999;}.jaxprlens .jl-eq{white-space:pre;}</style>")
+        style = ""      # the lowering layout is in static/jaxprlens.css
         compiled = ""
         if self.compiled is not None:
             compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'

@@ -8,11 +8,11 @@ import re
 
 import jax
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from . import model
-from .i18n import LANGS
+from .i18n import language, resolve, set_default_lang, settings, t
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -100,7 +100,8 @@ class JaxprMagics(Magics):
     @argument("--device", default=None, help="device to run on: cpu, gpu, gpu:1, tpu:0")
     @argument("--repeat", type=int, default=20, help="timed repeats for --run/--profile (default 20)")
     @argument("--static-argnums", default=None, help="positions of static arguments, e.g. 0,1")
-    @argument("--lang", default="en", help="language of the table: en or zh")
+    @argument("--lang", default=None, help="language of this cell's views: en or zh (default: %%jaxpr_config "
+                                           "--lang, else $JAXPRLENS_LANG, else en)")
     @argument("--depth", type=int, default=None, help="graph: unfold sub-jaxprs up to this depth")
     @argument("--max-nodes", type=int, default=None, help="graph: fold sub-jaxprs bigger than this")
     @argument("--path", default=None, help="graph: show only this nested path, e.g. 2/body")
@@ -142,11 +143,13 @@ class JaxprMagics(Magics):
         else:
             opts_text, call_text = line, None
         args = self._parse(opts_text)
-        if args.lang not in LANGS:
-            raise UsageError(f"unknown language {args.lang!r} (must be one of {list(LANGS)})")
+        try:
+            args.lang = resolve(args.lang)      # the kernel-wide default unless this cell says otherwise
+        except ValueError as e:
+            raise UsageError(str(e)) from None
         if args.devices:
             from .runner import devices_view
-            return devices_view()
+            return devices_view(args.lang)
         self._check_combinations(args)
         if cell is None and not call_text.strip():
             raise UsageError("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell "
@@ -156,6 +159,34 @@ class JaxprMagics(Magics):
         if program is None:
             return None
         return self._view(program, args)
+
+    @magic_arguments()
+    @argument("--lang", default=None, help="language of every view from now on: en or zh")
+    @argument("--reset", action="store_true", help="forget settings made here ($JAXPRLENS_LANG or en again)")
+    @line_magic
+    def jaxpr_config(self, line: str = ""):
+        """Kernel-wide settings of ``%%jaxpr``; with no option, print them and where each comes from.
+
+        Usage::
+
+            %jaxpr_config                  # language: zh (set by %jaxpr_config)
+            %jaxpr_config --lang zh        # every view in Chinese from now on; a cell's --lang still wins
+            %jaxpr_config --reset          # back to $JAXPRLENS_LANG, else English
+
+        The environment variable ``JAXPRLENS_LANG`` (``en`` or ``zh``) sets the language before any
+        ``%jaxpr_config``.
+        """
+        args = parse_argstring(self.jaxpr_config, line)
+        try:
+            if args.reset:
+                set_default_lang(None)
+            if args.lang is not None:
+                set_default_lang(args.lang)
+            lang, origin = settings()["lang"]
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if args.lang is None and not args.reset:
+            print(t("config_lang", lang, value=lang, origin=t(f"origin_{origin}", lang)))
 
     # ------------------------------------------------------------------ helpers
     def _parse(self, opts_text: str):
@@ -257,7 +288,8 @@ class JaxprMagics(Magics):
     def _view(self, program, args):
         from .views import build_view
         try:
-            return build_view(program, args)
+            with language(args.lang):           # views made without a ``lang`` speak this cell's
+                return build_view(program, args)
         except ValueError as e:
             raise UsageError(str(e)) from None
 

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from .escape import html
+from .i18n import t
 
 ENV = "JAXPRLENS_RENDERER"
 PURE = "graphviz-pure"
@@ -146,10 +147,11 @@ def kind_of(primitive: str, has_subs: bool = False) -> str:
     return primitive_kinds.get(primitive, "control flow" if has_subs else "other")
 
 
-def missing_html(error: str, source: str) -> str:
-    return (f'<div class="jaxprlens jl-graph-missing"><p>No SVG for this graph: {html(error)}</p>'
-            f"<p>To get SVG: <code>pip install graphviz-pure</code> (or install Graphviz and set "
-            f"<code>{ENV}=dot</code>).</p><details><summary>DOT source</summary>"
+def missing_html(error: str, source: str, lang: str = "en") -> str:
+    # Catalogue texts are ours (no markup characters); only the error and the DOT source are escaped.
+    how = t("get_svg", lang, pip="<code>pip install graphviz-pure</code>", env=f"<code>{ENV}=dot</code>")
+    return (f'<div class="jaxprlens jl-graph-missing"><p>{t("no_svg", lang, error=html(error))}</p>'
+            f"<p>{how}</p><details><summary>{t('dot_source', lang)}</summary>"
             f"<pre>{html(source)}</pre></details></div>")
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from .cost import Costs, costs, si
 from .display import View, array_text
 from .escape import html
+from .i18n import ljust, resolve, t, width
 from .model import Lit, Program
 
 SMALL = 64          # arrays with at most this many elements are shown in full
@@ -105,34 +106,40 @@ class DeviceInfo:
         return cls(_ALIASES.get(d.platform, d.platform), d.device_kind, d.id, device_name(d))
 
     def __str__(self) -> str:
-        return f"{self.name} (platform {self.platform}, kind {self.kind}, id {self.id})"
+        return self.text()
+
+    def text(self, lang: str = "en") -> str:
+        return t("device_info", lang, name=self.name, platform=self.platform, kind=self.kind, id=self.id)
 
 
 class DevicesView(View):
     """``%jaxpr --devices``: the devices JAX can use here, the default one marked."""
 
-    def __init__(self):
+    def __init__(self, lang: str | None = None):
         default = default_device()
+        self.lang = resolve(lang)
         self.rows = [(DeviceInfo.of(d), d == default) for d in available_devices()]
 
     def text(self) -> str:
-        lines = ["devices (name, platform, kind, id):"]
+        lines = [t("devices_head", self.lang)]
         for info, is_default in self.rows:
-            mark = "  (default)" if is_default else ""
+            mark = "  " + t("is_default", self.lang) if is_default else ""
             lines.append(f"  {info.name:<8} {info.platform:<5} {info.kind:<20} {info.id}{mark}")
         return "\n".join(lines)
 
     def html(self) -> str:
+        lang = self.lang
         rows = "".join(
             f'<tr data-device="{html(i.name)}"><td>{html(i.name)}</td><td>{html(i.platform)}</td>'
-            f"<td>{html(i.kind)}</td><td>{i.id}</td><td>{'default' if d else ''}</td></tr>"
+            f"<td>{html(i.kind)}</td><td>{i.id}</td><td>{t('default', lang) if d else ''}</td></tr>"
             for i, d in self.rows)
-        return ('<div class="jaxprlens jl-devices"><table><thead><tr><th>device</th><th>platform</th>'
-                f"<th>kind</th><th>id</th><th></th></tr></thead><tbody>{rows}</tbody></table></div>")
+        head = "".join(f"<th>{t(k, lang)}</th>" for k in ("device", "platform", "kind", "id"))
+        return (f'<div class="jaxprlens jl-devices"><table><thead><tr>{head}<th></th></tr></thead>'
+                f"<tbody>{rows}</tbody></table></div>")
 
 
-def devices_view() -> DevicesView:
-    return DevicesView()
+def devices_view(lang: str | None = None) -> DevicesView:
+    return DevicesView(lang)
 
 
 # ---------------------------------------------------------------- formatting
@@ -149,7 +156,7 @@ def fmt_time(seconds: float) -> str:
     return f"{v:.{digits}f} {unit}"
 
 
-def value_text(value, small: int = SMALL) -> str:
+def value_text(value, small: int = SMALL, lang: str = "en") -> str:
     """A value as text: small arrays in full, large ones summarised (shape, dtype, range, preview)."""
     arr = np.asarray(value)
     if arr.ndim == 0:
@@ -159,7 +166,7 @@ def value_text(value, small: int = SMALL) -> str:
         return f"{type_} {array_text(arr, small + 1)}"
     preview = array_text(arr, 6)
     if np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating):
-        stats = f"min {arr.min():.4g}, max {arr.max():.4g}, mean {arr.mean():.4g}"
+        stats = t("stats", lang, min=f"{arr.min():.4g}", max=f"{arr.max():.4g}", mean=f"{arr.mean():.4g}")
         return f"{type_} {{{stats}}} {preview}"
     return f"{type_} {preview}"
 
@@ -175,13 +182,14 @@ def _cost_analysis(compiled) -> dict | None:
     return dict(ca) if ca else None
 
 
-def cost_analysis_text(ca: dict | None) -> str:
+def cost_analysis_text(ca: dict | None, lang: str = "en") -> str:
     if not ca:
-        return "XLA cost analysis: not available"
+        return t("xla_none", lang)
+    n = ca.get("transcendentals")
     bits = [f"{si(ca['flops'], 'FLOP')}" if "flops" in ca else None,
-            f"{si(ca['transcendentals'], 'transcendental')}" if ca.get("transcendentals") else None,
-            f"{si(ca['bytes accessed'], 'B')} accessed" if "bytes accessed" in ca else None]
-    return "XLA cost analysis: " + ", ".join(b for b in bits if b)
+            t("transcendentals", lang, with_unit=si(n, "transcendental"), bare=si(n, "").strip()) if n else None,
+            t("accessed", lang, bytes=si(ca["bytes accessed"], "B")) if "bytes accessed" in ca else None]
+    return t("xla_cost", lang, items=t("sep", lang).join(b for b in bits if b))
 
 
 # ---------------------------------------------------------------- run
@@ -199,43 +207,53 @@ class RunResult(View):
     out_paths: list = field(default_factory=list)
     flat_outputs: list = field(default_factory=list, repr=False)
     estimate: Any = None         # our own cost.Cost total, for comparison
+    lang: str = "en"
 
     @property
     def repeat(self) -> int:
         return len(self.times)
 
+    def timing_parts(self) -> tuple[str, str]:
+        """``compile 12.3 ms`` and ``run median 45.6 µs ± 7.8 µs`` (masked by notebooks/sanitize.cfg)."""
+        return (t("compile_time", self.lang, t=fmt_time(self.compile_time)),
+                t("run_median", self.lang, median=fmt_time(self.median), spread=fmt_time(self.spread)))
+
     def timing_text(self) -> str:
-        return (f"compile {fmt_time(self.compile_time)}; "
-                f"run median {fmt_time(self.median)} ± {fmt_time(self.spread)}")
+        return t("semi", self.lang).join(self.timing_parts())
+
+    def timing_html(self) -> str:
+        return t("semi", self.lang).join(f'<span class="jl-time">{html(p)}</span>' for p in self.timing_parts())
 
     def _output_rows(self) -> list:
         paths = self.out_paths or [f"out[{i}]" for i in range(len(self.flat_outputs))]
-        return [(p, value_text(v)) for p, v in zip(paths, self.flat_outputs)]
+        return [(p, value_text(v, lang=self.lang)) for p, v in zip(paths, self.flat_outputs)]
+
+    def _estimate_text(self) -> str:
+        return t("estimate_is", self.lang, cost=self.estimate.text(self.lang))
 
     def text(self) -> str:
-        lines = [f"ran on {self.device}",
-                 f"{self.timing_text()}  (± half the interquartile range of {self.repeat} runs)"]
+        lang = self.lang
+        lines = [t("ran_on", lang, device=self.device.text(lang)),
+                 f"{self.timing_text()}  {t('iqr_note', lang, n=self.repeat)}"]
         if self.estimate is not None:
-            lines.append(f"estimate: {self.estimate}")
-        lines.append(cost_analysis_text(self.cost_analysis))
-        lines.append("outputs:")
+            lines.append(self._estimate_text())
+        lines.append(cost_analysis_text(self.cost_analysis, lang))
+        lines.append(t("outputs_head", lang))
         lines.extend(f"  {p} = {v}" for p, v in self._output_rows())
         return "\n".join(lines)
 
     def html(self) -> str:
+        lang = self.lang
         outs = "".join(f'<tr class="jl-output"><td>{html(p)}</td><td><code>{html(v)}</code></td></tr>'
                        for p, v in self._output_rows())
-        est = (f'<div class="jl-estimate">estimate: {html(self.estimate)}</div>'
+        est = (f'<div class="jl-estimate">{html(self._estimate_text())}</div>'
                if self.estimate is not None else "")
-        return (f'<div class="jaxprlens jl-run" data-device="{html(self.device.name)}">'
-                f'<div class="jl-device">ran on {html(self.device)}</div>'
-                f'<div><span class="jl-time">compile {html(fmt_time(self.compile_time))}</span>; '
-                f'<span class="jl-time">run median {html(fmt_time(self.median))} ± '
-                f"{html(fmt_time(self.spread))}</span> (± half the interquartile range of "
-                f"{self.repeat} runs)</div>{est}"
-                f'<div class="jl-xla">{html(cost_analysis_text(self.cost_analysis))}</div>'
-                f"<table><thead><tr><th>output</th><th>value</th></tr></thead><tbody>{outs}</tbody></table>"
-                "</div>")
+        return (f'<div class="jaxprlens jl-run" lang="{lang}" data-device="{html(self.device.name)}">'
+                f'<div class="jl-device">{html(t("ran_on", lang, device=self.device.text(lang)))}</div>'
+                f"<div>{self.timing_html()} {html(t('iqr_note', lang, n=self.repeat))}</div>{est}"
+                f'<div class="jl-xla">{html(cost_analysis_text(self.cost_analysis, lang))}</div>'
+                f"<table><thead><tr><th>{t('output', lang)}</th><th>{t('value', lang)}</th></tr></thead>"
+                f"<tbody>{outs}</tbody></table></div>")
 
 
 def _check_args(program: Program):
@@ -292,8 +310,10 @@ def _stats(times: list) -> tuple[float, float]:
     return float(med), float(q3 - q1) / 2
 
 
-def run(program: Program, device=None, repeat: int = 20, estimate: bool = True) -> RunResult:
+def run(program: Program, device=None, repeat: int = 20, estimate: bool = True,
+        lang: str | None = None) -> RunResult:
     """Execute ``program`` compiled on ``device`` (see ``resolve_device``) and time ``repeat`` runs."""
+    lang = resolve(lang)
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     dev = resolve_device(device)
@@ -307,7 +327,7 @@ def run(program: Program, device=None, repeat: int = 20, estimate: bool = True) 
     return RunResult(outputs=program.unflatten_outputs(flat), device=DeviceInfo.of(dev),
                      compile_time=compile_time, times=times, median=median, spread=spread,
                      cost_analysis=_cost_analysis(compiled), out_paths=list(program.out_paths),
-                     flat_outputs=flat, estimate=costs(program).total if estimate else None)
+                     flat_outputs=flat, estimate=costs(program).total if estimate else None, lang=lang)
 
 
 # ---------------------------------------------------------------- profile
@@ -324,9 +344,9 @@ class Profile(View):
     """``--profile``: each top-level equation compiled and timed on its own, beside its estimate."""
 
     def __init__(self, program: Program, device: DeviceInfo, rows: list, whole: RunResult,
-                 table_costs: Costs):
+                 table_costs: Costs, lang: str = "en"):
         self.program, self.device, self.rows, self.whole = program, device, rows, whole
-        self.costs = table_costs
+        self.costs, self.lang = table_costs, lang
 
     @property
     def measured_total(self) -> float:
@@ -335,25 +355,33 @@ class Profile(View):
     def _share(self, seconds: float) -> str:
         total = self.measured_total
         pct = int(round(100 * seconds / total)) if total else 0
-        return f"measured {fmt_time(seconds)} ({pct}% of time)"
+        return t("measured_share", self.lang, t=fmt_time(seconds), pct=pct)
 
     def _cells(self, r: ProfileRow) -> list:
         outs = " ".join(f"{v.name}:{v.type}" for v in r.eqn.outvars)
-        return [str(r.eqn.index), outs, r.eqn.primitive, str(r.estimate), self._share(r.median)]
+        return [str(r.eqn.index), outs, r.eqn.primitive, r.estimate.text(self.lang), self._share(r.median)]
+
+    def _head(self) -> list:
+        return ["#"] + [t(k, self.lang) for k in ("outputs", "primitive", "estimate", "measured_alone")]
+
+    def _intro(self) -> str:
+        return t("profile_head", self.lang, device=self.device.text(self.lang), n=self.whole.repeat)
+
+    def _total(self) -> str:
+        total = self.costs.total
+        return t("estimated_total", self.lang, cost=total.text(self.lang), intensity=total.intensity_text(self.lang))
 
     def text(self) -> str:
-        head = ["#", "outputs", "primitive", "estimate", "measured on its own"]
+        head = self._head()
         rows = [self._cells(r) for r in self.rows]
         # The varying measured column is last and never padded, so sanitized outputs line up.
-        widths = [max(len(x[i]) for x in [head] + rows) for i in range(4)]
-        lines = [f"profile on {self.device}, each equation compiled and run on its own "
-                 f"(median of {self.whole.repeat} runs)"]
+        widths = [max(width(x[i]) for x in [head] + rows) for i in range(4)]
+        lines = [self._intro()]
         for cells in [head] + rows:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(cells[:4], widths)) + "  " + cells[4])
-        total = self.costs.total
-        lines.append(f"estimated total: {total}; {total.intensity_text()}")
-        lines.append(f"whole program: {self.whole.timing_text()}")
-        lines.append(cost_analysis_text(self.whole.cost_analysis))
+            lines.append("  ".join(ljust(c, w) for c, w in zip(cells[:4], widths)) + "  " + cells[4])
+        lines.append(self._total())
+        lines.append(t("whole_program", self.lang, timing=self.whole.timing_text()))
+        lines.append(cost_analysis_text(self.whole.cost_analysis, self.lang))
         return "\n".join(lines)
 
     def html(self) -> str:
@@ -363,17 +391,13 @@ class Profile(View):
             body.append(f'<tr data-eqn="{html(r.eqn.id)}"><td>{html(c[0])}</td><td>{html(c[1])}</td>'
                         f'<td class="jl-prim">{html(c[2])}</td><td class="jl-cost">{html(c[3])}</td>'
                         f'<td class="jl-time">{html(c[4])}</td></tr>')
-        total = self.costs.total
-        w = self.whole
-        return (f'<div class="jaxprlens jl-profile" data-device="{html(self.device.name)}">'
-                f"<div>profile on {html(self.device)}, each equation compiled and run on its own "
-                f"(median of {w.repeat} runs)</div>"
-                "<table><thead><tr><th>#</th><th>outputs</th><th>primitive</th><th>estimate</th>"
-                f"<th>measured on its own</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
-                f'<div class="jl-total">estimated total: {html(total)}; {html(total.intensity_text())}</div>'
-                f'<div>whole program: <span class="jl-time">compile {html(fmt_time(w.compile_time))}</span>; '
-                f'<span class="jl-time">run median {html(fmt_time(w.median))} ± {html(fmt_time(w.spread))}'
-                f'</span></div><div class="jl-xla">{html(cost_analysis_text(w.cost_analysis))}</div></div>')
+        head = "".join(f"<th>{html(h)}</th>" for h in self._head())
+        return (f'<div class="jaxprlens jl-profile" lang="{self.lang}" data-device="{html(self.device.name)}">'
+                f"<div>{html(self._intro())}</div>"
+                f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+                f'<div class="jl-total">{html(self._total())}</div>'
+                f"<div>{t('whole_program', self.lang, timing=self.whole.timing_html())}</div>"
+                f'<div class="jl-xla">{html(cost_analysis_text(self.whole.cost_analysis, self.lang))}</div></div>')
 
 
 def _one_eqn_fun(eqn):
@@ -390,12 +414,13 @@ def _one_eqn_fun(eqn):
     return fun
 
 
-def profile(program: Program, device=None, repeat: int = 20) -> Profile:
+def profile(program: Program, device=None, repeat: int = 20, lang: str | None = None) -> Profile:
     """Time every top-level equation on its own on ``device`` (compiled, warm, median of ``repeat``),
     feeding each the values the previous ones computed, beside the estimate of ``cost.costs``."""
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
-    whole = run(program, device=device, repeat=repeat)
+    lang = resolve(lang)
+    whole = run(program, device=device, repeat=repeat, lang=lang)
     dev = resolve_device(device)
     env = {}
     for v, a in zip(program.invars, place(program, dev, explicit=device is not None)):
@@ -413,4 +438,4 @@ def profile(program: Program, device=None, repeat: int = 20) -> Profile:
                 env[v] = val
         median, spread = _stats(times)
         rows.append(ProfileRow(eqn, table_costs.get(eqn.id), median, spread))
-    return Profile(program, whole.device, rows, whole, table_costs)
+    return Profile(program, whole.device, rows, whole, table_costs, lang)

@@ -214,3 +214,25 @@ def test_empty_program_table():
     t = jaxprlens.trace(lambda x: x, jnp.zeros(3)).table()
     assert t.text() == "input: a:f32[3]  (x)\nresult: a:f32[3]  (out)\n(no equations)"
     assert soup(t).select_one(".jl-empty")
+
+
+def test_model_size_table_draws_a_head_and_ships_the_rest_as_data():
+    def f(x):
+        for _ in range(700):
+            x = jnp.sin(x) * 2.
+        return x
+    p = jaxprlens.trace(f, jnp.ones(4))          # 1,400 equations: past BIG
+    bundle = p.table()._repr_mimebundle_()
+    s = BeautifulSoup(bundle["text/html"], "html.parser")
+    drawn = s.select("tr.jl-row")
+    assert len(drawn) == 400 and drawn[-1]["data-eqn"] == "399"
+    rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
+    assert [r[0] for r in rows] == [str(i) for i in range(400, 1400)]
+    assert rows[0][1:6] == ["sin", 0, ["pl:f32[4]"], "", ["pk"]]      # eqn 400: pl = sin pk
+    assert rows[0][6] and not any(r[6] for r in rows[1:])      # one source line, written once
+    # without the script, the reader is told where the rest is
+    assert "1000 more equations" in s.select_one("tbody.jl-more").get_text()
+    text = bundle["text/plain"].splitlines()
+    assert text[-1] == "… 1000 more equations (print(program) or %%jaxpr --text shows them all)"
+    assert len(bundle["text/html"]) + len(bundle["text/plain"]) < 200_000
+

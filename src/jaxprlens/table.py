@@ -13,6 +13,8 @@ from .present import FOLD, Block, Param, Row, block, explanations, params_of
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
+HEAD = 400         # a program of more equations than BIG shows this many as HTML, the rest as data
+BIG = 1000         # rows the script draws as they scroll into view (and the text view summarises)
 
 CSS = style()      # kept for the views that still build their own HTML around the table's look
 
@@ -65,9 +67,18 @@ class Table(View):
         p, lang = self.program, self.lang
         doc = block(p, lang)
         words = labels(search=t("search", lang), allparams=t("all_params", lang), matches=t("matches", lang))
+        payload = {"explain": explanations(p, lang)}
+        head = len(doc.rows)
+        if count_eqns(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
+            head = _head_rows(doc, HEAD)
+            rows = [_data_row(e, lang) for row in doc.rows[head:] for e in _walk(row.eqn)]
+            for prev, row in zip(rows[-2::-1], rows[:0:-1]):      # a source line once per run, as above
+                if row[6] == prev[6]:
+                    row[6] = 0
+            payload["rows"] = rows
         return "".join([style(), f'<div class="jaxprlens jl-table" lang="{lang}" data-lang="{lang}"{words}>',
-                        self._signature_html(p), self._eqns_html(doc),
-                        data({"explain": explanations(p, lang)}), script(), "</div>"])
+                        self._signature_html(p), self._eqns_html(doc, head),
+                        data(payload), script(), "</div>"])
 
     def _signature_html(self, p: Program, binding: list | None = None) -> str:
         lang = self.lang
@@ -102,14 +113,14 @@ class Table(View):
         return ("<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup><thead><tr>"
                 + "".join(f"<th>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
 
-    def _eqns_html(self, doc: Block) -> str:
+    def _eqns_html(self, doc: Block, head: int | None = None) -> str:
         p = doc.program
         if not p.eqns:
             return f'<div class="jl-empty">{t("no_eqns", self.lang)}</div>'
         consts = set(p.constvars)
         ncols = 4 if self.cost else 3
         chunks, body = [], []
-        for row in doc.rows:
+        for row in doc.rows[:head]:
             body.append(self.row_html(row, consts))
             if row.subs:
                 nested = "".join(self._sub_html(row.eqn, s, b) for s, b in zip(row.eqn.subs, row.subs))
@@ -122,6 +133,11 @@ class Table(View):
             chunks.append(body)
         cls = ' class="jl-chunk"' if len(chunks) > 1 else ""
         tbodies = "".join(f"<tbody{cls}>{''.join(c)}</tbody>" for c in chunks)
+        rest = count_eqns(p) - sum(1 for row in doc.rows[:head] for _ in _walk(row.eqn))
+        if head is not None and head < len(doc.rows):
+            note = t("more_rows", self.lang).format(n=rest)
+            tbodies += (f'<tbody class="jl-more"><tr class="jl-more-note"><td colspan="{ncols}">{html(note)}'
+                        "</td></tr></tbody>")
         return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}">{self.header_html()}'
                 f"{tbodies}{self._total_html(p, ncols)}</table>")
 
@@ -206,9 +222,15 @@ class Table(View):
     # -------------------------------------------------------------- text
     def text(self) -> str:
         title = [self.program.title] if self.program.title else []
-        return "\n".join(title + self._text_lines(self.program, 0))
+        p = self.program
+        if count_eqns(p) <= BIG:
+            return "\n".join(title + self._text_lines(p, 0))
+        head = _head_rows(block(p, self.lang), HEAD)      # model size: a summary, like the HTML's head
+        lines = self._text_lines(p, 0, limit=head)
+        rest = count_eqns(p) - sum(1 for e in p.eqns[:head] for _ in _walk(e))
+        return "\n".join(title + lines + [t("more_text", self.lang).format(n=rest)])
 
-    def _text_lines(self, p: Program, depth: int, binding: list | None = None) -> list[str]:
+    def _text_lines(self, p: Program, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
         lang, pad = self.lang, "  " * depth
         lines = []
         for v, value in zip(p.constvars, p.consts):
@@ -224,7 +246,7 @@ class Table(View):
             lines.append(f"{pad}{t('results', lang)}: {v.name}:{v.type}" + (f"  ({path})" if path else ""))
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")
-        for eqn in p.eqns:
+        for eqn in p.eqns[:limit]:
             outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
             params = " ".join(f"{p.key}={_short(p.text)}" for p in params_of(eqn) if not p.default)
             head = f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "")
@@ -254,3 +276,29 @@ def _short(text: str) -> str:
 def _where(src, lang: str) -> str:
     where = t("cell", lang) if src.where == "cell" else src.where
     return f"{where} {t('line', lang)} {src.line}" if lang == "en" else f"{where} 第 {src.line} {t('line', lang)}"
+
+
+def _walk(eqn: Eqn):
+    """An equation and every equation nested in it, in program order."""
+    yield eqn
+    for sub in eqn.subs:
+        for e in sub.program.eqns:
+            yield from _walk(e)
+
+
+def _head_rows(doc: Block, budget: int) -> int:
+    """How many top-level rows fit in ``budget`` equations (nested ones count)."""
+    n = 0
+    for i, row in enumerate(doc.rows):
+        n += sum(1 for _ in _walk(row.eqn))
+        if n > budget:
+            return max(i, 1)
+    return len(doc.rows)
+
+
+def _data_row(eqn: Eqn, lang: str) -> list:
+    """A row the script draws: ``[id, primitive, depth, outs, params, ins, source or 0]``."""
+    params = " ".join(f"{p.key}={_short(p.text)}" for p in params_of(eqn) if not p.default)
+    src = f"{_where(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
+    return [eqn.id, eqn.primitive, eqn.depth, [f"{v.name}:{v.type}" for v in eqn.outvars], params,
+            [a.name for a in eqn.invars], src]

@@ -336,15 +336,15 @@ def _transformed(program: Program, name: str, args: tuple, kwargs: dict, options
     """The transformation ``name`` of ``program``'s function traced on ``args`` (its traced args)."""
     rule = TRANSFORMS[name]
     allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
-    options = _dynamic_positions(program.static, name, options, len(args))
+    dynamic = _dynamic_positions(program.static, name, options, len(args))
     base = dataclasses.replace(program, fn=_dynamic_fn(program), static={})
-    fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in options.items() if k in allowed})
+    fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in dynamic.items() if k in allowed})
     result = trace(fn, *targs, **tkwargs)
     note = INPUTS_NOTE.get(name, "")
     if options.get("batched"):
-        note = f": a batch of {batch_size(targs, tkwargs, parse_in_axes(options.get('in_axes'), args))}, " \
+        note = f": a batch of {batch_size(targs, tkwargs, parse_in_axes(dynamic.get('in_axes'), args))}, " \
                "the arguments as written"
-    result.title = describe(name, program, options) + note
+    result.title = describe(name, program, options) + note      # positions as the call is written
     for eqn in result.walk():
         frame = _jax.user_frame(eqn.raw) if eqn.source else None
         if frame is not None and os.path.abspath(frame.file).startswith(_PKG_DIR + os.sep):
@@ -454,9 +454,7 @@ class Compare(View):
             rows.append(f'<tr class="jl-line"><td colspan="2">{head}</td></tr>')
             rows.append("<tr><td>" + "".join(_side_html(e, "orig") for e in left) + "</td><td>"
                         + "".join(_side_html(e, "new" if src is None else "made") for e in right) + "</td></tr>")
-        style = ("<style>.jaxprlens .jl-new{background:var(--jp-success-color3,#e3f6e3);}"
-                 ".jaxprlens .jl-eq{white-space:pre;margin:0;}.jaxprlens .jl-ns{color:#777;font-size:85%;}"
-                 ".jaxprlens tr.jl-line>td{background:var(--jp-layout-color2,#eee);}</style>")
+        style = ""      # the compare layout is in static/jaxprlens.css
         return (f'{CSS}{style}<div class="jaxprlens jl-compare"><table><thead><tr>'
                 f'<th>original: {html(counts_text(self.original))}</th>'
                 f'<th>{html(self.label)}: {html(counts_text(self.transformed))}</th></tr></thead>'

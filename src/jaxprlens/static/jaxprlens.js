@@ -31,6 +31,7 @@
 
   function search(root, q, counter) {
     q = q.trim().toLowerCase();
+    if (q && root.jlAll) root.jlAll();      // search looks at every row, drawn or not
     var rows = root.querySelectorAll("tr.jl-row"), n = 0;
     rows.forEach(function (r) {
       var hit = !q || (r.getAttribute("data-primitive") || "") === q || r.textContent.toLowerCase().indexOf(q) >= 0;
@@ -70,11 +71,68 @@
     root.insertBefore(bar, root.firstChild);
   }
 
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function dataRow(r) {   // [id, primitive, depth, outs, params, ins, source]: built with textContent only
+    var tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
+    tr.setAttribute("data-eqn", r[0]);
+    tr.setAttribute("data-primitive", r[1]);
+    tr.appendChild(el("td", "", r[0]));
+    eq.style.paddingLeft = (4 + 18 * r[2]) + "px";
+    r[3].forEach(function (b) {
+      var i = b.indexOf(":");
+      eq.appendChild(el("var", "", b.slice(0, i)));
+      eq.appendChild(el("span", "jl-type", b.slice(i)));
+      eq.appendChild(document.createTextNode(" "));
+    });
+    if (r[3].length) eq.appendChild(document.createTextNode("= "));
+    eq.appendChild(el("b", "jl-prim", r[1]));
+    if (r[4]) { eq.appendChild(document.createTextNode("[")); eq.appendChild(el("span", "jl-param", r[4]));
+                eq.appendChild(document.createTextNode("]")); }
+    r[5].forEach(function (a) {
+      eq.appendChild(document.createTextNode(" "));
+      eq.appendChild(a.indexOf(":") > 0 ? el("span", "jl-lit", a) : el("var", "", a));
+    });
+    if (r[6]) note.appendChild(el("div", "jl-src", r[6]));
+    tr.appendChild(eq);
+    tr.appendChild(note);
+    return tr;
+  }
+
+  function drawMore(root, rows, count) {   // the next ``count`` data rows, before the note row
+    var more = root.querySelector("tbody.jl-more");
+    if (!more || root.jlDrawn >= rows.length) return;
+    var body = el("tbody", "jl-chunk"), end = Math.min(rows.length, root.jlDrawn + count);
+    for (var i = root.jlDrawn; i < end; i++) body.appendChild(dataRow(rows[i]));
+    root.jlDrawn = end;
+    more.parentNode.insertBefore(body, more);
+    if (end >= rows.length) more.remove();
+  }
+
+  function lazy(root, rows) {
+    root.jlDrawn = 0;
+    var note = root.querySelector("tbody.jl-more td");
+    if (!note) return;
+    note.textContent = "…";
+    var io = new IntersectionObserver(function (entries) {
+      if (entries.some(function (e) { return e.isIntersecting; })) drawMore(root, rows, 400);
+      if (root.jlDrawn >= rows.length) io.disconnect();
+    }, { rootMargin: "800px" });
+    io.observe(note);
+    root.jlAll = function () { drawMore(root, rows, rows.length); };
+  }
+
   function enhance(root) {
     if (!root || root.getAttribute("data-jl-ready")) return;
     root.setAttribute("data-jl-ready", "1");
     var d = data(root), explain = d.explain || {};
     if (root.classList.contains("jl-table")) tools(root);
+    if (d.rows && d.rows.length) lazy(root, d.rows);
     root.addEventListener("click", function (e) {
       var v = e.target.closest && e.target.closest("var");
       if (v && root.contains(v)) select(root, v.textContent);

@@ -2,6 +2,8 @@
 import inspect
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 from IPython.core.error import UsageError
@@ -87,7 +89,8 @@ def test_help_lists_every_option():
 
 
 @pytest.mark.parametrize("body, message", [
-    ("x = 1", r"last statement must be the call to trace.*an assign \(line 1\)"),
+    ("x = 1", r"last line must call a JAX function on arrays, e.g. `f\(x\)` or `y = f\(x\)`; "
+              r"line 1 `x = 1` is an assignment of something that is not a call\. The cell ran"),
     ("def f(x:\n    pass\nf(1)", r"syntax error in the cell, line 1"),
     ("x = 3\nx(1)", r"`x` is an int, not a function"),
     ("", r"cell body is empty"),
@@ -138,3 +141,176 @@ def test_user_exception_shows_user_traceback_and_kernel_survives(ip, capsys):
 def test_magic_result_is_stored_in_underscore(ip):
     ip.run_cell("%%jaxpr\nimport jax.numpy as jnp\njnp.sin(jnp.ones(2))", store_history=True)
     assert isinstance(ip.user_ns["_"], Table)
+
+
+# ---------------------------------------------------------------- the cell as a new user writes it
+
+F_CELL = HEADER + "def f(x):\n    return jnp.sin(x) * 2.\n"
+
+
+@pytest.mark.parametrize("last, names", [
+    ("y = f(jnp.ones(3))", ["y"]),
+    ("y: jax.Array = f(jnp.ones(3))", ["y"]),
+    ("a, b = f(jnp.ones(3)), 1", None),                     # the right-hand side is a tuple, not a call
+    ("y = z = f(jnp.ones(3))", ["y", "z"]),
+])
+def test_last_line_assigning_the_call_binds_its_result(ip, last, names):
+    for name in ("f", "y", "z"):
+        ip.user_ns.pop(name, None)
+    if names is None:
+        with pytest.raises(UsageError, match=r"line 5 `a, b = f\(jnp.ones\(3\)\), 1` is an assignment"):
+            ip.run_cell_magic("jaxpr", "", F_CELL + last)
+        assert "f" in ip.user_ns and ip.user_ns["b"] == 1        # the cell ran
+        return
+    view = ip.run_cell_magic("jaxpr", "", F_CELL + last)
+    f = ip.user_ns["f"]
+    assert str(view.program) == jax.make_jaxpr(f)(jnp.ones(3)).pretty_print(use_color=False)
+    for name in names:
+        np.testing.assert_array_equal(ip.user_ns[name], f(jnp.ones(3)))
+
+
+def test_tuple_targets_get_the_call_results(ip):
+    cell = HEADER + "def two(x):\n    return x + 1., x * 3.\na, b = two(jnp.arange(3.))"
+    view = ip.run_cell_magic("jaxpr", "", cell)
+    np.testing.assert_array_equal(ip.user_ns["a"], jnp.arange(3.) + 1.)
+    np.testing.assert_array_equal(ip.user_ns["b"], jnp.arange(3.) * 3.)
+    assert view.program.out_paths == ["out[0]", "out[1]"]
+    # the cell as written fails (two results into three names): the user's traceback, nothing traced
+    ip.user_ns.pop("c", None)
+    assert ip.run_cell_magic("jaxpr", "", "c, d, e = two(jnp.arange(3.))") is None
+    assert "c" not in ip.user_ns
+
+
+def test_assignment_runs_the_call_once(ip):
+    ip.run_cell("calls = []")
+    cell = ("import jax.numpy as jnp\ndef counted(x):\n    calls.append(type(x).__name__)\n    return x * 2.\n"
+            "y = counted(jnp.ones(2))")
+    ip.run_cell_magic("jaxpr", "", cell)
+    assert ip.user_ns["calls"][0] == "ArrayImpl" and len(ip.user_ns["calls"]) == 2   # one run, one trace
+
+
+@pytest.mark.parametrize("last, kind", [
+    ("y = 3", "an assignment of something that is not a call"),
+    ("jnp.pi", "an expression, not a call"),
+    ("for i in range(2):\n    y = i", "a for loop"),
+    ("def g(x):\n    return x", "a function definition"),
+])
+def test_cell_without_a_call_runs_then_says_what_the_last_line_must_be(ip, last, kind):
+    ip.user_ns.pop("f", None)
+    ip.user_ns.pop("y", None)
+    with pytest.raises(UsageError, match=r"^the last line must call a JAX function on arrays, e\.g\. `f\(x\)` "
+                                         rf"or `y = f\(x\)`; line 5 `.*` is {kind}\. The cell ran"):
+        ip.run_cell_magic("jaxpr", "", F_CELL + last)
+    assert "f" in ip.user_ns                                  # the definitions survive
+    if last.startswith(("y =", "for")):
+        assert ip.user_ns["y"] in (3, 1)
+
+
+def test_refused_call_keeps_the_definitions_and_the_kernel_goes_on(ip):
+    for name in ("f", "late"):
+        ip.user_ns.pop(name, None)
+    cases = {"print('hello')": r"`print\('hello'\)` gets a str, not an array or a number",
+             "f('a', s=['b', None])": r"`f\('a', s=\['b', None\]\)` gets a str, not an array",
+             "f(b'x', 'y')": r"`f\(b'x', 'y'\)` gets a bytes and a str, not an array or a number"}
+    for last, message in cases.items():
+        with pytest.raises(UsageError, match=r"^the last line must call a JAX function on arrays, "
+                                             rf"e\.g\. `f\(x\)`; {message}"):
+            ip.run_cell_magic("jaxpr", "", F_CELL + last)
+        assert "f" in ip.user_ns
+    # in the shell: the refusal is an error of that cell only; the next cell runs
+    result = ip.run_cell("%%jaxpr\ndef late(x):\n    return x\nprint('hello')")
+    assert isinstance(result.error_in_exec, UsageError) and "late" in ip.user_ns
+    assert ip.run_cell("late(2)").result == 2
+    # a syntax error runs nothing (Python would not either)
+    ip.user_ns.pop("early", None)
+    with pytest.raises(UsageError, match="syntax error"):
+        ip.run_cell_magic("jaxpr", "", "def early(x):\n    return x\nearly(")
+    assert "early" not in ip.user_ns
+
+
+def test_a_static_string_is_still_fine(ip):
+    view = ip.run_cell_magic("jaxpr", "--static-argnums 1", F_CELL + "def h(x, s):\n    return x\nh(1., 'a')")
+    assert view.program.static == {1: "a"}
+
+
+# ---------------------------------------------------------------- vmap of a call that is already a batch
+
+PIECEWISE = HEADER + "def piecewise(x):\n    return lax.cond(x > 0, jnp.sin, jnp.cos, x)\n"
+
+
+def test_vmap_batched_is_jax_vmap_of_the_arguments_as_written(ip):
+    view = ip.run_cell_magic("jaxpr", "--transform vmap --batched --text",
+                             PIECEWISE + "piecewise(jnp.array([-1., 0.5, 2.]))")
+    xs = jnp.array([-1., 0.5, 2.])
+    expected = jax.make_jaxpr(jax.vmap(ip.user_ns["piecewise"]))(xs).pretty_print(use_color=False)
+    assert str(view) == expected
+    np.testing.assert_allclose(view.program.stepper().run().outputs, jnp.where(xs > 0, jnp.sin(xs), jnp.cos(xs)),
+                               rtol=1e-6)
+    table = ip.run_cell_magic("jaxpr", "--transform vmap --batched", "piecewise(jnp.array([-1., 0.5, 2.]))")
+    assert table.text().splitlines()[0] == "vmap(piecewise, batched=True): a batch of 3, the arguments as written"
+    cell = PIECEWISE + "def scale(x, k):\n    return jnp.sin(x) * k\nscale(jnp.ones((2, 4)), 3.)"
+    view = ip.run_cell_magic("jaxpr", "--transform vmap --batched --in-axes 1,None --text", cell)
+    expected = jax.make_jaxpr(jax.vmap(ip.user_ns["scale"], in_axes=(1, None)))(jnp.ones((2, 4)), 3.)
+    assert str(view) == expected.pretty_print(use_color=False)
+
+
+def test_vmap_batched_compare_shows_one_example_beside_the_batch(ip):
+    view = ip.run_cell_magic("jaxpr", "--transform vmap --batched --compare",
+                             PIECEWISE + "piecewise(jnp.array([-1., 0.5, 2.]))")
+    assert view.original.invars[0].type == "f32[]" and view.transformed.invars[0].type == "f32[3]"
+    assert view.text().splitlines()[1].startswith("vmap(piecewise, batched=True): ")
+
+
+def test_vmap_of_a_batch_without_batched_says_so_in_one_line(ip, capsys):
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--transform vmap", PIECEWISE + "piecewise(jnp.array([-1., 0.5, 2.]))")
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("`piecewise(jnp.array([-1., 0.5, 2.]))` fails on its arguments as written: "
+                              "TypeError (cell line 4: return lax.cond(x > 0, jnp.sin, jnp.cos, x)): "
+                              "Pred must be a scalar")
+    assert message.endswith("--transform vmap treats the call as one example and stacks each mapped argument "
+                            "twice: if the arguments are already a batch, add --batched to map over them as "
+                            "written, as jax.vmap(f, in_axes)(*args) does")
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err           # no JAX traceback
+    view = ip.run_cell_magic("jaxpr", "--transform vmap", "piecewise(jnp.array(2.))")   # one example: stacked
+    assert view.program.invars[0].type == "f32[2]"
+
+
+@pytest.mark.parametrize("opts, call, message", [
+    ("--batched", "piecewise(jnp.array(2.))",
+     r"^cannot vmap over the arguments as written: argument 0 is f32\[\], which has no axis 0 to map; .*"
+     r"or drop --batched to stack the call as one example$"),
+    ("--batched --in-axes 1", "piecewise(jnp.ones(3))", r"argument 0 is f32\[3\], which has no axis 1 to map"),
+    ("--batched", "jnp.add(jnp.ones(3), jnp.ones(4))",
+     r"the batch sizes differ \(argument 0 has 3 along axis 0, argument 1 has 4 along axis 0\)"),
+    ("--batched --in-axes None", "piecewise(jnp.ones(3))", r"in_axes maps no argument"),
+    ("--batched", "piecewise(jnp.ones((3, 2)))",
+     r"^vmap over the arguments as written fails: TypeError: Pred must be a scalar, got JitTracer\(bool\[2\]\)"),
+    ("--in-axes 2", "jnp.sin(jnp.ones(3))",
+     r"^cannot build a batch: in_axes puts argument 0's batch axis at 2, but it has 1 dimension\(s\)"),
+])
+def test_vmap_batch_that_cannot_be_built_says_why(ip, opts, call, message):
+    ip.run_cell(PIECEWISE)
+    with pytest.raises(UsageError, match=message) as info:
+        ip.run_cell_magic("jaxpr", "--transform vmap " + opts, call)
+    assert "\n" not in str(info.value)
+
+
+def test_batched_needs_vmap(ip):
+    ip.run_cell("ran = []")
+    for opts in ("--batched", "--transform grad --batched"):
+        with pytest.raises(UsageError, match=r"--batched only works with --transform vmap"):
+            ip.run_cell_magic("jaxpr", opts, "ran.append(1)\nabs(1.)")
+    assert ip.user_ns["ran"] == []
+
+
+def test_help_says_what_vmap_does_with_the_arguments():
+    doc = inspect.getdoc(JaxprMagics.jaxpr)
+    assert "each mapped argument (``--in-axes``, default 0) is stacked twice" in doc
+    assert "With ``--batched`` the arguments as written are the batch" in doc
+    assert "y = f(x)" in doc
+    helps = {a.option_strings[0]: a.help for a in JaxprMagics.jaxpr.parser._actions if a.option_strings}
+    assert "stacks each mapped argument twice" in helps["--transform"]
+    assert "jax.vmap(f, in_axes)(*args)" in helps["--batched"]

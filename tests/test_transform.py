@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 import jaxprlens
 from jaxprlens.diff import diff
 from jaxprlens.lowering import clean_compiled, lowering_view, parse_stablehlo
-from jaxprlens.transform import TRANSFORMS, Compare, alignment, call_args
+from jaxprlens.transform import TRANSFORMS, Compare, alignment, batched_call, call_args
 from seeds import SEEDS
 
 
@@ -55,6 +55,9 @@ ORACLES = {
         lambda p, t: jax.jvp(lambda x: f(x, p[1]), (p[0],), t))(a, (ones(jnp.asarray(a[0], jnp.float32)),)),
     ("func10", "vmap", (("in_axes", "0,None"),)): lambda f, a: jax.make_jaxpr(jax.vmap(f, in_axes=(0, None)))(
         jnp.stack([a[0]] * 2), a[1]),
+    ("func1", "vmap", (("batched", True),)): lambda f, a: jax.make_jaxpr(jax.vmap(f))(*a),
+    ("func1", "vmap", (("in_axes", "0,None"), ("batched", True))): lambda f, a: jax.make_jaxpr(
+        jax.vmap(f, in_axes=(0, None)))(*a),
     ("one_of_three", "grad", (("argnums", 1),)): lambda f, a: jax.make_jaxpr(jax.grad(f, argnums=1))(*a),
     ("func12", "jvp", ()): lambda f, a: jax.make_jaxpr(lambda p, t: jax.jvp(f, p, t))(a, ones(a)),
 }
@@ -139,7 +142,8 @@ def _close(a, b):
 
 STEPPED = [("func1", "grad", {}), ("func11", "grad", {}), ("func7", "vmap", {}), ("func10", "jvp", {}),
            ("func1", "linearize", {}), ("func1", "transpose", {}), ("func1", "vjp", {}),
-           ("func8", "vmap", {"in_axes": "0,None"}), ("func12", "jacrev", {})]
+           ("func8", "vmap", {"in_axes": "0,None"}), ("func12", "jacrev", {}),
+           ("func1", "vmap", {"batched": True})]
 
 
 @pytest.mark.parametrize("seed,name,options", STEPPED, ids=lambda x: str(x))
@@ -329,6 +333,59 @@ def test_transformed_program_says_what_it_is():
     p = program("func7").transform("vmap")
     assert p.title == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"
     assert p.table().text().splitlines()[0] == p.title
-    caption = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser").select_one("caption")
+    caption = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser").select_one(".jl-cap")
     assert caption.get_text().startswith("vmap(func7): a batch of 2") and "signature" in caption.get_text()
     assert program("func1").transform("grad").title == "grad(func1)"
+
+
+# ---------------------------------------------------------------- vmap over a call that is already a batch
+
+def piecewise(x):
+    return jax.lax.cond(x > 0, jnp.sin, jnp.cos, x)
+
+
+def scaled(x, n, *, scale):
+    for _ in range(n):                 # a static loop count
+        x = piecewise(jnp.sum(x)) * scale * x
+    return x
+
+
+def test_batched_vmap_maps_the_arguments_as_written():
+    xs, s = jnp.array([[-1., 0.5], [2., 3.], [0., 1.]]), jnp.array([2., 3.])
+    # piecewise(xs) itself cannot trace (cond on an array), so the call is traced as vmap's example
+    with pytest.raises(TypeError, match="Pred must be a scalar"):
+        jaxprlens.trace(piecewise, xs)
+    original, batched = batched_call(scaled, (xs, 2), {"scale": s}, in_axes="1,None", static_argnums=(1,))
+    expected = jax.make_jaxpr(jax.vmap(lambda x, scale: scaled(x, 2, scale=scale), in_axes=(1,)))(xs, scale=s)
+    assert batched.text == printed(expected)
+    assert [v.type for v in original.invars] == ["f32[3]", "f32[]"] and original.static == {1: 2}
+    assert batched.title == "vmap(scaled, in_axes=1,None, batched=True): a batch of 2, the arguments as written"
+    _close(batched.stepper().run().outputs, jax.vmap(lambda x, scale: scaled(x, 2, scale=scale), in_axes=(1,))(
+        xs, scale=s))
+
+
+def test_batched_keeps_the_traced_call_as_one_example_otherwise():
+    p = jaxprlens.trace(jnp.multiply, jnp.ones((3, 2)), 2.)
+    assert p.transform("vmap", in_axes="0,None").invars[0].type == "f32[2,3,2]"       # stacked twice
+    assert p.transform("vmap", in_axes="0,None", batched=True).invars[0].type == "f32[3,2]"
+    p = jaxprlens.trace(jnp.multiply, jnp.ones((3, 2)), jnp.ones(2))
+    assert p.transform("vmap", in_axes="1,0", batched=True).text == printed(
+        jax.make_jaxpr(jax.vmap(jnp.multiply, in_axes=(1, 0)))(jnp.ones((3, 2)), jnp.ones(2)))
+
+
+@pytest.mark.parametrize("args, options, message", [
+    ((jnp.ones(3), 2.), {}, r"^cannot vmap over the arguments as written: argument 1 is f32\[\], which has no "
+                            r"axis 0 to map; give it a batch axis, map it with None in --in-axes"),
+    ((jnp.ones((3, 2)), jnp.ones(2)), {},
+     r"the batch sizes differ \(argument 0 has 3 along axis 0, argument 1 has 2 along axis 0\)"),
+    ((jnp.ones((3, 2)), jnp.ones(2)), {"in_axes": "-3,None"}, r"argument 0 is f32\[3,2\], which has no axis -3"),
+])
+def test_batched_vmap_says_why_there_is_no_batch(args, options, message):
+    p = jaxprlens.trace(jnp.multiply, *args)
+    with pytest.raises(ValueError, match=message):
+        p.transform("vmap", batched=True, **options)
+
+
+def test_only_vmap_takes_batched():
+    with pytest.raises(ValueError, match=r"grad does not take batched"):
+        program("func1").transform("grad", batched=True)

@@ -3,8 +3,10 @@ and return a view object.  All IPython code of jaxprlens lives here."""
 from __future__ import annotations
 
 import ast
+import copy
 import os
 import re
+from typing import NamedTuple
 
 import jax
 from IPython.core.error import UsageError
@@ -12,6 +14,7 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from . import model
+from .display import shorten
 from .i18n import language, resolve, set_default_lang, settings, t
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -84,6 +87,65 @@ def _cell_location(exc, filename: str) -> str:
     return f" (cell line {found.tb_lineno}: {text})"
 
 
+class _Call(NamedTuple):
+    """The cell's last call, evaluated: what to trace."""
+    fn: object
+    pos: tuple
+    kw: dict
+    static: tuple
+    filename: str
+    text: str
+
+
+def _call_of(stmt) -> ast.Call | None:
+    """The call a last statement traces: ``f(x)``, ``y = f(x)``, ``y: T = f(x)``, ``a, b = f(x)``."""
+    value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign,
+                                                              ast.AugAssign)) else None
+    return value if isinstance(value, ast.Call) else None
+
+
+_RESULT = "_jaxprlens_result"
+_STACKED = "vmap fails on a batch of 2 (each mapped argument stacked twice)"
+
+
+def _bind(stmt, result, filename: str, ns: dict):
+    """Run the assignment ``stmt`` with its call's ``result`` in place of the call."""
+    assign = copy.copy(stmt)
+    assign.value = ast.copy_location(ast.Name(id=_RESULT, ctx=ast.Load()), stmt.value)
+    ns[_RESULT] = result
+    try:
+        exec(compile(ast.Module(body=[assign], type_ignores=[]), filename, "exec"), ns)
+    finally:
+        ns.pop(_RESULT, None)
+
+
+_STATEMENTS = {
+    "Assign": "an assignment of something that is not a call", "AnnAssign": "an annotated assignment",
+    "AugAssign": "an augmented assignment", "Expr": "an expression, not a call",
+    "FunctionDef": "a function definition", "AsyncFunctionDef": "a function definition",
+    "ClassDef": "a class definition", "Import": "an import", "ImportFrom": "an import",
+    "For": "a for loop", "While": "a while loop", "If": "an if statement", "With": "a with block",
+    "Try": "a try block", "Return": "a return", "Pass": "pass", "Delete": "a del", "Assert": "an assert",
+}
+
+
+def _not_a_call(stmt, code: str) -> str:
+    kind = type(stmt).__name__
+    what = _STATEMENTS.get(kind, f"{_a(kind.lower())} statement")
+    text = (ast.get_source_segment(code, stmt) or "").splitlines()
+    shown = f" `{shorten(text[0], 60)}`" if text else ""
+    return (f"the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {stmt.lineno}"
+            f"{shown} is {what}. The cell ran; add the call to trace as its last line")
+
+
+def _a(noun: str) -> str:
+    return f"a{'n' if noun[:1].lower() in 'aeiou' else ''} {noun}"
+
+
+def _array_like(x) -> bool:
+    return isinstance(x, (bool, int, float, complex)) or (hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
 @magics_class
 class JaxprMagics(Magics):
     """Holds the ``jaxpr`` magic."""
@@ -106,9 +168,13 @@ class JaxprMagics(Magics):
     @argument("--max-nodes", type=int, default=None, help="graph: fold sub-jaxprs bigger than this")
     @argument("--path", default=None, help="graph: show only this nested path, e.g. 2/body")
     @argument("--transform", default=None,
-              help="show the jaxpr of a transformed function: grad, jvp, vjp, vmap, linearize, ...")
+              help="show the jaxpr of a transformed function: grad, jvp, vjp, vmap, linearize, ... "
+                   "(vmap treats the call as one example and stacks each mapped argument twice)")
     @argument("--argnums", default=None, help="argnums for --transform, e.g. 0 or 0,1")
     @argument("--in-axes", default=None, help="in_axes for --transform vmap, e.g. 0,None")
+    @argument("--batched", action="store_true",
+              help="with --transform vmap: the arguments as written are already the batch; map over their "
+                   "--in-axes as jax.vmap(f, in_axes)(*args) does")
     @argument("--compare", action="store_true", help="with --transform: original and transformed side by side")
     @argument("--lower", action="store_true", help="show the StableHLO beside the jaxpr")
     @argument("--compiled", action="store_true", help="show the optimized HLO after XLA")
@@ -119,13 +185,20 @@ class JaxprMagics(Magics):
         Usage::
 
             %%jaxpr [options]
-            <ordinary cell code; its LAST statement must be a call such as f(x, y)>
+            <ordinary cell code; its LAST line must call a JAX function on arrays: f(x, y) or y = f(x)>
 
             %jaxpr [options] f(x, y)
             %jaxpr --devices
 
         The cell runs as usual (its definitions stay in the namespace); its last call is traced
         with ``jax.make_jaxpr`` and the view is returned (stored in the notebook and in ``_``).
+        When the last line assigns the call (``y = f(x)``), the call also runs once and ``y`` gets its
+        result, as the cell would have.
+
+        ``--transform vmap`` shows ``jax.vmap(f, in_axes)`` on a batch made from the call: the call is
+        one example, and each mapped argument (``--in-axes``, default 0) is stacked twice along its axis.
+        With ``--batched`` the arguments as written are the batch: ``f(xs)`` shows
+        ``jax.vmap(f, in_axes)(xs)``.
 
         Example::
 
@@ -155,10 +228,13 @@ class JaxprMagics(Magics):
             raise UsageError("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell "
                              "whose last line is the call")
         source = cell if cell is not None else call_text
-        program = self._trace_source(source, args)
-        if program is None:
+        call = self._run_source(source, args)
+        if call is None:
             return None
-        return self._view(program, args)
+        traced = self._trace(call, args)
+        if traced is None:
+            return None
+        return self._view(call, args, *traced)
 
     @magic_arguments()
     @argument("--lang", default=None, help="language of every view from now on: en or zh")
@@ -205,6 +281,8 @@ class JaxprMagics(Magics):
             if given:
                 raise UsageError(f"{' '.join(given)} only work{'s' if len(given) == 1 else ''} with "
                                  "--transform, e.g. `%%jaxpr --transform grad --compare`")
+        if args.batched and args.transform != "vmap":
+            raise UsageError("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`")
         if args.device is not None:
             from .runner import resolve_device
             try:
@@ -212,9 +290,10 @@ class JaxprMagics(Magics):
             except ValueError as e:
                 raise UsageError(str(e)) from None
 
-    def _trace_source(self, source: str, args):
+    def _run_source(self, source: str, args) -> _Call | None:
+        """Run the cell but its last call; evaluate that call's function and arguments.  A last line that
+        assigns the call (``y = f(x)``) also runs the call and binds ``y``, as the cell would."""
         shell = self.shell
-        static = _static_argnums(args.static_argnums)
         code = shell.transform_cell(source) if hasattr(shell, "transform_cell") else source
         try:
             tree = ast.parse(code)
@@ -224,50 +303,87 @@ class JaxprMagics(Magics):
                 "fix that line and run the cell again") from None
         if not tree.body:
             raise UsageError("the cell is empty; end it with the call to trace, e.g. `f(x, y)`")
-        last = tree.body[-1]
-        if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)):
-            kind = type(last).__name__.lower()
-            raise UsageError(
-                f"the cell's last statement must be the call to trace, e.g. `func1(x, y)`; here it is "
-                f"a{'n' if kind[0] in 'aeiou' else ''} {kind} (line {last.lineno}). Add the call as the last line.")
+        static = _static_argnums(args.static_argnums)
         filename = shell.compile.cache(code) if hasattr(shell, "compile") else "<jaxprlens-cell>"
         ns = shell.user_ns
-        call = last.value
+        last = tree.body[-1]
+        call = _call_of(last)
         try:
-            if len(tree.body) > 1:
-                prefix = ast.Module(body=tree.body[:-1], type_ignores=[])
-                exec(compile(prefix, filename, "exec"), ns)
-            fn = self._eval(call.func, filename, ns)
-            pos, kw = [], {}
-            for a in call.args:
-                if isinstance(a, ast.Starred):
-                    pos.extend(self._eval(a.value, filename, ns))
-                else:
-                    pos.append(self._eval(a, filename, ns))
-            for k in call.keywords:
-                if k.arg is None:
-                    kw.update(self._eval(k.value, filename, ns))
-                else:
-                    kw[k.arg] = self._eval(k.value, filename, ns)
+            if call is None:      # nothing to trace: run the whole cell as usual, then say what is missing
+                exec(compile(tree, filename, "exec"), ns)
+            else:
+                if len(tree.body) > 1:
+                    prefix = ast.Module(body=tree.body[:-1], type_ignores=[])
+                    exec(compile(prefix, filename, "exec"), ns)
+                fn = self._eval(call.func, filename, ns)
+                pos, kw = [], {}
+                for a in call.args:
+                    if isinstance(a, ast.Starred):
+                        pos.extend(self._eval(a.value, filename, ns))
+                    else:
+                        pos.append(self._eval(a, filename, ns))
+                for k in call.keywords:
+                    if k.arg is None:
+                        kw.update(self._eval(k.value, filename, ns))
+                    else:
+                        kw[k.arg] = self._eval(k.value, filename, ns)
+                if not isinstance(last, ast.Expr):        # y = f(x): run the call, bind y
+                    _bind(last, fn(*pos, **kw), filename, ns)
         except Exception:  # noqa: BLE001 - user code failed: show the user's traceback
             self._show_user_error()
             return None
+        if call is None:
+            raise UsageError(_not_a_call(last, code))
+        text = ast.get_source_segment(code, call) or ast.unparse(call)
         if not callable(fn):
-            kind = type(fn).__name__
-            raise UsageError(f"`{ast.unparse(call.func)}` is a{'n' if kind[0] in 'aeiou' else ''} {kind}, "
-                             "not a function; "
+            raise UsageError(f"`{ast.unparse(call.func)}` is {_a(type(fn).__name__)}, not a function; "
                              "the last line must call a function, e.g. `f(x)`")
+        dynamic = [a for i, a in enumerate(pos) if i not in static and i - len(pos) not in static]
+        leaves = jax.tree_util.tree_leaves((dynamic, kw))
+        if leaves and not any(_array_like(x) for x in leaves):
+            kinds = " and ".join(dict.fromkeys(_a(type(x).__name__) for x in leaves))
+            raise UsageError(f"the last line must call a JAX function on arrays, e.g. `f(x)`; "
+                             f"`{shorten(text, 60)}` gets {kinds}, not an array or a number")
+        return _Call(fn, tuple(pos), kw, static, filename, text)
+
+    def _trace(self, call: _Call, args):
+        """``(program, transformed)``: the traced call and, for ``--batched``, the vmapped program
+        (then ``program`` is one example of the batch).  None when the user's code failed."""
+        vmap = args.transform == "vmap"
         try:
-            return model.trace(fn, *pos, static_argnums=static, **kw)
+            if vmap and args.batched:
+                from .transform import batched_call
+                return batched_call(call.fn, call.pos, call.kw, args.in_axes, call.static)
+            return model.trace(call.fn, *call.pos, static_argnums=call.static, **call.kw), None
         except model.TraceError as e:
             raise UsageError(str(e)) from None
         except jax.errors.JAXTypeError as e:
-            raise self._tracer_usage_error(e, filename) from None
+            raise self._tracer_usage_error(e, call.filename) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
-                raise self._tracer_usage_error(e, filename) from None
+                raise self._tracer_usage_error(e, call.filename) from None
+            if vmap:
+                raise self._vmap_error(e, call, args, f"`{shorten(call.text, 60)}` fails on its arguments as "
+                                                      "written") from None
             self._show_user_error()
             return None
+
+    def _vmap_error(self, e, call: _Call, args, what: str) -> UsageError:
+        """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
+        the call's arguments have an axis, so they may be a batch already."""
+        if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in str(e):
+            return UsageError(str(e))      # ours: the batch cannot be built, and why
+        first = (str(e).strip().splitlines() or [""])[0].rstrip(".")
+        said = f"{type(e).__name__}{_cell_location(e, call.filename)}: {first}"
+        if args.batched:
+            return UsageError(f"vmap over the arguments as written fails: {said}")
+        leaves = jax.tree_util.tree_leaves((call.pos, call.kw))
+        hint = ""
+        if any(getattr(x, "ndim", 0) for x in leaves):
+            hint = ("; --transform vmap treats the call as one example and stacks each mapped argument "
+                    "twice: if the arguments are already a batch, add --batched to map over them as written, "
+                    "as jax.vmap(f, in_axes)(*args) does")
+        return UsageError(f"{what}: {said}{hint}")
 
     def _tracer_usage_error(self, e, filename: str) -> UsageError:
         name = type(e).__name__
@@ -285,11 +401,22 @@ class JaxprMagics(Magics):
         etype, value, tb = sys.exc_info()
         self.shell.showtraceback((etype, value, _user_tb(tb)))
 
-    def _view(self, program, args):
+    def _view(self, call: _Call, args, program, transformed=None):
         from .views import build_view
         try:
             with language(args.lang):           # views made without a ``lang`` speak this cell's
+                if transformed is not None:
+                    from .transform import transform_view
+                    return transform_view(program, args, transformed)
                 return build_view(program, args)
         except ValueError as e:
+            if args.transform == "vmap":
+                raise self._vmap_error(e, call, args, _STACKED) from None
             raise UsageError(str(e)) from None
+        except Exception as e:  # noqa: BLE001
+            if type(e).__name__ in _TRACER_FIX:
+                raise self._tracer_usage_error(e, call.filename) from None
+            if args.transform != "vmap":
+                raise
+            raise self._vmap_error(e, call, args, _STACKED) from None
 

@@ -10,12 +10,31 @@
 # # Lecture 1 · What a jaxpr is / 第 1 讲 · jaxpr 是什么
 #
 # A **jaxpr** is JAX's internal intermediate representation (IR). It is **explicitly typed**, **functional**,
-# **first-order** and in **A-normal form** (ANF). `jax.jit`, `jax.grad` and `jax.vmap` first *trace* your
-# Python function into this small, well-behaved language, then interpret it with rules specific to each
-# transformation.
+# **first-order** and in **A-normal form** (ANF: every intermediate value is bound to a variable, and every
+# operand is a variable or a literal). `jax.jit` and `jax.make_jaxpr` *trace* your Python function into this
+# small, well-behaved language. `jax.grad` and `jax.vmap` do **not** first build a jaxpr of your function and
+# then interpret it: their JVP and batching rules are applied *while* the function is being traced (`grad` then
+# transposes the linear part it recorded). When you see the jaxpr of a gradient, it is because `make_jaxpr`
+# traced the transformed function `jax.grad(f)` (lecture 11).
 #
-# jaxpr 是 JAX 内部的中间表示（IR），具备四个关键性质：**显式类型**、**函数式**、**一阶**、**代数正规形式（ANF）**。
-# `jax.jit`、`jax.grad`、`jax.vmap` 等变换先对 Python 函数做 trace 特化，把它转成这种小而规整的语言，再用各自的解释规则去解释它。
+# jaxpr 是 JAX 内部的中间表示（IR），具备四个关键性质：**显式类型**、**函数式**、**一阶**、**A 范式**（ANF：
+# 每个中间值都绑定到一个变量，每个操作数都是变量或字面量）。`jax.jit` 与 `jax.make_jaxpr` 对 Python 函数做 trace，
+# 把它转成这种小而规整的语言。`jax.grad` 与 `jax.vmap` **并不是**先构造你的函数的 jaxpr 再去解释它：它们的 JVP 规则和
+# 批处理规则是在 trace 函数的**过程中**施加的（`grad` 随后再对记录下来的线性部分做转置）。你之所以能看到梯度的 jaxpr，
+# 是因为 `make_jaxpr` trace 了变换后的函数 `jax.grad(f)`（见第 11 讲）。
+
+# %% [markdown]
+# > **Errata / 勘误** — the article expands ANF as "Algebraic Normal Form" (「代数正规形式」), and so do JAX's
+# > own jaxpr notes. ANF is **A-normal form** (「A 范式」, Flanagan, Sabry, Duba and Felleisen, 1993): a program
+# > in which the arguments of every operation are atoms. It has nothing to do with algebra.
+# > The article also says transformations "first trace the function into a jaxpr, then interpret it with
+# > transformation-specific rules". That is how to *picture* it, not what `jax.grad`/`jax.vmap` do: their rules
+# > run during tracing, and no intermediate jaxpr of `f` is built.
+# >
+# > 原文把 ANF 展开为 “Algebraic Normal Form”（「代数正规形式」），JAX 自己的 jaxpr 文档也这么写。ANF 实为
+# > **A 范式**（A-normal form，Flanagan、Sabry、Duba、Felleisen，1993）：每个运算的参数都是原子（变量或字面量）的
+# > 程序形式，与代数无关。原文还说各变换“先把函数 trace 成 jaxpr，再用变换特有的规则解释它”：这只是一种理解方式，
+# > 并非 `jax.grad`/`jax.vmap` 的实际做法——它们的规则在 trace 过程中施加，并不会先构造 `f` 的中间 jaxpr。
 
 # %%
 %load_ext jaxprlens
@@ -98,6 +117,75 @@ func1(jnp.zeros(8), jnp.ones(8))
 # %% tags=["needs-feature"]
 %%jaxpr --graph
 func1(jnp.zeros(8), jnp.ones(8))
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import jax.numpy as jnp
+from jax import make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** How many equations will `make_jaxpr` print for `g`?
+#
+# `make_jaxpr` 会为 `g` 打印多少个方程？
+
+# %% tags=["exercise-1"]
+def g(x, y):
+    return jnp.sum(jnp.cos(x) * y + 2.)
+
+answer_1 = None  # an int / 一个整数
+
+# %% tags=["check-1"]
+eqns = make_jaxpr(g)(jnp.ones(4), jnp.ones(4)).jaxpr.eqns
+check(answer_1, len(eqns),
+      "Count one equation per primitive applied; a scalar literal such as 2. is an operand, not an equation. "
+      "/ 每施加一个原语就有一个方程；2. 这样的标量字面量只是操作数，不是方程。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# cos, mul, add (2.0 is a literal operand of add), reduce_sum.
+# cos、mul、add（2.0 是 add 的字面量操作数）、reduce_sum。
+answer_1 = 4
+
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** Which primitives does `h` bind, in order? Answer with a list of primitive names as
+# the jaxpr prints them (`jnp.sum` prints as `reduce_sum`, `*` as `mul`).
+#
+# `h` 依次绑定了哪些原语？用 jaxpr 打印的原语名组成列表作答（`jnp.sum` 打印为 `reduce_sum`，`*` 为 `mul`）。
+
+# %% tags=["exercise-2"]
+def h(x):
+    return jnp.sum(x * x) - 1.
+
+answer_2 = None  # a list of str, e.g. ["sin", "add"] / 字符串列表
+
+# %% tags=["check-2"]
+prims = [e.primitive.name for e in make_jaxpr(h)(jnp.ones(4)).jaxpr.eqns]
+check(answer_2, prims,
+      "Read h from the inside out: the product comes first, then the sum, then the subtraction; a jaxpr is in "
+      "A-normal form, so each becomes its own equation. / 从里往外读 h：先乘，再求和，最后减；jaxpr 是 A 范式，"
+      "每一步各成一个方程。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+answer_2 = ["mul", "reduce_sum", "sub"]
 
 # %% [markdown]
 # **Takeaway / 小结**: a jaxpr is a flat list of typed equations over inputs, constants and literals.

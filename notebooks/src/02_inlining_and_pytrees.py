@@ -91,5 +91,80 @@ leaves, treedef = jax.tree_util.tree_flatten((jnp.zeros(8), jnp.ones(8)))
 print(len(leaves), treedef)
 
 # %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import jax.numpy as jnp
+from jax import make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** A Python `for` loop runs while tracing. How many `mul` equations will the jaxpr of
+# `double3` contain?
+#
+# Python 的 `for` 循环在 trace 时执行。`double3` 的 jaxpr 中会有几个 `mul` 方程？
+
+# %% tags=["exercise-1"]
+def double3(x):
+    for _ in range(3):
+        x = x * 2.
+    return x
+
+answer_1 = None  # an int / 一个整数
+
+# %% tags=["check-1"]
+muls = [e for e in make_jaxpr(double3)(jnp.ones(4)).jaxpr.eqns if e.primitive.name == "mul"]
+check(answer_1, len(muls),
+      "The loop is unrolled while tracing: every iteration that runs records its own mul, and no loop "
+      "primitive is left. / 循环在 trace 时被展开：每执行一次迭代就记录一个 mul，不会留下循环原语。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+answer_1 = 3
+
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** `f` takes a dict and a list. How many input variables will its jaxpr have, and
+# which leaf of `params` becomes the first one, `a`? Answer with a pair `(count, "w" or "b")`.
+#
+# `f` 接受一个字典和一个列表。它的 jaxpr 有多少个输入变量？`params` 的哪个叶子成为第一个输入 `a`？用二元组
+# `(个数, "w" 或 "b")` 作答。
+
+# %% tags=["exercise-2"]
+def f(params, xs):
+    return jnp.sum(params["w"] * params["b"]) + xs[0] - xs[1]
+
+params = {"w": jnp.ones(3), "b": 2.}
+xs = [jnp.ones(2), jnp.ones(2)]
+answer_2 = None  # a pair (int, str) / 二元组 (整数, 字符串)
+
+# %% tags=["check-2"]
+invars = make_jaxpr(f)(params, xs).jaxpr.invars
+first = "w" if invars[0].aval.shape == (3,) else "b"
+check(answer_2, (len(invars), first),
+      "Every leaf of every argument becomes one input; a dict's leaves come in sorted key order. "
+      "/ 每个参数的每个叶子各成一个输入；字典的叶子按键排序。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Two leaves in params, two in xs; jax.tree_util sorts dict keys, so "b" comes before "w".
+# params 有两个叶子，xs 有两个；jax.tree_util 按键排序，所以 "b" 在 "w" 之前。
+answer_2 = (4, "b")
+
+# %% [markdown]
 # **Takeaway / 小结**: the jaxpr records what ran, not how the Python was written.
 # jaxpr 记录的是实际执行了什么，而不是 Python 代码是怎么写的。

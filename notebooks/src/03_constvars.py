@@ -11,10 +11,10 @@
 #
 # Scalar constants are inlined as literals (`3.0:f32[]`). Array constants that do not depend on the
 # arguments are **hoisted**: they become *constvars*, printed before the `;`, and their values travel
-# with the jaxpr in `ClosedJaxpr.consts`.
+# with the jaxpr in its `consts`.
 #
 # 标量常量以字面量形式内联（`3.0:f32[]`）；与参数无关的数组常量则被**提升**为 *constvars*，打印在分号之前，
-# 它们的值保存在 `ClosedJaxpr.consts` 中，随 jaxpr 一起携带。
+# 它们的值保存在 jaxpr 的 `consts` 中，随 jaxpr 一起携带。
 
 # %%
 %load_ext jaxprlens
@@ -45,19 +45,36 @@ print(make_jaxpr(scaled)(jnp.ones(3)).pretty_print(use_color=False))
 # 在 JAX 内部两者都是输入变量，前 `len(consts)` 个的值来自 `consts`。
 
 # %% [markdown]
-# ## `ClosedJaxpr`, `Jaxpr` and `JaxprEqn` / 代码中的数据模型
+# ## `Jaxpr`, `consts` and `JaxprEqn` / 代码中的数据模型
 #
-# `jax.make_jaxpr` returns a `ClosedJaxpr`: a `Jaxpr` (the computation) plus `consts` (the values of its
-# constvars). The public names live in `jax.extend.core`.
+# Since JAX 0.11 a jaxpr is one class, `Jaxpr`, and it carries the values of its constvars itself:
+# `jax.make_jaxpr` returns a `Jaxpr` whose `consts` are those values. Its inputs are `all_invars`; the first
+# `num_consts` of them (one per value in `consts`) are `constvars`, and the rest are `invars`.
+# `ClosedJaxpr` survives as another name for `Jaxpr`, and the legacy accessors keep old code working:
+# `closed.jaxpr` returns the jaxpr itself, `literals` is an old name for `consts`, and
+# `ClosedJaxpr(jaxpr, consts)` attaches consts to a jaxpr. The public names live in `jax.extend.core`.
 #
-# `jax.make_jaxpr` 返回 `ClosedJaxpr`：一个 `Jaxpr`（计算本身）加上 `consts`（constvars 的值）。
-# 这些类型的公共入口在 `jax.extend.core`。
+# 从 JAX 0.11 起，jaxpr 只有一个类 `Jaxpr`，它自己携带 constvars 的值：`jax.make_jaxpr` 返回一个 `Jaxpr`，
+# 其 `consts` 就是这些值。它的全部输入是 `all_invars`：前 `num_consts` 个（`consts` 中每个值对应一个）是 `constvars`，
+# 其余是 `invars`。`ClosedJaxpr` 仍作为 `Jaxpr` 的别名保留，旧的访问方式也照常可用：`closed.jaxpr` 返回 jaxpr
+# 自身，`literals` 是 `consts` 的旧名，`ClosedJaxpr(jaxpr, consts)` 把常量值附加到 jaxpr 上。这些类型的公共入口在
+# `jax.extend.core`。
+
+# %% [markdown]
+# > **Older JAX / 旧版 JAX (≤ 0.10)** — `ClosedJaxpr` was a separate wrapper: `closed.jaxpr` was an inner
+# > `Jaxpr` (constvars, invars, eqns, outvars, but no values) and `closed.consts` held the values. The article
+# > describes the merged class from JAX's source of its day, which first shipped in JAX 0.11.0. Code that reads
+# > `closed.jaxpr.constvars` and `closed.consts`, as the cells below do, runs on both.
+# >
+# > 旧版（≤ 0.10）中 `ClosedJaxpr` 是一个单独的包装类：`closed.jaxpr` 是内部的 `Jaxpr`（有 constvars、invars、
+# > eqns、outvars，但不带值），`closed.consts` 保存值。原文描述的是当时源码中合并后的类，它首次随 JAX 0.11.0 发布。
+# > 像下面的单元格这样读取 `closed.jaxpr.constvars` 与 `closed.consts` 的代码在两种版本上都能运行。
 
 # %%
 import jax.extend.core as jcore
 
 closed = make_jaxpr(scaled)(jnp.ones(3))
-print(isinstance(closed, jcore.ClosedJaxpr), isinstance(closed.jaxpr, jcore.Jaxpr))
+print("one class:", jcore.ClosedJaxpr is jcore.Jaxpr, "| closed.jaxpr is closed:", closed.jaxpr is closed)
 print("consts:", [np.asarray(c) for c in closed.consts])
 print("constvars:", len(closed.jaxpr.constvars), " invars:", len(closed.jaxpr.invars),
       " eqns:", len(closed.jaxpr.eqns), " outvars:", len(closed.jaxpr.outvars))
@@ -95,11 +112,14 @@ for e in program.eqns:
 # %% [markdown]
 # ## A constant inside a branch / 分支中的常量
 #
-# Constants captured inside a sub-jaxpr are hoisted too. In the article's `func8`, `jnp.array([1])` in the
-# false branch becomes the outer constvar `a:i32[1]` and is passed into both branches (lecture 4).
+# An array constant captured inside a sub-jaxpr is hoisted to the **outer** jaxpr. In the article's `func8`,
+# `jnp.array([1])` in the false branch becomes the outer constvar `a:i32[1]`; `cond` receives it as an
+# ordinary operand and **every** branch binds it with an ordinary binder, after the `;` (lecture 4). The
+# branches themselves have no constvars.
 #
-# 子 jaxpr 中捕获的常量同样会被提升。文章的 `func8` 中，false 分支里的 `jnp.array([1])` 变成外层的 constvar
-# `a:i32[1]`，并作为操作数传入两个分支（见第 4 讲）。
+# 子 jaxpr 中捕获的数组常量会被提升到**外层** jaxpr。文章的 `func8` 中，false 分支里的 `jnp.array([1])` 变成外层的
+# constvar `a:i32[1]`；`cond` 把它当作普通操作数接收，**每个**分支都用分号之后的普通绑定变量接住它（见第 4 讲）。
+# 分支本身没有 constvars。
 
 # %%
 from jax import lax
@@ -111,8 +131,100 @@ def func8(arg1, arg2):  # Where `arg2` is a pair.
                     arg2)
 
 closed8 = make_jaxpr(func8)(5., (jnp.zeros(1), 2.))
-print([f"{v.aval}" for v in closed8.jaxpr.constvars], [np.asarray(c) for c in closed8.consts])
+print("outer constvars:", [f"{v.aval}" for v in closed8.jaxpr.constvars], [np.asarray(c) for c in closed8.consts])
+branches = closed8.jaxpr.eqns[-1].params["branches"]
+print("constvars per branch:", [len(b.jaxpr.constvars) for b in branches],
+      "| binders per branch:", [len(b.jaxpr.invars) for b in branches])
 
 # %% [markdown]
-# **Takeaway / 小结**: scalars inline, arrays hoist; `ClosedJaxpr = Jaxpr + consts`.
-# 标量内联、数组提升；`ClosedJaxpr = Jaxpr + consts`。
+# > **Outdated in the article / 原文已过时** — the article says a constant captured in a sub-jaxpr "appears as a
+# > constvar before the `;` of the sub-jaxpr's `lambda`", and reads its `func8` printout that way. In the JAX
+# > this course runs (checked on 0.10.2; JAX 0.11's `lax.cond` still binds `cond_p.bind(index, *consts, *args)`)
+# > the constant is a constvar of the *outer* jaxpr and an operand of `cond`; inside each branch it is an
+# > ordinary binder. The same holds for `while` and `scan` bodies (lectures 5 and 6).
+# >
+# > 原文称子 jaxpr 中捕获的常量“以 constvar 的形式出现在该子 jaxpr 的 `lambda` 分号之前”，并据此解读 `func8` 的输出。
+# > 在本课程使用的 JAX 中（在 0.10.2 上验证；JAX 0.11 的 `lax.cond` 仍然是 `cond_p.bind(index, *consts, *args)`），
+# > 该常量是**外层** jaxpr 的 constvar、`cond` 的操作数，在各分支内部则是普通的绑定变量。`while` 与 `scan`
+# > 的循环体也是如此（第 5、6 讲）。
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import numpy as np
+import jax.numpy as jnp
+import jax.extend.core as jcore
+from jax import lax, make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** How many constvars will the jaxpr of `shift` have, and how many literal operands
+# will its equations use? Answer with a pair `(constvars, literals)`.
+#
+# `shift` 的 jaxpr 有多少个 constvar？它的方程一共用到多少个字面量操作数？用二元组 `(constvars 数, 字面量数)` 作答。
+
+# %% tags=["exercise-1"]
+def shift(x):
+    return x + np.arange(4.) * 2. + 1.
+
+answer_1 = None  # a pair of ints / 两个整数组成的二元组
+
+# %% tags=["check-1"]
+closed_shift = make_jaxpr(shift)(jnp.ones(4))
+n_literals = sum(isinstance(a, jcore.Literal) for e in closed_shift.jaxpr.eqns for a in e.invars)
+check(answer_1, (len(closed_shift.jaxpr.constvars), n_literals),
+      "NumPy work on NumPy arrays runs at trace time: np.arange(4.) * 2. is one array constant (hoisted), while "
+      "the Python scalar 1. stays a literal. / NumPy 数组上的 NumPy 运算在 trace 时就算完：np.arange(4.) * 2. "
+      "是一个数组常量（被提升），Python 标量 1. 仍是字面量。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# np.arange(4.) * 2. is computed by NumPy while tracing: one f32[4] constvar. Then two adds; only 1. is a literal.
+# np.arange(4.) * 2. 在 trace 时由 NumPy 算出：一个 f32[4] constvar。之后是两个 add，只有 1. 是字面量。
+answer_1 = (1, 1)
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** `pick` captures the array `w` in its true branch. How many constvars will the
+# outer jaxpr have, and how many will the true branch (`branches[1]`) have? Answer `(outer, true_branch)`.
+#
+# `pick` 的 true 分支捕获了数组 `w`。外层 jaxpr 有多少个 constvar？true 分支（`branches[1]`）有多少个？
+# 用 `(外层, true 分支)` 作答。
+
+# %% tags=["exercise-2"]
+w = np.array([1., 2., 3.], dtype=np.float32)
+
+def pick(p, x):
+    return lax.cond(p, lambda x: x * w, lambda x: x, x)
+
+answer_2 = None  # a pair of ints / 两个整数组成的二元组
+
+# %% tags=["check-2"]
+closed_pick = make_jaxpr(pick)(True, jnp.ones(3))
+true_branch = closed_pick.jaxpr.eqns[-1].params["branches"][1]
+check(answer_2, (len(closed_pick.jaxpr.constvars), len(true_branch.jaxpr.constvars)),
+      "A captured array is hoisted all the way out: it is a constvar of the outer jaxpr and an ordinary operand "
+      "of cond, bound after the ';' in every branch. / 被捕获的数组一路提升到最外层：它是外层 jaxpr 的 constvar，"
+      "是 cond 的普通操作数，在每个分支中由分号之后的变量接住。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+answer_2 = (1, 0)
+
+# %% [markdown]
+# **Takeaway / 小结**: scalars inline, arrays hoist to the outermost jaxpr; a jaxpr carries its `consts`.
+# 标量内联，数组提升到最外层 jaxpr；jaxpr 自己携带 `consts`。

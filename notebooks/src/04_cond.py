@@ -27,11 +27,12 @@
 # %% [markdown]
 # ## `lax.switch` and index clamping / `lax.switch` 与索引钳制
 #
-# The index is converted to `int32` and **clamped** into `[0, len(branches) - 1]` (the `clamp` equation),
-# then `cond` runs the selected branch on the operand `b`.
+# `lax.switch` converts the index to `int32` and **clamps** it into `[0, len(branches) - 1]` with a separate
+# `clamp` equation; then `cond` runs the selected branch on the operand `b`. The clamping is `lax.switch`'s
+# work, not `cond`'s.
 #
-# 索引先被转换为 `int32`，再被**钳制**到 `[0, len(branches) - 1]`（即 `clamp` 方程），然后 `cond` 用操作数 `b`
-# 执行被选中的分支。
+# `lax.switch` 先把索引转换为 `int32`，再用一个单独的 `clamp` 方程把它**钳制**到 `[0, len(branches) - 1]`，
+# 然后 `cond` 用操作数 `b` 执行被选中的分支。钳制是 `lax.switch` 做的，不是 `cond` 做的。
 
 # %%
 %%jaxpr
@@ -50,12 +51,28 @@ one_of_three(1, 5.)
 print(make_jaxpr(one_of_three)(1, 5.).pretty_print(use_color=False))
 
 # %% [markdown]
-# An out-of-range index does not fail: `7` runs the last branch, `-3` the first.
+# Through `lax.switch` an out-of-range index does not fail: the `clamp` makes `7` run the last branch and `-3`
+# the first.
 #
-# 越界的索引不会报错：`7` 执行最后一个分支，`-3` 执行第一个分支。
+# 经过 `lax.switch`，越界的索引不会报错：`clamp` 让 `7` 执行最后一个分支，`-3` 执行第一个分支。
 
 # %%
 print(one_of_three(1, 5.), one_of_three(7, 5.), one_of_three(-3, 5.))
+
+# %% [markdown]
+# `cond` itself does not clamp. Bound directly, without the `clamp` in front, an index out of range runs the
+# **last** branch, as XLA's `case` does: `-3` gives `5 + 3 = 8`, not the first branch's `6`.
+#
+# `cond` 本身并不钳制。不经过前面的 `clamp` 直接绑定 `cond` 时，越界的索引会执行**最后一个**分支（与 XLA 的 `case`
+# 一致）：`-3` 得到 `5 + 3 = 8`，而不是第一个分支的 `6`。
+
+# %%
+import numpy as np
+
+cond_eqn = make_jaxpr(one_of_three)(1, 5.).jaxpr.eqns[-1]
+for index in (-3, 0, 7):
+    out = cond_eqn.primitive.bind(np.int32(index), np.float32(5.), **cond_eqn.params)
+    print(index, "->", float(out[0]))
 
 # %% [markdown]
 # ## `lax.cond`: the false branch comes first / `lax.cond`：false 分支在前
@@ -111,9 +128,89 @@ func8(5., (jnp.zeros(1), 2.))
 print(make_jaxpr(func8)(5., (jnp.zeros(1), 2.)).pretty_print(use_color=False))
 
 # %% [markdown]
-# The article's JAX also printed a `linear` parameter on `cond`; JAX 0.10 no longer has it.
+# > **Outdated in the article / 原文已过时** — the article's JAX also printed a `linear` parameter on `cond`;
+# > JAX 0.10 and later no longer have it. The article also reads the hoisted constant as a constvar of the false
+# > branch; today the branches have no constvars (lecture 3).
+# >
+# > 文章所用的旧版 JAX 还会为 `cond` 打印 `linear` 参数，JAX 0.10 及之后的版本已没有该参数。原文还把被提升的常量
+# > 解读为 false 分支的 constvar；如今各分支都没有 constvars（见第 3 讲）。
+
+# %% [markdown]
+# ## Exercises / 练习
 #
-# 文章所用的旧版 JAX 还会为 `cond` 打印 `linear` 参数；JAX 0.10 已不再有该参数。
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
 #
-# **Takeaway / 小结**: `cond` = index + one sub-jaxpr per branch; constants become shared operands.
-# `cond` = 索引 + 每个分支一个子 jaxpr；常量成为各分支共享的操作数。
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import numpy as np
+import jax.numpy as jnp
+from jax import lax, make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** Bind `cond` directly (no `clamp` in front) with index `-3`: which branch of
+# `one_of_three` runs? Answer with the branch number.
+#
+# 不经过 `clamp`，直接用索引 `-3` 绑定 `cond`：`one_of_three` 的哪个分支会执行？用分支编号作答。
+
+# %% tags=["exercise-1"]
+def one_of_three(index, arg):
+    return lax.switch(index, [lambda x: x + 1., lambda x: x - 2., lambda x: x + 3.], arg)
+
+answer_1 = None  # an int: 0, 1 or 2 / 整数 0、1 或 2
+
+# %% tags=["check-1"]
+eqn = make_jaxpr(one_of_three)(1, 5.).jaxpr.eqns[-1]
+got = float(eqn.primitive.bind(np.int32(-3), np.float32(5.), **eqn.params)[0])
+ran = [float(one_of_three(i, 5.)) for i in range(3)].index(got)
+check(answer_1, ran,
+      "cond does not clamp: clamping is lax.switch's separate clamp equation. Bound directly, an index out of "
+      "range runs the last branch. / cond 本身不钳制，钳制是 lax.switch 单独的 clamp 方程；直接绑定时，越界索引"
+      "执行最后一个分支。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+answer_1 = 2
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** How many operands, the index included, will the `cond` of `blend` have?
+#
+# `blend` 中的 `cond` 一共有多少个操作数（含索引）？
+
+# %% tags=["exercise-2"]
+w = np.array([1., 2., 3.], dtype=np.float32)
+
+def blend(x, y):
+    return lax.cond(x.sum() > 0, lambda a, b: a * w, lambda a, b: b, x, y)
+
+answer_2 = None  # an int / 一个整数
+
+# %% tags=["check-2"]
+cond_of_blend = make_jaxpr(blend)(jnp.ones(3), jnp.ones(3)).jaxpr.eqns[-1]
+check(answer_2, len(cond_of_blend.invars),
+      "Count the index, then the hoisted constants captured by any branch, then the operands you passed; every "
+      "branch receives all of them. / 依次数：索引、任一分支捕获并被提升的常量、你传入的操作数；每个分支都会收到全部"
+      "这些值。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+# The index, w (captured by the true branch, hoisted), x and y.
+# 索引、w（被 true 分支捕获并提升）、x、y。
+answer_2 = 4
+
+# %% [markdown]
+# **Takeaway / 小结**: `cond` = index + one sub-jaxpr per branch (an index out of range runs the last);
+# `lax.switch` clamps the index with its own `clamp` equation; constants become shared operands.
+# `cond` = 索引 + 每个分支一个子 jaxpr（索引越界时执行最后一个分支）；`lax.switch` 用自己的 `clamp` 方程钳制索引；
+# 常量成为各分支共享的操作数。

@@ -62,11 +62,14 @@ print(make_jaxpr(func10)(np.ones(16), 5).pretty_print(use_color=False))
 # - 2 constants for `body_jaxpr` (`body_nconsts=2`): `c` (`ones`) and `a` (`arg`), captured by the body;
 # - 3 carry values: the counter `0`, the bound `b` (`n`) and `d` (`arg + ones`).
 #
-# The first two results (counter and bound) are dropped, printed `_`.
+# The first two results (counter and bound) are dropped, printed `_`. Inside `body_jaxpr` the two body consts
+# are its first binders, `f` and `g`, after the `;`: ordinary inputs, not constvars of the body (the article
+# calls them constvars; lecture 3 shows why that is outdated).
 #
 # `while` 共有 5 个操作数 `c a 0 b d`：`cond_jaxpr` 的常量 0 个（`cond_nconsts=0`）；`body_jaxpr` 的常量 2 个
 # （`body_nconsts=2`）：被 body 捕获的 `c`（`ones`）与 `a`（`arg`）；carry 初值 3 个：计数器 `0`、上界 `b`（`n`）
-# 与 `d`（`arg + ones`）。前两个结果（计数器与上界）不再使用，打印为 `_`。
+# 与 `d`（`arg + ones`）。前两个结果（计数器与上界）不再使用，打印为 `_`。在 `body_jaxpr` 内部，这两个 body 常量是
+# 分号之后的前两个绑定变量 `f`、`g`，是普通输入而不是 body 的 constvars（原文称其为 constvar，第 3 讲说明了为何已过时）。
 
 # %%
 import jaxprlens
@@ -103,6 +106,83 @@ print(stepper.outputs[:3], jax.jit(func10)(np.ones(16), 5)[:3])
 # %% tags=["needs-feature"]
 %%jaxpr --debug
 func10(np.ones(16), 5)
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import numpy as np
+import jax.numpy as jnp
+from jax import lax, make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** How many operands will the `while` of `grow` have, and in which groups? Answer with
+# a dict `{"cond_consts": ..., "body_consts": ..., "carry": ...}`.
+#
+# `grow` 中的 `while` 有多少个操作数，分成哪几组？用字典 `{"cond_consts": ..., "body_consts": ..., "carry": ...}`
+# 作答。
+
+# %% tags=["exercise-1"]
+w = np.array([1., 2., 3.], dtype=np.float32)
+
+def grow(limit, x):
+    return lax.while_loop(lambda c: c[0] < limit,
+                          lambda c: (c[0] + 1, c[1] * w),
+                          (0, x))
+
+answer_1 = None  # a dict of three ints / 含三个整数的字典
+
+# %% tags=["check-1"]
+loop = make_jaxpr(grow)(3, jnp.ones(3)).jaxpr.eqns[-1]
+cn, bn = loop.params["cond_nconsts"], loop.params["body_nconsts"]
+check(answer_1, {"cond_consts": cn, "body_consts": bn, "carry": len(loop.invars) - cn - bn},
+      "A value captured by cond_fun is a cond const, one captured by body_fun a body const, and each leaf of "
+      "init is one carry. / 被 cond_fun 捕获的值是 cond 常量，被 body_fun 捕获的是 body 常量，init 的每个叶子是一个 carry。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# limit is read by cond_fun, w by body_fun; the carry is the pair (counter, x).
+# limit 被 cond_fun 读取，w 被 body_fun 读取；carry 是二元组（计数器, x）。
+answer_1 = {"cond_consts": 1, "body_consts": 1, "carry": 2}
+
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** `fori_loop` with **static** bounds `0, 5`: which loop primitive will the jaxpr
+# contain? Answer with its name.
+#
+# 上下界是**静态**的 `0, 5` 时，`fori_loop` 在 jaxpr 中变成哪个循环原语？用原语名作答。
+
+# %% tags=["exercise-2"]
+def five_times(x):
+    return lax.fori_loop(0, 5, lambda i, c: c * 2., x)
+
+answer_2 = None  # a str / 一个字符串
+
+# %% tags=["check-2"]
+loops = [e.primitive.name for e in make_jaxpr(five_times)(1.).jaxpr.eqns if e.primitive.name in ("while", "scan")]
+check(answer_2, loops[0],
+      "When the trip count is known while tracing, fori_loop builds a loop of static length (the kind that "
+      "reverse-mode can differentiate); only a runtime bound needs while. / 迭代次数在 trace 时已知时，fori_loop "
+      "生成静态长度的循环（可以反向求导）；只有运行时的上界才需要 while。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+answer_2 = "scan"
 
 # %% [markdown]
 # **Takeaway / 小结**: `while` = cond consts + body consts + carry; the trip count is a runtime value.

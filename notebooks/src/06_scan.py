@@ -50,13 +50,32 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 # - 1 carry (`num_carry=1`): the initial value `0.0`;
 # - 2 arrays scanned over (xs): `a` (`arr`) and `c` (`ones`); `length=16` iterations.
 #
-# It returns the final carry `d` and the stacked per-iteration outputs `e:f32[16]`. The article's JAX printed
-# a `linear` parameter (used by autodiff bookkeeping); JAX 0.10's `scan` no longer has it.
+# It returns the final carry `d` and the stacked per-iteration outputs `e:f32[16]`.
 #
 # `scan` 有 4 个操作数 `b 0.0:f32[] a c`：1 个常量（`num_consts=1`）：被 body 捕获的 `b`（即 `extra`）；
 # 1 个 carry（`num_carry=1`）：初值 `0.0`；2 个被扫描的数组（xs）：`a`（`arr`）与 `c`（`ones`），共 `length=16` 次迭代。
-# 返回最终的 carry `d` 以及逐次输出堆叠而成的 `e:f32[16]`。文章中的旧版 JAX 还会打印 `linear` 参数（供自动微分簿记使用），
-# JAX 0.10 的 `scan` 已没有该参数。
+# 返回最终的 carry `d` 以及逐次输出堆叠而成的 `e:f32[16]`。
+#
+# > **Outdated in the article / 原文已过时** — the article's JAX printed a `linear` parameter on `scan` (autodiff
+# > bookkeeping); JAX 0.10 no longer has it. JAX 0.11 and later no longer print `num_consts` and `num_carry`
+# > either: the operand groups are the parameter `ft_in`, a tree of three groups (consts, carry, xs) with one
+# > entry per operand, and `ft_out` does the same for the results. The counts are the same; `roles` below reads
+# > them from whichever form your JAX prints.
+# >
+# > 文章所用的旧版 JAX 会为 `scan` 打印 `linear` 参数（供自动微分簿记），JAX 0.10 已没有该参数。JAX 0.11 起也不再打印
+# > `num_consts` 与 `num_carry`：操作数分组改由参数 `ft_in` 表示，它是由三组（常量、carry、xs）组成的树，每个操作数
+# > 一项；`ft_out` 对结果做同样的分组。个数不变；下面的 `roles` 会从你的 JAX 打印的任一种形式中读出它们。
+#
+# **Weak types / 弱类型.** The body's `convert_element_type[new_dtype=float32 weak_type=False]` changes no
+# value and no dtype: it only drops *weak typing*. A Python scalar such as the initial carry `0.` or `extra = 5.`
+# is traced as a *weakly typed* `f32[]`: a type that gives way to the other operand's dtype in arithmetic
+# (`x_bf16 + 1.` stays `bfloat16`). When such a value meets a strongly typed `f32` (here `ae1 * ae2`), JAX makes
+# it strong first, and that cast is the equation you see. Passing `extra` as `jnp.float32(5.)` removes its cast.
+#
+# body 中的 `convert_element_type[new_dtype=float32 weak_type=False]` 既不改变值也不改变 dtype：它只是去掉**弱类型**。
+# 像初始 carry `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：在运算中它服从另一个操作数的
+# dtype（`x_bf16 + 1.` 仍是 `bfloat16`）。这种值与强类型的 `f32`（这里是 `ae1 * ae2`）相遇时，JAX 先把它变成强类型，
+# 这次转换就是你看到的方程。把 `extra` 传为 `jnp.float32(5.)`，它的那次转换就消失了。
 
 # %%
 import jaxprlens
@@ -90,6 +109,82 @@ print(stepper.path_text, {k: float(v) for k, v in stepper.env_names.items()})
 # %% tags=["needs-feature"]
 %%jaxpr --debug
 func11(np.ones(16), 5.)
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import numpy as np
+import jax
+import jax.numpy as jnp
+from jax import lax
+import jaxprlens
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** How many operands will the `scan` of `running` have in each group? Answer with a
+# dict `{"consts": ..., "carry": ..., "xs": ...}`.
+#
+# `running` 中的 `scan` 每组各有多少个操作数？用字典 `{"consts": ..., "carry": ..., "xs": ...}` 作答。
+
+# %% tags=["exercise-1"]
+w = np.array([1., 2., 3.], dtype=np.float32)
+
+def running(xs, k):
+    def body(c, x):
+        total, count = c
+        return (total + x * k, count + 1), (x * w, total)
+    return lax.scan(body, (0., 0), xs)
+
+answer_1 = None  # a dict of three ints / 含三个整数的字典
+
+# %% tags=["check-1"]
+scan_eqn = jaxprlens.trace(running, jnp.ones(16), 2.).eqns[-1]
+check(answer_1, dict(scan_eqn.roles.groups),
+      "Consts are the values the body captures (traced or hoisted arrays), the carry is each leaf of init, "
+      "and xs are the leaves of the scanned argument. / 常量是 body 捕获的值（被 trace 的值或被提升的数组），"
+      "carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Captured: k (an argument) and w (an array constant, hoisted); carry: (total, count); xs: xs.
+# 捕获的值：k（参数）与 w（被提升的数组常量）；carry：(total, count)；xs：xs。
+answer_1 = {"consts": 2, "carry": 2, "xs": 1}
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** What is the shape of the first stacked output of `running` (the `x * w` per step)?
+# Answer with a tuple of ints.
+#
+# `running` 的第一个堆叠输出（每步的 `x * w`）形状是什么？用整数元组作答。
+
+# %% tags=["exercise-2"]
+answer_2 = None  # a tuple of ints, e.g. (2, 5) / 整数元组
+
+# %% tags=["check-2"]
+_, (first_ys, _) = jax.eval_shape(running, jnp.ones(16), 2.)
+check(answer_2, first_ys.shape,
+      "scan stacks each per-step output along a new leading axis of size length. / scan 把每步的输出沿一个新的、"
+      "长度为 length 的第 0 维堆叠起来。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Each step gives x * w: f32[3]; 16 steps stack to f32[16,3].
+# 每步得到 x * w：f32[3]；16 步堆叠为 f32[16,3]。
+answer_2 = (16, 3)
 
 # %% [markdown]
 # **Takeaway / 小结**: `scan` = consts + carry + xs, with a static `length`.

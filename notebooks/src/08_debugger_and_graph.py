@@ -99,5 +99,70 @@ print(stepper.last_eqn.source)
 mlp(params, x)
 
 # %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import numpy as np
+import jax.numpy as jnp
+import jaxprlens
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** Run `risky` with `break_on_nan=True`: which primitive produced the first NaN?
+#
+# 用 `break_on_nan=True` 运行 `risky`：第一个 NaN 是哪个原语产生的？
+
+# %% tags=["exercise-1"]
+def risky(x):
+    y = jnp.sqrt(x - 1.)
+    return jnp.log(y + 0.5)
+
+xs = np.array([2., 0.5, 3., -1.], dtype=np.float32)
+answer_1 = None  # a primitive name (str) / 原语名（字符串）
+
+# %% tags=["check-1"]
+first_nan = jaxprlens.trace(risky, xs).stepper(break_on_nan=True).run().last_eqn
+check(answer_1, first_nan.primitive,
+      "Walk the equations in order and ask which one first turns a finite input into NaN; later equations only "
+      "pass the NaN on. / 按顺序逐个看方程，找出第一个把有限输入变成 NaN 的方程；之后的方程只是把 NaN 传下去。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# x - 1. is negative for 0.5 and -1.; sqrt of a negative float is NaN. log only receives it.
+# 对 0.5 与 -1.，x - 1. 为负；负数的 sqrt 是 NaN。log 只是接收到了它。
+answer_1 = "sqrt"
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** How many of the four outputs of `risky(xs)` are NaN?
+#
+# `risky(xs)` 的四个输出中有几个是 NaN？
+
+# %% tags=["exercise-2"]
+answer_2 = None  # an int / 一个整数
+
+# %% tags=["check-2"]
+check(answer_2, int(np.isnan(np.asarray(risky(xs))).sum()),
+      "A NaN propagates through every later elementwise equation, so count the entries where x - 1. < 0. "
+      "/ NaN 会传遍之后所有逐元素方程，所以数一数 x - 1. < 0 的元素。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+answer_2 = 2
+
+# %% [markdown]
 # **Takeaway / 小结**: breakpoints by primitive, by equation or by source line turn the jaxpr into a map
 # of your program's values. 按原语、方程或源码行设置断点，jaxpr 就成了程序中各个值的地图。

@@ -9,12 +9,14 @@
 # %% [markdown]
 # # Lecture 9 · Exercise: write your own `eval_jaxpr` / 第 9 讲 · 练习：自己写一个 `eval_jaxpr`
 #
-# In the spirit of JAX's *autodidax*: a jaxpr is data, so an interpreter for it is a short loop. Keep an
-# environment from variables to values; write the constants and the inputs; for each equation read its
-# inputs, apply its primitive, write its outputs; finally read the outputs.
+# In the spirit of JAX's *autodidax* and its guide "Writing custom interpreters": a jaxpr is data, so an
+# interpreter for it is a short loop. Keep an environment from variables to values; write the constants and the
+# inputs; for each equation read its inputs, apply its primitive, write its outputs; finally read the outputs.
+# You work on JAX's own objects, the ones `jax.make_jaxpr` returns.
 #
-# 仿照 JAX 的 *autodidax*：jaxpr 是数据，它的解释器只是一个简短的循环。维护一个从变量到值的环境：先写入常量和输入；
-# 对每个方程读出输入、执行原语、写入输出；最后读出结果。
+# 仿照 JAX 的 *autodidax* 与指南《Writing custom interpreters》：jaxpr 是数据，它的解释器只是一个简短的循环。维护一个
+# 从变量到值的环境：先写入常量和输入；对每个方程读出输入、执行原语、写入输出；最后读出结果。你操作的是 JAX 自己的对象，
+# 也就是 `jax.make_jaxpr` 返回的那些。
 
 # %%
 %load_ext jaxprlens
@@ -22,109 +24,72 @@
 # %% [markdown]
 # ## What you work with / 可用的材料
 #
-# `jaxprlens.trace(f, *args)` returns a `Program` with `constvars`, `consts`, `invars`, `eqns` and `outvars`.
-# An atom is a `Var` (one object per variable: use it as a dict key) or a `Lit` (its value is `lit.val`).
-# Each `Eqn` has `invars`, `outvars` and `raw`, JAX's own equation; a primitive is applied with
-# `prim.bind(*values, **prim.get_bind_params(params))`, which returns a list when
-# `prim.multiple_results` is true.
+# From `jax.extend.core`:
+# - `Jaxpr`: `constvars`, `invars`, `eqns`, `outvars`; `jax.make_jaxpr(f)(*args)` returns one whose `consts`
+#   are the values of its constvars (on JAX ≤ 0.10 a `ClosedJaxpr` wrapping it; `closed.jaxpr` and
+#   `closed.consts` work on every version, lecture 3).
+# - `JaxprEqn`: `primitive`, `params`, `invars`, `outvars`.
+# - An atom (an equation's input, or an output of the jaxpr) is a `Var` (hashable: use it as a dict key) or a
+#   `Literal`, whose value is `lit.val`.
+# - `prim.bind(*values, **prim.get_bind_params(eqn.params))` applies a primitive; it returns a list when
+#   `prim.multiple_results` is true.
 #
-# `jaxprlens.trace(f, *args)` 返回一个 `Program`，含 `constvars`、`consts`、`invars`、`eqns`、`outvars`。
-# 原子要么是 `Var`（每个变量一个对象，可直接作为字典键），要么是 `Lit`（其值为 `lit.val`）。每个 `Eqn` 有 `invars`、
-# `outvars` 以及 JAX 自身的方程 `raw`；用 `prim.bind(*values, **prim.get_bind_params(params))` 执行原语，
-# 当 `prim.multiple_results` 为真时返回列表。
+# 来自 `jax.extend.core`：`Jaxpr` 有 `constvars`、`invars`、`eqns`、`outvars`；`jax.make_jaxpr(f)(*args)` 返回的
+# jaxpr 的 `consts` 是其 constvars 的值（JAX ≤ 0.10 中是包装它的 `ClosedJaxpr`；`closed.jaxpr` 与 `closed.consts`
+# 在各版本上都可用，见第 3 讲）。`JaxprEqn` 有 `primitive`、`params`、`invars`、`outvars`。原子（方程的输入或 jaxpr
+# 的输出）要么是 `Var`（可哈希，可直接作为字典键），要么是 `Literal`（其值为 `lit.val`）。用
+# `prim.bind(*values, **prim.get_bind_params(eqn.params))` 执行原语；当 `prim.multiple_results` 为真时返回列表。
 
 # %%
 import numpy as np
 import jax
 import jax.numpy as jnp
-from jax import lax
-import jaxprlens
-from jaxprlens import Lit
+import jax.extend.core as jcore
+from jax import lax, make_jaxpr
 
 def func1(first, second):
     temp = first + jnp.sin(second) * 3.
     return jnp.sum(temp)
 
-program = jaxprlens.trace(func1, jnp.zeros(8), jnp.ones(8))
-print(program)
-eqn = program.eqns[1]
-print(eqn.primitive, [type(a).__name__ for a in eqn.invars], eqn.invars[1].val)
+closed = make_jaxpr(func1)(jnp.zeros(8), jnp.ones(8))
+print(closed.pretty_print(use_color=False))
+eqn = closed.jaxpr.eqns[1]
+print(type(eqn).__name__, eqn.primitive, [type(a).__name__ for a in eqn.invars], eqn.invars[1].val)
 
 # %% [markdown]
-# ## Your turn / 动手练习
+# ## The programs your interpreter must run / 你的解释器要运行的程序
 #
-# Fill in `my_eval_jaxpr`, then run the check cell below. (Sub-jaxprs need no special care in a first
-# version: `bind` of `cond`, `while`, `scan` and `jit` runs them for you.)
+# Plain arithmetic, a hoisted constant, `switch`, `fori_loop` (a `while`), `scan` and a nested `jit`. The check
+# cells compare your results with `jax.jit`'s.
 #
-# 补全 `my_eval_jaxpr`，然后运行下面的检查单元格。（第一个版本无需专门处理子 jaxpr：对 `cond`、`while`、
-# `scan`、`jit` 调用 `bind` 会替你执行它们。）
+# 普通算术、被提升的常量、`switch`、`fori_loop`（即 `while`）、`scan` 以及嵌套的 `jit`。检查单元格会把你的结果与
+# `jax.jit` 的结果比较。
 
-# %%
-def my_eval_jaxpr(program, *args):
-    env = {}
+# %% tags=["checks"]
+import numpy as np
+import jax
+import jax.numpy as jnp
+import jax.extend.core as jcore
+from jax import lax, make_jaxpr
 
-    def read(atom):
-        ...  # a Lit's value, or the value written for a Var
+def func1(first, second):
+    temp = first + jnp.sin(second) * 3.
+    return jnp.sum(temp)
 
-    def write(var, value):
-        ...
+weights = np.array([1., 2., 3.], dtype=np.float32)
 
-    # 1. write constvars <- consts and invars <- args
-    # 2. for each eqn: read inputs, bind the primitive, write outputs
-    # 3. return the values of the outvars
-    raise NotImplementedError("your turn / 轮到你了")
+def scaled(x):
+    return jnp.sum(x * weights) * 2.
 
-# %% [markdown]
-# ## Solution / 参考答案
-
-# %%
-def eval_program(program, *args):
-    env = {}
-
-    def read(atom):
-        return atom.val if isinstance(atom, Lit) else env[atom]
-
-    def write(var, value):
-        env[var] = value
-
-    for v, c in zip(program.constvars, program.consts):
-        write(v, c)
-    for v, a in zip(program.invars, args):
-        write(v, a)
-    for eqn in program.eqns:
-        prim = eqn.raw.primitive
-        values = [read(a) for a in eqn.invars]
-        outs = prim.bind(*values, **prim.get_bind_params(eqn.raw.params))
-        if not prim.multiple_results:
-            outs = [outs]
-        for v, out in zip(eqn.outvars, outs):
-            write(v, out)
-    return [read(a) for a in program.outvars]
-
-# %% [markdown]
-# ## Check / 检查
-#
-# Compare with `jax.jit` on programs from the course: plain arithmetic, a hoisted constant, `switch`,
-# `fori_loop`, `scan` and a nested `jit`. Swap `eval_program` for `my_eval_jaxpr` to check your own.
-#
-# 与 `jax.jit` 的结果比较，覆盖课程中的几个程序：普通算术、被提升的常量、`switch`、`fori_loop`、`scan` 以及嵌套的
-# `jit`。把 `eval_program` 换成 `my_eval_jaxpr` 即可检查你自己的实现。
-
-# %%
 def one_of_three(index, arg):
-    return lax.switch(index, [lambda x: x + 1.,
-                              lambda x: x - 2.,
-                              lambda x: x + 3.],
-                      arg)
+    return lax.switch(index, [lambda x: x + 1., lambda x: x - 2., lambda x: x + 3.], arg)
 
 def func10(arg, n):
-    ones = jnp.ones(arg.shape)  # A constant.
-    return lax.fori_loop(0, n,
-                         lambda i, carry: carry + ones * 3. + arg,
-                         arg + ones)
+    ones = jnp.ones(arg.shape)
+    return lax.fori_loop(0, n, lambda i, carry: carry + ones * 3. + arg, arg + ones)
 
 def func11(arr, extra):
-    ones = jnp.ones(arr.shape)  # A constant.
+    ones = jnp.ones(arr.shape)
 
     def body(carry, aelems):
         ae1, ae2 = aelems
@@ -137,22 +102,179 @@ def func12(arg):
         return x + arg * jnp.ones(1)
     return arg + inner(arg - 2.)
 
-weights = np.array([1., 2., 3.], dtype=np.float32)
-
-def scaled(x):
-    return jnp.sum(x * weights) * 2.
-
-cases = [(func1, (jnp.zeros(8), jnp.ones(8))), (scaled, (jnp.ones(3),)), (one_of_three, (2, 5.)),
+CASES = [(func1, (jnp.zeros(8), jnp.ones(8))), (scaled, (jnp.ones(3),)), (one_of_three, (2, 5.)),
          (func10, (np.ones(16), 5)), (func11, (np.ones(16), 5.)), (func12, (1.,))]
-for f, args in cases:
-    program = jaxprlens.trace(f, *args)
-    ours = eval_program(program, *program.args)
-    expected = jax.tree_util.tree_leaves(jax.jit(f)(*args))
-    ok = all(np.allclose(a, b) for a, b in zip(ours, expected)) and len(ours) == len(expected)
-    print(f"{f.__name__:13} {'ok' if ok else 'MISMATCH'}")
+HIGHER_ORDER = ("cond", "while", "jit", "pjit")
+
+
+def check_evaluator(evaluate, recursive=False):
+    """Run `evaluate(jaxpr, consts, *args)` on every case and compare with jax.jit.
+
+    With `recursive`, `evaluate` must also call itself (by its global name) for the sub-jaxprs of cond, while and
+    jit instead of binding those primitives."""
+    name = evaluate.__name__
+    for f, args in CASES:
+        closed = make_jaxpr(f)(*args)
+        expected = jax.tree_util.tree_leaves(jax.jit(f)(*args))
+        calls = []
+
+        def counting(*a, **k):
+            calls.append(a[0])
+            return evaluate(*a, **k)
+        globals()[name] = counting
+        try:
+            ours = counting(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(args))
+        except NotImplementedError:
+            print(f"Not answered yet: write {name}, then run this cell again.\n"
+                  f"尚未作答：写好 {name}，再运行本单元格。")
+            return
+        except Exception as e:  # the student's code: say which program broke it and how
+            raise AssertionError(f"Not quite: {name} raised {type(e).__name__}: {e} while running {f.__name__}. "
+                                 "Did you write the constvars and the invars before the first equation? / "
+                                 f"{name} 在运行 {f.__name__} 时出错；是否在第一个方程之前写入了 constvars 与 invars？"
+                                 ) from e
+        finally:
+            globals()[name] = evaluate
+        ok = len(ours) == len(expected) and all(np.allclose(a, b) for a, b in zip(ours, expected))
+        assert ok, (f"Not quite: {name} gives {[np.asarray(o).tolist() for o in ours]} for {f.__name__}, "
+                    f"jax.jit gives {[np.asarray(o).tolist() for o in expected]}. / {name} 对 {f.__name__} 的结果"
+                    "与 jax.jit 不同。")
+        nested = [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name in HIGHER_ORDER]
+        assert not recursive or not nested or len(calls) > 1, (
+            f"Not quite: the values are right, but for {f.__name__} {name} never called itself: it bound "
+            f"{nested[0] if nested else ''} instead of running its sub-jaxprs. / 结果正确，但 {name} 没有递归调用自己，"
+            "而是直接 bind 了高阶原语。")
+    print("Correct! / 正确！")
+
 
 # %% [markdown]
-# **Going further / 延伸**: make `eval_program` recurse into `eqn.subs` instead of calling `bind` on
-# higher-order primitives (autodidax does this for `cond` and `while`), or count how many times each
-# primitive runs. 让 `eval_program` 对高阶原语递归进入 `eqn.subs` 而不是直接 `bind`（autodidax 对 `cond`、`while`
-# 正是这样做的），或者统计每个原语执行了多少次。
+# ## Exercise 1: `my_eval_jaxpr` / 练习 1
+#
+# Fill in `my_eval_jaxpr(jaxpr, consts, *args)`, then run the check cell. Sub-jaxprs need no special care in
+# this first version: `bind` of `cond`, `while`, `scan` and `jit` runs them for you.
+#
+# 补全 `my_eval_jaxpr(jaxpr, consts, *args)`，然后运行检查单元格。第一个版本无需专门处理子 jaxpr：对 `cond`、
+# `while`、`scan`、`jit` 调用 `bind` 会替你执行它们。
+
+# %% tags=["exercise-1"]
+def my_eval_jaxpr(jaxpr, consts, *args):
+    env = {}
+
+    def read(atom):
+        ...  # a Literal's value, or the value written for a Var
+
+    def write(var, value):
+        ...
+
+    # 1. write constvars <- consts and invars <- args
+    # 2. for each eqn: read its inputs, bind its primitive with its params, write its outputs
+    # 3. return the values of the outvars (a list)
+    raise NotImplementedError("your turn / 轮到你了")
+
+
+# %% tags=["check-1"]
+check_evaluator(my_eval_jaxpr)
+
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+def my_eval_jaxpr(jaxpr, consts, *args):
+    env = {}
+
+    def read(atom):
+        return atom.val if isinstance(atom, jcore.Literal) else env[atom]
+
+    def write(var, value):
+        env[var] = value
+
+    for v, c in zip(jaxpr.constvars, consts):
+        write(v, c)
+    for v, a in zip(jaxpr.invars, args):
+        write(v, a)
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive
+        outs = prim.bind(*[read(a) for a in eqn.invars], **prim.get_bind_params(eqn.params))
+        for v, out in zip(eqn.outvars, outs if prim.multiple_results else [outs]):
+            write(v, out)
+    return [read(a) for a in jaxpr.outvars]
+
+
+# %% [markdown]
+# ## Exercise 2: recurse into sub-jaxprs / 练习 2：递归进入子 jaxpr
+#
+# Now run `cond`, `while` and `jit` yourself, the way autodidax does, instead of binding them. Their sub-jaxprs
+# are in their params, each with its own `jaxpr` and `consts`:
+# - `cond`: operands `index, *ops`; run `params["branches"][index]` on `ops` (an index out of range runs the
+#   last branch, lecture 4);
+# - `while`: operands are `cond_nconsts` cond consts, `body_nconsts` body consts, then the carry; run
+#   `params["cond_jaxpr"]` on cond consts + carry, and while it returns true, replace the carry by
+#   `params["body_jaxpr"]` run on body consts + carry (lecture 5);
+# - `jit`: run `params["jaxpr"]` on the operands (lecture 7).
+#
+# Recurse by calling `my_eval_recursive` itself; every other primitive (`scan` included) may still be bound.
+#
+# 现在像 autodidax 那样自己执行 `cond`、`while` 与 `jit`，而不是 bind 它们。它们的子 jaxpr 在参数里，各自带有 `jaxpr`
+# 与 `consts`：`cond` 的操作数是 `index, *ops`，用 `ops` 运行 `params["branches"][index]`（索引越界时运行最后一个分支，
+# 第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个 cond 常量、`body_nconsts` 个 body 常量和 carry：用 cond 常量 +
+# carry 运行 `params["cond_jaxpr"]`，只要结果为真，就用 body 常量 + carry 运行 `params["body_jaxpr"]` 得到新的 carry
+# （第 5 讲）；`jit` 用操作数运行 `params["jaxpr"]`（第 7 讲）。递归时调用 `my_eval_recursive` 本身；其余原语（包括
+# `scan`）仍可以 bind。
+
+# %% tags=["exercise-2"]
+def my_eval_recursive(jaxpr, consts, *args):
+    raise NotImplementedError("your turn / 轮到你了")
+
+
+# %% tags=["check-2"]
+check_evaluator(my_eval_recursive, recursive=True)
+
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+def run_sub(closed, *args):
+    return my_eval_recursive(closed.jaxpr, closed.consts, *args)
+
+
+def cond_rule(params, index, *ops):
+    branches = params["branches"]
+    index = int(index)
+    return run_sub(branches[index if 0 <= index < len(branches) else len(branches) - 1], *ops)
+
+
+def while_rule(params, *operands):
+    cn, bn = params["cond_nconsts"], params["body_nconsts"]
+    cond_consts, body_consts, carry = operands[:cn], operands[cn:cn + bn], operands[cn + bn:]
+    while run_sub(params["cond_jaxpr"], *cond_consts, *carry)[0]:
+        carry = run_sub(params["body_jaxpr"], *body_consts, *carry)
+    return list(carry)
+
+
+def jit_rule(params, *operands):
+    return run_sub(params["jaxpr"], *operands)
+
+
+sub_rules = {"cond": cond_rule, "while": while_rule, "jit": jit_rule, "pjit": jit_rule}
+
+
+def my_eval_recursive(jaxpr, consts, *args):
+    env = {}
+
+    def read(atom):
+        return atom.val if isinstance(atom, jcore.Literal) else env[atom]
+
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        prim, values = eqn.primitive, [read(a) for a in eqn.invars]
+        if prim.name in sub_rules:
+            outs = sub_rules[prim.name](eqn.params, *values)
+        else:
+            outs = prim.bind(*values, **prim.get_bind_params(eqn.params))
+            outs = outs if prim.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(a) for a in jaxpr.outvars]
+
+# %% [markdown]
+# **Going further / 延伸**: add a rule for `scan` (slice the xs, run the body `length` times, stack the ys), or
+# count how many times each primitive runs. jaxprlens's own stepper (`jaxprlens.trace(f, *args).stepper()`,
+# lecture 8) is such an interpreter, one equation at a time.
+# 为 `scan` 加一条规则（切片 xs、运行 body `length` 次、堆叠 ys），或者统计每个原语执行了多少次。jaxprlens 自己的单步
+# 引擎（`jaxprlens.trace(f, *args).stepper()`，第 8 讲）就是这样一个逐方程执行的解释器。

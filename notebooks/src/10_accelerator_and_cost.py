@@ -85,5 +85,79 @@ layer(w, x)
 layer(w, x)
 
 # %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import math
+import numpy as np
+import jax.numpy as jnp
+from jax import make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** How many floating-point operations does the `dot_general` of `layer(w, x)` do?
+# Count a multiply-add as two. Answer with an int.
+#
+# `layer(w, x)` 中的 `dot_general` 做了多少次浮点运算？一次乘加算两次。用整数作答。
+
+# %% tags=["exercise-1"]
+rng = np.random.default_rng(0)
+w = rng.normal(size=(256, 256)).astype(np.float32)
+x = rng.normal(size=(128, 256)).astype(np.float32)
+
+def layer(w, x):
+    return jnp.tanh(x @ w) * 2. + 1.
+
+answer_1 = None  # an int / 一个整数
+
+# %% tags=["check-1"]
+dot = next(e for e in make_jaxpr(layer)(w, x).jaxpr.eqns if e.primitive.name == "dot_general")
+(contracted, _), _ = dot.params["dimension_numbers"]
+k = math.prod(dot.invars[0].aval.shape[d] for d in contracted)
+check(answer_1, 2 * math.prod(dot.outvars[0].aval.shape) * k,
+      "Each of the 128 x 256 outputs is a dot product of length 256: one multiply and one add per term. "
+      "/ 128 x 256 个输出中的每一个都是长度 256 的点积：每项一次乘法和一次加法。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+answer_1 = 2 * 128 * 256 * 256
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** How many bytes does the `tanh` equation move (its input read plus its output
+# written)? Answer with an int.
+#
+# `tanh` 方程搬运多少字节（读入输入加写出输出）？用整数作答。
+
+# %% tags=["exercise-2"]
+answer_2 = None  # an int / 一个整数
+
+# %% tags=["check-2"]
+tanh = next(e for e in make_jaxpr(layer)(w, x).jaxpr.eqns if e.primitive.name == "tanh")
+moved = sum(v.aval.size * v.aval.dtype.itemsize for v in [*tanh.invars, *tanh.outvars])
+check(answer_2, moved,
+      "tanh reads one f32[128,256] and writes one f32[128,256]; a float32 is 4 bytes. / tanh 读入一个 f32[128,256]，"
+      "写出一个 f32[128,256]；每个 float32 占 4 字节。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Two arrays of 128 * 256 float32 values, 4 bytes each: 262144 bytes, for only 32768 tanh evaluations.
+# 两个 128 * 256 的 float32 数组，每个值 4 字节：共 262144 字节，却只做了 32768 次 tanh。
+answer_2 = 2 * 128 * 256 * 4
+
+# %% [markdown]
 # **Takeaway / 小结**: the jaxpr is the unit of compilation; its equations are where the time goes.
 # jaxpr 是编译的单位，时间就花在它的方程上。

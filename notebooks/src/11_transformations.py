@@ -7,18 +7,25 @@
 # ---
 
 # %% [markdown]
-# # Lecture 11 · Transformations interpret the jaxpr / 第 11 讲 · 变换就是对 jaxpr 的解释
+# # Lecture 11 · Transformations and their jaxprs / 第 11 讲 · 变换与它们的 jaxpr
 #
-# `jax.grad`, `jax.vmap`, `jax.linearize` and `jax.linear_transpose` do not look at your Python code: they
-# trace it to a jaxpr and then **interpret** that jaxpr with rules for each primitive. The result is again
-# a jaxpr. `%%jaxpr --transform NAME` shows the jaxpr of the transformed function, and `--compare` puts it
-# beside the original, aligned by source line, so you can see which equations of the original produced
-# which equations of the derivative.
+# `jax.grad`, `jax.vmap`, `jax.jvp` and `jax.linearize` do not read your Python code, and they do not first build
+# a jaxpr of it and then interpret that jaxpr either. They run your function with *tracers*, and each primitive
+# your function binds is handled on the spot by that transformation's rule (a JVP rule, a batching rule)
+# **while tracing**. The jaxpr you see below exists because `make_jaxpr` traces the *transformed* function
+# (`jax.grad(f)`, `jax.vmap(f)`): the transformation's rules emit the equations as the trace goes.
+# `jax.linear_transpose` and the backward pass of `grad` are the exception that proves the rule: transposition
+# does walk a (linear) jaxpr, backwards, equation by equation.
+# `%%jaxpr --transform NAME` shows the jaxpr of the transformed function, and `--compare` puts it beside the
+# original, aligned by source line, so you can see which equations of the original produced which equations of
+# the derivative.
 #
-# `jax.grad`、`jax.vmap`、`jax.linearize`、`jax.linear_transpose` 并不直接读 Python 代码：它们先把函数 trace 成
-# jaxpr，再按每个原语的规则去**解释**这个 jaxpr，得到的结果仍然是一个 jaxpr。`%%jaxpr --transform NAME`
-# 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐并排显示，让你看到原程序的哪些方程
-# 产生了导数程序中的哪些方程。
+# `jax.grad`、`jax.vmap`、`jax.jvp`、`jax.linearize` 不读 Python 代码，也**不是**先构造函数的 jaxpr 再去解释它。它们用
+# *tracer* 运行你的函数，函数每绑定一个原语，该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它。
+# 下面之所以能看到 jaxpr，是因为 `make_jaxpr` trace 了**变换后的**函数（`jax.grad(f)`、`jax.vmap(f)`）：变换的规则在
+# trace 过程中逐个产生方程。`jax.linear_transpose` 以及 `grad` 的反向过程是例外：转置确实会沿着一个（线性的）jaxpr，
+# 从后往前逐个方程地处理。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
+# 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
 
 # %%
 %load_ext jaxprlens
@@ -140,11 +147,14 @@ func10(jnp.ones(16), 5)
 # ## vmap: a batched `cond` becomes `select_n` / vmap：批处理后的 `cond` 变成 `select_n`
 #
 # Under `vmap` the predicate of `func7`'s `cond` is a vector, one entry per batch element, so JAX cannot
-# pick one branch: it runs **both** branches and selects elementwise with `select_n`. (The view batches
-# each mapped argument by stacking two copies.)
+# pick one branch: it runs **both** branches and selects elementwise with `select_n`. This happens **only when
+# the predicate is batched**. If only the operands are batched and the predicate is the same for the whole batch,
+# the `cond` stays a `cond` whose branches work on the whole batch (exercise 2 below). (The view batches each
+# mapped argument by stacking two copies.)
 #
 # 在 `vmap` 下，`func7` 中 `cond` 的谓词是一个向量，每个批元素一个值，JAX 无法只选一个分支：它**两个分支都执行**，
-# 再用 `select_n` 逐元素选择。（该视图把每个被映射的参数复制两份堆叠起来作为批。）
+# 再用 `select_n` 逐元素选择。**只有谓词被批处理时**才会这样。如果只有操作数被批处理、谓词对整批相同，`cond` 仍然是
+# `cond`，只是分支处理整批数据（见下面的练习 2）。（该视图把每个被映射的参数复制两份堆叠起来作为批。）
 
 # %%
 %%jaxpr --transform vmap --in-axes 0 --compare
@@ -197,7 +207,112 @@ print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))
 func1(jnp.zeros(8), jnp.ones(8))
 
 # %% [markdown]
-# **Takeaway / 小结**: every transformation maps a jaxpr to a jaxpr: `grad` = `linearize` + `transpose`,
-# `vmap` turns control flow into data (`cond` → `select_n`), and `jit` lowers the final jaxpr to StableHLO.
-# 每个变换都把一个 jaxpr 映射成另一个 jaxpr：`grad` = `linearize` + `transpose`，`vmap` 把控制流变成数据
-# （`cond` → `select_n`），`jit` 再把最终的 jaxpr 降低为 StableHLO。
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import collections
+import jax
+import jax.numpy as jnp
+from jax import lax, make_jaxpr
+
+def check(answer, truth, hint):
+    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
+    if answer is None:
+        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
+              "尚未作答：把 None 换成你的预测，再运行本单元格。")
+        return
+    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
+    print("Correct! / 正确！")
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** `jax.grad(func1)` differentiates with respect to `first` only. Which primitives does
+# its jaxpr contain that the jaxpr of `func1` does not? Answer with a list of primitive names, in order.
+#
+# `jax.grad(func1)` 只对 `first` 求导。它的 jaxpr 比 `func1` 的 jaxpr 多出哪些原语？按顺序用原语名列表作答。
+
+# %% tags=["exercise-1"]
+def func1(first, second):
+    temp = first + jnp.sin(second) * 3.
+    return jnp.sum(temp)
+
+args = (jnp.zeros(8), jnp.ones(8))
+answer_1 = None  # a list of str / 字符串列表
+
+# %% tags=["check-1"]
+before = collections.Counter(e.primitive.name for e in make_jaxpr(func1)(*args).jaxpr.eqns)
+added = []
+for e in make_jaxpr(jax.grad(func1))(*args).jaxpr.eqns:
+    if before[e.primitive.name] > 0:
+        before[e.primitive.name] -= 1
+    else:
+        added.append(e.primitive.name)
+check(answer_1, added,
+      "The forward equations are all kept. Going backwards, d(sum)/d(temp) is a vector of ones and d(temp)/d(first) "
+      "is the identity, so what is new is only what builds that vector. / 前向方程全部保留。反向时 d(sum)/d(temp) "
+      "是全 1 向量，d(temp)/d(first) 是恒等映射，新增的只是构造这个向量的方程。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# The transpose of reduce_sum broadcasts the cotangent 1.0 back to f32[8]; the add passes it on unchanged.
+# reduce_sum 的转置把余切 1.0 广播回 f32[8]；add 原样传递它。
+answer_1 = ["broadcast_in_dim"]
+
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** Map `shifted` over `x` only (`in_axes=(None, 0)`): the predicate `p >= 0.` is the
+# same for the whole batch. Will the vmapped jaxpr still contain a `cond`? Answer `True` or `False`.
+#
+# 只对 `x` 做映射（`in_axes=(None, 0)`）：谓词 `p >= 0.` 对整批相同。vmap 之后的 jaxpr 里还有 `cond` 吗？用 `True`
+# 或 `False` 作答。
+
+# %% tags=["exercise-2"]
+def shifted(p, x):
+    return lax.cond(p >= 0., lambda x: x + 3., lambda x: x - 3., x)
+
+answer_2 = None  # True or False
+
+# %% tags=["check-2"]
+mapped = make_jaxpr(jax.vmap(shifted, in_axes=(None, 0)))(1., jnp.arange(4.))
+check(answer_2, any(e.primitive.name == "cond" for e in mapped.jaxpr.eqns),
+      "vmap turns a cond into select_n only when the predicate itself is batched; an unbatched predicate still "
+      "picks one branch for the whole batch. / 只有谓词本身被批处理时，vmap 才把 cond 变成 select_n；未被批处理的"
+      "谓词仍为整批选择一个分支。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+answer_2 = True
+
+
+# %% [markdown]
+# **Exercise 3 / 练习 3.** How many `scan` equations does the jaxpr of `jax.grad` of a scan contain? Answer with
+# an int.
+#
+# 对一个 scan 求 `jax.grad`，得到的 jaxpr 中有几个 `scan` 方程？用整数作答。
+
+# %% tags=["exercise-3"]
+def total(xs):
+    return lax.scan(lambda c, x: (c + jnp.sin(x) * c, None), 1., xs)[0]
+
+answer_3 = None  # an int / 一个整数
+
+# %% tags=["check-3"]
+scans = [e for e in make_jaxpr(jax.grad(total))(jnp.ones(5)).jaxpr.eqns if e.primitive.name == "scan"]
+check(answer_3, len(scans),
+      "Reverse mode needs the forward loop (to save what the backward pass needs) and then the transposed loop, "
+      "run in reverse. / 反向模式需要前向循环（保存反向过程所需的值），然后是倒着运行的转置循环。")
+
+# %% tags=["solution-3"] jupyter={"source_hidden": true}
+answer_3 = 2
+
+# %% [markdown]
+# **Takeaway / 小结**: transformations apply their rules while tracing, and `make_jaxpr` of the transformed
+# function shows what they emitted: `grad` = `linearize` + `transpose`, `vmap` of a `cond` with a batched
+# predicate becomes data (`select_n`), and `jit` lowers the final jaxpr to StableHLO.
+# 变换在 trace 过程中施加规则，对变换后的函数做 `make_jaxpr` 就能看到它们产生了什么：`grad` = `linearize` +
+# `transpose`；谓词被批处理时，`vmap` 把 `cond` 变成数据（`select_n`）；`jit` 再把最终的 jaxpr 降低为 StableHLO。

@@ -1,0 +1,237 @@
+"""The course's content: the corrected statements (both languages), the cond explanation, and every exercise's
+check cell, which must fail on a wrong answer, pass on the stored solution and not fail on the placeholder.
+
+Reads the jupytext sources (notebooks/src) directly and runs only the exercise cells, not whole notebooks."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxprlens.explain import explain
+from jaxprlens.i18n import role_summary
+from jaxprlens.roles import Roles
+
+SOURCES = Path(__file__).resolve().parent.parent / "notebooks" / "src"
+LECTURES = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
+_HEADER = re.compile(r"^# %%(.*)$", re.MULTILINE)
+
+
+def cells(path: Path) -> list[dict]:
+    """The percent-format cells of a lecture source: kind, tags, header, source."""
+    text = path.read_text(encoding="utf-8")
+    heads = list(_HEADER.finditer(text))
+    out = []
+    for m, nxt in zip(heads, heads[1:] + [None]):
+        body = text[m.end() + 1: nxt.start() if nxt else len(text)].rstrip("\n")
+        header = m.group(1)
+        kind = "markdown" if "[markdown]" in header else "code"
+        if kind == "markdown":
+            body = "\n".join(re.sub(r"^# ?", "", ln) for ln in body.splitlines())
+        tags = re.search(r'tags=\[([^\]]*)\]', header)
+        out.append({"kind": kind, "header": header, "source": body,
+                    "tags": re.findall(r'"([^"]+)"', tags.group(1)) if tags else []})
+    return out
+
+
+def lecture(prefix: str) -> list[dict]:
+    return cells(next(p for p in LECTURES if p.name.startswith(prefix)))
+
+
+def _squash(text: str) -> str:
+    """Without line wraps, spaces and blockquote marks: prose wraps differently from the phrases we look for."""
+    return re.sub(r"\s+", "", re.sub(r"(?m)^> ?", "", text))
+
+
+def prose(prefix: str, errata: bool = True) -> str:
+    """A lecture's markdown with whitespace removed (line wraps differ); without the errata boxes if asked."""
+    return _squash("\n".join(c["source"] for c in lecture(prefix) if c["kind"] == "markdown"
+                             and (errata or "Errata / 勘误" not in c["source"])))
+
+
+# ---------------------------------------------------------------- corrected statements
+
+@pytest.mark.parametrize("prefix, wrong", [
+    ("01", "then interpret it with rules specific to each transformation"),
+    ("01", "再用各自的解释规则去解释它"),
+    ("11", "trace it to a jaxpr and then **interpret** that jaxpr"),
+    ("11", "它们先把函数 trace 成 jaxpr，再按每个原语的规则去**解释**这个 jaxpr"),
+    ("07", "restarts names inside the sub-jaxpr"),
+    ("07", "JAX 的打印器在子 jaxpr 中重新命名"),
+    ("04", "index clamped"),
+])
+def test_wrong_statements_are_gone(prefix, wrong):
+    assert _squash(wrong) not in prose(prefix)
+
+
+def test_anf_is_a_normal_form_with_an_errata_box():
+    assert "代数正规形式" not in prose("01", errata=False)
+    assert _squash("**A 范式**") in prose("01") and _squash("**A-normal form**") in prose("01")
+    box = next(c["source"] for c in lecture("01") if "Errata / 勘误" in c["source"])
+    assert "Algebraic Normal Form" in box and "「代数正规形式」" in box and "「A 范式」" in box
+
+
+@pytest.mark.parametrize("prefix, right", [
+    ("01", "their JVP and batching rules are applied *while* the function is being traced"),
+    ("01", "它们的 JVP 规则和批处理规则是在 trace 函数的**过程中**施加的"),
+    ("01", "because `make_jaxpr` traced the transformed function `jax.grad(f)`"),
+    ("11", "handled on the spot by that transformation's rule (a JVP rule, a batching rule) **while tracing**"),
+    ("11", "该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它"),
+    ("11", "because `make_jaxpr` traces the *transformed* function"),
+    ("07", "it does **not** restart names inside the sub-jaxpr. `jit`'s printing rule *suggests* the caller's names"),
+    ("07", "它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则把调用方的名字*建议*给被调函数的绑定变量和结果"),
+    ("07", "`cond`, `while` and `scan` bodies get no suggestion: their binders simply continue the sequence"),
+    ("07", "它们的绑定变量直接沿序列继续编号"),
+    ("04", "The clamping is `lax.switch`'s work, not `cond`'s."),
+    ("04", "钳制是 `lax.switch` 做的，不是 `cond` 做的。"),
+    ("04", "an index out of range runs the **last** branch"),
+    ("04", "越界的索引会执行**最后一个**分支"),
+    ("06", "**Weak types / 弱类型.** The body's `convert_element_type[new_dtype=float32 weak_type=False]`"),
+    ("06", "它只是去掉**弱类型**"),
+    ("11", "This happens **only when the predicate is batched**."),
+    ("11", "**只有谓词被批处理时**才会这样"),
+])
+def test_right_statements_are_there(prefix, right):
+    assert _squash(right) in prose(prefix)
+
+
+@pytest.mark.parametrize("prefix, facts", [
+    ("07", ["renamed `jit` in **JAX 0.7.0**", "**JAX 0.7.0** 中更名为 `jit`", "**backend and device**",
+            "`xla_call`", "JAX 0.4.4", "before 0.3.10", "`*` for a *unit*", "**as a constvar**",
+            "**以 constvar 的形式**"]),
+    ("03", ["Since JAX 0.11 a jaxpr is one class, `Jaxpr`", "`ClosedJaxpr` survives as another name",
+            "`closed.jaxpr` returns the jaxpr itself", "`literals` is an old name for `consts`",
+            "**Older JAX / 旧版 JAX (≤ 0.10)**", "appears as a constvar before the `;`",
+            "该常量是**外层** jaxpr 的 constvar"]),
+    ("06", ["JAX 0.11 and later no longer print `num_consts` and `num_carry`", "`ft_in`"]),
+])
+def test_outdated_article_boxes_name_their_versions(prefix, facts):
+    text = prose(prefix)
+    assert _squash("Outdated in the article / 原文已过时") in text
+    for fact in facts:
+        assert _squash(fact) in text, fact
+
+
+def test_cond_explanation_and_roles_credit_clamping_to_switch():
+    assert explain("cond") == ("Runs branches[index]; an out-of-range index runs the last "
+                               "(lax.switch clamps it first, with clamp).")
+    assert explain("cond", "zh") == "运行 branches[index]；索引越界时运行最后一个分支（lax.switch 会先用 clamp 方程钳制索引）。"
+    roles = Roles([("index", 1), ("operands", 1)], {"branches": 3})
+    assert role_summary(roles) == "1 index, 1 operand; 3 branches, an index outside [0, 2] runs branch 2"
+    assert role_summary(roles, "zh").endswith("3 个分支，索引超出 [0, 2] 时运行分支 2")
+
+
+# ---------------------------------------------------------------- exercises
+
+def exercises(path: Path) -> dict[int, dict]:
+    """{N: {"exercise": cell, "check": cell, "solution": cell}} from the cells tagged exercise-N, check-N, solution-N."""
+    found: dict[int, dict] = {}
+    for c in cells(path):
+        for tag in c["tags"]:
+            m = re.fullmatch(r"(exercise|check|solution)-(\d+)", tag)
+            if m:
+                found.setdefault(int(m.group(2)), {})[m.group(1)] = c
+    return found
+
+
+EXERCISES = [(p, n) for p in LECTURES for n in sorted(exercises(p))]
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_every_lecture_has_two_exercises_with_hidden_solutions(path):
+    found = exercises(path)
+    assert len(found) >= 2, f"{path.name}: {len(found)} exercise(s)"
+    order = [t for c in cells(path) for t in c["tags"] if re.fullmatch(r"(exercise|check|solution)-\d+", t)]
+    assert order == [f"{k}-{n}" for n in sorted(found) for k in ("exercise", "check", "solution")]
+    for n, parts in found.items():
+        assert '"source_hidden": true' in parts["solution"]["header"], f"solution-{n} is not folded"
+    assert sum("checks" in c["tags"] for c in cells(path)) == 1
+
+
+def _run(code: str, ns: dict) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<cell>", "exec"), ns)
+    return out.getvalue()
+
+
+def _wrong(value) -> list:
+    """Answers near a right one, each of them wrong."""
+    if isinstance(value, bool):
+        cands = [not value]
+    elif isinstance(value, int):
+        cands = [value + 1, value - 1]
+    elif isinstance(value, str):
+        cands = [value + "s", "add"]
+    elif isinstance(value, (list, tuple)):
+        cands = [value[:-1], type(value)([*value, value[-1]]), type(value)(reversed(value))]
+    elif isinstance(value, dict):
+        first = next(iter(value))
+        cands = [{**value, first: value[first] + 1}, {k: v for k, v in value.items() if k != first}]
+    else:
+        raise TypeError(f"no wrong answers for {value!r}")
+    return [c for c in cands if c != value]
+
+
+# Lecture 9's answers are interpreters; these are the wrong ones its checks must reject.
+WRONG_EVALUATORS = {
+    1: ["""
+def my_eval_jaxpr(jaxpr, consts, *args):   # forgets the constvars
+    env = dict(zip(jaxpr.invars, args))
+    read = lambda a: a.val if isinstance(a, jcore.Literal) else env[a]
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [read(a) for a in jaxpr.outvars]
+""", """
+def my_eval_jaxpr(jaxpr, consts, *args):   # returns the inputs
+    return list(args)[:len(jaxpr.outvars)]
+"""],
+    2: ["""
+my_eval_recursive = my_eval_jaxpr          # right values, but binds cond/while/jit instead of recursing
+""", """
+_right = my_eval_recursive
+def _first_branch(params, index, *ops):    # always runs branch 0
+    return run_sub(params["branches"][0], *ops)
+sub_rules["cond"] = _first_branch
+"""],
+}
+
+
+def _prepared(path: Path, n: int) -> dict:
+    """A namespace as a student has it at exercise n: the checks cell, earlier exercises solved, exercise n run."""
+    found = exercises(path)
+    ns: dict = {"__name__": "__course__"}
+    _run(next(c["source"] for c in cells(path) if "checks" in c["tags"]), ns)
+    for k in sorted(found):
+        if k < n:
+            _run(found[k]["exercise"]["source"], ns)
+            _run(found[k]["solution"]["source"], ns)
+    _run(found[n]["exercise"]["source"], ns)
+    return ns
+
+
+@pytest.mark.parametrize("path, n", EXERCISES, ids=lambda x: x.stem if isinstance(x, Path) else str(x))
+def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
+    parts = exercises(path)[n]
+    check, solution = parts["check"]["source"], parts["solution"]["source"]
+    ns = _prepared(path, n)
+    assert "Not answered yet" in _run(check, ns), "the placeholder must not fail the check"
+    _run(solution, ns)
+    assert "Correct!" in _run(check, ns)
+    evaluator = path.name.startswith("09")
+    wrongs = WRONG_EVALUATORS[n] if evaluator else _wrong(ns[f"answer_{n}"])
+    assert wrongs
+    for wrong in wrongs:
+        trial = _prepared(path, n)
+        _run(solution, trial)
+        if evaluator:
+            _run(wrong, trial)
+        else:
+            trial[f"answer_{n}"] = wrong
+        with pytest.raises(AssertionError, match=r"^Not quite: ") as err:
+            _run(check, trial)
+        assert " / " in str(err.value), "say what was wrong in both languages"

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from . import _jax
 from .model import Eqn, Var
 
 
@@ -28,6 +29,45 @@ class _Op(NamedTuple):
     outvars: list
     multiple: bool
     ctx: Any              # the eqn's context (compute type, RNG partitioning, mesh) when not the default
+    types: tuple          # per outvar: (shape, dtype) declared by its aval, or (None, None) when not an array
+
+
+class StepTypeError(TypeError):
+    """A value the stepper was about to write has another shape or dtype than the jaxpr declares."""
+
+
+def declared_types(outvars) -> tuple:
+    """``(shape, dtype)`` of each outvar's aval (weak type aside); ``(None, None)`` for tokens, refs."""
+    return tuple((v.aval.shape, v.aval.dtype) if type(v.aval) is jax.core.ShapedArray else (None, None)
+                 for v in outvars)
+
+
+def _value_type(x) -> str:
+    try:
+        return _jax.aval_text(jax.typeof(x))
+    except Exception:  # noqa: BLE001 - not a JAX value at all
+        return type(x).__name__
+
+
+def check_types(op: "_Op", outs) -> None:
+    """Raise ``StepTypeError`` naming the eqn and the expected vs got type unless ``outs`` matches
+    ``op.types`` (a Python scalar, from a literal result, only needs to be a scalar)."""
+    eqn = op.eqn
+    if len(outs) != len(op.types):
+        raise StepTypeError(f"eqn {eqn.id} ({eqn.primitive}) gave {len(outs)} value(s) where the jaxpr declares "
+                            f"{len(op.types)} ({', '.join(f'{v.name}:{v.type}' for v in op.outvars)})")
+    for v, x, (shape, dtype) in zip(op.outvars, outs, op.types):
+        if shape is None:
+            continue
+        got = getattr(x, "shape", None)
+        if got is None:
+            if np.ndim(x) == 0 and shape == () and x is not None:
+                continue
+        elif got == shape and x.dtype == dtype:
+            continue
+        raise StepTypeError(f"eqn {eqn.id} ({eqn.primitive}) would write {v.name} as {_value_type(x)}, but the "
+                            f"jaxpr declares {v.name}:{v.type}; the stepper stops here rather than show a "
+                            f"wrong value (please report this program)")
 
 
 class While(NamedTuple):
@@ -155,11 +195,27 @@ def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
     if len(eqn.subs) != 1:
         return None
     sub = eqn.subs[0]
+    if sub.kind:                  # a combiner or a per-device body: stepped over (see over_note)
+        return None
     if any(j is None for j in sub.in_map) or sorted(k for k in sub.out_map if k is not None) != \
             list(range(len(eqn.outvars))):
         return None
     ops = _operands(frame, eqn)
     return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
+
+
+def over_note(eqn: Eqn) -> str | None:
+    """Why ``step_into`` on ``eqn`` runs it as one step instead of entering it, or None."""
+    kinds = {s.kind for s in eqn.subs}
+    if "mapped" in kinds:
+        unit = "devices" if eqn.primitive == "xla_pmap" else "shards"
+        return (f"{eqn.primitive} bodies run as one step: collectives need all {unit} at once "
+                f"(eqn {eqn.id} ran whole)")
+    if "combiner" in kinds:
+        what = " and ".join(s.label for s in eqn.subs)
+        return (f"{eqn.primitive}'s {what} runs on single elements inside {eqn.primitive}: "
+                f"eqn {eqn.id} ran as one step")
+    return None
 
 
 enter_rules = {

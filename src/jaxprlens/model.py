@@ -4,6 +4,7 @@ Pure data: no IPython or widget import.  Every ``Var`` carries the name JAX's pr
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import re
@@ -74,15 +75,19 @@ class Eqn:
     outvars: list
     effects: tuple
     source: Source | None
-    name_stack: str
     subs: list            # list[Sub]: nested programs with operand/result maps
     roles: Roles | None
     raw: Any = field(repr=False)
     path: tuple = ()      # (3,) at top level; (2, "body", 1) inside a while body
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         return path_id(self.path)
+
+    @property
+    def name_stack(self) -> str:
+        """JAX's name stack, e.g. ``transpose(jvp(f))`` (computed on demand: few views show it)."""
+        return _jax.name_stack(self.raw)
 
     @property
     def depth(self) -> int:
@@ -206,14 +211,6 @@ def effect_text(effect: Any) -> str:
     return type(effect).__name__ if _ADDRESS.search(text) or text.startswith("<") else text
 
 
-def _source_of(raw_eqn) -> Source | None:
-    frame = _jax.user_frame(raw_eqn)
-    if frame is None:
-        return None
-    return Source(where=where_label(frame.file), line=frame.line, function=frame.function,
-                  text=frame.text)
-
-
 _CELL_FILE = re.compile(r"^<ipython-input-|/ipykernel_\d+/|^<jaxprlens-cell")
 
 
@@ -230,20 +227,41 @@ class _Builder:
     def __init__(self, names: dict):
         self.names = names
         self.vars: dict = {}
+        self.types: dict = {}     # aval -> its printed type: a program has few distinct avals
+        self.sources: dict = {}   # user code location (code, lasti) -> Source, shared by its eqns
+
+    def type(self, aval) -> str:
+        try:
+            text = self.types.get(aval)
+        except TypeError:         # an unhashable aval
+            return _jax.aval_text(aval)
+        if text is None:
+            text = self.types[aval] = _jax.aval_text(aval)
+        return text
 
     def var(self, v) -> Var:
-        if isinstance(v, _jax.DropVar):
-            return Var("_", _jax.aval_text(v.aval), v.aval, v)
         ours = self.vars.get(v)
         if ours is None:
+            if isinstance(v, _jax.DropVar):
+                return Var("_", self.type(v.aval), v.aval, v)
             name = self.names.get(v) or f"?{len(self.vars)}"
-            ours = self.vars[v] = Var(name, _jax.aval_text(v.aval), v.aval, v)
+            ours = self.vars[v] = Var(name, self.type(v.aval), v.aval, v)
         return ours
 
     def atom(self, a):
         if isinstance(a, _jax.Literal):
-            return Lit(a.val, _jax.aval_text(a.aval), a.aval, _jax.literal_text(a))
+            return Lit(a.val, self.type(a.aval), a.aval, _jax.literal_text(a))
         return self.var(a)
+
+    def source(self, e) -> Source | None:
+        key = _jax.user_code(e)
+        if key is None:
+            return None
+        src = self.sources.get(key)
+        if src is None:
+            frame = _jax.frame_at(key)
+            src = self.sources[key] = Source(where_label(frame.file), frame.line, frame.function, frame.text)
+        return src
 
     def program(self, closed, path: tuple) -> Program:
         j = _jax.open_jaxpr(closed)
@@ -262,7 +280,7 @@ class _Builder:
     def eqn(self, e, index: int, path: tuple) -> Eqn:
         roles, subs = roles_of(e)
         built_subs = [Sub(s.key, s.label, self.program(s.jaxpr, path + (s.key,)), s.in_map, s.out_map,
-                          s.param) for s in subs]
+                          s.param, s.kind) for s in subs]
         params = dict(e.params)
         by_param: dict = {}
         for s in built_subs:
@@ -275,9 +293,8 @@ class _Builder:
             params=params,
             invars=[self.atom(a) for a in e.invars],
             outvars=[self.var(v) for v in e.outvars],
-            effects=tuple(effect_text(x) for x in e.effects),
-            source=_source_of(e),
-            name_stack=_jax.name_stack(e),
+            effects=tuple(effect_text(x) for x in e.effects) if e.effects else (),
+            source=self.source(e),
             subs=built_subs,
             roles=roles,
             raw=e,

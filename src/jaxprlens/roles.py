@@ -45,6 +45,7 @@ class SubSpec:
     in_map: list          # for each sub invar: index of the eqn operand bound to it (None: not from outside)
     out_map: list         # for each sub outvar: index of the eqn result it becomes (None: consumed inside)
     param: str = ""       # the eqn param holding it
+    kind: str = ""        # "" (run on the operands) | "combiner" (per element) | "mapped" (per device/shard)
 
 
 @dataclass
@@ -55,6 +56,12 @@ class Sub:
     in_map: list
     out_map: list
     param: str = ""
+    kind: str = ""        # see SubSpec.kind: the stepper enters only a sub of kind ""
+
+    def text(self, lang: str = "en") -> str:
+        """The label in the reader's language (``combiner (per element)`` / ``逐元素合并函数``)."""
+        from .i18n import sub_label
+        return sub_label(self, lang)
 
 
 def _arity(j) -> tuple[int, int]:
@@ -116,6 +123,40 @@ def _call(param: str, label: str, role: str = "args"):
     return rule
 
 
+def _combiner(params: tuple, groups: Callable):
+    """reduce, reduce_window, scatter, select_and_scatter: each jaxpr param is a combiner of scalars
+    that the primitive applies per element inside itself, not a body run on the operands, so no
+    operand binds its binders and none of its results is the eqn's."""
+    def rule(eqn):
+        subs = []
+        for param in params:
+            j = eqn.params.get(param)
+            if j is None:                  # scatter (set) has no update_jaxpr
+                continue
+            nin, nout = _arity(j)
+            key = "combiner" if len(params) == 1 else param.removesuffix("_jaxpr")
+            subs.append(SubSpec(key, COMBINER_LABELS[key], j, [None] * nin, [None] * nout, param, "combiner"))
+        return Roles(groups(len(eqn.invars))), subs
+    return rule
+
+
+COMBINER_LABELS = {"combiner": "combiner (per element)", "select": "select (per element)",
+                   "scatter": "scatter combiner (per element)"}
+_SCATTER = _combiner(("update_jaxpr",), lambda n: [("operand", n - 2), ("indices", 1), ("updates", 1)])
+_REDUCE = _combiner(("jaxpr",), lambda n: [("operand", n // 2), ("init", n // 2)])
+
+
+def _mapped(param: str, label: str):
+    """shard_map / xla_pmap: the body runs once per shard or device, with collectives between them."""
+    call = _call(param, label)
+
+    def rule(eqn):
+        roles, subs = call(eqn)
+        subs[0].kind = "mapped"
+        return roles, subs
+    return rule
+
+
 role_rules: dict[str, Callable] = {
     "cond": _cond,
     "while": _while,
@@ -129,7 +170,14 @@ role_rules: dict[str, Callable] = {
     "custom_vjp_call_jaxpr": _call("fun_jaxpr", "custom_vjp"),
     "remat2": _call("jaxpr", "checkpoint"),
     "checkpoint": _call("jaxpr", "checkpoint"),
-    "shard_map": _call("jaxpr", "shard_map"),
+    "shard_map": _mapped("jaxpr", "shard_map"),
+    "xla_pmap": _mapped("call_jaxpr", "pmap"),
+    "reduce": _REDUCE,
+    "reduce_window": _REDUCE,
+    "select_and_scatter": _combiner(("select_jaxpr", "scatter_jaxpr"),
+                                    lambda n: [("operand", 1), ("source", 1), ("init", 1)]),
+    **{name: _SCATTER for name in ("scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min",
+                                   "scatter-max")},
 }
 
 

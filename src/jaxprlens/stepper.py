@@ -15,10 +15,12 @@ from collections import deque
 import jax
 import jax.extend.core as jex
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from . import _jax
-from .frames import Frame, Scan, While, _as_array, _bind_params, _Op, _outputs, _read, enter_call, enter_rules, finish_rules
+from .frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
+                     check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from .model import Eqn, Lit, Program, Var
 
 
@@ -47,6 +49,7 @@ class Stepper:
         # Entering an eqn's context costs a microsecond; skip it where it equals the current one.
         self._default_ctx = jex.new_jaxpr_eqn([], [], lax.add_p, {}, set()).ctx
         self._consts_cache: dict = {}
+        self._jit_outputs: list | None = None
         self._specs: set = set()
         self._bp: frozenset = frozenset()          # eqns that are breakpoints
         self._bp_inside: frozenset = frozenset()   # eqns with a breakpoint somewhere inside
@@ -67,6 +70,9 @@ class Stepper:
         values = []
         for v, x in zip(p.invars, flat):
             x = jnp.asarray(x, dtype=getattr(v.aval, "dtype", None))
+            if x.shape != getattr(v.aval, "shape", x.shape):
+                raise ValueError(f"input {v.path or v.name} is declared {v.type}, but the value given has "
+                                 f"shape {x.shape}; pass a value of the traced shape or trace again")
             values.append(jax.device_put(x, self.device) if self.device is not None else x)
         return values
 
@@ -80,7 +86,8 @@ class Stepper:
                 ops.append(_Op(eqn, prim, None if "subfuns" in params else params, tuple(eqn.invars),
                                any(isinstance(a, Lit) for a in eqn.invars), eqn.outvars,
                                prim.multiple_results,
-                               None if eqn.raw.ctx is self._default_ctx else eqn.raw.ctx))
+                               None if eqn.raw.ctx is self._default_ctx else eqn.raw.ctx,
+                               declared_types(eqn.outvars)))
             self._ops_cache[program] = ops
         return ops
 
@@ -88,6 +95,12 @@ class Stepper:
         consts = self._consts_cache.get(program)
         if consts is None:
             consts = list(program.consts)
+            for v, c in zip(program.constvars, consts):
+                if isinstance(c, jax.core.Tracer):
+                    raise ValueError(
+                        f"constant {v.name}:{v.type} is a leaked tracer (a traced value kept from another "
+                        f"trace, e.g. in a global): it has no value to step with; compute it inside the "
+                        f"function or pass it as an argument")
             if self.device is not None:
                 consts = [jax.device_put(c, self.device) for c in consts]
             self._consts_cache[program] = consts
@@ -107,6 +120,7 @@ class Stepper:
         self.last_eqn = None
         self.last_outputs = None
         self.stop_reason = None
+        self.note = None
         return self
 
     # ---------------------------------------------------------- state
@@ -270,7 +284,8 @@ class Stepper:
                 if self._matches(eqn):
                     bp.add(eqn)
                     found = True
-                if any([visit(s.program) for s in eqn.subs]):
+                # A combiner or per-device body is never entered, so a breakpoint in it cannot stop.
+                if any([visit(s.program) for s in eqn.subs if not s.kind]):
                     inside.add(eqn)
                     found = True
             return found
@@ -301,6 +316,7 @@ class Stepper:
         """The top frame's current eqn produced ``outs``: write them, advance, finish ended frames."""
         top = frames[-1]
         op = top.ops[top.pc]
+        check_types(op, outs)
         env = top.env
         for v, x in zip(op.outvars, outs):
             env[v] = x
@@ -320,7 +336,7 @@ class Stepper:
 
     def step(self):
         """Execute the current equation (a whole while/cond/scan/jit at once) and move on."""
-        self.stop_reason = None
+        self.stop_reason = self.note = None
         frames = self._frames
         top = frames[-1]
         pc, ops = top.pc, top.ops
@@ -329,6 +345,14 @@ class Stepper:
         op = ops[pc]
         env = top.env
         outs = self._bind(op, env)
+        types = op.types      # every value is checked against its declared type before it is written
+        if len(outs) != len(types):
+            check_types(op, outs)
+        for x, (shape, dtype) in zip(outs, types):
+            if shape is not None:
+                aval = getattr(x, "aval", None)      # 0.1 us, where x.shape costs 0.5 us
+                if aval is None or aval.shape != shape or aval.dtype != dtype:
+                    check_types(op, outs)
         last_eqn, last_outputs = self.last_eqn, self.last_outputs
         if pc + 1 < len(ops) or len(frames) == 1:     # the common case, kept lean for run()
             for v, x in zip(op.outvars, outs):
@@ -353,12 +377,15 @@ class Stepper:
 
     def step_into(self):
         """Enter the current equation's sub-jaxpr (the branch taken, the loop's cond/body, the call)."""
-        self.stop_reason = None
+        self.stop_reason = self.note = None
         eqn = self.current
         rule = enter_rules.get(eqn.primitive, enter_call) if eqn is not None else None
         frame = rule(self, eqn, self._frames[-1]) if rule is not None else None
         if frame is None:
-            return self.step()
+            note = over_note(eqn) if eqn is not None else None
+            self.step()
+            self.note = note
+            return self
         frames = self._frames
         writes: list = []
         last_eqn, last_outputs = self.last_eqn, self.last_outputs
@@ -400,7 +427,7 @@ class Stepper:
 
     def run(self):
         """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one)."""
-        self.stop_reason = None
+        self.stop_reason = self.note = None
         first = True
         if not self._bp and not self._bp_inside and not self.break_on_nan:
             step = self.step
@@ -415,7 +442,7 @@ class Stepper:
 
     def back(self) -> bool:
         """Undo the last move exactly (values, position, frames); False when there is no history."""
-        self.stop_reason = None
+        self.stop_reason = self.note = None
         if not self._history:
             return False
         frames, writes, last_eqn, last_outputs = self._history.pop()
@@ -440,8 +467,58 @@ class Stepper:
             self.step()
         return self
 
+    # ---------------------------------------------------------- eager vs compiled
+    def compare_with_jit(self, want=None, rtol: float = 1e-5, atol: float = 1e-6) -> str | None:
+        """Once done: None when the stepped (eager) outputs equal compiled ones, else one short reason.
+
+        ``want``: ``run()``'s result (or any pytree / flat list of the outputs); by default ``jax.jit`` of
+        the program on the stepper's inputs, computed once.  Floats compare within ``rtol``/``atol``.
+        """
+        if not self.done:
+            return None
+        if want is None:
+            if self._jit_outputs is None:
+                try:
+                    self._jit_outputs = list(jax.jit(jex.jaxpr_as_fun(self.program.jaxpr))(*self.args))
+                except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
+                    return f"jax.jit raised {type(exc).__name__} where the stepper ran: {str(exc).splitlines()[0]}"
+            want = self._jit_outputs
+        flat = getattr(want, "flat_outputs", None) or jax.tree_util.tree_leaves(want)
+        got = _outputs(self._frames[0])
+        if len(flat) != len(got):
+            return f"jax.jit gives {len(flat)} outputs, the stepper {len(got)}"
+        paths = self.program.out_paths or [f"out[{i}]" for i in range(len(got))]
+        reasons = [r for r in (_difference(p, g, w, rtol, atol) for p, g, w in zip(paths, got, flat)) if r]
+        if not reasons:
+            return None
+        more = f" (and {len(reasons) - 1} more output(s))" if len(reasons) > 1 else ""
+        return (f"{reasons[0]}{more}: the stepper runs each equation eagerly, jax.jit compiles the whole "
+                f"program (fusion, XLA's numerics, dead code removed)")
+
     def __repr__(self) -> str:
         return f"<jaxprlens.Stepper at {self.path_text}>"
+
+
+def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
+    """How the stepper's value of output ``path`` differs from the compiled one, or None."""
+    if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
+        got, want = jax.random.key_data(got), jax.random.key_data(want)
+    g, w = np.asarray(got), np.asarray(want)
+    if g.shape != w.shape or g.dtype != w.dtype:
+        return (f"{path} is {_jax.aval_text(jax.typeof(jnp.asarray(got)))} stepped but "
+                f"{_jax.aval_text(jax.typeof(jnp.asarray(want)))} compiled")
+    if jnp.issubdtype(g.dtype, jnp.inexact):
+        kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
+        g, w = g.astype(kind), w.astype(kind)
+        bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        bad = g != w
+    if not bad.any():
+        return None
+    size = f"{int(bad.sum())} of {bad.size} elements" if bad.ndim else "the value"
+    gap = np.abs(g[bad] - w[bad]) if jnp.issubdtype(g.dtype, jnp.number) else None
+    gap_text = f", by up to {float(np.nanmax(gap)):.3g}" if gap is not None and np.isfinite(gap).any() else ""
+    return f"{path}: {size} differ from jax.jit's{gap_text}"
 
 
 def _has_nan(outs) -> bool:

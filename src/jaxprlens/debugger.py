@@ -15,7 +15,7 @@ from .display import array_text
 from .escape import html
 from .model import Lit, Program
 from .stepper import Stepper, source_context
-from .i18n import resolve, sub_label, t
+from .i18n import resolve, sub_label, t, where_text
 from .present import block
 from .table import CSS, Table
 
@@ -95,11 +95,6 @@ def _num(x: float) -> str:
 
 def _atom_name(a) -> str:
     return a.text if isinstance(a, Lit) else a.name
-
-
-def _line_of(src, lang: str) -> str:
-    """``cell line 3`` / ``单元格 第 3 行``."""
-    return t("line_of", lang, where=t("cell", lang) if src.where == "cell" else src.where, line=src.line)
 
 
 # ---------------------------------------------------------------- rendering of a stepper's state
@@ -281,7 +276,7 @@ class Debugger(widgets.VBox):
         self.slider = widgets.IntSlider(value=0, min=0, max=len(program.eqns), description=t("position", lang),
                                         tooltip=t("tip_position", lang), continuous_update=False)
         self.slider.observe(self._on_slider, names="value")
-        options_ = [(f"{e.id}  {e.primitive}" + (f"  {t('paren', lang, x=_line_of(e.source, lang))}"
+        options_ = [(f"{e.id}  {e.primitive}" + (f"  {t('paren', lang, x=where_text(e.source, lang))}"
                                                  if e.source else ""), e.id) for e in program.walk()]
         self.breakpoints = widgets.SelectMultiple(options=options_, value=(), description=t("breakpoints", lang),
                                                   rows=min(8, max(2, len(options_))))

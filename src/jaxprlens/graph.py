@@ -14,7 +14,7 @@ import graphviz
 from . import render
 from .display import array_text, shorten
 from .escape import dot, html
-from .i18n import resolve, role_word, sub_label, t
+from .i18n import resolve, role_word, source_text, sub_label, t
 from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, kind_of, missing_html
 from .model import Lit, Program, Var, count_eqns, param_text, path_id
 
@@ -147,7 +147,7 @@ class _Draw:
         self.drawn += 1
         fill, stroke = KIND_COLORS[kind]
         attrs = dict(label=eqn_label(eqn), id=dot(nid), fillcolor=fill, color=stroke,
-                     tooltip=dot(str(eqn.source) if eqn.source else t("no_frame", self.lang)),
+                     tooltip=dot(source_text(eqn.source, self.lang) if eqn.source else t("no_frame", self.lang)),
                      _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
         targets: dict = {}            # operand index -> [node the operand flows into]
         if eqn.subs:

@@ -22,7 +22,7 @@ TEXT = {
         "effects": "effects", "equations": "equations", "in_all": "in all",
         "sub_inputs": "binders", "bound_from": "bound from", "total": "total",
         "intensity": "intensity", "n/a": "n/a",
-        "equation": "equation", "notes": "source · what it does", "more_rows": "{n} more equations: run or trust the notebook to draw them as you scroll (--text prints them all)", "search": "search rows",
+        "equation": "equation", "notes": "source · what it does", "original": "original", "no_source_new": "new: no source line in the original", "more_text": "… {n} more equations (print(program) or %%jaxpr --text shows them all)", "more_rows": "{n} more equations: run or trust the notebook to draw them as you scroll (--text prints them all)", "search": "search rows",
         "all_params": "all params", "matches": "matching rows", "colon": ": ", "n_eqns": "{n} equations",
         "n_in_all": " ({n} in all)", "no_frame": "no user frame (made inside JAX)",
     },
@@ -35,7 +35,7 @@ TEXT = {
         "effects": "副作用", "equations": "个方程", "in_all": "共计",
         "sub_inputs": "绑定变量", "bound_from": "来自", "total": "合计",
         "intensity": "算术强度", "n/a": "无",
-        "equation": "方程", "notes": "源码 · 含义", "more_rows": "另有 {n} 个方程：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）", "search": "搜索行",
+        "equation": "方程", "notes": "源码 · 含义", "original": "原程序", "no_source_new": "新增：原程序中没有对应的源码行", "more_text": "…… 另有 {n} 个方程（print(program) 或 %%jaxpr --text 可全部显示）", "more_rows": "另有 {n} 个方程：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）", "search": "搜索行",
         "all_params": "全部参数", "matches": "行匹配", "colon": "：", "n_eqns": "{n} 个方程",
         "n_in_all": "（共 {n} 个）", "no_frame": "没有用户代码帧（由 JAX 内部生成）",
     },
@@ -144,7 +144,7 @@ VIEW_TEXT = {
     "device_info": ("{name} (platform {platform}, kind {kind}, id {id})", "{name}（平台 {platform}，类型 {kind}，编号 {id}）"),
     "xla_none": ("XLA cost analysis: not available", "XLA 开销分析：不可用"),
     "xla_cost": ("XLA cost analysis: {items}", "XLA 开销分析：{items}"),
-    "transcendentals": ("{with_unit}", "超越函数 {bare} 次"), "accessed": ("{bytes} accessed", "访问 {bytes}"),
+    "transcendentals": ("{n} transcendental", "超越函数 {n} 次"), "accessed": ("{bytes} accessed", "访问 {bytes}"),
     "ran_on": ("ran on {device}", "运行于 {device}"), "compile_time": ("compile {t}", "编译 {t}"),
     "run_median": ("run median {median} ± {spread}", "运行中位数 {median} ± {spread}"),
     "iqr_note": ("(± half the interquartile range of {n} runs)", "（± 为 {n} 次运行四分位距的一半）"),
@@ -189,7 +189,7 @@ VIEW_TEXT = {
     "stop_nan": ("NaN in the outputs of eqn {id} ({prim})", "方程 {id}（{prim}）的输出中有 NaN"),
     "btn_step": ("Step", "单步"), "btn_into": ("Step into", "进入"), "btn_out": ("Step out", "跳出"),
     "btn_back": ("Back", "后退"), "btn_continue": ("Continue", "继续"), "btn_reset": ("Reset", "重置"),
-    "tip_step": ("run the current equation (a loop or call at once) [key n]", "运行当前方程（循环或调用整体运行）（快捷键 n）"),
+    "tip_step": ("run the current equation (a loop or call at once) [key n]", "运行当前方程，循环或调用整体运行（快捷键 n）"),
     "tip_into": ("enter the branch taken, the loop's cond/body or the call [key i]",
                  "进入所走的分支、循环的条件或循环体、被调用的子 jaxpr（快捷键 i）"),
     "tip_out": ("finish this sub-jaxpr and return to its caller [key o]", "运行完这个子 jaxpr 并回到调用处（快捷键 o）"),
@@ -205,6 +205,14 @@ VIEW_TEXT = {
     "stop_on_nan": ("stop on NaN", "遇到 NaN 时停止"), "keys_title": ("keyboard shortcuts", "键盘快捷键"),
     "keys_hint": ("keys (pointer over the debugger): n step · i into · o out · b back · c continue · r reset",
                   "快捷键（鼠标在调试器上时）：n 单步 · i 进入 · o 跳出 · b 后退 · c 继续 · r 重置"),
+    # a transformed program's title (transform.INPUTS_NOTE)
+    "note_vmap": (": a batch of 2, each mapped argument stacked twice along its axis",
+                  "：批大小为 2，每个被映射的实参沿其轴堆叠两次"),
+    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原始值和全 1 的切向量"),
+    "note_linearize": (": the linear map, applied to tangents of ones", "：线性映射，作用于全 1 的切向量"),
+    "note_vjp": (": the pullback, applied to a cotangent of ones", "：拉回函数，作用于全 1 的余切向量"),
+    "note_transpose": (": the transposed linear map, applied to a cotangent of ones",
+                       "：转置后的线性映射，作用于全 1 的余切向量"),
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
     "origin_cell": ("this cell's --lang", "本单元格的 --lang"), "origin_config": ("set by %jaxpr_config", "由 %jaxpr_config 设置"),
@@ -322,6 +330,18 @@ def sub_label(sub, lang: str | None = None) -> str:
     if sub.kind == "" and sub.key in ("cond", "body") and sub.label == sub.key:
         return t(f"sub_{sub.key}", "zh")
     return sub.label
+
+
+def where_text(src, lang: str | None = None) -> str:
+    """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``."""
+    where = t("cell", lang) if src.where == "cell" else src.where
+    return t("line_of", lang, where=where, line=src.line)
+
+
+def source_text(src, lang: str | None = None) -> str:
+    """``seeds.py line 10: return jnp.sum(temp)`` / ``seeds.py 第 10 行：return jnp.sum(temp)``."""
+    where = where_text(src, lang)
+    return t("labelled", lang, label=where, text=src.text) if src.text else where
 
 
 def count_word(n: int, word: str, lang: str | None = None) -> str:

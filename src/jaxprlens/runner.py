@@ -187,7 +187,7 @@ def cost_analysis_text(ca: dict | None, lang: str = "en") -> str:
         return t("xla_none", lang)
     n = ca.get("transcendentals")
     bits = [f"{si(ca['flops'], 'FLOP')}" if "flops" in ca else None,
-            t("transcendentals", lang, with_unit=si(n, "transcendental"), bare=si(n, "").strip()) if n else None,
+            t("transcendentals", lang, n=si(n, "").strip()) if n else None,
             t("accessed", lang, bytes=si(ca["bytes accessed"], "B")) if "bytes accessed" in ca else None]
     return t("xla_cost", lang, items=t("sep", lang).join(b for b in bits if b))
 

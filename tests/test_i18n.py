@@ -1,0 +1,289 @@
+"""The catalogue (en, zh): complete in both languages, Chinese punctuation and terms, no English word left
+in a zh view, and the kernel-wide language (%jaxpr_config, JAXPRLENS_LANG) with a cell's --lang on top."""
+import inspect
+import re
+import string
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from IPython.core.error import UsageError
+
+from jaxprlens import i18n, render
+from jaxprlens.debugger import Debugger
+from jaxprlens.diff import diff
+from jaxprlens.i18n import AVOID, GLOSSARY, ONE, ROLE_WORDS, SUB_WORDS_ZH, TEXT, t
+from jaxprlens.lowering import Lowering
+from jaxprlens.model import trace
+from jaxprlens.runner import devices_view, profile, run
+from seeds import SEEDS
+
+CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+HALF_WIDTH = re.compile(rf"[{CJK}] ?[,:;()]|[,:;()] ?[{CJK}]")
+CODE = re.compile(r"[\w.]*\w\([^()]*\)")          # a call written as code: print(program), .save('graph.svg')
+
+
+@pytest.fixture(autouse=True)
+def clean_default(monkeypatch):
+    """Every test starts and ends with no kernel-wide language and no JAXPRLENS_LANG."""
+    monkeypatch.delenv(i18n.ENV, raising=False)
+    monkeypatch.setenv(render.ENV, "graphviz-pure")
+    i18n.set_default_lang(None)
+    yield
+    i18n.set_default_lang(None)
+
+
+def zh_texts():
+    """``(where, key, text)`` for every Chinese text jaxprlens can show."""
+    yield from (("TEXT", k, v) for k, v in TEXT["zh"].items())
+    yield from (("ROLE_WORDS", k, v[2]) for k, v in ROLE_WORDS.items())
+    yield from (("SUB_WORDS_ZH", k, v) for k, v in SUB_WORDS_ZH.items())
+    yield from (("GLOSSARY", k, v[1]) for k, v in GLOSSARY.items())
+
+
+def fields(template: str) -> set:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+# ---------------------------------------------------------------- the catalogue itself
+
+def test_every_key_in_both_languages_with_the_same_fields():
+    assert sorted(set(TEXT["en"]) ^ set(TEXT["zh"])) == []
+    assert set(ONE["en"]) <= set(TEXT["en"])
+    for key, en in TEXT["en"].items():
+        assert fields(en) == fields(TEXT["zh"][key]), key         # zh says everything en says
+    for key, one in ONE["en"].items():
+        assert fields(one) == fields(TEXT["en"][key]), key
+
+
+def test_zh_has_no_half_width_punctuation_next_to_chinese():
+    prose = [(w, k, CODE.sub("", v), v) for w, k, v in zh_texts()]      # ``print(program)`` is code, not prose
+    assert [(w, k, v) for w, k, text, v in prose if HALF_WIDTH.search(text)] == []
+    assert HALF_WIDTH.search("签名: 14 个方程, 28 共计")              # the issue's example is caught
+
+
+def test_one_term_per_concept():
+    terms = [zh for _, zh in GLOSSARY.values()]
+    assert len(set(terms)) == len(terms)
+    assert set(AVOID) <= set(terms)
+    found = [(w, k, v, s) for w, k, v in zh_texts() for syns in AVOID.values() for s in syns if s in v]
+    assert found == []
+    assert ROLE_WORDS["carry"][2] == GLOSSARY["carry"][1] == "携带值"
+
+
+def test_templates():
+    assert t("n_eqns", "zh", n=14) == "14 个方程"
+    assert t("n_eqns", "en", n=14) == "14 equations" and t("n_eqns", "en", n=1) == "1 equation"
+    assert t("n_eqns", "zh") == "{n} 个方程"                        # no fields: the template itself
+    assert t("n_eqns", "zh", n=14) + t("n_in_all", "zh").format(n=28) == "14 个方程（共 28 个）"
+    assert t("device_info", "zh", name="cpu:0", platform="cpu", kind="cpu", id=0) == \
+        "cpu:0（平台 cpu，类型 cpu，编号 0）"
+    with pytest.raises(KeyError):
+        t("no such key", "en")
+    with pytest.raises(ValueError, match=r"unknown language 'fr' \(must be one of \['en', 'zh'\]\)"):
+        t("n_eqns", "fr")
+
+
+def test_roles_in_chinese():
+    p = trace(*SEEDS["func11"][:1], *SEEDS["func11"][1])
+    assert p.eqns[1].roles.summary("zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
+    assert p.eqns[1].roles.summary("en") == "1 const, 1 carry, 2 xs; length=16; reverse=False"
+    sub = trace(*SEEDS["func7"][:1], *SEEDS["func7"][1]).eqns[2].subs[1]
+    assert (sub.label, i18n.sub_label(sub, "zh")) == ("branch 1 (true)", "分支 1（true）")
+
+
+# ---------------------------------------------------------------- no English left in a zh view
+
+class _Visible(HTMLParser):
+    """The words a reader sees in HTML: text outside <style>/<script> and Graphviz's node-id <title>s,
+    plus tooltips (title, xlink:title), placeholders and the script's words (data-l-*)."""
+
+    SKIP = {"style", "script", "title"}
+
+    def __init__(self):
+        super().__init__()
+        self.out, self.skip = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self.skip += tag in self.SKIP
+        self.out.extend(v or "" for k, v in attrs if k in ("title", "xlink:title", "placeholder")
+                        or k.startswith("data-l-"))
+
+    def handle_endtag(self, tag):
+        self.skip -= tag in self.SKIP and self.skip > 0
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.out.append(data)
+
+
+def visible(html_text: str) -> str:
+    parser = _Visible()
+    parser.feed(html_text)
+    return " ".join(parser.out)
+
+
+# Names of things, not English prose: formats, tools and units a Chinese text names as they are.
+NAMES = {"jaxpr", "jaxprlens", "stablehlo", "hlo", "xla", "flop", "nan", "dot", "svg", "graphviz", "pip",
+         "install", "graphviz_pure", "path", "depth", "max_nodes", "source", "save", "graph", "xs", "true",
+         "false", "jaxprlens_lang", "jaxprlens_renderer", "mul", "dot_general", "jax", "jit", "cpu", "gpu"}
+
+
+def english_words() -> set:
+    words = set()
+    for text in list(TEXT["en"].values()) + list(ONE["en"].values()):
+        words |= {w.lower() for w in re.findall(r"[A-Za-z]{2,}", re.sub(r"\{[^}]*\}", " ", text))}
+    return words - NAMES
+
+
+def identifiers(program, *more: str) -> set:
+    """Words that name the user's things: everything in JAX's own printed jaxpr (primitives, dtypes,
+    var names), every param name and eqn id (``2/body/1``), the argument/result paths, the traced
+    function's source, and ``more``."""
+    eqns = list(program.walk())
+    text = " ".join([str(program), *program.in_paths, *program.out_paths, *more, *(e.id for e in eqns),
+                     *(k for e in eqns for k in e.params)])
+    if program.fn is not None:
+        text += "\n" + inspect.getsource(program.fn)
+    return {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)}
+
+
+def english_left(text: str, program, *more: str) -> list:
+    names = identifiers(program, *more)
+    words = english_words()
+    return sorted({w for w in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)
+                   if w.lower() in words and w.lower() not in names})
+
+
+def both(view) -> str:
+    bundle = view._repr_mimebundle_()
+    return bundle["text/plain"] + "\n" + visible(bundle["text/html"])
+
+
+def program(name):
+    fn, args = SEEDS[name]
+    return trace(fn, *args)
+
+
+def test_english_words_are_found():
+    """The check below can fail: the English views are full of catalogue words."""
+    p = program("func10")
+    assert {"input", "equations", "drawn"} <= set(english_left(both(p.graph(lang="en")), p))
+    assert "ran" in english_left(both(run(p, repeat=2, lang="en")), p)
+    assert {"Step", "breakpoints"} <= set(english_left(debugger_words(Debugger(p, *SEEDS["func10"][1])), p))
+
+
+@pytest.mark.parametrize("name", ["func1", "func7", "func10", "func11", "func12"])
+def test_zh_graph_has_no_english(name):
+    p = program(name)
+    g = p.graph(lang="zh")
+    assert english_left(both(g), p) == []
+    assert "逐元素" in visible(g.html()) and "输入" in visible(g.html())        # the legend
+    folded = p.graph(lang="zh", depth=0)
+    assert english_left(both(folded), p) == []
+
+
+def test_zh_run_profile_devices_have_no_english():
+    p = program("func10")
+    r = run(p, repeat=3, lang="zh")
+    device = [r.device.name, r.device.kind, r.device.platform]
+    assert english_left(both(r), p, *device) == []
+    assert r.text().startswith("运行于 cpu:0（平台 cpu，类型 cpu，编号 0）\n编译 ")
+    assert english_left(both(profile(p, repeat=2, lang="zh")), p, *device) == []
+    assert english_left(both(devices_view("zh")), p, *device) == []
+    big = run(trace(lambda x: x * 2, np.arange(100.0)), repeat=1, lang="zh")
+    assert "最小值 0，最大值 198，均值 99" in big.text()
+
+
+def test_zh_lower_and_diff_have_no_english():
+    p = program("func7")
+    low = Lowering(p, lang="zh")
+    assert english_left(both(low), p, low.hlo.text) == []
+    d = diff(p.transform("vmap", in_axes=0), program("func7"), lang="zh")
+    assert english_left(both(d), p, *d.labels, str(d.a)) == []
+    assert d.text().splitlines()[0].startswith("差异 a → b：")
+
+
+def test_zh_compare_has_no_english():
+    from jaxprlens.transform import Compare
+    p = program("func7")
+    g = p.transform("grad")
+    view = Compare(p, g, "grad(func7)", lang="zh")
+    assert english_left(both(view), p, str(g), g.title) == []
+
+
+def debugger_words(d: Debugger) -> str:
+    """Everything the widget shows: its bundle, panels, and each control's label, tooltip and placeholder."""
+    controls = [d.step_button, d.into_button, d.out_button, d.back_button, d.continue_button, d.reset_button,
+                d.here_button, d.slider, d.breakpoints, d.break_primitives, d.stop_on_nan]
+    words = [getattr(w, k, "") or "" for w in controls for k in ("description", "tooltip", "placeholder")]
+    words += [label for label, _ in d.breakpoints.options]
+    return " ".join([both(d), *words, visible(d.crumbs.value + d.values.value + d.source.value)])
+
+
+def test_zh_debugger_has_no_english():
+    p = program("func10")
+    d = Debugger(p, *SEEDS["func10"][1], lang="zh")
+    assert d.step_button.description == "单步" and d.view.crumbs() == ["方程 0"]
+    d.stepper.add_breakpoint(eqn="2/body/1")
+    d.continue_button.click()                                          # stopped inside the loop
+    assert d.view.crumbs()[0] == "while[方程 2] › 循环体 › 第 0 次迭代"
+    assert "在方程 2/body/1（mul）处遇到断点" in visible(d.values.value)
+    assert d.view.text().startswith("jaxprlens 调试器位于 while[方程 2] › 循环体 › 第 0 次迭代 › 方程 1\n")
+    assert "  已停止：在方程 2/body/1（mul）处遇到断点" in d.view.text()
+    stopped = debugger_words(d)
+    d.step_button.click()
+    moved = debugger_words(d)
+    d.stepper.clear_breakpoints()
+    d.continue_button.click()
+    assert d.view.text().startswith("jaxprlens 调试器：已完成")
+    for text in (stopped, moved, debugger_words(d)):
+        assert english_left(text, p) == []
+
+
+# ---------------------------------------------------------------- the kernel-wide default
+
+CALL = "import jax.numpy as jnp\ndef f(x, w):\n    return jnp.sum(jnp.sin(x) * w)\n"
+
+
+def test_config_default_and_cell_override(ip, capsys):
+    ip.run_cell(CALL)
+    ip.run_line_magic("jaxpr_config", "")
+    assert capsys.readouterr().out == "language: en (the default)\n"
+    assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "en"
+
+    ip.run_line_magic("jaxpr_config", "--lang zh")
+    ip.run_line_magic("jaxpr_config", "")
+    assert capsys.readouterr().out == "语言：zh（由 %jaxpr_config 设置）\n"
+    table = ip.run_cell_magic("jaxpr", "", "f(jnp.ones(3), 2.0)")
+    graph = ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)")
+    ran = ip.run_line_magic("jaxpr", "--run --repeat 2 f(jnp.ones(3), 2.0)")
+    assert (table.lang, graph.lang, ran.lang) == ("zh", "zh", "zh")
+    assert graph.summary().startswith("整个程序的数据流图：")
+    assert ip.run_line_magic("jaxpr", "--lang en --graph f(jnp.ones(3), 2.0)").lang == "en"   # the cell wins
+    assert ip.run_line_magic("jaxpr", "--lang en --run --repeat 2 f(jnp.ones(3), 2.0)").lang == "en"
+    assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "zh"             # and only it
+
+    ip.run_line_magic("jaxpr_config", "--reset")
+    assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "en"
+
+
+def test_environment_variable(ip, capsys, monkeypatch):
+    ip.run_cell(CALL)
+    monkeypatch.setenv(i18n.ENV, "zh")
+    ip.run_line_magic("jaxpr_config", "")
+    assert capsys.readouterr().out == "语言：zh（来自 $JAXPRLENS_LANG）\n"
+    assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "zh"
+    assert program("func1").graph().lang == "zh"                      # the API's default too
+    ip.run_line_magic("jaxpr_config", "--lang en")                    # %jaxpr_config beats the variable
+    assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "en"
+
+
+def test_bad_languages_say_what_to_do(ip, monkeypatch):
+    ip.run_cell(CALL)
+    with pytest.raises(UsageError, match=r"unknown language 'fr' \(must be one of \['en', 'zh'\]\)"):
+        ip.run_line_magic("jaxpr_config", "--lang fr")
+    monkeypatch.setenv(i18n.ENV, "de")
+    with pytest.raises(UsageError, match=r"JAXPRLENS_LANG='de' is not a language .* unset it"):
+        ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)")
+    assert ip.run_line_magic("jaxpr", "--lang zh --graph f(jnp.ones(3), 2.0)").lang == "zh"

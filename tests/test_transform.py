@@ -110,8 +110,8 @@ def test_compare_view_marks_new_equations_and_counts():
     bundle = view._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
     text = bundle["text/plain"]
-    assert text.splitlines()[0].startswith(f"original: {len(original.eqns)} eqns")
-    assert "grad(func11): 4 eqns" in text
+    assert text.splitlines()[0].startswith(f"original: {len(original.eqns)} equations")
+    assert "grad(func11): 4 equations" in text
     soup = BeautifulSoup(bundle["text/html"], "html.parser")
     orig = soup.select('[data-side="orig"]')
     made = soup.select('[data-side="made"]') + soup.select('[data-side="new"]')

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .explain import explain
+from .i18n import t
 from .model import Eqn, Program, Source, param_text
 
 FOLD = 48          # a param value longer than this is folded (its full text one click away)
@@ -128,3 +129,10 @@ def eqn_text(eqn: Eqn, limit: int = 60) -> str:
     outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
     ins = " ".join(a.name for a in eqn.invars)
     return f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "") + (f" {ins}" if ins else "")
+
+
+def where_text(src: Source, lang: str = "en") -> str:
+    """``cell line 4`` / ``单元格第 4 行``: where an equation's source line is."""
+    where = t("cell", lang) if src.where == "cell" else src.where
+    return f"{where} {t('line', lang)} {src.line}" if lang == "en" else f"{where} 第 {src.line} {t('line', lang)}"
+

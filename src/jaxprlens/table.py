@@ -9,7 +9,7 @@ from .explain import explain
 from .front import data, labels, script, style
 from .i18n import LANGS, role_word, t
 from .model import Eqn, Lit, Program, Var, count_eqns, path_id
-from .present import FOLD, Block, Param, Row, block, explanations, params_of
+from .present import FOLD, Block, Param, Row, block, explanations, params_of, where_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -88,11 +88,14 @@ class Table(View):
             rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td>{binder_html(v)}</td>'
                         f"<td>= {html(_fmt_value(value))}</td></tr>")
         for i, v in enumerate(p.invars):
-            where = v.path or ""
+            where, bound = html(v.path or ""), binder_html(v)
             if binding is not None and binding[i]:
-                where = binding[i]
-            rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td>{binder_html(v)}</td>'
-                        f"<td>{html(where)}</td></tr>")
+                outer, role = binding[i]
+                where = f"{t('bound_from', lang)} {atom_html(outer, set())} ({html(role)})"
+                if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
+                    bound = bound.replace("<var>", f'<var data-from="{html(outer.name)}">', 1)
+            rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td>{bound}</td>'
+                        f"<td>{where}</td></tr>")
         for i, v in enumerate(p.outvars):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td>{atom_html(v, consts)}'
@@ -158,7 +161,7 @@ class Table(View):
         src = row.source
         if src is not None:
             if not row.same_source:      # a run of rows from one line shows it once
-                notes.append(f'<div class="jl-src" title="{html(src.function)}">{html(_where(src, lang))}: '
+                notes.append(f'<div class="jl-src" title="{html(src.function)}">{html(where_text(src, lang))}: '
                              f"<code>{html(src.text)}</code></div>")
         elif eqn.depth or eqn.subs or row.explain:
             notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
@@ -203,15 +206,15 @@ class Table(View):
             i += n
         return f'<span class="jl-inputs">{" ".join(out)}</span>'
 
-    def _binding(self, eqn: Eqn, sub) -> list[str]:
-        """For each binder of ``sub``: ``bound from c (body const)``, or "" when not bound from outside."""
+    def _binding(self, eqn: Eqn, sub) -> list:
+        """For each binder of ``sub``: ``(operand, role word)`` it is bound from, or None from inside."""
         out = []
         for j in sub.in_map:
             if j is None:
-                out.append("")
+                out.append(None)
             else:
                 role = eqn.roles.of_operand(j) if eqn.roles else "operand"
-                out.append(f"{t('bound_from', self.lang)} {eqn.invars[j].name} ({role_word(role, 1, self.lang)})")
+                out.append((eqn.invars[j], role_word(role, 1, self.lang)))
         return out
 
     def _sub_html(self, eqn: Eqn, sub, doc: Block) -> str:
@@ -237,7 +240,8 @@ class Table(View):
             lines.append(f"{pad}{t('constvar', lang)}: {v.name}:{v.type} = {_fmt_value(value)}")
         for i, v in enumerate(p.invars):
             if binding and binding[i]:
-                where = f"  {binding[i]}"
+                outer, role = binding[i]
+                where = f"  {t('bound_from', lang)} {outer.name} ({role})"
             else:
                 where = f"  ({v.path})" if v.path else ""
             lines.append(f"{pad}{t('inputs_title', lang)}: {v.name}:{v.type}{where}")
@@ -254,7 +258,7 @@ class Table(View):
             lines.append(f"{pad}{eqn.index:>3}  {head} {ins}".rstrip())
             note = explain(eqn.primitive, lang)
             if eqn.source:
-                note = f"{_where(eqn.source, lang)}: {eqn.source.text}  — {note}"
+                note = f"{where_text(eqn.source, lang)}: {eqn.source.text}  — {note}"
             lines.append(f"{pad}       {note}")
             if self.cost:
                 lines.append(f"{pad}       {t('cost', lang)}: {self._cost_text(eqn)}")
@@ -271,11 +275,6 @@ class Table(View):
 def _short(text: str) -> str:
     text = text.replace("\r\n", "\\n").replace("\n", "\\n")   # one row per equation (debug_print's fmt)
     return shorten(text, FOLD)
-
-
-def _where(src, lang: str) -> str:
-    where = t("cell", lang) if src.where == "cell" else src.where
-    return f"{where} {t('line', lang)} {src.line}" if lang == "en" else f"{where} 第 {src.line} {t('line', lang)}"
 
 
 def _walk(eqn: Eqn):
@@ -299,6 +298,6 @@ def _head_rows(doc: Block, budget: int) -> int:
 def _data_row(eqn: Eqn, lang: str) -> list:
     """A row the script draws: ``[id, primitive, depth, outs, params, ins, source or 0]``."""
     params = " ".join(f"{p.key}={_short(p.text)}" for p in params_of(eqn) if not p.default)
-    src = f"{_where(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
+    src = f"{where_text(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
     return [eqn.id, eqn.primitive, eqn.depth, [f"{v.name}:{v.type}" for v in eqn.outvars], params,
             [a.name for a in eqn.invars], src]

@@ -14,7 +14,8 @@ from . import _jax
 from .display import View
 from .escape import html
 from .model import Eqn, Program, count_eqns, trace
-from .present import eqn_text as eqn_line
+from .i18n import t
+from .present import eqn_text as eqn_line, where_text
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
@@ -396,18 +397,18 @@ def flops_text(program: Program) -> str | None:
         return None
 
 
-def counts_text(program: Program) -> str:
+def counts_text(program: Program, lang: str = "en") -> str:
     n, total = len(program.eqns), count_eqns(program)
-    text = f"{n} eqns" + (f" ({total} in all)" if total != n else "")
+    text = t("n_eqns", lang).format(n=n) + (t("n_in_all", lang).format(n=total) if total != n else "")
     flops = flops_text(program)
-    return text + (f", {flops}" if flops else "")
+    return text + (f"{t('sep', lang)}{flops}" if flops else "")
 
 
 class Compare(View):
     """Original and transformed programs side by side, one row per source line, new equations marked."""
 
-    def __init__(self, original: Program, transformed: Program, label: str = "transformed"):
-        self.original, self.transformed, self.label = original, transformed, label
+    def __init__(self, original: Program, transformed: Program, label: str = "transformed", lang: str = "en"):
+        self.original, self.transformed, self.label, self.lang = original, transformed, label, lang
         self.alignment = alignment(original, transformed)
 
     def groups(self) -> list[tuple]:
@@ -431,9 +432,11 @@ class Compare(View):
         return out
 
     def text(self) -> str:
-        lines = [f"original: {counts_text(self.original)}", f"{self.label}: {counts_text(self.transformed)}"]
+        lang, colon = self.lang, t("colon", self.lang)
+        lines = [f"{t('original', lang)}{colon}{counts_text(self.original, lang)}",
+                 f"{self.label}{colon}{counts_text(self.transformed, lang)}"]
         for src, left, right in self.groups():
-            head = f"{src.where} line {src.line}: {src.text}" if src else "no source line in the original (new)"
+            head = f"{where_text(src, lang)}{colon}{src.text}" if src else t("no_source_new", lang)
             lines.append("")
             lines.append(head)
             for i in range(max(len(left), len(right))):
@@ -444,20 +447,21 @@ class Compare(View):
 
     def html(self) -> str:
         from .table import CSS
+        lang, colon = self.lang, t("colon", self.lang)
         rows = []
         for src, left, right in self.groups():
             if src:
-                head = (f'<span class="jl-where">{html(src.where)} line {src.line}</span>: '
+                head = (f'<span class="jl-where">{html(where_text(src, lang))}</span>{colon}'
                         f"<code>{html(src.text)}</code>")
             else:
-                head = '<span class="jl-newhead">new: no source line in the original</span>'
+                head = f'<span class="jl-newhead">{html(t("no_source_new", lang))}</span>'
             rows.append(f'<tr class="jl-line"><td colspan="2">{head}</td></tr>')
             rows.append("<tr><td>" + "".join(_side_html(e, "orig") for e in left) + "</td><td>"
                         + "".join(_side_html(e, "new" if src is None else "made") for e in right) + "</td></tr>")
         style = ""      # the compare layout is in static/jaxprlens.css
         return (f'{CSS}{style}<div class="jaxprlens jl-compare"><table><thead><tr>'
-                f'<th>original: {html(counts_text(self.original))}</th>'
-                f'<th>{html(self.label)}: {html(counts_text(self.transformed))}</th></tr></thead>'
+                f'<th>{t("original", lang)}{colon}{html(counts_text(self.original, lang))}</th>'
+                f'<th>{html(self.label)}{colon}{html(counts_text(self.transformed, lang))}</th></tr></thead>'
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
@@ -491,7 +495,7 @@ def transform_view(program: Program, args, transformed: Program | None = None):
     if transformed is None:
         transformed = transform(program, name, **options)
     if args.compare:
-        view = Compare(program, transformed, describe(name, program, options))
+        view = Compare(program, transformed, describe(name, program, options), lang=getattr(args, "lang", None) or "en")
         if getattr(args, "lower", False) or getattr(args, "compiled", False):
             from .lowering import lowering_view
             from .views import Stack

@@ -97,10 +97,10 @@ def open_notebook(request, browser):
     out.mkdir(parents=True, exist_ok=True)
     name = request.node.name.replace("[", "-").replace("]", "")
 
-    def _open(server, cells: list[str]):
+    def _open(server, cells: list[str], width: int = 1400):
         nb = f"{name}.ipynb"
         harness.write_notebook(server.root / nb, cells)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context = browser.new_context(viewport={"width": width, "height": 1000})
         page = context.new_page()
         page.set_default_timeout(30_000)
         log: list[str] = []
@@ -116,6 +116,7 @@ def open_notebook(request, browser):
         assert not errors, "a cell failed:\n" + "\n".join(errors)
         return page
 
+    _open.browser = browser
     yield _open
     failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
     for i, page in enumerate(pages):

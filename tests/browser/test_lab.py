@@ -37,7 +37,7 @@ def test_table_rows_roles_and_folding(lab, open_notebook):
     top = out.locator(TOP_ROWS)
     assert top.count() == 3
     assert [top.nth(i).get_attribute("data-primitive") for i in range(3)] == ["broadcast_in_dim", "add", "while"]
-    assert top.nth(2).locator("td.jl-roles").inner_text().strip() == WHILE_ROLES
+    assert top.nth(2).locator(".jl-roles").inner_text().strip() == WHILE_ROLES
 
     body = out.locator("details.jl-sub[data-path='2/body']")
     rows = body.locator("tr.jl-row")
@@ -55,10 +55,10 @@ def _readability(out) -> tuple[dict, float]:
     """WCAG contrast of the table's texts against what is painted behind them, and the luminance
     of the table's background."""
     found, bg = {}, None
-    for sel in ["th", "td.jl-prim", "td.jl-explain", "td.jl-roles", ".jl-type", ".jl-lit", "caption"]:
+    for sel in ["th", ".jl-prim", ".jl-explain", ".jl-roles", ".jl-type", ".jl-lit", ".jl-cap"]:
         c = out.locator(f".jl-table {sel}").first.evaluate(harness.COLOURS_JS)
         found[sel] = round(harness.contrast(c["fg"], c["bg"]), 2)
-        if sel == "td.jl-explain":
+        if sel == ".jl-explain":
             bg = harness.relative_luminance(c["bg"])
     return found, bg
 
@@ -73,9 +73,9 @@ def test_chinese_titles_and_dark_theme(lab, open_notebook):
     page = open_notebook(lab, [LOAD, "%%jaxpr --lang zh\n" + FUNC10 + CALL])
     out = harness.output(page, 1)
     heads = out.locator(".jl-table > table.jl-eqns > thead th").all_inner_texts()
-    assert "原语" in heads and "含义" in heads, heads
-    assert out.locator(TOP_ROWS).nth(2).locator("td.jl-roles").inner_text().strip() == \
-        "0 个cond 常量、2 个body 常量、3 个carry"
+    assert heads == ["#", "方程", "源码 · 含义"], heads
+    assert out.locator(TOP_ROWS).nth(2).locator(".jl-roles").inner_text().strip() == \
+        "0 个条件常量、2 个循环体常量、3 个携带值"
 
     light, light_bg = _readability(out)
     try:
@@ -124,7 +124,7 @@ def test_graph_clusters_and_linked_rows(lab, open_notebook):
     node.click()                                               # a click pins the highlight...
     page.mouse.move(1, 1)
     expect_class(row, "jl-hl")
-    other.locator("td.jl-prim").click()                       # clicking a table row pins its node
+    other.locator(".jl-prim").click()                       # clicking a table row pins its node
     page.mouse.move(1, 1)
     expect_class(both.locator("svg g.node[id='eqn-1']"), "jl-hl")
     expect_class(row, "jl-hl", present=False)                 # and releases the earlier pin
@@ -216,7 +216,7 @@ def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     assert page.locator("#jp-NotebookPanel, .jp-NotebookPanel").count() >= 1
     table = harness.output(page, 1)
     assert table.locator(TOP_ROWS).count() == 3
-    assert table.locator(TOP_ROWS).nth(2).locator("td.jl-roles").inner_text().strip() == WHILE_ROLES
+    assert table.locator(TOP_ROWS).nth(2).locator(".jl-roles").inner_text().strip() == WHILE_ROLES
 
     debugger = harness.output(page, 2)
     step = debugger.locator("button.widget-button", has_text=re.compile(r"^\s*Step\s*$"))

@@ -10,8 +10,17 @@
     try { return JSON.parse(el.textContent); } catch (e) { return {}; }
   }
 
-  function vars(root, name) {
-    return Array.prototype.filter.call(root.querySelectorAll("var"), function (v) { return v.textContent === name; });
+  function vars(root, name) {   // the value's name, and the binders of sub-jaxprs bound from it, and so on
+    var all = root.querySelectorAll("var"), names = {}, grew = true;
+    names[name] = true;
+    while (grew) {
+      grew = false;
+      all.forEach(function (v) {
+        var from = v.getAttribute("data-from");
+        if (from && names[from] && !names[v.textContent]) { names[v.textContent] = true; grew = true; }
+      });
+    }
+    return Array.prototype.filter.call(all, function (v) { return names[v.textContent]; });
   }
 
   function isDef(v) {   // a binder: an equation's output or a signature row, the only places a type follows

@@ -87,14 +87,23 @@ class Frame:
     text: str
 
 
-def user_frame(eqn: Any) -> Frame | None:
-    """The innermost user (non-JAX) frame that created ``eqn``, with its source line's text."""
-    tb = getattr(eqn.source_info, "traceback", None)
+def traceback(eqn: Any):
+    """The traceback JAX recorded for ``eqn`` (hashable, equal for equal stacks), or None."""
+    return getattr(eqn.source_info, "traceback", None)
+
+
+def traceback_frame(tb: Any) -> Frame | None:
+    """The innermost user (non-JAX) frame of a traceback, with its source line's text."""
     frame = _siu.user_frame(tb) if tb is not None else None
     if frame is None:
         return None
     text = linecache.getline(frame.file_name, frame.start_line).strip()
     return Frame(frame.file_name, frame.start_line, frame.function_name, text)
+
+
+def user_frame(eqn: Any) -> Frame | None:
+    """The innermost user (non-JAX) frame that created ``eqn``, with its source line's text."""
+    return traceback_frame(traceback(eqn))
 
 
 def name_stack(eqn: Any) -> str:

@@ -228,7 +228,7 @@ class _Builder:
         self.names = names
         self.vars: dict = {}
         self.types: dict = {}     # aval -> its printed type: a program has few distinct avals
-        self.sources: dict = {}   # user code location (code, lasti) -> Source, shared by its eqns
+        self.sources: dict = {}   # traceback -> Source: eqns made by one line share a stack
 
     def type(self, aval) -> str:
         try:
@@ -254,14 +254,17 @@ class _Builder:
         return self.var(a)
 
     def source(self, e) -> Source | None:
-        key = _jax.user_code(e)
-        if key is None:
+        tb = _jax.traceback(e)
+        if tb is None:
             return None
-        src = self.sources.get(key)
-        if src is None:
-            frame = _jax.frame_at(key)
-            src = self.sources[key] = Source(where_label(frame.file), frame.line, frame.function, frame.text)
-        return src
+        try:
+            return self.sources[tb]
+        except KeyError:
+            frame = _jax.traceback_frame(tb)
+            src = None if frame is None else Source(where_label(frame.file), frame.line, frame.function,
+                                                    frame.text)
+            self.sources[tb] = src
+            return src
 
     def program(self, closed, path: tuple) -> Program:
         j = _jax.open_jaxpr(closed)

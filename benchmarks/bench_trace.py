@@ -1,0 +1,302 @@
+"""Tracing speed: ``jaxprlens.trace`` and the table against ``jax.make_jaxpr`` + JAX's printer.
+
+Issue 14's goal: (trace + table) / (make_jaxpr + pretty_print) <= 1.5 on every program.  Also the
+stepper's cold (first, in a fresh process) and warm ``run()`` against ``eval_jaxpr``'s on the same program.
+
+    python benchmarks/bench_trace.py [--repeat 7] [--only while] [--no-stepper] [--cold-repeat 3]
+
+Every traced call goes through a fresh wrapper function, as a re-run notebook cell does: ``make_jaxpr``
+caches its trace per function object, and a cache hit would measure nothing.  Times are medians of
+``--repeat`` rounds after a warm-up, with the garbage collector off; each round times JAX and jaxprlens in
+turn (alternating which goes first), so that load from other processes hits both alike.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+
+import bench_graph  # noqa: E402
+import bench_stepper  # noqa: E402
+from jaxprlens.model import count_eqns, trace  # noqa: E402
+
+LIMIT = 1.5     # (trace + table) / (make_jaxpr + pretty_print), issue 14
+clock = time.perf_counter      # --cpu-time: time.process_time, steadier on a loaded machine
+
+
+# ---------------------------------------------------------------- programs
+
+def fori(x, y, n):
+    """A while loop (traced trip count, so not a scan) whose body has 20 equations."""
+    def body(i, c):
+        for _ in range(5):
+            c = jnp.sin(c) * y + c * 0.5
+        return c
+    return lax.fori_loop(0, n, body, x)
+
+
+def _layernorm(x, scale):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) * lax.rsqrt(var + 1e-5) * scale
+
+
+def _block(p, x):
+    h = _layernorm(x, p["ln1"])
+    q, k, v = h @ p["wq"], h @ p["wk"], h @ p["wv"]
+    t = x.shape[0]
+    mask = jnp.tril(jnp.ones((t, t), bool))
+    att = jax.nn.softmax(jnp.where(mask, q @ k.T / jnp.sqrt(q.shape[-1]), -1e9), axis=-1)
+    x = x + (att @ v) @ p["wo"]
+    h = _layernorm(x, p["ln2"])
+    return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+
+
+def transformer_loss(params, x):
+    for p in params:
+        x = _block(p, x)
+    return jnp.mean(x ** 2)
+
+
+def transformer_params(d: int = 16, blocks: int = 6):
+    keys = iter(jax.random.split(jax.random.key(0), 6 * blocks))
+    w = lambda *s: jax.random.normal(next(keys), s) / s[0] ** 0.5  # noqa: E731
+    return [{"ln1": jnp.ones(d), "ln2": jnp.ones(d), "wq": w(d, d), "wk": w(d, d), "wv": w(d, d),
+             "wo": w(d, d), "w1": w(d, 4 * d), "w2": w(4 * d, d)} for _ in range(blocks)]
+
+
+def flax_train_step():
+    """A flax.linen MLP train step with optax adam, or None (with a line) when flax/optax are absent."""
+    try:
+        import flax.linen as nn
+        import optax
+    except ImportError as e:
+        print(f"skip flax.linen train step: {e.name} is not installed in this environment")
+        return None
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            for width in (64, 64):
+                x = nn.relu(nn.Dense(width)(x))
+            return nn.Dense(10)(x)
+
+    model, tx = MLP(), optax.adam(1e-3)
+    x, y = jnp.ones((32, 20)), jnp.zeros((32,), jnp.int32)
+    params = model.init(jax.random.key(0), x)
+    opt_state = tx.init(params)
+
+    def train_step(params, opt_state, x, y):
+        def loss(p):
+            logits = model.apply(p, x)
+            return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+        value, grads = jax.value_and_grad(loss)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, value
+
+    return train_step, (params, opt_state, x, y)
+
+
+def _flat(n: int):
+    x8 = jnp.ones(8)
+    return bench_graph.chain(n), (x8, x8)
+
+
+# label -> () -> (fn, args), or None when it cannot be built here; flat programs from the other benchmarks
+CASES = {
+    "flat 1k": lambda: _flat(1000),
+    "flat 10k": lambda: _flat(10_000),
+    "stepper chain 1k": lambda: (bench_stepper.chain(1000), (jnp.linspace(0., 1., 64), jnp.float32(0.999))),
+    "while (fori, 20-eqn body)": lambda: (fori, (jnp.ones(8), jnp.ones(8), jnp.int32(100))),
+    "transformer grad (6 blocks)": lambda: (jax.grad(transformer_loss), (transformer_params(), jnp.ones((8, 16)))),
+    "flax.linen MLP adam step": flax_train_step,
+}
+
+
+def cases(only: str = "") -> dict:
+    """``{label: (fn, args)}`` of the programs whose label contains ``only`` (and can be built here)."""
+    built = {label: make() for label, make in CASES.items() if only in label}
+    return {label: case for label, case in built.items() if case is not None}
+
+
+# ---------------------------------------------------------------- trace timing
+
+def fresh(fn):
+    """A new function object calling ``fn``: defeats make_jaxpr's per-function cache (signature kept)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return call
+
+
+def time_jax(fn, args) -> tuple[float, float]:
+    t0 = clock()
+    closed = jax.make_jaxpr(fresh(fn))(*args)
+    t1 = clock()
+    str(closed)
+    return t1 - t0, clock() - t1
+
+
+def time_ours(fn, args) -> tuple[float, float]:
+    t0 = clock()
+    program = trace(fresh(fn), *args)
+    t1 = clock()
+    program.table()._repr_mimebundle_()
+    return t1 - t0, clock() - t1
+
+
+def bench_trace(fn, args, repeat: int) -> dict:
+    time_jax(fn, args), time_ours(fn, args)          # warm-up: compile helpers, fill library caches
+    runs = {"make_jaxpr": [], "pp": [], "trace": [], "table": []}
+    gc.collect()
+    gc.disable()
+    try:
+        for i in range(repeat):
+            for which in (("jax", "ours") if i % 2 == 0 else ("ours", "jax")):
+                if which == "jax":
+                    a, b = time_jax(fn, args)
+                    runs["make_jaxpr"].append(a), runs["pp"].append(b)
+                else:
+                    a, b = time_ours(fn, args)
+                    runs["trace"].append(a), runs["table"].append(b)
+            gc.enable(), gc.collect(), gc.disable()      # collect between rounds, never inside one
+    finally:
+        gc.enable()
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
+# ---------------------------------------------------------------- stepper cold / warm
+
+def _compile_listener():
+    """Counts JAX's compile events (jaxpr trace, MLIR lowering, backend compile) and their seconds."""
+    seen: dict = {}
+
+    def listen(event, duration, **_):
+        if event.startswith("/jax/core/compile/"):
+            n, s = seen.get(event, (0, 0.0))
+            seen[event] = (n + 1, s + duration)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    return seen
+
+
+def cold_once(kind: str, label: str) -> dict:
+    """In this (fresh) process: trace ``label``, then time the first and a warm run of ``kind``."""
+    fn, args = CASES[label]()
+    program = trace(fn, *args)
+    closed = program.jaxpr
+    evaluate, _ = bench_stepper.evaluator()
+    seen = _compile_listener()
+    if kind == "stepper":
+        stepper = program.stepper()
+
+        def go():
+            stepper.reset()
+            stepper.run()
+            jax.block_until_ready(stepper.outputs)
+    elif kind == "eval":
+        flat = list(program.args)
+
+        def go():
+            jax.block_until_ready(evaluate(closed, *flat))
+    else:                     # "jit": the whole function compiled as one XLA program (for scale)
+        jitted = jax.jit(fn)
+
+        def go():
+            jax.block_until_ready(jitted(*args))
+    t0 = time.perf_counter()
+    go()
+    cold = time.perf_counter() - t0
+    compiles = dict(seen)
+    warm = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        go()
+        warm.append(time.perf_counter() - t0)
+    return {"cold": cold, "warm": statistics.median(warm), "compiles": compiles}
+
+
+def bench_cold(label: str, repeat: int) -> dict:
+    """Median cold and warm seconds of eval_jaxpr, the stepper and jax.jit, each cold run in its own process."""
+    out = {}
+    for kind in ("eval", "stepper", "jit"):
+        runs = []
+        for _ in range(repeat):
+            done = subprocess.run([sys.executable, __file__, "--cold", kind, label], check=True,
+                                  capture_output=True, text=True, env=dict(os.environ))
+            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        runs.sort(key=lambda r: r["cold"])
+        out[kind] = runs[len(runs) // 2]
+    return out
+
+
+def _compile_summary(compiles: dict) -> str:
+    backend = compiles.get("/jax/core/compile/backend_compile_duration", (0, 0.0))
+    lower = compiles.get("/jax/core/compile/jaxpr_to_mlir_module_duration", (0, 0.0))
+    return f"{backend[0]} compiles {backend[1]:.2f} s + lowering {lower[1]:.2f} s"
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--only", default="", help="run only programs whose label contains this")
+    ap.add_argument("--no-stepper", action="store_true", help="skip the stepper's cold/warm runs")
+    ap.add_argument("--cold-repeat", type=int, default=3)
+    ap.add_argument("--cpu-time", action="store_true", help="time tracing in process CPU time, not wall time")
+    ap.add_argument("--cold", nargs=2, metavar=("KIND", "LABEL"), help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.cold:
+        print(json.dumps(cold_once(*a.cold)))
+        return 0
+
+    global clock
+    clock = time.process_time if a.cpu_time else time.perf_counter
+    print(f"python {sys.version.split()[0]}, jax {jax.__version__}, {jax.devices()[0].platform}; "
+          f"medians of {a.repeat} rounds (ms{', CPU time' if a.cpu_time else ''})")
+    selected = cases(a.only)
+    head = (f"{'program':<28}{'eqns':>7}{'make_jaxpr':>11}{'pp':>8}{'trace':>9}{'table':>9}"
+            f"{'trace/jax':>10}{'+table/jax':>11}")
+    print(head)
+    worst = 0.0
+    for label, (fn, args) in selected.items():
+        eqns = count_eqns(trace(fn, *args))
+        r = bench_trace(fn, args, a.repeat if eqns < 5000 else max(3, a.repeat // 2))
+        base = r["make_jaxpr"] + r["pp"]
+        ratio = (r["trace"] + r["table"]) / base
+        worst = max(worst, ratio)
+        print(f"{label:<28}{eqns:>7}{r['make_jaxpr'] * 1e3:>11.1f}{r['pp'] * 1e3:>8.1f}{r['trace'] * 1e3:>9.1f}"
+              f"{r['table'] * 1e3:>9.1f}{r['trace'] / base:>10.2f}{ratio:>11.2f}", flush=True)
+    print(f"worst (trace + table) / (make_jaxpr + pp): {worst:.2f} (goal <= {LIMIT})")
+
+    if not a.no_stepper:
+        print(f"\nstepper run() against eval_jaxpr: cold = first run in a fresh process "
+              f"(median of {a.cold_repeat} processes), warm = median of 5 later runs (ms); "
+              f"jit cold = jax.jit(fn)'s first call, for scale")
+        print(f"{'program':<28}{'eval cold':>10}{'step cold':>10}{'ratio':>7}{'eval warm':>10}"
+              f"{'step warm':>10}{'ratio':>7}{'jit cold':>9}   cold run's compiles: eval | stepper")
+        for label in selected:
+            r = bench_cold(label, a.cold_repeat)
+            e, s, j = r["eval"], r["stepper"], r["jit"]
+            print(f"{label:<28}{e['cold'] * 1e3:>10.0f}{s['cold'] * 1e3:>10.0f}{s['cold'] / e['cold']:>7.2f}"
+                  f"{e['warm'] * 1e3:>10.1f}{s['warm'] * 1e3:>10.1f}{s['warm'] / e['warm']:>7.2f}"
+                  f"{j['cold'] * 1e3:>9.0f}   "
+                  f"{_compile_summary(e['compiles'])} | {_compile_summary(s['compiles'])}", flush=True)
+    return 0 if worst <= LIMIT else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -226,7 +226,8 @@ def contrast(fg, bg) -> float:
 # background found walking up the tree (transparent cells show their row, table, output, page).
 COLOURS_JS = """
 (el) => {
-  const parse = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const parse = s => { const n = (s.match(/[\\d.]+/g) || []).map(Number);   // rgb(0..255) or color(srgb 0..1)
+    return s.startsWith('color(') ? n.slice(0, 3).map(x => x * 255).concat(n.slice(3)) : n; };
   const blend = (top, under) => { const a = top.length > 3 ? top[3] : 1;
     return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)); };
   const layers = [];

@@ -203,3 +203,22 @@ def test_keyboard_shortcuts_press_the_buttons():
     assert d.stepper.done and d.error is None
     d._on_key({"type": "keydown", "key": "r"})
     assert highlighted(d) == ["0"]
+
+
+def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit():
+    from jaxprlens.debugger import StateView
+
+    def f(p, i):
+        return jax.grad(lambda p: (p[i] ** 2).sum())(p)
+
+    args = (jnp.arange(6.).reshape(3, 2), jnp.array([0, 2, 0]))
+    st = trace(f, *args).stepper(*args)
+    while st.current.primitive != "scatter-add":
+        st.step()
+    view = StateView(st)
+    st.step_into()                    # a combiner has no body to enter: the step runs it whole
+    assert "combiner" in st.note
+    assert 'class="jl-note jl-over"' in view.values_html()
+    st.run()
+    assert st.done and "jl-jitdiff" not in view.values_html()   # eager equals jax.jit here
+    np.testing.assert_allclose(st.outputs, jax.jit(f)(*args))

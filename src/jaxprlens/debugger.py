@@ -178,6 +178,12 @@ class StateView:
             parts.append(f'<div class="jl-error">{html(error)}</div>')
         if st.stop_reason:
             parts.append(f'<div class="jl-note jl-stop">{html(self.stop_text())}</div>')
+        if getattr(st, "note", None):          # e.g. a combiner or a shard_map body run as one step
+            parts.append(f'<div class="jl-note jl-over">{html(st.note)}</div>')
+        if st.done and hasattr(st, "compare_with_jit"):
+            diff = st.compare_with_jit()
+            if diff:
+                parts.append(f'<div class="jl-note jl-jitdiff">{html(diff)}</div>')
         if st.history_truncated:
             note = t("history_capped", self.lang, n=st.max_history)
             parts.append(f'<div class="jl-note jl-truncated">{html(note)}</div>')

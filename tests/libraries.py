@@ -1,0 +1,279 @@
+"""Real programs from the libraries people train with, and the checks tests/test_libraries.py runs on them.
+
+Each case builds ``(fn, args)``: a pure function of arrays, as ``jax.jit`` would take it. A case whose library
+is missing skips (``pytest.importorskip``): scripts/jax_compat.sh runs the suite on JAX versions without them.
+Each check takes one traced case through one entry point and compares it with JAX. The multi-device cases run
+in a child process with 8 simulated CPU devices (``python tests/libraries.py pmap_pmean ...``), which prints
+one line of JSON: ``{case: {check: "ok" | "skip: why" | "traceback"}}``.
+"""
+import json
+import sys
+import traceback
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+import jaxprlens
+from test_stepper import assert_same, drive
+
+N, D, CLASSES = 8, 4, 3
+
+
+def _data(seed=0):
+    kx, ky = jax.random.split(jax.random.key(seed))
+    return jax.random.normal(kx, (N, D)), jax.random.randint(ky, (N,), 0, CLASSES)
+
+
+def _cross_entropy(logits, labels):
+    optax = pytest.importorskip("optax")
+    return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()   # grad: a scatter-add
+
+
+def nnx_mlp_train_step():
+    """flax.nnx's functional train step: split, merge, nnx.value_and_grad, nnx.Optimizer with optax adam."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+
+    class MLP(nnx.Module):
+        def __init__(self, rngs):
+            self.hidden = nnx.Linear(D, 8, rngs=rngs)
+            self.out = nnx.Linear(8, CLASSES, rngs=rngs)
+
+        def __call__(self, x):
+            return self.out(nnx.relu(self.hidden(x)))
+
+    model = MLP(nnx.Rngs(0))
+    graphdef, state = nnx.split((model, nnx.Optimizer(model, optax.adam(1e-2), wrt=nnx.Param)))
+
+    def train_step(state, x, y):
+        model, optimizer = nnx.merge(graphdef, state)
+        loss, grads = nnx.value_and_grad(lambda m: _cross_entropy(m(x), y))(model)
+        optimizer.update(model, grads)
+        return loss, nnx.state((model, optimizer))
+
+    return train_step, (state, *_data())
+
+
+def linen_mlp_train_step():
+    """flax.linen MLP: model.apply inside jax.value_and_grad, optax adam update."""
+    nn = pytest.importorskip("flax.linen")
+    optax = pytest.importorskip("optax")
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(CLASSES)(nn.relu(nn.Dense(8)(x)))
+
+    model, tx = MLP(), optax.adam(1e-2)
+    x, y = _data()
+    params = model.init(jax.random.key(1), x)
+
+    def train_step(params, opt_state, x, y):
+        loss, grads = jax.value_and_grad(lambda p: _cross_entropy(model.apply(p, x), y))(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return loss, optax.apply_updates(params, updates), opt_state
+
+    return train_step, (params, tx.init(params), x, y)
+
+
+def _block(nnx, d=16, heads=2, vocab=None):
+    """A pre-norm transformer block (causal attention + MLP + layer norms), with an embedding if ``vocab``."""
+    class Block(nnx.Module):
+        def __init__(self, rngs):
+            self.embed = nnx.Embed(vocab, d, rngs=rngs) if vocab else None
+            self.ln1, self.ln2 = nnx.LayerNorm(d, rngs=rngs), nnx.LayerNorm(d, rngs=rngs)
+            self.attn = nnx.MultiHeadAttention(heads, d, decode=False, rngs=rngs)
+            self.up, self.down = nnx.Linear(d, 4 * d, rngs=rngs), nnx.Linear(4 * d, d, rngs=rngs)
+
+        def __call__(self, x):
+            mask = nnx.make_causal_mask(jnp.ones(x.shape[:2]))
+            x = x + self.attn(self.ln1(x), mask=mask)
+            return x + self.down(nnx.gelu(self.up(self.ln2(x))))
+
+    return nnx.split(Block(nnx.Rngs(0)))
+
+
+def transformer_block_grad():
+    """A block's output, and the grad of a next-token loss through embedding, block and tied output (so the
+    grad holds the scatter-adds of the embedding lookup and the integer-label cross-entropy)."""
+    nnx = pytest.importorskip("flax.nnx")
+    graphdef, state = _block(nnx, vocab=11)
+
+    def loss(state, tokens):
+        m = nnx.merge(graphdef, state)
+        h = m(m.embed(tokens[:, :-1]))
+        return _cross_entropy(m.embed.attend(h), tokens[:, 1:]), h
+
+    def value_and_grad(state, tokens):
+        (value, h), grads = jax.value_and_grad(loss, has_aux=True)(state, tokens)
+        return h, value, grads
+
+    return value_and_grad, (state, jax.random.randint(jax.random.key(3), (2, 7), 0, 11))
+
+
+def equinox_mlp_train_step():
+    """equinox's style: partition the model, filter_jit, filter_value_and_grad, optax adam on the arrays."""
+    eqx = pytest.importorskip("equinox")
+    optax = pytest.importorskip("optax")
+    model = eqx.nn.MLP(D, CLASSES, width_size=8, depth=2, key=jax.random.key(4))
+    params, static = eqx.partition(model, eqx.is_array)
+    tx = optax.adam(1e-2)
+
+    @eqx.filter_jit
+    def train_step(params, opt_state, x, y):
+        model = eqx.combine(params, static)
+        loss, grads = eqx.filter_value_and_grad(lambda m: _cross_entropy(jax.vmap(m)(x), y))(model)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return loss, eqx.apply_updates(params, updates), opt_state
+
+    return train_step, (params, tx.init(params), *_data())
+
+
+def diffrax_ode_solve():
+    """dy/dt = -k y with Heun, two fixed steps, saving y(1)."""
+    diffrax = pytest.importorskip("diffrax")
+
+    def solve(y0, k):
+        term = diffrax.ODETerm(lambda t, y, k: -k * y)
+        sol = diffrax.diffeqsolve(term, diffrax.Heun(), t0=0.0, t1=1.0, dt0=0.5, y0=y0, args=k,
+                                  saveat=diffrax.SaveAt(t1=True), max_steps=4)
+        return sol.ys
+
+    return solve, (jnp.array([1.0, 2.0, -0.5]), jnp.float32(0.7))
+
+
+def _eight():
+    assert len(jax.devices()) == 8, "run with XLA_FLAGS=--xla_force_host_platform_device_count=8"
+
+
+def pmap_pmean():
+    """Data-parallel SGD: per-device grads averaged with pmean (psum / 8) over the mapped axis."""
+    _eight()
+
+    def step(w, xs):
+        def one(w, x):
+            g = jax.grad(lambda w: jnp.mean((x @ w) ** 2))(w)
+            return w - 0.1 * jax.lax.pmean(g, "i"), jax.lax.psum(jnp.sum(x), "i")
+        return jax.pmap(one, axis_name="i", in_axes=(None, 0))(w, xs)
+
+    return step, (jnp.linspace(-1.0, 1.0, 6).reshape(3, 2), jnp.arange(48.0).reshape(8, 2, 3) / 48)
+
+
+def shard_map_psum():
+    """A row-parallel matmul: each shard multiplies its slice, psum adds the partial products."""
+    _eight()
+    from jax.sharding import Mesh, PartitionSpec as P
+    mesh = Mesh(np.array(jax.devices()), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+
+    def matmul(a, w):
+        return jax.shard_map(lambda a, w: jax.lax.psum(a @ w, "x"), mesh=mesh,
+                             in_specs=(P(None, "x"), P("x", None)), out_specs=P())(a, w)
+
+    return matmul, (jnp.arange(32.0).reshape(2, 16) / 32, jnp.linspace(-1.0, 1.0, 48).reshape(16, 3))
+
+
+CASES = {f.__name__: f for f in (nnx_mlp_train_step, linen_mlp_train_step, transformer_block_grad,
+                                 equinox_mlp_train_step, diffrax_ode_solve, pmap_pmean, shard_map_psum)}
+DEVICE_CASES = ("pmap_pmean", "shard_map_psum")
+
+
+class Case:
+    """One case, traced once: its function, arguments, Program and ``jax.jit``'s outputs."""
+
+    def __init__(self, name):
+        self.name = name
+        self.fn, self.args = CASES[name]()
+        self.program = jaxprlens.trace(self.fn, *self.args)
+        self.want = jax.jit(self.fn)(*self.args)
+
+
+def check_text(case):
+    assert str(case.program) == jax.make_jaxpr(case.fn)(*case.args).pretty_print(use_color=False)
+
+
+def check_table(case):
+    bundle = case.program.table()._repr_mimebundle_()
+    rows = BeautifulSoup(bundle["text/html"], "html.parser").select("tr.jl-row")
+    assert [r["data-eqn"] for r in rows] == [e.id for e in case.program.walk()]
+    invars = case.program.invars
+    assert bundle["text/plain"].splitlines()[:len(invars)] == [f"input: {v.name}:{v.type}  ({v.path})"
+                                                               for v in invars]
+
+
+def check_graph(case):
+    bundle = case.program.graph()._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("Dataflow graph of the program")
+    for eqn in case.program.eqns:
+        assert f'id="eqn&#45;{eqn.id}"' in bundle["image/svg+xml"]
+
+
+def check_stepper_run(case):
+    st = case.program.stepper(*case.args)
+    st.run()
+    assert_same(st.outputs, case.want, f"{case.name} stepper run")
+
+
+class _Watched:
+    """The stepper as drive() sees it, counting how deep its moves went."""
+
+    def __init__(self, st):
+        self.st, self.deepest = st, 1
+
+    def __getattr__(self, name):
+        attr = getattr(self.st, name)
+        if name not in ("step", "step_into", "step_out", "back", "run"):
+            return attr
+
+        def move():
+            attr()
+            self.deepest = max(self.deepest, len(self.st.frames))
+        return move
+
+
+def check_stepper_mix(case):
+    st = case.program.stepper(*case.args)
+    deepest = {}
+    for policy, seed in (("into", 0), *(("mix", seed) for seed in range(1, 7))):
+        st.reset()
+        watched = _Watched(st)
+        drive(watched, policy, seed)
+        assert_same(st.outputs, case.want, f"{case.name} {policy} {seed}")
+        deepest[policy] = max(deepest.get(policy, 1), watched.deepest)
+    assert deepest["mix"] > 1 or deepest["into"] == 1, deepest      # the mixes went inside what can be entered
+
+
+def check_run(case):
+    assert_same(case.program.run(repeat=1).outputs, case.want, f"{case.name} run()")
+
+
+CHECKS = {f.__name__.removeprefix("check_"): f for f in (check_text, check_table, check_graph,
+                                                          check_stepper_run, check_stepper_mix, check_run)}
+
+
+def outcomes(names):
+    """``{case: {check: "ok" | "skip: why" | traceback text}}``, every check tried on every case."""
+    result = {}
+    for name in names:
+        try:
+            case = Case(name)
+        except pytest.skip.Exception as e:
+            result[name] = {check: f"skip: {e.msg}" for check in CHECKS}
+            continue
+        except Exception:
+            result[name] = {check: traceback.format_exc() for check in CHECKS}
+            continue
+        result[name] = {}
+        for check, fn in CHECKS.items():
+            try:
+                fn(case)
+                result[name][check] = "ok"
+            except Exception:
+                result[name][check] = traceback.format_exc()
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps(outcomes(sys.argv[1:])))

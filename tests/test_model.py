@@ -124,7 +124,7 @@ def test_func11_scan_roles():
     s = p.eqns[1]
     assert s.roles.groups == [("consts", 1), ("carry", 1), ("xs", 2)]
     assert s.roles.summary() == "1 const, 1 carry, 2 xs; length=16; reverse=False"
-    assert s.roles.summary("zh") == "1 个常量、1 个carry、2 个xs 数组; length=16; reverse=False"
+    assert s.roles.summary("zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
 
 
 def test_switch_and_jit_roles():

@@ -229,6 +229,7 @@ class _Builder:
         self.vars: dict = {}
         self.types: dict = {}     # aval -> its printed type: a program has few distinct avals
         self.sources: dict = {}   # traceback -> Source: eqns made by one line share a stack
+        self.literals: dict = {}  # (aval, dtype, bytes) of a 0-d literal -> its printed text
 
     def type(self, aval) -> str:
         try:
@@ -250,8 +251,18 @@ class _Builder:
 
     def atom(self, a):
         if isinstance(a, _jax.Literal):
-            return Lit(a.val, self.type(a.aval), a.aval, _jax.literal_text(a))
+            return Lit(a.val, self.type(a.aval), a.aval, self.literal_text(a))
         return self.var(a)
+
+    def literal_text(self, a) -> str:
+        val = a.val
+        if getattr(val, "ndim", None) != 0:       # Python scalars and arrays: as the printer does
+            return _jax.literal_text(a)
+        key = (a.aval, val.dtype, val.tobytes())  # bytes, not ==: -0.0 prints unlike 0.0
+        text = self.literals.get(key)
+        if text is None:
+            text = self.literals[key] = _jax.literal_text(a)
+        return text
 
     def source(self, e) -> Source | None:
         tb = _jax.traceback(e)

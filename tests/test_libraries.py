@@ -47,10 +47,7 @@ def test_real_model(name, check):
     CHECKS[check](traced(name))
 
 
-RUNNER_PLACES_ON_ONE_DEVICE = pytest.mark.xfail(strict=True, reason=(
-    "runner.place() commits unsharded arguments to one device, so jax.jit of a program holding a shard_map "
-    "over 8 devices fails to compile ('Received incompatible devices'); jax.jit(fn)(*args) runs"))
-KNOWN = {("pmap_pmean", "run"): RUNNER_PLACES_ON_ONE_DEVICE, ("shard_map_psum", "run"): RUNNER_PLACES_ON_ONE_DEVICE}
+KNOWN: dict = {}    # (case, check) -> pytest mark for a known failure; none today
 
 
 @pytest.mark.parametrize("name,check", [pytest.param(n, c, marks=KNOWN.get((n, c), ()))

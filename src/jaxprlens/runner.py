@@ -262,9 +262,14 @@ def _check_args(program: Program):
                          "argument(s); run a program made by trace(fn, *args) (from_jaxpr keeps no arguments)")
 
 
+MAPPED = ("shard_map", "xla_pmap")     # primitives whose bodies run on several devices at once
+
+
 def place(program: Program, device, explicit: bool) -> list:
     """The program's arguments on ``device``, once.  Without an explicit device, arrays that are
     already placed (e.g. sharded over a mesh) stay where they are."""
+    if not explicit and any(e.primitive in MAPPED for e in program.walk()):
+        return list(program.args)          # a shard_map/pmap spans devices: let jax.jit place the args
     out = []
     for a in program.args:
         if not explicit and isinstance(a, jax.Array) and len(a.sharding.device_set) > 1:

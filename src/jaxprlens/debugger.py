@@ -373,13 +373,13 @@ class Debugger(widgets.VBox):
             self.here_button.disabled = current is None
         finally:
             self._syncing = False
+        for b in (self.step_button, self.into_button, self.out_button, self.continue_button):
+            b.disabled = st.done
+        self.back_button.disabled = not st.can_back
         self.crumbs.value = CSS + DEBUG_CSS + f'<div class="jaxprlens">{view.crumbs_html()}</div>'
         self.table.value = f'<div class="jaxprlens">{view.table_html()}</div>'
         self.values.value = f'<div class="jaxprlens">{view.values_html(self.error)}</div>'
         self.source.value = f'<div class="jaxprlens">{view.source_html()}</div>'
-        for b in (self.step_button, self.into_button, self.out_button, self.continue_button):
-            b.disabled = st.done
-        self.back_button.disabled = not st.can_back
 
     # ---------------------------------------------------------- display
     def _repr_mimebundle_(self, **kwargs):

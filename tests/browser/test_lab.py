@@ -201,7 +201,8 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
 
     button["Continue"].click()                                 # to the end
     crumbs.filter(has_text="done").wait_for(timeout=20_000)
-    assert button["Step"].is_disabled()
+    page.wait_for_function("el => el.disabled", arg=button["Step"].element_handle(), timeout=10_000)
+    out.locator("table.jl-values tr.jl-value", has=page.locator("td:text-is('result')")).first.wait_for()
     result = value("out", "result")
     jit = harness.output(page, 2).locator(".jp-OutputArea-output").inner_text()
     assert jit.startswith("jit:")

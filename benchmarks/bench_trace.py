@@ -274,7 +274,7 @@ def main(argv=None) -> int:
     worst = 0.0
     for label, (fn, args) in selected.items():
         eqns = count_eqns(trace(fn, *args))
-        r = bench_trace(fn, args, a.repeat if eqns < 5000 else max(3, a.repeat // 2))
+        r = bench_trace(fn, args, a.repeat)
         base = r["make_jaxpr"] + r["pp"]
         ratio = (r["trace"] + r["table"]) / base
         worst = max(worst, ratio)

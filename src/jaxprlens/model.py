@@ -5,6 +5,7 @@ Pure data: no IPython or widget import.  Every ``Var`` carries the name JAX's pr
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import os
 import re
@@ -316,6 +317,19 @@ class _Builder:
         )
 
 
+def _build(names: dict, closed) -> Program:
+    """The model of ``closed``.  The collector is off meanwhile: the build makes a few acyclic objects per
+    equation, and letting them trigger full collections of a heap full of JAX's objects cost more than
+    the build itself (10k equations: 190 ms instead of 60-90 ms)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return _Builder(names).program(closed, ())
+    finally:
+        if was:
+            gc.enable()
+
+
 # ---------------------------------------------------------------- tracing
 
 class TraceError(Exception):
@@ -407,7 +421,7 @@ def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
                  for kp, _ in jax.tree_util.tree_flatten_with_path(out_shape)[0]]
 
     printed = _jax.print_jaxpr(closed)
-    program = _Builder(printed.names).program(closed, ())
+    program = _build(printed.names, closed)
     program.text = printed.text
     program.fn, program.args = fn, tuple(flat_args)
     program.static = {i: args[i] for i in static}
@@ -424,6 +438,6 @@ def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
 def from_jaxpr(closed) -> Program:
     """Wrap an existing (Closed)Jaxpr, e.g. from ``jax.make_jaxpr``, without the Python-side names."""
     printed = _jax.print_jaxpr(closed)
-    program = _Builder(printed.names).program(closed, ())
+    program = _build(printed.names, closed)
     program.text = printed.text
     return program

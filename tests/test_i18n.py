@@ -205,7 +205,7 @@ def test_zh_lower_and_diff_have_no_english():
 
 
 def test_zh_compare_has_no_english():
-    from jaxprlens.transform import Compare
+    from jaxprlens.compare import Compare
     p = program("func7")
     g = p.transform("grad")
     view = Compare(p, g, "grad(func7)", lang="zh")

@@ -11,7 +11,8 @@ from IPython.core.error import UsageError
 import jaxprlens
 from jaxprlens.diff import diff
 from jaxprlens.lowering import clean_compiled, lowering_view, parse_stablehlo
-from jaxprlens.transform import TRANSFORMS, Compare, alignment, batched_call, call_args
+from jaxprlens.compare import Compare, alignment
+from jaxprlens.transform import TRANSFORMS, batched_call, call_args
 from seeds import SEEDS
 
 

@@ -98,7 +98,8 @@ class Diff(View):
         return "\n".join(lines)
 
     def html(self) -> str:
-        from .table import CSS
+        from .front import style
+        CSS = style()
         la, lb = self.labels
         rows = []
         for status, ea, eb, what in self._shown():

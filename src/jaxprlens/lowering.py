@@ -213,7 +213,8 @@ class Lowering(View):
         return "\n".join(out)
 
     def html(self) -> str:
-        from .table import CSS
+        from .front import style
+        CSS = style()
         back: dict = {}
         for eid, nums in self.links.items():
             for n in nums:

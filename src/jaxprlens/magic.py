@@ -402,13 +402,10 @@ class JaxprMagics(Magics):
         self.shell.showtraceback((etype, value, _user_tb(tb)))
 
     def _view(self, call: _Call, args, program, transformed=None):
-        from .views import build_view
+        from .views import Options, build_view
         try:
             with language(args.lang):           # views made without a ``lang`` speak this cell's
-                if transformed is not None:
-                    from .transform import transform_view
-                    return transform_view(program, args, transformed)
-                return build_view(program, args)
+                return build_view(program, Options.from_namespace(args), transformed)
         except ValueError as e:
             if args.transform == "vmap":
                 raise self._vmap_error(e, call, args, _STACKED) from None

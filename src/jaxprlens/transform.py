@@ -1,8 +1,7 @@
-"""Transformation views: the program of ``jax.grad``/``vmap``/``jvp``/... of a traced function, and a
-side-by-side comparison that aligns original and transformed equations by source line."""
+"""Transformation rules: the program of ``jax.grad``/``vmap``/``jvp``/... of a traced function (as data;
+``compare.py`` shows it beside the original)."""
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import inspect
 import os
@@ -11,11 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _jax
-from .display import View
-from .escape import html
-from .model import Eqn, Program, count_eqns, trace
-from .i18n import t
-from .present import eqn_text as eqn_line, where_text
+from .model import Program, trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
@@ -373,139 +368,17 @@ def describe(name: str, program: Program, options: dict) -> str:
     return f"{name}({_name(program.fn) if program.fn else 'program'}" + (f", {shown})" if shown else ")")
 
 
-# ---------------------------------------------------------------- alignment and the comparison view
-
-def _key(eqn: Eqn):
-    return (eqn.source.where, eqn.source.line) if eqn.source else None
-
-
-def alignment(original: Program, transformed: Program) -> dict[str, list[str]]:
-    """``{original eqn id: [transformed eqn ids]}``: equations made from the same source line."""
-    by_line: dict = {}
-    for e in transformed.walk():
-        if _key(e):
-            by_line.setdefault(_key(e), []).append(e.id)
-    return {e.id: list(by_line.get(_key(e), [])) for e in original.walk() if _key(e)}
-
-
-def flops_text(program: Program) -> str | None:
-    """Total FLOPs from ``jaxprlens.cost`` when it is available (it is optional here)."""
-    try:
-        from .cost import costs, si
-        return si(costs(program).total.flops, "FLOP")
-    except Exception:  # noqa: BLE001 - cost rules are optional and may not know every primitive
-        return None
-
-
-def counts_text(program: Program, lang: str = "en") -> str:
-    n, total = len(program.eqns), count_eqns(program)
-    text = t("n_eqns", lang).format(n=n) + (t("n_in_all", lang).format(n=total) if total != n else "")
-    flops = flops_text(program)
-    return text + (f"{t('sep', lang)}{flops}" if flops else "")
-
-
-class Compare(View):
-    """Original and transformed programs side by side, one row per source line, new equations marked."""
-
-    def __init__(self, original: Program, transformed: Program, label: str = "transformed", lang: str = "en"):
-        self.original, self.transformed, self.label, self.lang = original, transformed, label, lang
-        self.alignment = alignment(original, transformed)
-
-    def groups(self) -> list[tuple]:
-        """``[(source or None, [original eqns], [transformed eqns])]``; None collects the new ones."""
-        rows: dict = {}
-        for e in self.original.walk():
-            if _key(e):
-                rows.setdefault(_key(e), (e.source, [], []))[1].append(e)
-        new, unmatched = [], []
-        for e in self.transformed.walk():
-            if _key(e) in rows:
-                rows[_key(e)][2].append(e)
-            else:
-                new.append(e)
-        for e in self.original.walk():
-            if not _key(e):
-                unmatched.append(e)
-        out = list(rows.values())
-        if new or unmatched:
-            out.append((None, unmatched, new))
-        return out
-
-    def text(self) -> str:
-        lang, colon = self.lang, t("colon", self.lang)
-        lines = [f"{t('original', lang)}{colon}{counts_text(self.original, lang)}",
-                 f"{self.label}{colon}{counts_text(self.transformed, lang)}"]
-        for src, left, right in self.groups():
-            head = f"{where_text(src, lang)}{colon}{src.text}" if src else t("no_source_new", lang)
-            lines.append("")
-            lines.append(head)
-            for i in range(max(len(left), len(right))):
-                a = _side_text(left[i]) if i < len(left) else ""
-                b = _side_text(right[i], new=src is None) if i < len(right) else ""
-                lines.append(f"  {a:<44} | {b}".rstrip())
-        return "\n".join(lines)
-
-    def html(self) -> str:
-        from .table import CSS
-        lang, colon = self.lang, t("colon", self.lang)
-        rows = []
-        for src, left, right in self.groups():
-            if src:
-                head = (f'<span class="jl-where">{html(where_text(src, lang))}</span>{colon}'
-                        f"<code>{html(src.text)}</code>")
-            else:
-                head = f'<span class="jl-newhead">{html(t("no_source_new", lang))}</span>'
-            rows.append(f'<tr class="jl-line"><td colspan="2">{head}</td></tr>')
-            rows.append("<tr><td>" + "".join(_side_html(e, "orig") for e in left) + "</td><td>"
-                        + "".join(_side_html(e, "new" if src is None else "made") for e in right) + "</td></tr>")
-        style = ""      # the compare layout is in static/jaxprlens.css
-        return (f'{CSS}{style}<div class="jaxprlens jl-compare"><table><thead><tr>'
-                f'<th>{t("original", lang)}{colon}{html(counts_text(self.original, lang))}</th>'
-                f'<th>{html(self.label)}{colon}{html(counts_text(self.transformed, lang))}</th></tr></thead>'
-                f"<tbody>{''.join(rows)}</tbody></table></div>")
-
-
-def _side_text(eqn: Eqn, new: bool = False) -> str:
-    mark = "+ " if new else ""
-    return f"{mark}{'  ' * eqn.depth}{eqn.id}  {eqn_line(eqn, 24)}"
-
-
-def _side_html(eqn: Eqn, kind: str) -> str:
-    cls = "jl-eq jl-new" if kind == "new" else "jl-eq"
-    ns = f' <span class="jl-ns">[{html(eqn.name_stack)}]</span>' if eqn.name_stack else ""
-    return (f'<div class="{cls}" data-eqn="{html(eqn.id)}" data-side="{kind}">{"  " * eqn.depth}'
-            f"{html(eqn.id)}  {html(eqn_line(eqn))}{ns}</div>")
-
-
-# ---------------------------------------------------------------- the magic's entry point
-
-def transform_view(program: Program, args, transformed: Program | None = None):
-    """The view for ``%%jaxpr --transform NAME [--argnums ..] [--in-axes ..] [--batched] [--compare]``
-    (``transformed``: already traced, as ``batched_call`` does)."""
-    name = args.transform
+def check_options(name: str, options: dict) -> dict:
+    """The options a transformation takes, checked: ``{"argnums": "0"}``; None values dropped.  A
+    ValueError names the flag that does not apply and the transformations it applies to."""
     if name not in TRANSFORMS:
         raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
-    options = {"argnums": args.argnums, "in_axes": getattr(args, "in_axes", None),
-               "batched": getattr(args, "batched", False) or None}
-    for flag, key in (("--argnums", "argnums"), ("--in-axes", "in_axes"), ("--batched", "batched")):
-        if options[key] is not None and key not in inspect.signature(TRANSFORMS[name]).parameters:
+    for key, value in options.items():
+        if value is not None and key not in inspect.signature(TRANSFORMS[name]).parameters:
             takes = [n for n, r in TRANSFORMS.items() if key in inspect.signature(r).parameters]
+            flag = "--" + key.replace("_", "-")
             raise ValueError(f"{flag} does not apply to {name}; it applies to {', '.join(takes)}")
-    options = {k: v for k, v in options.items() if v is not None}
-    if transformed is None:
-        transformed = transform(program, name, **options)
-    if args.compare:
-        view = Compare(program, transformed, describe(name, program, options), lang=getattr(args, "lang", None) or "en")
-        if getattr(args, "lower", False) or getattr(args, "compiled", False):
-            from .lowering import lowering_view
-            from .views import Stack
-            return Stack([view, lowering_view(transformed, compiled=args.compiled)])
-        return view
-    from .views import build_view
-    inner = argparse.Namespace(**vars(args))
-    inner.transform = None
-    return build_view(transformed, inner)
+    return {k: v for k, v in options.items() if v is not None}
 
 
-__all__ = ["TRANSFORMS", "transform", "alignment", "Compare", "transform_view",
-           "call_args", "eqn_line"]
+__all__ = ["TRANSFORMS", "transform", "check_options", "describe", "batched_call", "call_args"]

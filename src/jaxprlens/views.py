@@ -1,7 +1,10 @@
 """Choose and combine views for the magic's options (a view never calls back into the magic)."""
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, replace
+
 from .escape import html
+from .i18n import resolve
 
 
 class Stack:
@@ -32,29 +35,74 @@ class Stack:
         return self._repr_mimebundle_()["text/plain"]
 
 
-def build_view(program, args):
-    """The view object for parsed magic options ``args`` (see ``magic.JaxprMagics.jaxpr``)."""
-    if getattr(args, "transform", None):
-        from .transform import transform_view
-        return transform_view(program, args)
+@dataclass(frozen=True)
+class Options:
+    """What the reader asked to see, as plain typed values (the magic's argparse namespace stops at
+    ``from_namespace``; views take these)."""
+    text: bool = False
+    table: bool = False
+    graph: bool = False
+    debug: bool = False
+    run: bool = False
+    profile: bool = False
+    cost: bool = False
+    lower: bool = False
+    compiled: bool = False
+    lang: str | None = None            # None: the kernel-wide default (``%jaxpr_config --lang``)
+    device: str | None = None
+    repeat: int = 20
+    depth: int | None = None
+    max_nodes: int | None = None
+    path: str | None = None
+    transform: str | None = None
+    argnums: str | None = None
+    in_axes: str | None = None
+    batched: bool = False
+    compare: bool = False
+
+    @classmethod
+    def from_namespace(cls, ns) -> "Options":
+        return cls(**{f.name: getattr(ns, f.name) for f in fields(cls) if hasattr(ns, f.name)})
+
+    @property
+    def transform_options(self) -> dict:
+        return {"argnums": self.argnums, "in_axes": self.in_axes, "batched": self.batched or None}
+
+
+def build_view(program, opts: Options, transformed=None):
+    """The view object for ``opts``; ``transformed``: the transformed program when already traced
+    (``--batched`` traces it with the call)."""
+    if opts.transform:
+        from .transform import check_options, describe, transform
+        options = check_options(opts.transform, opts.transform_options)
+        if transformed is None:
+            transformed = transform(program, opts.transform, **options)
+        if not opts.compare:
+            return build_view(transformed, replace(opts, transform=None))
+        from .compare import Compare
+        view = Compare(program, transformed, describe(opts.transform, program, options), lang=resolve(opts.lang))
+        if opts.lower or opts.compiled:
+            from .lowering import lowering_view
+            return Stack([view, lowering_view(transformed, compiled=opts.compiled)])
+        return view
     parts = []
-    if args.text:
+    if opts.text:
         parts.append(program.text_view())
-    if args.table or args.cost or not (args.text or args.graph or args.debug or args.run or args.profile
-                                       or getattr(args, "lower", False) or getattr(args, "compiled", False)):
-        parts.append(program.table(lang=args.lang, cost=args.cost))
-    if args.graph:
-        parts.append(program.graph(depth=args.depth, max_nodes=args.max_nodes, path=args.path))
-    if getattr(args, "lower", False) or getattr(args, "compiled", False):
+    if opts.table or opts.cost or not (opts.text or opts.graph or opts.debug or opts.run or opts.profile
+                                       or opts.lower or opts.compiled):
+        parts.append(program.table(lang=opts.lang, cost=opts.cost))
+    if opts.graph:
+        parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path))
+    if opts.lower or opts.compiled:
         from .lowering import lowering_view
-        parts.append(lowering_view(program, compiled=args.compiled))
-    if args.run:
-        parts.append(program.run(device=args.device, repeat=args.repeat))
-    if args.profile:
+        parts.append(lowering_view(program, compiled=opts.compiled))
+    if opts.run:
+        parts.append(program.run(device=opts.device, repeat=opts.repeat))
+    if opts.profile:
         from .runner import profile
-        parts.append(profile(program, device=args.device, repeat=args.repeat))
-    if args.debug:
-        debugger = program.debugger(device=args.device, lang=args.lang)
+        parts.append(profile(program, device=opts.device, repeat=opts.repeat))
+    if opts.debug:
+        debugger = program.debugger(device=opts.device, lang=opts.lang)
         if parts:
             from IPython.display import display
             display(Stack(parts) if len(parts) > 1 else parts[0])

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from jaxprlens.explain import explain
-from jaxprlens.i18n import role_summary
+from jaxprlens.i18n import language, role_summary
 from jaxprlens.roles import Roles
 
 SOURCES = Path(__file__).resolve().parent.parent / "notebooks" / "src"
 LECTURES = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
 _HEADER = re.compile(r"^# %%(.*)$", re.MULTILINE)
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def cells(path: Path) -> list[dict]:
@@ -234,4 +235,7 @@ def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
             trial[f"answer_{n}"] = wrong
         with pytest.raises(AssertionError, match=r"^Not quite: ") as err:
             _run(check, trial)
-        assert " / " in str(err.value), "say what was wrong in both languages"
+        assert not CJK.search(str(err.value)), "the English edition's message is English only"
+        with language("zh"), pytest.raises(AssertionError, match=r"^还不对：") as err_zh:
+            _run(check, trial)
+        assert CJK.search(str(err_zh.value)) and str(err_zh.value) != str(err.value)

@@ -132,14 +132,7 @@ func1(jnp.zeros(8), jnp.ones(8))
 import jax.numpy as jnp
 from jax import make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -156,8 +149,8 @@ answer_1 = None  # an int / 一个整数
 # %% tags=["check-1"]
 eqns = make_jaxpr(g)(jnp.ones(4), jnp.ones(4)).jaxpr.eqns
 check(answer_1, len(eqns),
-      "Count one equation per primitive applied; a scalar literal such as 2. is an operand, not an equation. "
-      "/ 每施加一个原语就有一个方程；2. 这样的标量字面量只是操作数，不是方程。")
+      "Count one equation per primitive applied; a scalar literal such as 2. is an operand, not an equation.",
+      "每施加一个原语就有一个方程；2. 这样的标量字面量只是操作数，不是方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # cos, mul, add (2.0 is a literal operand of add), reduce_sum.
@@ -181,8 +174,8 @@ answer_2 = None  # a list of str, e.g. ["sin", "add"] / 字符串列表
 prims = [e.primitive.name for e in make_jaxpr(h)(jnp.ones(4)).jaxpr.eqns]
 check(answer_2, prims,
       "Read h from the inside out: the product comes first, then the sum, then the subtraction; a jaxpr is in "
-      "A-normal form, so each becomes its own equation. / 从里往外读 h：先乘，再求和，最后减；jaxpr 是 A 范式，"
-      "每一步各成一个方程。")
+      "A-normal form, so each becomes its own equation.",
+      "从里往外读 h：先乘，再求和，最后减；jaxpr 是 A 范式，每一步各成一个方程。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 answer_2 = ["mul", "reduce_sum", "sub"]

@@ -104,14 +104,7 @@ print(len(leaves), treedef)
 import jax.numpy as jnp
 from jax import make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -131,8 +124,9 @@ answer_1 = None  # an int / 一个整数
 # %% tags=["check-1"]
 muls = [e for e in make_jaxpr(double3)(jnp.ones(4)).jaxpr.eqns if e.primitive.name == "mul"]
 check(answer_1, len(muls),
-      "The loop is unrolled while tracing: every iteration that runs records its own mul, and no loop "
-      "primitive is left. / 循环在 trace 时被展开：每执行一次迭代就记录一个 mul，不会留下循环原语。")
+      "The loop is unrolled while tracing: every iteration that runs records its own mul, and no loop primitive "
+      "is left.",
+      "循环在 trace 时被展开：每执行一次迭代就记录一个 mul，不会留下循环原语。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 answer_1 = 3
@@ -157,8 +151,8 @@ answer_2 = None  # a pair (int, str) / 二元组 (整数, 字符串)
 invars = make_jaxpr(f)(params, xs).jaxpr.invars
 first = "w" if invars[0].aval.shape == (3,) else "b"
 check(answer_2, (len(invars), first),
-      "Every leaf of every argument becomes one input; a dict's leaves come in sorted key order. "
-      "/ 每个参数的每个叶子各成一个输入；字典的叶子按键排序。")
+      "Every leaf of every argument becomes one input; a dict's leaves come in sorted key order.",
+      "每个参数的每个叶子各成一个输入；字典的叶子按键排序。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Two leaves in params, two in xs; jax.tree_util sorts dict keys, so "b" comes before "w".

@@ -164,14 +164,7 @@ import jax.numpy as jnp
 import jax.extend.core as jcore
 from jax import lax, make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -191,8 +184,9 @@ closed_shift = make_jaxpr(shift)(jnp.ones(4))
 n_literals = sum(isinstance(a, jcore.Literal) for e in closed_shift.jaxpr.eqns for a in e.invars)
 check(answer_1, (len(closed_shift.jaxpr.constvars), n_literals),
       "NumPy work on NumPy arrays runs at trace time: np.arange(4.) * 2. is one array constant (hoisted), while "
-      "the Python scalar 1. stays a literal. / NumPy 数组上的 NumPy 运算在 trace 时就算完：np.arange(4.) * 2. "
-      "是一个数组常量（被提升），Python 标量 1. 仍是字面量。")
+      "the Python scalar 1. stays a literal.",
+      "NumPy 数组上的 NumPy 运算在 trace 时就算完：np.arange(4.) * 2. 是一个数组常量（被提升），Python 标量 1. 仍"
+      "是字面量。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # np.arange(4.) * 2. is computed by NumPy while tracing: one f32[4] constvar. Then two adds; only 1. is a literal.
@@ -219,8 +213,9 @@ closed_pick = make_jaxpr(pick)(True, jnp.ones(3))
 true_branch = closed_pick.jaxpr.eqns[-1].params["branches"][1]
 check(answer_2, (len(closed_pick.jaxpr.constvars), len(true_branch.jaxpr.constvars)),
       "A captured array is hoisted all the way out: it is a constvar of the outer jaxpr and an ordinary operand "
-      "of cond, bound after the ';' in every branch. / 被捕获的数组一路提升到最外层：它是外层 jaxpr 的 constvar，"
-      "是 cond 的普通操作数，在每个分支中由分号之后的变量接住。")
+      "of cond, bound after the ';' in every branch.",
+      "被捕获的数组一路提升到最外层：它是外层 jaxpr 的 constvar，是 cond 的普通操作数，在每个分支中由分号之后的变"
+      "量接住。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 answer_2 = (1, 0)

@@ -150,14 +150,7 @@ import numpy as np
 import jax.numpy as jnp
 from jax import lax, make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -178,8 +171,8 @@ got = float(eqn.primitive.bind(np.int32(-3), np.float32(5.), **eqn.params)[0])
 ran = [float(one_of_three(i, 5.)) for i in range(3)].index(got)
 check(answer_1, ran,
       "cond does not clamp: clamping is lax.switch's separate clamp equation. Bound directly, an index out of "
-      "range runs the last branch. / cond 本身不钳制，钳制是 lax.switch 单独的 clamp 方程；直接绑定时，越界索引"
-      "执行最后一个分支。")
+      "range runs the last branch.",
+      "cond 本身不钳制，钳制是 lax.switch 单独的 clamp 方程；直接绑定时，越界索引执行最后一个分支。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 answer_1 = 2
@@ -201,8 +194,8 @@ answer_2 = None  # an int / 一个整数
 cond_of_blend = make_jaxpr(blend)(jnp.ones(3), jnp.ones(3)).jaxpr.eqns[-1]
 check(answer_2, len(cond_of_blend.invars),
       "Count the index, then the hoisted constants captured by any branch, then the operands you passed; every "
-      "branch receives all of them. / 依次数：索引、任一分支捕获并被提升的常量、你传入的操作数；每个分支都会收到全部"
-      "这些值。")
+      "branch receives all of them.",
+      "依次数：索引、任一分支捕获并被提升的常量、你传入的操作数；每个分支都会收到全部这些值。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # The index, w (captured by the true branch, hoisted), x and y.

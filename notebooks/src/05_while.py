@@ -122,14 +122,7 @@ import numpy as np
 import jax.numpy as jnp
 from jax import lax, make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -154,7 +147,8 @@ loop = make_jaxpr(grow)(3, jnp.ones(3)).jaxpr.eqns[-1]
 cn, bn = loop.params["cond_nconsts"], loop.params["body_nconsts"]
 check(answer_1, {"cond_consts": cn, "body_consts": bn, "carry": len(loop.invars) - cn - bn},
       "A value captured by cond_fun is a cond const, one captured by body_fun a body const, and each leaf of "
-      "init is one carry. / 被 cond_fun 捕获的值是 cond 常量，被 body_fun 捕获的是 body 常量，init 的每个叶子是一个 carry。")
+      "init is one carry.",
+      "被 cond_fun 捕获的值是 cond 常量，被 body_fun 捕获的是 body 常量，init 的每个叶子是一个 carry。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # limit is read by cond_fun, w by body_fun; the carry is the pair (counter, x).
@@ -178,8 +172,8 @@ answer_2 = None  # a str / 一个字符串
 loops = [e.primitive.name for e in make_jaxpr(five_times)(1.).jaxpr.eqns if e.primitive.name in ("while", "scan")]
 check(answer_2, loops[0],
       "When the trip count is known while tracing, fori_loop builds a loop of static length (the kind that "
-      "reverse-mode can differentiate); only a runtime bound needs while. / 迭代次数在 trace 时已知时，fori_loop "
-      "生成静态长度的循环（可以反向求导）；只有运行时的上界才需要 while。")
+      "reverse-mode can differentiate); only a runtime bound needs while.",
+      "迭代次数在 trace 时已知时，fori_loop 生成静态长度的循环（可以反向求导）；只有运行时的上界才需要 while。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 answer_2 = "scan"

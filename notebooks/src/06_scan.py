@@ -127,14 +127,7 @@ import jax.numpy as jnp
 from jax import lax
 import jaxprlens
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -157,9 +150,9 @@ answer_1 = None  # a dict of three ints / 含三个整数的字典
 # %% tags=["check-1"]
 scan_eqn = jaxprlens.trace(running, jnp.ones(16), 2.).eqns[-1]
 check(answer_1, dict(scan_eqn.roles.groups),
-      "Consts are the values the body captures (traced or hoisted arrays), the carry is each leaf of init, "
-      "and xs are the leaves of the scanned argument. / 常量是 body 捕获的值（被 trace 的值或被提升的数组），"
-      "carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
+      "Consts are the values the body captures (traced or hoisted arrays), the carry is each leaf of init, and "
+      "xs are the leaves of the scanned argument.",
+      "常量是 body 捕获的值（被 trace 的值或被提升的数组），carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Captured: k (an argument) and w (an array constant, hoisted); carry: (total, count); xs: xs.
@@ -178,8 +171,8 @@ answer_2 = None  # a tuple of ints, e.g. (2, 5) / 整数元组
 # %% tags=["check-2"]
 _, (first_ys, _) = jax.eval_shape(running, jnp.ones(16), 2.)
 check(answer_2, first_ys.shape,
-      "scan stacks each per-step output along a new leading axis of size length. / scan 把每步的输出沿一个新的、"
-      "长度为 length 的第 0 维堆叠起来。")
+      "scan stacks each per-step output along a new leading axis of size length.",
+      "scan 把每步的输出沿一个新的、长度为 length 的第 0 维堆叠起来。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Each step gives x * w: f32[3]; 16 steps stack to f32[16,3].

@@ -119,14 +119,7 @@ import re
 import jax
 from jax import make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -151,8 +144,8 @@ printed = make_jaxpr(outer)(1., 2.).pretty_print(use_color=False)
 binders = re.search(r"jaxpr=\{ lambda ; (.*?)\. let", printed).group(1)
 check(answer_1, [b.split(":")[0] for b in binders.split()],
       "jit's printing rule gives the callee's binders the names of the operands passed to it; read the operands "
-      "after the closing ']' of the jit equation. / jit 的打印规则让被调函数的绑定变量沿用传入的操作数的名字；"
-      "看 jit 方程右方括号之后的操作数。")
+      "after the closing ']' of the jit equation.",
+      "jit 的打印规则让被调函数的绑定变量沿用传入的操作数的名字；看 jit 方程右方括号之后的操作数。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # a is x, b is y, c is z; the call passes b (the captured y) and c (z), so the binders print as b and c.
@@ -173,8 +166,8 @@ closed_outer = make_jaxpr(outer)(1., 2.)
 x_var, y_var = closed_outer.jaxpr.invars
 call = closed_outer.jaxpr.eqns[-1]
 check(answer_2, "y" if call.invars[0] is y_var else "z",
-      "Closed-over values become explicit operands, and they are passed before the function's own arguments. "
-      "/ 被闭包捕获的值变成显式操作数，并排在函数自身的参数之前。")
+      "Closed-over values become explicit operands, and they are passed before the function's own arguments.",
+      "被闭包捕获的值变成显式操作数，并排在函数自身的参数之前。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 answer_2 = "y"

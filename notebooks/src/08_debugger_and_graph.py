@@ -113,14 +113,7 @@ import numpy as np
 import jax.numpy as jnp
 import jaxprlens
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -140,7 +133,8 @@ answer_1 = None  # a primitive name (str) / 原语名（字符串）
 first_nan = jaxprlens.trace(risky, xs).stepper(break_on_nan=True).run().last_eqn
 check(answer_1, first_nan.primitive,
       "Walk the equations in order and ask which one first turns a finite input into NaN; later equations only "
-      "pass the NaN on. / 按顺序逐个看方程，找出第一个把有限输入变成 NaN 的方程；之后的方程只是把 NaN 传下去。")
+      "pass the NaN on.",
+      "按顺序逐个看方程，找出第一个把有限输入变成 NaN 的方程；之后的方程只是把 NaN 传下去。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # x - 1. is negative for 0.5 and -1.; sqrt of a negative float is NaN. log only receives it.
@@ -157,8 +151,8 @@ answer_2 = None  # an int / 一个整数
 
 # %% tags=["check-2"]
 check(answer_2, int(np.isnan(np.asarray(risky(xs))).sum()),
-      "A NaN propagates through every later elementwise equation, so count the entries where x - 1. < 0. "
-      "/ NaN 会传遍之后所有逐元素方程，所以数一数 x - 1. < 0 的元素。")
+      "A NaN propagates through every later elementwise equation, so count the entries where x - 1. < 0.",
+      "NaN 会传遍之后所有逐元素方程，所以数一数 x - 1. < 0 的元素。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 answer_2 = 2

@@ -71,6 +71,7 @@ import jax
 import jax.numpy as jnp
 import jax.extend.core as jcore
 from jax import lax, make_jaxpr
+from jaxprlens.exercise import fail, passed, pending
 
 def func1(first, second):
     temp = first + jnp.sin(second) * 3.
@@ -125,26 +126,27 @@ def check_evaluator(evaluate, recursive=False):
         try:
             ours = counting(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(args))
         except NotImplementedError:
-            print(f"Not answered yet: write {name}, then run this cell again.\n"
-                  f"尚未作答：写好 {name}，再运行本单元格。")
+            pending(f"write {name}", f"写好 {name}")
             return
         except Exception as e:  # the student's code: say which program broke it and how
-            raise AssertionError(f"Not quite: {name} raised {type(e).__name__}: {e} while running {f.__name__}. "
-                                 "Did you write the constvars and the invars before the first equation? / "
-                                 f"{name} 在运行 {f.__name__} 时出错；是否在第一个方程之前写入了 constvars 与 invars？"
-                                 ) from e
+            error = f"{type(e).__name__}: {e}"
+            fail(f"{name} raised {error} while running {f.__name__}.",
+                 f"{name} 在运行 {f.__name__} 时出错（{error}）。",
+                 "Did you write the constvars and the invars before the first equation?",
+                 "是否在第一个方程之前写入了 constvars 与 invars？")
         finally:
             globals()[name] = evaluate
         ok = len(ours) == len(expected) and all(np.allclose(a, b) for a, b in zip(ours, expected))
-        assert ok, (f"Not quite: {name} gives {[np.asarray(o).tolist() for o in ours]} for {f.__name__}, "
-                    f"jax.jit gives {[np.asarray(o).tolist() for o in expected]}. / {name} 对 {f.__name__} 的结果"
-                    "与 jax.jit 不同。")
+        if not ok:
+            got, want = [np.asarray(o).tolist() for o in ours], [np.asarray(o).tolist() for o in expected]
+            fail(f"{name} gives {got} for {f.__name__}, jax.jit gives {want}.",
+                 f"{name} 对 {f.__name__} 的结果是 {got}，jax.jit 的结果是 {want}。")
         nested = [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name in HIGHER_ORDER]
-        assert not recursive or not nested or len(calls) > 1, (
-            f"Not quite: the values are right, but for {f.__name__} {name} never called itself: it bound "
-            f"{nested[0] if nested else ''} instead of running its sub-jaxprs. / 结果正确，但 {name} 没有递归调用自己，"
-            "而是直接 bind 了高阶原语。")
-    print("Correct! / 正确！")
+        if recursive and nested and len(calls) == 1:
+            fail(f"the values are right, but for {f.__name__} {name} never called itself: it bound {nested[0]} "
+                 "instead of running its sub-jaxprs.",
+                 f"结果正确，但对 {f.__name__}，{name} 没有递归调用自己，而是直接 bind 了 {nested[0]}。")
+    passed()
 
 
 # %% [markdown]

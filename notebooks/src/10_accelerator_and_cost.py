@@ -100,14 +100,7 @@ import numpy as np
 import jax.numpy as jnp
 from jax import make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -131,8 +124,8 @@ dot = next(e for e in make_jaxpr(layer)(w, x).jaxpr.eqns if e.primitive.name == 
 (contracted, _), _ = dot.params["dimension_numbers"]
 k = math.prod(dot.invars[0].aval.shape[d] for d in contracted)
 check(answer_1, 2 * math.prod(dot.outvars[0].aval.shape) * k,
-      "Each of the 128 x 256 outputs is a dot product of length 256: one multiply and one add per term. "
-      "/ 128 x 256 个输出中的每一个都是长度 256 的点积：每项一次乘法和一次加法。")
+      "Each of the 128 x 256 outputs is a dot product of length 256: one multiply and one add per term.",
+      "128 x 256 个输出中的每一个都是长度 256 的点积：每项一次乘法和一次加法。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 answer_1 = 2 * 128 * 256 * 256
@@ -150,8 +143,8 @@ answer_2 = None  # an int / 一个整数
 tanh = next(e for e in make_jaxpr(layer)(w, x).jaxpr.eqns if e.primitive.name == "tanh")
 moved = sum(v.aval.size * v.aval.dtype.itemsize for v in [*tanh.invars, *tanh.outvars])
 check(answer_2, moved,
-      "tanh reads one f32[128,256] and writes one f32[128,256]; a float32 is 4 bytes. / tanh 读入一个 f32[128,256]，"
-      "写出一个 f32[128,256]；每个 float32 占 4 字节。")
+      "tanh reads one f32[128,256] and writes one f32[128,256]; a float32 is 4 bytes.",
+      "tanh 读入一个 f32[128,256]，写出一个 f32[128,256]；每个 float32 占 4 字节。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Two arrays of 128 * 256 float32 values, 4 bytes each: 262144 bytes, for only 32768 tanh evaluations.

@@ -222,14 +222,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax, make_jaxpr
 
-def check(answer, truth, hint):
-    """Compare a prediction with `truth` (computed from JAX); `hint` says what to look at when it is wrong."""
-    if answer is None:
-        print("Not answered yet: replace None with your prediction, then run this cell again.\n"
-              "尚未作答：把 None 换成你的预测，再运行本单元格。")
-        return
-    assert answer == truth, f"Not quite: you answered {answer!r}. {hint}"
-    print("Correct! / 正确！")
+from jaxprlens.exercise import check
 
 
 # %% [markdown]
@@ -255,9 +248,10 @@ for e in make_jaxpr(jax.grad(func1))(*args).jaxpr.eqns:
     else:
         added.append(e.primitive.name)
 check(answer_1, added,
-      "The forward equations are all kept. Going backwards, d(sum)/d(temp) is a vector of ones and d(temp)/d(first) "
-      "is the identity, so what is new is only what builds that vector. / 前向方程全部保留。反向时 d(sum)/d(temp) "
-      "是全 1 向量，d(temp)/d(first) 是恒等映射，新增的只是构造这个向量的方程。")
+      "The forward equations are all kept. Going backwards, d(sum)/d(temp) is a vector of ones and "
+      "d(temp)/d(first) is the identity, so what is new is only what builds that vector.",
+      "前向方程全部保留。反向时 d(sum)/d(temp) 是全 1 向量，d(temp)/d(first) 是恒等映射，新增的只是构造这个向量的"
+      "方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # The transpose of reduce_sum broadcasts the cotangent 1.0 back to f32[8]; the add passes it on unchanged.
@@ -282,8 +276,8 @@ answer_2 = None  # True or False
 mapped = make_jaxpr(jax.vmap(shifted, in_axes=(None, 0)))(1., jnp.arange(4.))
 check(answer_2, any(e.primitive.name == "cond" for e in mapped.jaxpr.eqns),
       "vmap turns a cond into select_n only when the predicate itself is batched; an unbatched predicate still "
-      "picks one branch for the whole batch. / 只有谓词本身被批处理时，vmap 才把 cond 变成 select_n；未被批处理的"
-      "谓词仍为整批选择一个分支。")
+      "picks one branch for the whole batch.",
+      "只有谓词本身被批处理时，vmap 才把 cond 变成 select_n；未被批处理的谓词仍为整批选择一个分支。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 answer_2 = True
@@ -305,7 +299,8 @@ answer_3 = None  # an int / 一个整数
 scans = [e for e in make_jaxpr(jax.grad(total))(jnp.ones(5)).jaxpr.eqns if e.primitive.name == "scan"]
 check(answer_3, len(scans),
       "Reverse mode needs the forward loop (to save what the backward pass needs) and then the transposed loop, "
-      "run in reverse. / 反向模式需要前向循环（保存反向过程所需的值），然后是倒着运行的转置循环。")
+      "run in reverse.",
+      "反向模式需要前向循环（保存反向过程所需的值），然后是倒着运行的转置循环。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
 answer_3 = 2

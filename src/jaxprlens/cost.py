@@ -15,6 +15,7 @@ import numpy as np
 from . import _jax
 from .i18n import t
 from .model import Eqn, Lit, Program, path_id
+from .taxonomy import names
 
 # ---------------------------------------------------------------- the Cost value
 
@@ -311,22 +312,13 @@ def _default(eqn: Eqn, ctx: Ctx) -> Cost:
     return Cost(flops=0, bytes=bytes_moved(eqn), origin="default")
 
 
-ELEMENTWISE = ("add sub mul div rem max min neg abs sign floor ceil round is_finite not and or xor "
-               "eq ne lt le gt ge select_n clamp integer_pow square nextafter conj real imag complex "
-               "shift_left shift_right_logical shift_right_arithmetic population_count clz add_any "
-               "reduce_precision").split()
-TRANSCENDENTAL = ("exp exp2 log log1p expm1 sin cos tan tanh logistic sqrt rsqrt cbrt pow atan2 erf erfc "
-                  "erf_inv lgamma digamma asin acos atan sinh cosh asinh acosh atanh bessel_i0e bessel_i1e "
-                  "igamma igammac random_gamma_grad polygamma zeta").split()
-REDUCTIONS = "reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor argmax argmin".split()
-CUMULATIVE = "cumsum cumprod cummax cummin cumlogsumexp".split()
-MOVEMENT = ("broadcast_in_dim reshape transpose slice dynamic_slice dynamic_update_slice concatenate pad "
-            "squeeze expand_dims convert_element_type bitcast_convert_type copy copy_p rev gather scatter "
-            "iota sharding_constraint device_put select_and_scatter_add sort split optimization_barrier "
-            "stop_gradient").split()
-COLLECTIVES = "psum psum_invariant pmax pmin all_gather reduce_scatter all_to_all ppermute pbroadcast".split()
-CALLS = ("jit pjit closed_call core_call custom_jvp_call custom_vjp_call custom_vjp_call_jaxpr remat2 "
-         "checkpoint").split()
+ELEMENTWISE = names("elementwise")
+TRANSCENDENTAL = names("transcendental")
+REDUCTIONS = names("reduction")
+CUMULATIVE = names("cumulative")
+MOVEMENT = names("data movement")
+COLLECTIVES = names("collective")
+CALLS = names("call")
 
 cost_rules: dict[str, Callable] = {
     **{p: _elementwise for p in ELEMENTWISE},

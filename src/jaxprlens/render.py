@@ -18,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .taxonomy import graph_kind
 from .escape import html
 from .i18n import t
 
@@ -104,23 +105,7 @@ def inline_svg(svg: str) -> str:
 MID = "#888888"       # strokes and edge text: readable on light and dark backgrounds
 INK = "#1a1a1a"       # text on the light fills
 
-# Colour kinds of primitives, as a table keyed by primitive name (anything else: "other").
-_KIND_NAMES = {
-    "elementwise": """add sub mul div neg abs sign floor ceil round rem pow integer_pow square sqrt rsqrt cbrt
-        exp exp2 log log1p expm1 tanh logistic sin cos tan asin acos atan atan2 sinh cosh asinh acosh atanh
-        erf erfc erf_inv lgamma digamma igamma max min nextafter is_finite not and or xor eq ne lt le gt ge
-        select_n clamp convert_element_type bitcast_convert_type real imag conj complex population_count
-        clz shift_left shift_right_logical shift_right_arithmetic reduce_precision copy copy_p""",
-    "reduction": """reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor argmax argmin
-        cumsum cumprod cummax cummin cumlogsumexp reduce_window_sum reduce_window_max reduce_window_min""",
-    "contraction": "dot_general conv_general_dilated ragged_dot_general",
-    "control flow": """cond while scan jit pjit closed_call core_call custom_jvp_call custom_vjp_call
-        custom_vjp_call_jaxpr remat2 checkpoint shard_map custom_lin run_state""",
-    "data movement": """broadcast_in_dim reshape transpose squeeze expand_dims concatenate pad slice
-        dynamic_slice dynamic_update_slice gather scatter scatter-add scatter_add scatter_mul scatter_min
-        scatter_max rev split sort iota device_put select_and_scatter_add select_and_gather_add""",
-}
-primitive_kinds = {p: kind for kind, names in _KIND_NAMES.items() for p in names.split()}
+# Colour kinds of primitives come from the one taxonomy (taxonomy.graph_kind).
 KIND_COLORS = {   # kind: (fill, stroke); light fills with dark text, mid-tone strokes
     "elementwise": ("#cfe3fa", "#4a7fc1"),
     "reduction": ("#fde2b8", "#c98a2b"),
@@ -144,7 +129,7 @@ STYLES = {        # the non-equation nodes
 
 
 def kind_of(primitive: str, has_subs: bool = False) -> str:
-    return primitive_kinds.get(primitive, "control flow" if has_subs else "other")
+    return graph_kind(primitive, has_subs)
 
 
 def missing_html(error: str, source: str, lang: str = "en") -> str:

@@ -30,3 +30,12 @@ def test_graph_and_cost_read_the_same_table():
     assert class_of("my_custom_hop", has_subs=True) == "call" and graph_kind("my_custom_hop", True) == "control flow"
     assert class_of("my_custom_prim") == "other" and graph_kind("my_custom_prim") == "other"
     assert jax.lax.add_p.name == "add"
+
+
+def test_explanations_are_keyed_by_the_same_names():
+    from jaxprlens.explain import _GENERIC, explain, explain_rules
+    assert not set(explain_rules) - _registered() - ELSEWHERE
+    # every classified primitive the installed JAX has is explained (by the table or its docstring)
+    missing = [p for p in set(primitive_class) & _registered()
+               if p not in explain_rules and explain(p) == _GENERIC[0].format(p)]
+    assert not missing, f"no explanation for {sorted(missing)}"

@@ -58,6 +58,13 @@ explain_rules: dict[str, tuple[str, str]] = {
     "erf": ("Error function erf(x) of each element.", "逐元素求误差函数 erf(x)。"),
     "erfc": ("Complementary error function 1 - erf(x) of each element.", "逐元素求互补误差函数 1 - erf(x)。"),
     "erf_inv": ("Inverse error function of each element.", "逐元素求反误差函数。"),
+    "bessel_i1e": ("Exponentially scaled modified Bessel function of order 1, exp(-|x|) * I1(x), elementwise.",
+                   "逐元素求指数缩放的 1 阶修正贝塞尔函数 exp(-|x|) * I1(x)。"),
+    "igammac": ("Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), elementwise.",
+                "逐元素求正则化上不完全伽马函数 Q(a, x) = 1 - P(a, x)。"),
+    "polygamma": ("Polygamma function of order m at x, elementwise (the m-th derivative of digamma).",
+                  "逐元素求 m 阶多伽马函数（digamma 的 m 阶导数）。"),
+    "zeta": ("Hurwitz zeta function zeta(x, q), elementwise.", "逐元素求 Hurwitz zeta 函数 zeta(x, q)。"),
     "lgamma": ("Log of the absolute value of the gamma function, elementwise.",
                "逐元素求 gamma 函数绝对值的对数。"),
     "digamma": ("Digamma function (the derivative of lgamma) of each element.",
@@ -130,6 +137,12 @@ explain_rules: dict[str, tuple[str, str]] = {
     "reduce_window_min": ("Minimum of each sliding window.", "求每个滑动窗口中的最小值。"),
     "reduce_window": ("Reduces each sliding window with a custom combining function `jaxpr`.",
                       "用自定义合并函数 jaxpr 对每个滑动窗口做归约。"),
+    "select_and_scatter": ("Per window: picks an element by `select_jaxpr`, combines the source value in by "
+                           "`scatter_jaxpr`.",
+                           "在每个窗口中用 `select_jaxpr` 选出一个元素，再用 `scatter_jaxpr` 把源值合并进去。"),
+    "select_and_gather_add": ("In each window, picks the tangent at the position the select rule chooses "
+                              "(the JVP of max pooling).",
+                              "在每个窗口中取选择规则选中位置的切向量（最大池化的 JVP）。"),
     "select_and_scatter_add": ("Max-pooling gradient: adds each window's source value at the window's max.",
                                "最大池化的梯度：把每个窗口的 source 值加到该窗口最大元素的位置。"),
     "cumsum": ("Running sum along `axis` (from the end if `reverse`).", "沿 axis 求累加和（reverse 为真时从末尾开始）。"),
@@ -178,6 +191,9 @@ explain_rules: dict[str, tuple[str, str]] = {
               "沿 axis 把操作数切分为 sizes 指定大小的若干块。"),
     "top_k": ("Returns the `k` largest values along `axis` and their indices.", "返回沿 axis 最大的 k 个值及其下标。"),
     # --- linear algebra, convolution, FFT ---
+    "ragged_dot_general": ("Matrix product over groups of rows of different sizes (`group_sizes`), as in "
+                           "mixture-of-experts layers.",
+                           "按大小不一的行组（`group_sizes`）做矩阵乘法，如混合专家层。"),
     "dot_general": ("Generalized matrix product: contracts and batches the axes in `dimension_numbers`.",
                     "广义矩阵乘法：按 dimension_numbers 对指定维度做收缩和批处理。"),
     "conv_general_dilated": ("Convolves lhs (the input) with rhs (the kernel), with strides, padding, dilation.",
@@ -234,6 +250,10 @@ explain_rules: dict[str, tuple[str, str]] = {
     # --- multi-device (named axes) ---
     "shard_map": ("Runs `jaxpr` on every device of `mesh`, each on its shard (in_specs / out_specs).",
                   "在 mesh 的每个设备上对各自的分片运行 jaxpr（按 in_specs / out_specs 切分）。"),
+    "psum_invariant": ("Sums across devices along the named `axes`; the result is the same on every device.",
+                       "沿命名的 `axes` 跨设备求和；每个设备上的结果相同。"),
+    "pbroadcast": ("Marks a value as varying along the named `axes` (no data moves; a type change for shard_map).",
+                   "把值标记为沿命名的 `axes` 变化（不移动数据；shard_map 的类型变化）。"),
     "psum": ("Sums the operand across devices along the named `axes` (an all-reduce).",
              "沿命名轴 axes 跨设备对操作数求和（all-reduce）。"),
     "pmax": ("Maximum of the operand across devices along the named `axes`.", "沿命名轴 axes 跨设备求操作数的最大值。"),

@@ -23,14 +23,14 @@ _CLASSES = {
     "collective": "psum psum_invariant pmax pmin all_gather reduce_scatter all_to_all ppermute pbroadcast",
     "call": """jit pjit closed_call core_call custom_jvp_call custom_vjp_call custom_vjp_call_jaxpr remat2
         checkpoint custom_lin""",
-    "control flow": "cond while scan shard_map xla_pmap run_state",
+    "control flow": "cond while scan shard_map xla_pmap",
 }
 primitive_class: dict[str, str] = {p: c for c, names in _CLASSES.items() for p in names.split()}
 
 # names the installed JAX may not register: other releases' names (pjit became jit in 0.7; pmap traces
 # to shard_map since 0.8) or primitives of modules not imported by default (checked by the tests)
 ELSEWHERE = {"pjit", "xla_pmap", "custom_vjp_call_jaxpr", "core_call", "psum_invariant", "pbroadcast",
-             "custom_lin", "run_state", "remat2", "checkpoint", "random_gamma_grad"}
+             "custom_lin", "remat2", "checkpoint", "random_gamma_grad"}
 
 # the graph draws five kinds of node
 GRAPH_KIND = {"elementwise": "elementwise", "transcendental": "elementwise", "reduction": "reduction",

@@ -191,7 +191,7 @@ explain_rules: dict[str, tuple[str, str]] = {
               "沿 axis 把操作数切分为 sizes 指定大小的若干块。"),
     "top_k": ("Returns the `k` largest values along `axis` and their indices.", "返回沿 axis 最大的 k 个值及其下标。"),
     # --- linear algebra, convolution, FFT ---
-    "ragged_dot_general": ("Matrix product over groups of rows of different sizes (`group_sizes`), as in "
+    "ragged_dot_general": ("Matrix product over row groups of different sizes (`group_sizes`), as in "
                            "mixture-of-experts layers.",
                            "按大小不一的行组（`group_sizes`）做矩阵乘法，如混合专家层。"),
     "dot_general": ("Generalized matrix product: contracts and batches the axes in `dimension_numbers`.",

@@ -134,6 +134,12 @@ def test_views_fit_970px_both_themes_both_languages(lab, open_notebook):
     body_use.first.wait_for()
     assert body_use.all_inner_texts() == ["g"]
     assert table.locator("table.jl-sig var.jl-vdef", has_text=re.compile("^a$")).count() == 1
+    use = table.locator("tr.jl-row[data-eqn='2/body/3'] var", has_text=re.compile("^g$"))
+    use.hover()                                   # hovering a name tells its type, from its binder
+    assert use.get_attribute("title") == "g:f32[16]"
+    prim = table.locator("tr.jl-row[data-eqn='2/body/3'] .jl-prim")
+    prim.hover()                                  # and a primitive what it does, on every row
+    assert prim.get_attribute("title") == "Adds the two operands elementwise."
 
     problems = _check_readable(page, "light")     # with the selection showing
     try:

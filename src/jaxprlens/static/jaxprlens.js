@@ -147,6 +147,11 @@
       if (v && root.contains(v)) select(root, v.textContent);
     });
     root.addEventListener("mouseover", function (e) {
+      var v = e.target.closest && e.target.closest("var");
+      if (v && !v.title) {     // a name's hover: its type, from the binder that defines it
+        var def = vars(root, v.textContent).filter(isDef)[0];
+        if (def) v.title = v.textContent + def.nextElementSibling.textContent;
+      }
       var p = e.target.closest && e.target.closest(".jl-prim");
       if (p && !p.title) {
         var tr = p.closest("tr.jl-row"), text = tr && explain[tr.getAttribute("data-primitive")];

@@ -1,5 +1,10 @@
-"""Build the course: each ``notebooks/src/NN_name.py`` (jupytext percent) becomes an executed
-``notebooks/NN_name.ipynb`` with its outputs stored, written byte-for-byte reproducibly.
+"""Build the course: each ``notebooks/src/NN_name.py`` (jupytext percent, bilingual) becomes two executed
+notebooks, ``notebooks/en/NN_name.ipynb`` and ``notebooks/zh/NN_name.ipynb``, with their outputs stored,
+written byte-for-byte reproducibly.
+
+The two editions come from the same source (``editions.py`` says how a bilingual paragraph, label, heading
+and comment splits); they have the same code cells, and the Chinese one starts with ``%jaxpr_config --lang
+zh`` so that every view, debugger and check speaks Chinese.  Cells get ``slideshow`` metadata for RISE.
 
 Cells tagged ``needs-feature`` use a part of jaxprlens that may not exist yet (graph, debugger, runner,
 cost, transforms).  They are kept when every module they need is importable and left out otherwise, so
@@ -11,6 +16,7 @@ Usage::
 
     .venv/bin/python scripts/build_notebooks.py            # build every lecture
     .venv/bin/python scripts/build_notebooks.py 01 05      # only lectures whose name starts so
+    .venv/bin/python scripts/build_notebooks.py --lang zh  # only one edition
     .venv/bin/python scripts/build_notebooks.py --check    # build into a temp dir, diff against notebooks/
 """
 from __future__ import annotations
@@ -28,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOURCES = NOTEBOOKS / "src"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from editions import LANGS, edition  # noqa: E402
 TAG = "needs-feature"
 
 # Magic flag -> modules it needs.
@@ -90,7 +98,7 @@ def _stable_ids(nb, stem: str) -> None:
 def _clean(nb, stem: str) -> None:
     """Drop what varies from run to run (timestamps, random widget ids) and what the reader needs not."""
     nb.metadata.pop("widgets", None)
-    nb.metadata["jupytext"] = {"formats": "ipynb,src//py:percent"}
+    nb.metadata.pop("jupytext", None)       # built from a bilingual source: not a jupytext pair
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     for cell in nb.cells:
@@ -121,20 +129,26 @@ def _coalesce_streams(outputs: list) -> list:
     return merged
 
 
-def build_one(src: Path, out_dir: Path, timeout: int = 600) -> list[str]:
+def build_one(src: Path, out_dir: Path, lang: str = "en", timeout: int = 600) -> list[str]:
+    """Execute the ``lang`` edition of ``src`` into ``out_dir/lang/``; return the cells left out."""
+    import jax
     import jupytext
     import nbformat
     from nbclient import NotebookClient
 
     nb = jupytext.read(src, fmt="py:percent")
     nb.cells, skipped = select_cells(nb, src.name)
+    edition(nb, lang, src.name)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["jaxprlens"] = {"edition": lang, "jax": jax.__version__}
+    out_dir = out_dir / lang
+    out_dir.mkdir(parents=True, exist_ok=True)
     # One pinned renderer for stored SVG, whether or not a system `dot` exists (nbval compares them).
     env = dict(os.environ, JAX_PLATFORMS="cpu", JAXPRLENS_RENDERER="graphviz-pure",
                PYDEVD_DISABLE_FILE_VALIDATION="1")
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            store_widget_state=False, resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.execute(env=env, cwd=str(NOTEBOOKS))
+                            store_widget_state=False, resources={"metadata": {"path": str(out_dir)}})
+    client.execute(env=env, cwd=str(out_dir))
     _stable_ids(nb, src.stem)
     _clean(nb, src.stem)
     nbformat.validate(nb)
@@ -158,6 +172,8 @@ def main(argv=None) -> int:
     parser.add_argument("only", nargs="*", help="build only lectures whose file name starts with these")
     parser.add_argument("--check", action="store_true",
                         help="build into a temporary folder and report notebooks that differ from notebooks/")
+    parser.add_argument("--lang", choices=LANGS, action="append",
+                        help="build only this edition (default: both, notebooks/en and notebooks/zh)")
     opts = parser.parse_args(argv)
     os.environ["JAX_PLATFORMS"] = "cpu"
     sources = sorted(p for p in SOURCES.glob("[0-9][0-9]_*.py")
@@ -169,15 +185,17 @@ def main(argv=None) -> int:
     differ = []
     try:
         for src in sources:
-            skipped = build_one(src, out_dir)
-            note = f"  (skipped {len(skipped)} cell(s) whose feature is missing)" if skipped else ""
-            print(f"built {src.stem}.ipynb{note}")
-            for s in skipped:
-                print(f"    - {s}")
-            if opts.check:
-                ours, theirs = out_dir / f"{src.stem}.ipynb", NOTEBOOKS / f"{src.stem}.ipynb"
-                if not theirs.exists() or sanitized(ours) != sanitized(theirs):
-                    differ.append(src.stem)
+            for lang in opts.lang or LANGS:
+                skipped = build_one(src, out_dir, lang)
+                note = f"  (skipped {len(skipped)} cell(s) whose feature is missing)" if skipped else ""
+                print(f"built {lang}/{src.stem}.ipynb{note}")
+                for s in skipped:
+                    print(f"    - {s}")
+                if opts.check:
+                    name = f"{lang}/{src.stem}.ipynb"
+                    ours, theirs = out_dir / name, NOTEBOOKS / name
+                    if not theirs.exists() or sanitized(ours) != sanitized(theirs):
+                        differ.append(name)
     finally:
         if opts.check:
             shutil.rmtree(out_dir, ignore_errors=True)

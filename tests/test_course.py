@@ -203,10 +203,13 @@ sub_rules["cond"] = _first_branch
 
 
 def _prepared(path: Path, n: int) -> dict:
-    """A namespace as a student has it at exercise n: the checks cell, earlier exercises solved, exercise n run."""
+    """A namespace as a student has it at exercise n: the setup and checks cells, earlier exercises solved,
+    exercise n run."""
     found = exercises(path)
     ns: dict = {"__name__": "__course__"}
-    _run(next(c["source"] for c in cells(path) if "checks" in c["tags"]), ns)
+    for c in cells(path):       # what the exercises build on (tagged setup), then the checks' imports
+        if "setup" in c["tags"] or "checks" in c["tags"]:
+            _run(c["source"], ns)
     for k in sorted(found):
         if k < n:
             _run(found[k]["exercise"]["source"], ns)

@@ -182,4 +182,5 @@ answer_2 = ["mul", "reduce_sum", "sub"]
 
 # %% [markdown]
 # **Takeaway / 小结**: a jaxpr is a flat list of typed equations over inputs, constants and literals.
+#
 # 一个 jaxpr 就是作用在输入、常量与字面量上的一串带类型的方程。

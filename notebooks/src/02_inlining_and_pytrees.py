@@ -161,4 +161,5 @@ answer_2 = (4, "b")
 
 # %% [markdown]
 # **Takeaway / 小结**: the jaxpr records what ran, not how the Python was written.
+#
 # jaxpr 记录的是实际执行了什么，而不是 Python 代码是怎么写的。

@@ -222,4 +222,5 @@ answer_2 = (1, 0)
 
 # %% [markdown]
 # **Takeaway / 小结**: scalars inline, arrays hoist to the outermost jaxpr; a jaxpr carries its `consts`.
+#
 # 标量内联，数组提升到最外层 jaxpr；jaxpr 自己携带 `consts`。

@@ -205,5 +205,6 @@ answer_2 = 4
 # %% [markdown]
 # **Takeaway / 小结**: `cond` = index + one sub-jaxpr per branch (an index out of range runs the last);
 # `lax.switch` clamps the index with its own `clamp` equation; constants become shared operands.
+#
 # `cond` = 索引 + 每个分支一个子 jaxpr（索引越界时执行最后一个分支）；`lax.switch` 用自己的 `clamp` 方程钳制索引；
 # 常量成为各分支共享的操作数。

@@ -180,4 +180,5 @@ answer_2 = "scan"
 
 # %% [markdown]
 # **Takeaway / 小结**: `while` = cond consts + body consts + carry; the trip count is a runtime value.
+#
 # `while` = cond 常量 + body 常量 + carry；迭代次数是运行时的值。

@@ -181,4 +181,5 @@ answer_2 = (16, 3)
 
 # %% [markdown]
 # **Takeaway / 小结**: `scan` = consts + carry + xs, with a static `length`.
+#
 # `scan` = 常量 + carry + xs，且 `length` 是静态的。

@@ -174,4 +174,5 @@ answer_2 = "y"
 
 # %% [markdown]
 # **Takeaway / 小结**: a nested `jit` is a call primitive carrying its own sub-jaxpr.
+#
 # 嵌套的 `jit` 是一个携带自身子 jaxpr 的 call 原语。

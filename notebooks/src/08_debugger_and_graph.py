@@ -159,4 +159,5 @@ answer_2 = 2
 
 # %% [markdown]
 # **Takeaway / 小结**: breakpoints by primitive, by equation or by source line turn the jaxpr into a map
+#
 # of your program's values. 按原语、方程或源码行设置断点，jaxpr 就成了程序中各个值的地图。

@@ -153,4 +153,5 @@ answer_2 = 2 * 128 * 256 * 4
 
 # %% [markdown]
 # **Takeaway / 小结**: the jaxpr is the unit of compilation; its equations are where the time goes.
+#
 # jaxpr 是编译的单位，时间就花在它的方程上。

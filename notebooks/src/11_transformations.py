@@ -309,5 +309,6 @@ answer_3 = 2
 # **Takeaway / 小结**: transformations apply their rules while tracing, and `make_jaxpr` of the transformed
 # function shows what they emitted: `grad` = `linearize` + `transpose`, `vmap` of a `cond` with a batched
 # predicate becomes data (`select_n`), and `jit` lowers the final jaxpr to StableHLO.
+#
 # 变换在 trace 过程中施加规则，对变换后的函数做 `make_jaxpr` 就能看到它们产生了什么：`grad` = `linearize` +
 # `transpose`；谓词被批处理时，`vmap` 把 `cond` 变成数据（`select_n`）；`jit` 再把最终的 jaxpr 降低为 StableHLO。

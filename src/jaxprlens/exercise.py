@@ -55,3 +55,23 @@ def check(answer, truth, hint_en: str, hint_zh: str) -> None:
         en, zh = (template.format(answer=answer) for template in WORDS["answered"])
         fail(en, zh, hint_en, hint_zh)
     passed()
+
+
+def error_name(fn, *args) -> str | None:
+    """The class name of the error ``fn(*args)`` raises, or ``None`` when it runs."""
+    try:
+        fn(*args)
+    except Exception as e:  # any error is the answer here
+        return type(e).__name__
+    return None
+
+
+def show_error(fn, *args) -> None:
+    """Call ``fn(*args)`` and print the error's type and first line instead of a traceback (a cell that is
+    meant to fail still lets the notebook run on, and prints no path or address)."""
+    try:
+        fn(*args)
+    except Exception as e:  # the lesson is the error itself
+        print(f"{type(e).__name__}: {str(e).splitlines()[0]}")
+    else:
+        print("no error")

@@ -1,0 +1,345 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lecture 13 · When tracing goes wrong / 第 13 讲 · trace 出错的时候
+#
+# Every error in this lecture comes from one fact: while JAX traces, your Python code runs **once**, on
+# *tracers* that know a shape and a dtype but not a value. Python decides `if`, `for`, `range` and `print`
+# at that moment; the jaxpr only keeps what JAX primitives did. Read each error as "Python wanted a value the
+# tracer does not have", and the fix follows: make the value static, or let a JAX primitive decide at run time.
+#
+# 本讲的每个错误都源于同一个事实：JAX 做 trace 时，你的 Python 代码只运行**一次**，运行在只知道形状和 dtype、
+# 却不知道值的 *tracer* 上。Python 的 `if`、`for`、`range` 和 `print` 都在这一刻求值；jaxpr 只保留 JAX 原语做过的事。
+# 把每个错误读作“Python 需要一个 tracer 没有的值”，修复方法随之而来：让这个值成为静态值，或者让一个 JAX 原语在运行时
+# 做决定。
+#
+# **Goal.** Recognise the tracing errors and surprises that every JAX user meets, read them in the jaxpr,
+# and fix each one. **Time:** 40 minutes.
+#
+# **目标**：认出每个 JAX 用户都会遇到的 trace 错误与意外，在 jaxpr 中看清它们，并逐一修复。**时长**：40 分钟。
+#
+# Cells below that are meant to fail catch the error and print its type and first line, so the notebook
+# still runs from top to bottom.
+#
+# 下面那些注定失败的单元格会捕获错误，只打印错误类型和第一行，因此整个 notebook 仍能从头运行到尾。
+
+# %%
+%load_ext jaxprlens
+
+# %%
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax, make_jaxpr
+# show_error prints an error's type and first line, not a traceback.
+# show_error 只打印错误类型和第一行，不打印回溯信息。
+from jaxprlens.exercise import show_error
+
+# %% [markdown]
+# ## `if` on a tracer: `TracerBoolConversionError` / 对 tracer 使用 `if`：`TracerBoolConversionError`
+#
+# `if x > 0` asks Python for a `bool`. Under `jit`, `x > 0` is a traced `bool[]` with no value yet.
+#
+# `if x > 0` 需要 Python 给出一个 `bool`。在 `jit` 之下，`x > 0` 是一个还没有值的被 trace 的 `bool[]`。
+
+# %%
+def relu_if(x):
+    if x > 0:
+        return x
+    return 0. * x
+
+show_error(jax.jit(relu_if), 1.)
+
+# %% [markdown]
+# The `%%jaxpr` magic traces too, so it meets the same error; it answers with a message that names the fixes
+# instead of a traceback. (The cell is tagged `raises-exception`, Jupyter's mark for a cell that is meant to
+# fail, so "Run All" goes on past it.)
+#
+# `%%jaxpr` 魔法同样要做 trace，所以会遇到同一个错误；它不给出回溯信息，而是给出一条说明修复方法的消息。
+# （该单元格带有 `raises-exception` 标签，这是 Jupyter 用来标记“注定失败”的单元格的方式，“全部运行”会越过它继续执行。）
+
+# %% tags=["raises-exception"]
+%%jaxpr
+relu_if(1.)
+
+# %% [markdown]
+# Two fixes. If the decision depends on the **value**, let a primitive take it at run time: `lax.cond` runs one
+# branch (lecture 4), `jnp.where` computes both and selects. If it depends on something known before the
+# call (a flag, a mode), make that argument **static**: it is then a Python value while tracing, and each
+# value gets its own trace.
+#
+# 两种修复。如果判断取决于**值**，就让一个原语在运行时做决定：`lax.cond` 只执行一个分支（第 4 讲），`jnp.where`
+# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个参数设为**静态参数**：
+# trace 时它是普通的 Python 值，每个不同的值各 trace 一次。
+
+# %%
+%%jaxpr
+def relu_cond(x):
+    return lax.cond(x > 0, lambda x: x, lambda x: 0. * x, x)
+
+relu_cond(1.)
+
+# %% [markdown]
+# ## A traced value as a shape: `ConcretizationTypeError` / 把被 trace 的值当作形状：`ConcretizationTypeError`
+#
+# A shape must be known while tracing: every variable of a jaxpr has a type such as `f32[3]`. `jnp.arange(n)`
+# with a traced `n` has no type to give its result.
+#
+# 形状必须在 trace 时就已知：jaxpr 中每个变量都有 `f32[3]` 这样的类型。`n` 被 trace 时，`jnp.arange(n)`
+# 无法为结果给出类型。
+
+# %%
+def ramp(n):
+    return jnp.arange(n) * 2
+
+show_error(jax.jit(ramp), 3)
+
+# %% [markdown]
+# `static_argnums` makes `n` a Python int while tracing. In the jaxpr it is gone as an input: `3` was
+# baked into the types, and calling with `n=4` traces again.
+#
+# `static_argnums` 让 `n` 在 trace 时是一个 Python 整数。在 jaxpr 里它不再是输入：`3` 被写进了类型，
+# 用 `n=4` 调用时会重新 trace。
+
+# %%
+%%jaxpr --static-argnums 0
+ramp(3)
+
+# %% [markdown]
+# ## Python loops are unrolled; `fori_loop` is a loop / Python 循环被展开；`fori_loop` 才是循环
+#
+# A Python `for` runs while tracing, so the jaxpr holds one copy of the body per iteration: fine for four,
+# slow to compile for ten thousand. `lax.fori_loop` records the body once. With bounds known while tracing
+# it builds a `scan` of static length (which reverse mode can differentiate); with traced bounds it builds a
+# `while`.
+#
+# Python 的 `for` 在 trace 时执行，因此 jaxpr 中每次迭代都有一份循环体的副本：四次没问题，一万次就会编译得很慢。
+# `lax.fori_loop` 只记录一次循环体。上下界在 trace 时已知时，它生成静态长度的 `scan`（可以做反向求导）；
+# 上下界被 trace 时，它生成 `while`。
+
+# %%
+%%jaxpr
+def doubled_python(x):
+    for _ in range(4):
+        x = x * 2.
+    return x
+
+doubled_python(1.)
+
+# %%
+%%jaxpr
+def doubled_fori(x):
+    return lax.fori_loop(0, 4, lambda i, c: c * 2., x)
+
+doubled_fori(1.)
+
+# %%
+def doubled_n(x, n):
+    return lax.fori_loop(0, n, lambda i, c: c * 2., x)
+
+print([e.primitive.name for e in make_jaxpr(doubled_n)(1., 4).jaxpr.eqns])
+
+# %% [markdown]
+# ## Both branches of `cond` are traced / `cond` 的两个分支都会被 trace
+#
+# `lax.cond` must put **both** branches in the jaxpr, so both Python functions run while tracing, whatever
+# the predicate will be. A `print` in each shows it; at run time only one branch executes, and `print` does
+# not run at all.
+#
+# `lax.cond` 必须把**两个**分支都放进 jaxpr，所以不论谓词将来是什么，两个 Python 函数在 trace 时都会执行。
+# 在每个分支里放一个 `print` 就能看出来；运行时只执行一个分支，而 `print` 根本不会执行。
+
+# %%
+def noisy(x):
+    def yes(x):
+        print("tracing the true branch")
+        return x + 1.
+    def no(x):
+        print("tracing the false branch")
+        return x - 1.
+    return lax.cond(x > 0, yes, no, x)
+
+noisy_jit = jax.jit(noisy)
+print(noisy_jit(1.))
+print(noisy_jit(-1.))
+
+# %% [markdown]
+# ## `print` versus `jax.debug.print` / `print` 与 `jax.debug.print`
+#
+# `print` is Python: it runs once, while tracing, and sees a tracer. `jax.debug.print` is a primitive: it
+# becomes an equation with an effect, and prints the **value** every time the compiled function runs.
+#
+# `print` 属于 Python：它只在 trace 时执行一次，看到的是 tracer。`jax.debug.print` 是一个原语：它成为一个带副作用的
+# 方程，编译后的函数每运行一次，它就打印一次**值**。
+
+# %%
+def watched(x):
+    print("print sees a tracer of type", jax.typeof(x))
+    jax.debug.print("jax.debug.print sees {}", x)
+    return x * 2.
+
+watched_jit = jax.jit(watched)
+watched_jit(1.)
+watched_jit(2.)
+jax.effects_barrier()
+
+# %%
+%%jaxpr
+watched(1.)
+
+# %% [markdown]
+# ## Reverse mode through `while_loop` / 对 `while_loop` 做反向求导
+#
+# `jax.grad` transposes the loop it linearised, which needs the number of iterations before running them
+# backwards. A `while` with a runtime test has no such number, so reverse mode refuses it; forward mode
+# (`jax.jvp`) works.
+#
+# `jax.grad` 要对线性化后的循环做转置，而倒着运行之前必须知道迭代次数。运行时才判断是否结束的 `while` 没有这个
+# 次数，因此反向模式拒绝它；前向模式（`jax.jvp`）则可以。
+
+# %%
+def grow(x):
+    return lax.while_loop(lambda c: c < 10., lambda c: c * 2., x)
+
+show_error(jax.grad(grow), 1.)
+print(jax.jvp(grow, (1.,), (1.,)))
+
+# %% [markdown]
+# The fixes: bound the loop (`fori_loop` with static bounds, or `scan`), or keep forward mode. The grad of a
+# static-length loop is two scans, forward and transposed (lecture 11):
+#
+# 修复方法：给循环一个固定次数（静态上下界的 `fori_loop`，或 `scan`），或者坚持用前向模式。静态长度循环的梯度是两个
+# `scan`：前向一个，转置一个（第 11 讲）：
+
+# %%
+%%jaxpr --transform grad
+doubled_fori(1.)
+
+# %% [markdown]
+# ## Finding a NaN: `jax_debug_nans` and the debugger / 找出 NaN：`jax_debug_nans` 与调试器
+#
+# Inside `jit` a NaN is just a value. With `jax_debug_nans` on, JAX checks every output; on a NaN it re-runs
+# the function de-optimised, primitive by primitive, and raises `FloatingPointError` at the first one.
+#
+# 在 `jit` 之内，NaN 只是一个普通的值。打开 `jax_debug_nans` 后，JAX 会检查每个输出；一旦出现 NaN，它就以去优化的
+# 方式逐个原语重新运行函数，并在第一个产生 NaN 的原语处抛出 `FloatingPointError`。
+
+# %%
+def risky(x):
+    return jnp.log(x - 1.) * 2.
+
+with jax.debug_nans(True):
+    show_error(jax.jit(risky), jnp.array([2., 0.5]))
+
+# %% [markdown]
+# The debugger answers the same question without the config and without an exception:
+# `break_on_nan=True` stops right after the first equation that produced a NaN (lecture 8), and shows the
+# equation, its inputs and its outputs.
+#
+# 调试器不需要这个配置、也不抛异常就能回答同样的问题：`break_on_nan=True` 会在第一个产生 NaN 的方程之后立即停下
+# （第 8 讲），并显示该方程及其输入和输出。
+
+# %%
+import jaxprlens
+
+stepper = jaxprlens.trace(risky, jnp.array([2., 0.5])).stepper(break_on_nan=True)
+stepper.run()
+print(stepper.stop_reason)
+
+# %% tags=["needs-feature"]
+%%jaxpr --debug
+risky(jnp.array([2., 0.5]))
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案。
+
+# %% tags=["checks"]
+import jax
+import jax.numpy as jnp
+from jax import lax, make_jaxpr
+from jaxprlens.exercise import check, error_name
+
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** Which error does `jax.jit(head_sum)(jnp.ones(8), 3)` raise? Answer with its
+# class name as a string. (`%%jaxpr` names it too, with a fix.)
+#
+# `jax.jit(head_sum)(jnp.ones(8), 3)` 会抛出哪个错误？用错误类名（字符串）作答。（`%%jaxpr` 也会说出它的名字，
+# 并给出修复方法。）
+
+# %% tags=["exercise-1"]
+def head_sum(x, n):
+    return sum(x[i] for i in range(n))
+
+answer_1 = None  # a str, e.g. "ValueError" / 字符串，例如 "ValueError"
+
+# %% tags=["check-1"]
+check(answer_1, error_name(jax.jit(head_sum), jnp.ones(8), 3),
+      "range(n) asks the traced n for a Python int (its __index__ method), which a tracer cannot give: that is "
+      "not a bool conversion, and JAX names it after the conversion it refused. Fix: static_argnums=1.",
+      "range(n) 要求被 trace 的 n 给出一个 Python 整数（调用它的 __index__ 方法），而 tracer 给不出：这不是布尔转换，"
+      "JAX 按它拒绝的那种转换来命名这个错误。修复：static_argnums=1。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# range() converts n to an int; jax.jit(head_sum, static_argnums=1) works.
+# range() 把 n 转换为整数；jax.jit(head_sum, static_argnums=1) 就能运行。
+answer_1 = "TracerIntegerConversionError"
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** How many lines do the `print` calls in `chatty` write when `jax.jit(chatty)` is
+# called three times with float scalars, `1.`, `-1.` and `2.`?
+#
+# 用浮点标量 `1.`、`-1.`、`2.` 调用 `jax.jit(chatty)` 三次，`chatty` 中的 `print` 一共会输出几行？
+
+# %% tags=["exercise-2"]
+lines = []
+
+def chatty(x):
+    lines.append("start")            # stands for print("start") / 代表 print("start")
+    def up(x):
+        lines.append("up")
+        return x + 1.
+    def down(x):
+        lines.append("down")
+        return x - 1.
+    return lax.cond(x > 0, up, down, x)
+
+answer_2 = None  # an int / 一个整数
+
+# %% tags=["check-2"]
+lines.clear()
+chatty_jit = jax.jit(lambda x: chatty(x))   # a fresh jit each time the check runs / 每次检查都用新的 jit
+for value in (1., -1., 2.):
+    chatty_jit(value)
+check(answer_2, len(lines),
+      "Python runs only while tracing, and jit traces once per argument type: every call here has the same "
+      "type, so one trace. That trace runs the start line and both branches.",
+      "Python 只在 trace 时运行，而 jit 对每种参数类型只 trace 一次：这里每次调用的类型相同，所以只 trace 一次；"
+      "这次 trace 执行开头那一行和两个分支。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+# One trace: "start", then both branches ("up", "down"); the later calls reuse the compiled function.
+# 只 trace 一次："start"，然后两个分支（"up"、"down"）；之后的调用复用已编译的函数。
+answer_2 = 3
+
+# %% [markdown]
+# **Takeaway / 小结**: Python runs once, at trace time, on values without values. Use `static_argnums` for
+# what is known before the call, `lax.cond`/`jnp.where` and `fori_loop`/`scan` for what is decided at run
+# time, `jax.debug.print` to see values, and `break_on_nan` (or `jax_debug_nans`) to find the first NaN.
+#
+# Python 只在 trace 时运行一次，面对的是没有值的 tracer。调用前已知的东西用 `static_argnums`；运行时才决定的东西用
+# `lax.cond`/`jnp.where` 与 `fori_loop`/`scan`；想看值就用 `jax.debug.print`；要找第一个 NaN 就用 `break_on_nan`
+# （或 `jax_debug_nans`）。

@@ -28,8 +28,8 @@ _CLASSES = {
 primitive_class: dict[str, str] = {p: c for c, names in _CLASSES.items() for p in names.split()}
 
 # names the installed JAX may not register: other releases' names (pjit became jit in 0.7; pmap traces
-# to shard_map since 0.8) or primitives of modules not imported by default (checked by the tests)
-ELSEWHERE = {"pjit", "xla_pmap", "custom_vjp_call_jaxpr", "core_call", "psum_invariant", "pbroadcast",
+# to shard_map since 0.8; closed_call is gone in 0.11) or primitives of modules not imported by default
+ELSEWHERE = {"pjit", "xla_pmap", "custom_vjp_call_jaxpr", "core_call", "closed_call", "psum_invariant", "pbroadcast",
              "custom_lin", "remat2", "checkpoint", "random_gamma_grad"}
 
 # the graph draws five kinds of node

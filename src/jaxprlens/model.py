@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import jax
 import jax.extend.core as jex
+import numpy as np
 
 from . import _jax
 from .roles import Roles, Sub, roles_of
@@ -257,7 +258,7 @@ class _Builder:
 
     def literal_text(self, a) -> str:
         val = a.val
-        if getattr(val, "ndim", None) != 0:       # Python scalars and arrays: as the printer does
+        if not (isinstance(val, np.ndarray) and val.ndim == 0):   # Python scalars, arrays: as printed
             return _jax.literal_text(a)
         key = (a.aval, val.dtype, val.tobytes())  # bytes, not ==: -0.0 prints unlike 0.0
         text = self.literals.get(key)

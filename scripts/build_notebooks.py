@@ -138,7 +138,7 @@ def build_one(src: Path, out_dir: Path, lang: str = "en", timeout: int = 600) ->
 
     nb = jupytext.read(src, fmt="py:percent")
     nb.cells, skipped = select_cells(nb, src.name)
-    edition(nb, lang, src.name)
+    edition(nb, lang, src.name, sorted(SOURCES.glob("[0-9][0-9]_*.py")))
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     nb.metadata["jaxprlens"] = {"edition": lang, "jax": jax.__version__}
     out_dir = out_dir / lang

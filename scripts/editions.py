@@ -165,12 +165,15 @@ def slide_type(cell, first_code: bool) -> str:
     return "-"
 
 
-def edition(nb, lang: str, name: str = ""):
-    """Turn a freshly read bilingual notebook into its ``lang`` edition in place (before it is executed)."""
+def edition(nb, lang: str, name: str = "", sources: list = ()):
+    """Turn a freshly read bilingual notebook into its ``lang`` edition in place (before it is executed);
+    ``sources`` are the lectures a syllabus lists where it says ``<!-- lectures -->``."""
     cells, first = [], True
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             cell.source = split_markdown(cell.source, lang, f"{name} cell {i}")
+            if LECTURES_MARK in cell.source:
+                cell.source = cell.source.replace(LECTURES_MARK, lecture_table(sources, lang))
             if not cell.source.strip():
                 continue
         elif cell.cell_type == "code":
@@ -193,3 +196,32 @@ def english_runs(markdown: str) -> list[str]:
     """Runs of five or more English words outside code: a sentence left untranslated in a Chinese text."""
     plain = CODE_SPAN.sub(" ", FENCE.sub(" ", markdown))
     return ENGLISH_RUN.findall(plain)
+
+
+LECTURES_MARK = "<!-- lectures -->"
+_TIME = {"en": re.compile(r"\*\*Time:\*\* (\d+) minutes"), "zh": re.compile(r"\*\*时长\*\*：(\d+) 分钟")}
+_TABLE = {"en": ("| Lecture | Title | Time |", "{m} min", "| | **in all** | **{h} h {m} min** |"),
+          "zh": ("| 讲次 | 标题 | 时长 |", "{m} 分钟", "| | **合计** | **{h} 小时 {m} 分钟** |")}
+
+
+def lecture_info(source: str, lang: str) -> tuple[str, str, int | None]:
+    """(number, title, minutes) of a lecture from its jupytext source, in ``lang``."""
+    text = "\n".join(ln[2:] if ln.startswith("# ") else ln for ln in source.split("\n"))
+    heading = next(ln for ln in text.split("\n") if ln.startswith("# "))
+    title = split_heading(heading, lang)[2:]
+    number, _, title = title.partition(" · ")
+    time = _TIME[lang].search(text)
+    return re.sub(r"\D", "", number), title, int(time.group(1)) if time else None
+
+
+def lecture_table(sources: list, lang: str) -> str:
+    """The syllabus's table of lectures (linked), their titles and times, in ``lang``; a lecture that states
+    no time shows a dash."""
+    head, each, total = _TABLE[lang]
+    rows, minutes = [head, "| --- | --- | --- |"], 0
+    for path in sources:
+        number, title, time = lecture_info(path.read_text(encoding="utf-8"), lang)
+        minutes += time or 0
+        rows.append(f"| {number} | [{title}]({path.stem}.ipynb) | {each.format(m=time) if time else '—'} |")
+    rows.append(total.format(h=minutes // 60, m=minutes % 60))
+    return "\n".join(rows)

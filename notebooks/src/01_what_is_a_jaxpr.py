@@ -22,6 +22,12 @@
 # 把它转成这种小而规整的语言。`jax.grad` 与 `jax.vmap` **并不是**先构造你的函数的 jaxpr 再去解释它：它们的 JVP 规则和
 # 批处理规则是在 trace 函数的**过程中**施加的（`grad` 随后再对记录下来的线性部分做转置）。你之所以能看到梯度的 jaxpr，
 # 是因为 `make_jaxpr` trace 了变换后的函数 `jax.grad(f)`（见第 11 讲）。
+#
+# **Goal.** Read a jaxpr's parts (inputs, equations, outputs, types) and say what tracing and A-normal form mean.
+# **Time:** 30 minutes.
+#
+# **目标**：读懂 jaxpr 的各个部分（输入、方程、输出、类型），说清楚 trace 和 A 范式的含义。
+# **时长**：30 分钟。
 
 # %% [markdown]
 # > **Errata / 勘误** — the article expands ANF as "Algebraic Normal Form" (「代数正规形式」), and so do JAX's

@@ -14,6 +14,12 @@
 #
 # trace 时 Python 代码照常执行。Python 层的函数调用和 `if`/`for` 都在**trace 时**发生，不会在 jaxpr 中留下痕迹：
 # 只有它们执行的 JAX 运算被记录下来。
+#
+# **Goal.** Predict which Python control flow vanishes from a jaxpr and how pytree arguments become flat inputs.
+# **Time:** 25 minutes.
+#
+# **目标**：预测哪些 Python 控制流会从 jaxpr 中消失，以及 pytree 参数如何变成扁平的输入。
+# **时长**：25 分钟。
 
 # %%
 %load_ext jaxprlens

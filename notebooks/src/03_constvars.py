@@ -15,6 +15,12 @@
 #
 # 标量常量以字面量形式内联（`3.0:f32[]`）；与参数无关的数组常量则被**提升**为 *constvars*，打印在分号之前，
 # 它们的值保存在 jaxpr 的 `consts` 中，随 jaxpr 一起携带。
+#
+# **Goal.** Tell literals, hoisted constants and inputs apart, and use the data model of JAX 0.11 and later.
+# **Time:** 30 minutes.
+#
+# **目标**：区分字面量、提升的常量与输入，并会使用 JAX 0.11 及之后版本的数据模型。
+# **时长**：30 分钟。
 
 # %%
 %load_ext jaxprlens

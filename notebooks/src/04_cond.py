@@ -20,6 +20,11 @@
 # lax.switch(index: int, branches: Sequence[A -> B], operand: A) -> B
 # lax.cond(pred: bool, true_body: A -> B, false_body: A -> B, operand: A) -> B
 # ```
+#
+# **Goal.** Read a `cond` equation: its index, its operands and one sub-jaxpr per branch. **Time:** 30 minutes.
+#
+# **目标**：读懂 `cond` 方程：它的索引、操作数，以及每个分支一个子 jaxpr。
+# **时长**：30 分钟。
 
 # %%
 %load_ext jaxprlens

@@ -13,12 +13,18 @@
 # a helper that builds one. `C` is the type of the loop **carry**.
 #
 # Python 循环在 trace 时被展开。要在运行时循环，须使用 `lax.while_loop`，或基于它的辅助函数 `lax.fori_loop`。
-# `C` 是循环 **carry** 的类型。
+# `C` 是循环**携带值**的类型。
 #
 # ```
 # lax.while_loop(cond_fun: (C -> bool), body_fun: (C -> C), init: C) -> C
 # lax.fori_loop(start: int, end: int, body: (int -> C -> C), init: C) -> C
 # ```
+#
+# **Goal.** Account for every operand of a `while` (cond consts, body consts, carry) and step through its
+# iterations. **Time:** 35 minutes.
+#
+# **目标**：说清 `while` 的每个操作数（条件常量、循环体常量、携带值），并单步执行它的迭代。
+# **时长**：35 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -41,7 +47,7 @@ count_up(0.)
 # `n` is a runtime integer, so the loop cannot be unrolled: `fori_loop` becomes a `while` whose carry is
 # `(i, n, x)`.
 #
-# `n` 是运行时整数，循环无法静态展开：`fori_loop` 变成一个 `while`，其 carry 为 `(i, n, x)`。
+# `n` 是运行时整数，循环无法静态展开：`fori_loop` 变成一个 `while`，其携带值为 `(i, n, x)`。
 
 # %%
 %%jaxpr
@@ -67,9 +73,9 @@ print(make_jaxpr(func10)(np.ones(16), 5).pretty_print(use_color=False))
 # calls them constvars; lecture 3 shows why that is outdated).
 #
 # `while` 共有 5 个操作数 `c a 0 b d`：`cond_jaxpr` 的常量 0 个（`cond_nconsts=0`）；`body_jaxpr` 的常量 2 个
-# （`body_nconsts=2`）：被 body 捕获的 `c`（`ones`）与 `a`（`arg`）；carry 初值 3 个：计数器 `0`、上界 `b`（`n`）
-# 与 `d`（`arg + ones`）。前两个结果（计数器与上界）不再使用，打印为 `_`。在 `body_jaxpr` 内部，这两个 body 常量是
-# 分号之后的前两个绑定变量 `f`、`g`，是普通输入而不是 body 的 constvars（原文称其为 constvar，第 3 讲说明了为何已过时）。
+# （`body_nconsts=2`）：被循环体捕获的 `c`（`ones`）与 `a`（`arg`）；携带值初值 3 个：计数器 `0`、上界 `b`（`n`）
+# 与 `d`（`arg + ones`）。前两个结果（计数器与上界）不再使用，打印为 `_`。在 `body_jaxpr` 内部，这两个循环体常量是
+# 分号之后的前两个绑定变量 `f`、`g`，是普通输入而不是循环体的 constvars（原文称其为 constvar，第 3 讲说明了为何已过时）。
 
 # %%
 import jaxprlens
@@ -84,7 +90,7 @@ print(loop.primitive, "|", loop.roles.summary("en"), "|", loop.roles.summary("zh
 # The stepper runs the equations with real values. `step_into()` on the `while` enters its cond jaxpr, then
 # its body, iteration by iteration.
 #
-# 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入 body。
+# 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
 stepper = program.stepper()
@@ -181,4 +187,4 @@ answer_2 = "scan"
 # %% [markdown]
 # **Takeaway / 小结**: `while` = cond consts + body consts + carry; the trip count is a runtime value.
 #
-# `while` = cond 常量 + body 常量 + carry；迭代次数是运行时的值。
+# `while` = 条件常量 + 循环体常量 + 携带值；迭代次数是运行时的值。

@@ -12,12 +12,18 @@
 # `lax.scan` loops over the leading axis of arrays. Its trip count is known when tracing, which makes it
 # reverse-differentiable. `C` is the carry type, `A` the element type of the input arrays, `B` of the outputs.
 #
-# `lax.scan` 沿数组的第一维循环，迭代次数在 trace 时已知，因此可以反向求导。`C` 是 carry 的类型，`A` 是输入数组的
+# `lax.scan` 沿数组的第一维循环，迭代次数在 trace 时已知，因此可以反向求导。`C` 是携带值的类型，`A` 是输入数组的
 # 元素类型，`B` 是输出数组的元素类型。
 #
 # ```
 # lax.scan(body_fun: (C -> A -> (C, B)), init_carry: C, in_arr: Array[A]) -> (C, Array[B])
 # ```
+#
+# **Goal.** Account for `scan`'s consts, carry and xs, and see how its per-step outputs are stacked. **Time:** 35
+# minutes.
+#
+# **目标**：说清 `scan` 的常量、携带值与 xs，并看懂每步的输出如何堆叠。
+# **时长**：35 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -52,9 +58,9 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 #
 # It returns the final carry `d` and the stacked per-iteration outputs `e:f32[16]`.
 #
-# `scan` 有 4 个操作数 `b 0.0:f32[] a c`：1 个常量（`num_consts=1`）：被 body 捕获的 `b`（即 `extra`）；
-# 1 个 carry（`num_carry=1`）：初值 `0.0`；2 个被扫描的数组（xs）：`a`（`arr`）与 `c`（`ones`），共 `length=16` 次迭代。
-# 返回最终的 carry `d` 以及逐次输出堆叠而成的 `e:f32[16]`。
+# `scan` 有 4 个操作数 `b 0.0:f32[] a c`：1 个常量（`num_consts=1`）：被循环体捕获的 `b`（即 `extra`）；
+# 1 个携带值（`num_carry=1`）：初值 `0.0`；2 个被扫描的数组（xs）：`a`（`arr`）与 `c`（`ones`），共 `length=16` 次迭代。
+# 返回最终的携带值 `d` 以及逐次输出堆叠而成的 `e:f32[16]`。
 #
 # > **Outdated in the article / 原文已过时** — the article's JAX printed a `linear` parameter on `scan` (autodiff
 # > bookkeeping); JAX 0.10 no longer has it. JAX 0.11 and later no longer print `num_consts` and `num_carry`
@@ -63,7 +69,7 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 # > them from whichever form your JAX prints.
 # >
 # > 文章所用的旧版 JAX 会为 `scan` 打印 `linear` 参数（供自动微分簿记），JAX 0.10 已没有该参数。JAX 0.11 起也不再打印
-# > `num_consts` 与 `num_carry`：操作数分组改由参数 `ft_in` 表示，它是由三组（常量、carry、xs）组成的树，每个操作数
+# > `num_consts` 与 `num_carry`：操作数分组改由参数 `ft_in` 表示，它是由三组（常量、携带值、xs）组成的树，每个操作数
 # > 一项；`ft_out` 对结果做同样的分组。个数不变；下面的 `roles` 会从你的 JAX 打印的任一种形式中读出它们。
 #
 # **Weak types / 弱类型.** The body's `convert_element_type[new_dtype=float32 weak_type=False]` changes no
@@ -72,8 +78,8 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 # (`x_bf16 + 1.` stays `bfloat16`). When such a value meets a strongly typed `f32` (here `ae1 * ae2`), JAX makes
 # it strong first, and that cast is the equation you see. Passing `extra` as `jnp.float32(5.)` removes its cast.
 #
-# body 中的 `convert_element_type[new_dtype=float32 weak_type=False]` 既不改变值也不改变 dtype：它只是去掉**弱类型**。
-# 像初始 carry `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：在运算中它服从另一个操作数的
+# 循环体中的 `convert_element_type[new_dtype=float32 weak_type=False]` 既不改变值也不改变 dtype：它只是去掉**弱类型**。
+# 像初始携带值 `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：在运算中它服从另一个操作数的
 # dtype（`x_bf16 + 1.` 仍是 `bfloat16`）。这种值与强类型的 `f32`（这里是 `ae1 * ae2`）相遇时，JAX 先把它变成强类型，
 # 这次转换就是你看到的方程。把 `extra` 传为 `jnp.float32(5.)`，它的那次转换就消失了。
 
@@ -92,7 +98,7 @@ print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 # `step_into()` on the `scan` enters the body for iteration 0 with the first slice of the xs; stepping to the
 # end of the body starts iteration 1.
 #
-# 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的 body；执行完 body 后进入第 1 次迭代。
+# 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的循环体；执行完循环体后进入第 1 次迭代。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
 stepper = program.stepper()
@@ -182,4 +188,4 @@ answer_2 = (16, 3)
 # %% [markdown]
 # **Takeaway / 小结**: `scan` = consts + carry + xs, with a static `length`.
 #
-# `scan` = 常量 + carry + xs，且 `length` 是静态的。
+# `scan` = 常量 + 携带值 + xs，且 `length` 是静态的。

@@ -14,6 +14,12 @@
 #
 # 在 trace 过程中调用被 `jax.jit` 装饰的函数，会在 jaxpr 中留下一个 **call 原语**，其参数 `jaxpr` 是被调函数的子 jaxpr，
 # 作为一个整体编译。
+#
+# **Goal.** Read a nested `jit` call: its sub-jaxpr, its explicit operands and the names the printer gives them.
+# **Time:** 25 minutes.
+#
+# **目标**：读懂嵌套的 `jit` 调用：它的子 jaxpr、显式的操作数，以及打印器给它们起的名字。
+# **时长**：25 分钟。
 
 # %% [markdown]
 # > **Outdated in the article / 原文已过时**

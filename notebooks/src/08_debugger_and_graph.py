@@ -15,6 +15,12 @@
 #
 # 读懂 jaxpr 只是第一步；第二步是用它回答关于*你自己*程序的问题：这个值从哪里来？它在这个方程处的值是多少？
 # 第一个 NaN 出现在哪里？下面用一个小型两层 MLP，其输出是对可能为负的值取 `log`。
+#
+# **Goal.** Use breakpoints, the stop on NaN and the dataflow graph to answer questions about your own program.
+# **Time:** 30 minutes.
+#
+# **目标**：用断点、遇 NaN 即停和数据流图回答关于你自己程序的问题。
+# **时长**：30 分钟。
 
 # %%
 %load_ext jaxprlens

@@ -17,6 +17,12 @@
 # 仿照 JAX 的 *autodidax* 与指南《Writing custom interpreters》：jaxpr 是数据，它的解释器只是一个简短的循环。维护一个
 # 从变量到值的环境：先写入常量和输入；对每个方程读出输入、执行原语、写入输出；最后读出结果。你操作的是 JAX 自己的对象，
 # 也就是 `jax.make_jaxpr` 返回的那些。
+#
+# **Goal.** Write an interpreter of jaxprs on JAX's own objects, then make it recurse into sub-jaxprs. **Time:**
+# 45 minutes.
+#
+# **目标**：在 JAX 自己的对象上写一个 jaxpr 解释器，再让它递归进入子 jaxpr。
+# **时长**：45 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -216,8 +222,8 @@ def my_eval_jaxpr(jaxpr, consts, *args):
 #
 # 现在像 autodidax 那样自己执行 `cond`、`while` 与 `jit`，而不是 bind 它们。它们的子 jaxpr 在参数里，各自带有 `jaxpr`
 # 与 `consts`：`cond` 的操作数是 `index, *ops`，用 `ops` 运行 `params["branches"][index]`（索引越界时运行最后一个分支，
-# 第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个 cond 常量、`body_nconsts` 个 body 常量和 carry：用 cond 常量 +
-# carry 运行 `params["cond_jaxpr"]`，只要结果为真，就用 body 常量 + carry 运行 `params["body_jaxpr"]` 得到新的 carry
+# 第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个条件常量、`body_nconsts` 个循环体常量和携带值：用条件常量 +
+# 携带值运行 `params["cond_jaxpr"]`，只要结果为真，就用循环体常量 + 携带值运行 `params["body_jaxpr"]` 得到新的携带值
 # （第 5 讲）；`jit` 用操作数运行 `params["jaxpr"]`（第 7 讲）。递归时调用 `my_eval_recursive` 本身；其余原语（包括
 # `scan`）仍可以 bind。
 
@@ -279,5 +285,5 @@ def my_eval_recursive(jaxpr, consts, *args):
 # count how many times each primitive runs. jaxprlens's own stepper (`jaxprlens.trace(f, *args).stepper()`,
 # lecture 8) is such an interpreter, one equation at a time.
 #
-# 为 `scan` 加一条规则（切片 xs、运行 body `length` 次、堆叠 ys），或者统计每个原语执行了多少次。jaxprlens 自己的单步
+# 为 `scan` 加一条规则（切片 xs、运行循环体 `length` 次、堆叠 ys），或者统计每个原语执行了多少次。jaxprlens 自己的单步
 # 引擎（`jaxprlens.trace(f, *args).stepper()`，第 8 讲）就是这样一个逐方程执行的解释器。

@@ -16,6 +16,11 @@
 # jaxpr 正是 `jax.jit` 编译的对象。jaxprlens 可以把 trace 得到的程序编译后在设备上运行、估算每个方程的 FLOPs 与
 # 访存字节数，并单独计时每个方程。本课程的 notebook 在 CPU 上执行（`JAX_PLATFORMS=cpu`）；在 GPU 机器上去掉
 # `--device cpu` 即可。
+#
+# **Goal.** Run a jaxpr on a device, time it, and read the FLOPs and bytes of each equation. **Time:** 30 minutes.
+#
+# **目标**：在设备上运行 jaxpr 并计时，读懂每个方程的 FLOPs 与字节数。
+# **时长**：30 分钟。
 
 # %%
 %load_ext jaxprlens

@@ -26,6 +26,12 @@
 # trace 过程中逐个产生方程。`jax.linear_transpose` 以及 `grad` 的反向过程是例外：转置确实会沿着一个（线性的）jaxpr，
 # 从后往前逐个方程地处理。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
 # 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
+#
+# **Goal.** Read the jaxprs of `grad`, `vmap` and the other transformations, and tell which equations each rule
+# added. **Time:** 45 minutes.
+#
+# **目标**：读懂 `grad`、`vmap` 等变换的 jaxpr，并指出每条规则加入了哪些方程。
+# **时长**：45 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -81,7 +87,7 @@ func1(jnp.zeros(8), jnp.ones(8))
 # stays a `mul` by the same constant, now applied to the cotangent.
 #
 # 转置把数据流方向反过来：`reduce_sum` 变成 `broadcast_in_dim`，每个乘以常量的 `mul` 仍然是乘以同一个常量，
-# 只是现在作用在余切向量上。
+# 只是现在作用在余切上。
 
 # %%
 %%jaxpr --transform transpose --compare
@@ -107,7 +113,7 @@ print(p.transform("transpose").text)
 # (`has_aux=True`). The gradient has two `scan`s from the same source line: the forward scan and, after it,
 # its transpose with `reverse=True`.
 #
-# `func11` 返回 `(carry, ys)`；`grad` 对标量 carry 求导，并把 `ys` 作为辅助输出（`has_aux=True`）。
+# `func11` 返回 `(carry, ys)`；`grad` 对标量携带值求导，并把 `ys` 作为辅助输出（`has_aux=True`）。
 # 梯度程序里有两个来自同一行源码的 `scan`：先是前向 scan，然后是它的转置，`reverse=True`。
 
 # %%
@@ -125,12 +131,12 @@ def func11(arr, extra):
 func11(jnp.ones(16), 5.)
 
 # %% [markdown]
-# ## jvp of a while loop: tangent carries / while 循环的 jvp：切向量 carry
+# ## jvp of a while loop: tangent carries / while 循环的 jvp：携带值带上切向量
 #
 # Forward mode adds a tangent for every floating-point carry. The `while` of `func10` now carries the
 # primal and its tangent side by side; the integer counter has no tangent.
 #
-# 前向模式给每个浮点 carry 都加上一个切向量。`func10` 的 `while` 现在同时携带原值和它的切向量；
+# 前向模式给每个浮点携带值都加上一个切向量。`func10` 的 `while` 现在同时携带原值和它的切向量；
 # 整数计数器没有切向量。
 
 # %%

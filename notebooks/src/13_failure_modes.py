@@ -22,7 +22,8 @@
 # **Goal.** Recognise the tracing errors and surprises that every JAX user meets, read them in the jaxpr,
 # and fix each one. **Time:** 40 minutes.
 #
-# **目标**：认出每个 JAX 用户都会遇到的 trace 错误与意外，在 jaxpr 中看清它们，并逐一修复。**时长**：40 分钟。
+# **目标**：认出每个 JAX 用户都会遇到的 trace 错误与意外，在 jaxpr 中看清它们，并逐一修复。
+# **时长**：40 分钟。
 #
 # Cells below that are meant to fail catch the error and print its type and first line, so the notebook
 # still runs from top to bottom.

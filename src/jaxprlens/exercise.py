@@ -11,7 +11,7 @@ the cell fails the way a test does, with the hint as its message::
 """
 from __future__ import annotations
 
-from .i18n import default_lang
+from .i18n import AVOID, GLOSSARY, default_lang
 
 WORDS = {
     "pending": ("Not answered yet: {what}, then run this cell again.", "尚未作答：{what}，再运行本单元格。"),
@@ -20,6 +20,55 @@ WORDS = {
     "wrong": ("Not quite: {what} {hint}", "还不对：{what}{hint}"),
     "answered": ("you answered {answer!r}.", "你的答案是 {answer!r}。"),
 }
+
+
+# The course's words beyond the views' ``GLOSSARY``: one Chinese term per concept, and the synonyms a lecture
+# must not use for it (tests/test_course.py reads every Chinese paragraph for them).
+TERMS = {
+    "jaxpr": ("jaxpr", "jaxpr"),
+    "trace": ("trace (to record a jaxpr by running on tracers)", "trace（保留英文）"),
+    "tracer": ("tracer", "tracer（保留英文）"),
+    "A-normal form": ("A-normal form (ANF)", "A 范式"),
+    "constvar": ("constant variable (constvar)", "常量变量（constvar）"),
+    "hoist": ("hoist (a constant out of the trace)", "提升"),
+    "inline": ("inline", "内联"),
+    "unroll": ("unroll (a Python loop)", "展开"),
+    "flatten": ("flatten (a pytree)", "展平"),
+    "leaf": ("leaf (of a pytree)", "叶子"),
+    "static argument": ("static argument", "静态参数"),
+    "higher-order primitive": ("higher-order primitive", "高阶原语"),
+    "clamp": ("clamp", "钳制"),
+    "weak type": ("weak type", "弱类型"),
+    "transformation": ("transformation", "变换"),
+    "tangent": ("tangent", "切向量"),
+    "cotangent": ("cotangent", "余切"),
+    "linearize": ("linearize", "线性化"),
+    "transpose": ("transpose", "转置"),
+    "batching": ("batching (vmap)", "批处理"),
+    "effect": ("effect", "副作用"),
+    "debugger": ("debugger", "调试器"),
+    "step": ("step (through a program)", "单步执行"),
+    "stepper": ("stepper (the debugger's engine)", "单步引擎"),
+    "impl rule": ("impl rule", "求值规则"),
+    "abstract evaluation": ("abstract evaluation", "抽象求值"),
+    "lowering": ("lowering", "lowering（保留英文）"),
+}
+TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": ("切线",), "展平": ("扁平化",),
+               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步引擎": ("步进器",)}
+
+
+def glossary() -> str:
+    """The course's glossary as a markdown table, the notebook's language first: every term a view or a
+    lecture uses, ``GLOSSARY`` and ``TERMS`` together, in English alphabetical order."""
+    rows = sorted({**GLOSSARY, **TERMS}.values(), key=lambda pair: pair[0].lower())
+    zh = default_lang() == "zh"
+    head = "| 中文 | English |" if zh else "| English | 中文 |"
+    return "\n".join([head, "| --- | --- |", *(f"| {b} | {a} |" if zh else f"| {a} | {b} |" for a, b in rows)])
+
+
+def avoided() -> dict:
+    """Chinese term -> synonyms a Chinese text must not use for it (the views' and the course's)."""
+    return {**AVOID, **TERMS_AVOID}
 
 
 def say(en: str, zh: str) -> str:

@@ -199,7 +199,7 @@ def english_runs(markdown: str) -> list[str]:
 
 
 LECTURES_MARK = "<!-- lectures -->"
-_TIME = {"en": re.compile(r"\*\*Time:\*\* (\d+) minutes"), "zh": re.compile(r"\*\*时长\*\*：(\d+) 分钟")}
+_TIME = {"en": re.compile(r"\*\*Time:\*\*\s+(\d+)\s+minutes"), "zh": re.compile(r"\*\*时长\*\*：(\d+) 分钟")}
 _TABLE = {"en": ("| Lecture | Title | Time |", "{m} min", "| | **in all** | **{h} h {m} min** |"),
           "zh": ("| 讲次 | 标题 | 时长 |", "{m} 分钟", "| | **合计** | **{h} 小时 {m} 分钟** |")}
 

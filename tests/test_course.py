@@ -7,15 +7,21 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import sys
 from pathlib import Path
 
+import jupytext
 import pytest
 
+from jaxprlens.exercise import avoided
 from jaxprlens.explain import explain
 from jaxprlens.i18n import language, role_summary
 from jaxprlens.roles import Roles
 
-SOURCES = Path(__file__).resolve().parent.parent / "notebooks" / "src"
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "notebooks" / "src"
+sys.path.insert(0, str(ROOT / "scripts"))
+import editions  # noqa: E402
 LECTURES = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
 _HEADER = re.compile(r"^# %%(.*)$", re.MULTILINE)
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
@@ -125,6 +131,78 @@ def test_cond_explanation_and_roles_credit_clamping_to_switch():
     assert role_summary(roles, "zh").endswith("3 个分支，索引超出 [0, 2] 时运行分支 2")
 
 
+# ---------------------------------------------------------------- the two editions, goals and times
+
+def edition_of(path: Path, lang: str):
+    nb = jupytext.read(path, fmt="py:percent")
+    return editions.edition(nb, lang, path.name, LECTURES)
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_zh_edition_has_no_english_paragraph_and_en_no_chinese_one(path):
+    for cell in edition_of(path, "zh").cells:
+        if cell.cell_type == "markdown":
+            assert editions.english_runs(cell.source) == [], cell.source[:80]
+    for cell in edition_of(path, "en").cells:
+        if cell.cell_type == "markdown":
+            assert all(editions.language_of(p) != "zh" for p in cell.source.split("\n\n")), cell.source[:80]
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_both_editions_have_the_same_code_and_the_same_slides(path):
+    en, zh = edition_of(path, "en"), edition_of(path, "zh")
+    code = [[editions.code_only(c.source) for c in nb.cells if c.cell_type == "code"] for nb in (en, zh)]
+    assert code[0] == code[1]
+    first = next(c for c in zh.cells if c.cell_type == "code")
+    assert first.source == "%load_ext jaxprlens\n" + editions.ZH_CONFIG
+    for nb in (en, zh):
+        kinds = [c.metadata["slideshow"]["slide_type"] for c in nb.cells]
+        assert kinds[0] == "slide" and set(kinds) <= {"slide", "subslide", "-", "skip"}
+        hidden = [c for c in nb.cells if any(t.startswith("solution-") for t in c.metadata.get("tags", []))]
+        assert all(c.metadata["slideshow"]["slide_type"] == "skip" for c in hidden)
+
+
+def test_a_mixed_paragraph_is_refused_and_labels_move_to_the_chinese_paragraph():
+    with pytest.raises(editions.SplitError, match="mixes English and Chinese"):
+        editions.split_markdown("**Takeaway / 小结**: a jaxpr is a list of equations.\njaxpr 是一列带类型的方程。", "en")
+    text = "**Exercise 1 / 练习 1.** How many equations are there?\n\n一共有几个方程？"
+    assert editions.split_markdown(text, "en") == "**Exercise 1.** How many equations are there?"
+    assert editions.split_markdown(text, "zh") == "**练习 1**：一共有几个方程？"
+    assert editions.split_code("x = None  # an int / 一个整数\n# English.\n# 中文。", "zh") == "x = None  # 一个整数\n# 中文。"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_every_lecture_states_its_goal_and_time_in_both_languages(path):
+    text = path.read_text(encoding="utf-8")
+    assert "**Goal.**" in text and "**目标**：" in text
+    times = [editions.lecture_info(text, lang)[2] for lang in editions.LANGS]
+    assert times[0] and times[0] == times[1], f"{path.name}: time {times}"
+
+
+def test_the_syllabus_lists_every_lecture_with_its_time():
+    for lang, unit in (("en", "min"), ("zh", "分钟")):
+        table = editions.lecture_table(LECTURES, lang)
+        for path in LECTURES:
+            number, title, minutes = editions.lecture_info(path.read_text(encoding="utf-8"), lang)
+            assert f"| {number} | [{title}]({path.stem}.ipynb) | {minutes} {unit} |" in table
+    syllabus = next(c for c in edition_of(LECTURES[0], "zh").cells if "讲次" in c.source)
+    assert editions.LECTURES_MARK not in syllabus.source and "合计" in syllabus.source
+
+
+def test_chinese_prose_keeps_to_one_term_per_concept():
+    found = []
+    for path in LECTURES:
+        for cell in edition_of(path, "zh").cells:
+            if cell.cell_type != "markdown":
+                continue
+            plain = editions.CODE_SPAN.sub(" ", editions.FENCE.sub(" ", cell.source))
+            for term, synonyms in avoided().items():
+                for word in synonyms:
+                    pattern = rf"(?<![\w`]){re.escape(word)}(?![\w`])" if word.isascii() else re.escape(word)
+                    found += [f"{path.stem}: {word} (say {term})" for _ in re.finditer(pattern, plain)]
+    assert found == []
+
+
 # ---------------------------------------------------------------- exercises
 
 def exercises(path: Path) -> dict[int, dict]:
@@ -166,7 +244,7 @@ def _wrong(value) -> list:
     elif isinstance(value, int):
         cands = [value + 1, value - 1]
     elif isinstance(value, str):
-        cands = [value + "s", "add"]
+        cands = [value + "s", "add", *avoided().get(value, ())]     # a Chinese term's synonyms are wrong too
     elif isinstance(value, (list, tuple)):
         cands = [value[:-1], type(value)([*value, value[-1]]), type(value)(reversed(value))]
     elif isinstance(value, dict):
@@ -238,7 +316,7 @@ def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
             trial[f"answer_{n}"] = wrong
         with pytest.raises(AssertionError, match=r"^Not quite: ") as err:
             _run(check, trial)
-        assert not CJK.search(str(err.value)), "the English edition's message is English only"
+        assert not CJK.search(str(err.value).replace(repr(wrong), "")), "the English edition's message is English"
         with language("zh"), pytest.raises(AssertionError, match=r"^还不对：") as err_zh:
             _run(check, trial)
         assert CJK.search(str(err_zh.value)) and str(err_zh.value) != str(err.value)

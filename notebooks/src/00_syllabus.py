@@ -141,7 +141,7 @@ answer_1 = 3
 # **Exercise 2 / 练习 2.** The course and every view use one Chinese term per concept. What is the Chinese
 # term for the **carry** of a loop? Look it up in the glossary below.
 #
-# 课程和每个视图对每个概念只用一个中文术语。循环的 **carry** 用哪个中文术语？在下面的术语表里查一查。
+# 课程和每个视图对每个概念只用一个中文术语。循环的 `carry` 用哪个中文术语？在下面的术语表里查一查。
 
 # %% tags=["exercise-2"]
 answer_2 = None  # a str / 一个字符串

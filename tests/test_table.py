@@ -42,8 +42,8 @@ def test_func1_text_exact():
 
 def test_func1_text_zh():
     text = traced("func1").table(lang="zh").text()
-    assert text.splitlines()[0] == "输入: a:f32[8]  (first)"
-    assert "seeds.py 第 10 行: return jnp.sum(temp)  — 沿 axes 指定的维度对操作数求和。" in text
+    assert text.splitlines()[0] == "输入：a:f32[8]（first）"      # full-width punctuation in Chinese
+    assert "seeds.py 第 10 行：return jnp.sum(temp)  — 沿 axes 指定的维度对操作数求和。" in text
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

@@ -9,7 +9,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 def plain(s: object) -> str:
     """Text with ANSI colour codes removed (JAX's printer colours its output inside a kernel)."""
-    return _ANSI.sub("", str(s))
+    s = str(s)
+    return _ANSI.sub("", s) if "\x1b" in s else s
 
 
 def html(s: object) -> str:

@@ -8,7 +8,8 @@ from .escape import html
 from .explain import explain
 from .front import data, labels, script, style
 from .i18n import LANGS, role_word, t
-from .model import Eqn, Lit, Program, Var, count_eqns, path_id
+from .model import Eqn, Lit, Program, Var, path_id
+from .model import count_eqns as _count_eqns
 from .present import FOLD, Block, Param, Row, block, explanations, params_of, where_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
@@ -56,20 +57,34 @@ class Table(View):
         if lang not in LANGS:
             raise ValueError(f"unknown language {lang!r} (must be one of {list(LANGS)})")
         self.program, self.lang = program, lang
+        self._doc, self._counts = None, {}
         self.cost = cost
         self.costs = costs   # optional {eqn.id: cost} from the runner issue
         if cost and costs is None:
             from .cost import costs as estimate
             self.costs = estimate(program)
 
+    def doc(self) -> Block:
+        """The program's rows, made once per view (HTML and text both read them)."""
+        if self._doc is None:
+            self._doc = block(self.program, self.lang)
+        return self._doc
+
+    def count(self, p: Program) -> int:
+        """Equations at every depth of ``p`` (counted once per sub-program)."""
+        n = self._counts.get(id(p))
+        if n is None:
+            n = self._counts[id(p)] = _count_eqns(p)
+        return n
+
     # -------------------------------------------------------------- HTML
     def html(self) -> str:
         p, lang = self.program, self.lang
-        doc = block(p, lang)
+        doc = self.doc()
         words = labels(search=t("search", lang), allparams=t("all_params", lang), matches=t("matches", lang))
         payload = {"explain": explanations(p, lang)}
         head = len(doc.rows)
-        if count_eqns(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
+        if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
             rows = [_data_row(e, lang) for row in doc.rows[head:] for e in _walk(row.eqn)]
             for prev, row in zip(rows[-2::-1], rows[:0:-1]):      # a source line once per run, as above
@@ -105,7 +120,7 @@ class Table(View):
                 f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
 
     def _count(self, p: Program) -> str:
-        n, lang = count_eqns(p), self.lang
+        n, lang = self.count(p), self.lang
         text = t("n_eqns", lang).format(n=len(p.eqns))
         return text + (t("n_in_all", lang).format(n=n) if n != len(p.eqns) else "")
 
@@ -136,7 +151,7 @@ class Table(View):
             chunks.append(body)
         cls = ' class="jl-chunk"' if len(chunks) > 1 else ""
         tbodies = "".join(f"<tbody{cls}>{''.join(c)}</tbody>" for c in chunks)
-        rest = count_eqns(p) - sum(1 for row in doc.rows[:head] for _ in _walk(row.eqn))
+        rest = self.count(p) - sum(1 for row in doc.rows[:head] for _ in _walk(row.eqn))
         if head is not None and head < len(doc.rows):
             note = t("more_rows", self.lang).format(n=rest)
             tbodies += (f'<tbody class="jl-more"><tr class="jl-more-note"><td colspan="{ncols}">{html(note)}'
@@ -226,47 +241,53 @@ class Table(View):
     def text(self) -> str:
         title = [self.program.title] if self.program.title else []
         p = self.program
-        if count_eqns(p) <= BIG:
-            return "\n".join(title + self._text_lines(p, 0))
-        head = _head_rows(block(p, self.lang), HEAD)      # model size: a summary, like the HTML's head
-        lines = self._text_lines(p, 0, limit=head)
-        rest = count_eqns(p) - sum(1 for e in p.eqns[:head] for _ in _walk(e))
+        if self.count(p) <= BIG:
+            return "\n".join(title + self._text_lines(self.doc(), 0))
+        head = _head_rows(self.doc(), HEAD)      # model size: a summary, like the HTML's head
+        lines = self._text_lines(self.doc(), 0, limit=head)
+        rest = self.count(p) - sum(1 for e in p.eqns[:head] for _ in _walk(e))
         return "\n".join(title + lines + [t("more_text", self.lang).format(n=rest)])
 
-    def _text_lines(self, p: Program, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
-        lang, pad = self.lang, "  " * depth
+    def _text_lines(self, doc: Block, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
+        p, lang, pad = doc.program, self.lang, "  " * depth
+        colon = t("colon", lang)
+
+        def paren(x: str) -> str:
+            return f"（{x}）" if lang == "zh" else f"  ({x})"
+
         lines = []
         for v, value in zip(p.constvars, p.consts):
-            lines.append(f"{pad}{t('constvar', lang)}: {v.name}:{v.type} = {_fmt_value(value)}")
+            lines.append(f"{pad}{t('constvar', lang)}{colon}{v.name}:{v.type} = {_fmt_value(value)}")
         for i, v in enumerate(p.invars):
             if binding and binding[i]:
                 outer, role = binding[i]
-                where = f"  {t('bound_from', lang)} {outer.name} ({role})"
+                where = f"  {t('bound_from', lang)} {outer.name}" + paren(role).lstrip()
             else:
-                where = f"  ({v.path})" if v.path else ""
-            lines.append(f"{pad}{t('inputs_title', lang)}: {v.name}:{v.type}{where}")
+                where = paren(v.path) if v.path else ""
+            lines.append(f"{pad}{t('inputs_title', lang)}{colon}{v.name}:{v.type}{where}")
         for i, v in enumerate(p.outvars):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
-            lines.append(f"{pad}{t('results', lang)}: {v.name}:{v.type}" + (f"  ({path})" if path else ""))
+            lines.append(f"{pad}{t('results', lang)}{colon}{v.name}:{v.type}" + (paren(path) if path else ""))
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")
-        for eqn in p.eqns[:limit]:
+        for row in doc.rows[:limit]:
+            eqn = row.eqn
             outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-            params = " ".join(f"{p.key}={_short(p.text)}" for p in params_of(eqn) if not p.default)
+            params = " ".join(f"{x.key}={_short(x.text)}" for x in row.params if not x.default)
             head = f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "")
             ins = " ".join(a.name for a in eqn.invars)
             lines.append(f"{pad}{eqn.index:>3}  {head} {ins}".rstrip())
             note = explain(eqn.primitive, lang)
             if eqn.source:
-                note = f"{where_text(eqn.source, lang)}: {eqn.source.text}  — {note}"
+                note = f"{where_text(eqn.source, lang)}{colon}{eqn.source.text}  — {note}"
             lines.append(f"{pad}       {note}")
             if self.cost:
-                lines.append(f"{pad}       {t('cost', lang)}: {self._cost_text(eqn)}")
+                lines.append(f"{pad}       {t('cost', lang)}{colon}{self._cost_text(eqn)}")
             if eqn.roles:
-                lines.append(f"{pad}       {t('roles', lang)}: {eqn.roles.summary(lang)}")
-            for sub in eqn.subs:
-                lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.text(lang)}:")
-                lines.extend(self._text_lines(sub.program, depth + 3, self._binding(eqn, sub)))
+                lines.append(f"{pad}       {t('roles', lang)}{colon}{eqn.roles.summary(lang)}")
+            for sub, sub_doc in zip(eqn.subs, row.subs):
+                lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.text(lang)}{colon.rstrip()}")
+                lines.extend(self._text_lines(sub_doc, depth + 3, self._binding(eqn, sub)))
         if self._total_text(p):
             lines.append(f"{pad}{self._total_text(p)}")
         return lines

@@ -239,10 +239,12 @@ def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
     src = p.graph().source
     assert f'"fold-{loop.index}/body" [label="body\\n{n} equations (folded)\\npath={loop.index}/body"' in src
     assert _clusters(src, "sub") == 1                             # only the small cond is drawn
-    assert "folded (deeper than depth=3 or more than max_nodes=200 equations)" in src
+    assert "folded (deeper than depth=3 or more than max_nodes=60 equations)" in src
     unfolded = p.graph(max_nodes=5000).source
     assert _clusters(unfolded, "sub") == 2 and unfolded.count('[label=sin ') == 250
-    only = p.graph(path=f"{loop.index}/body")
+    folded = p.graph(path=f"{loop.index}/body")                  # 1,000 equations: drawn by its calls
+    assert folded.source.count('[label=sin ') == 0 and 0 < folded._draw.drawn <= 60
+    only = p.graph(path=f"{loop.index}/body", max_nodes=5000)
     assert _clusters(only.source, "sub") == 0 and only.source.count('[label=sin ') == 250
     assert "carry from" in only.source and "body const from" in only.source
     t0 = time.perf_counter()
@@ -269,7 +271,7 @@ def test_flat_1000_eqns_renders_quickly():
     p = trace(_chain(1000), jnp.ones(8), jnp.ones(8))
     assert len(p.eqns) == 1000
     t0 = time.perf_counter()
-    g = p.graph()
+    g = p.graph(max_nodes=1000)                                 # drawn flat when asked for
     svg = g.svg()
     elapsed = time.perf_counter() - t0
     assert svg.count('class="node jl&#45;eqn') == 1000
@@ -279,7 +281,7 @@ def test_flat_1000_eqns_renders_quickly():
 
 def test_huge_top_level_drawn_as_runs():
     p = trace(_chain(300), jnp.ones(2), jnp.ones(2))
-    g = Graph(p, max_top=100)
+    g = Graph(p, max_top=100, max_nodes=1000)
     assert g.source.count('"run-') >= 100 // graph_mod.RUNS and '"run-0" [label="equations 0–2' in g.source
     assert "300 equations: too many to draw one by one" in g.source
     assert "</svg>" in g.svg()
@@ -324,7 +326,7 @@ def test_magic_graph(ip):
     assert "image/svg+xml" in view._repr_mimebundle_()
     stacked = ip.run_cell_magic("jaxpr", "--table --graph", CELL)
     page = stacked._repr_mimebundle_()["text/html"]
-    assert page.index('data-eqn="0"') < page.index('<div class="jaxprlens jl-graph"><svg')
+    assert page.index('data-eqn="0"') < page.index('<div class="jaxprlens jl-graph"')
     assert "jl-hl" in page
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="unknown path"):
@@ -335,3 +337,128 @@ def test_folded_summary_counts_read_as_english():
     fn, args = SEEDS["func10"]
     text = trace(fn, *args).graph(depth=0)._repr_mimebundle_()["text/plain"]
     assert "folded: 2/cond (1 eqn), 2/body (4 eqns)" in text
+
+
+# ---------------------------------------------------------------- control flow drawn as it runs
+
+def _bbox(svg, gid):
+    """The bounding box of the shapes of SVG group ``gid`` (graphviz writes node and cluster ids)."""
+    m = re.search(rf'<g id="{re.escape(gid)}" class="(?:node|cluster)[^"]*">(.*?)</g>', svg, re.S)
+    body = re.sub(r"<(text|title)\b.*?</\1>", "", m.group(1), flags=re.S)
+    nums = [float(x) for attr in re.findall(r'\s(?:points|d)="([^"]+)"', body)
+            for x in re.findall(r"-?\d+(?:\.\d+)?", attr)]
+    xs, ys = nums[0::2], nums[1::2]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def test_func10_outer_add_is_drawn_outside_the_while_box():
+    p = _program("func10")
+    svg = p.graph().svg()
+    box = _bbox(svg, "cluster&#45;2")
+    for eqn in p.eqns[:2]:                                        # broadcast_in_dim and the outer add
+        x0, y0, x1, y1 = _bbox(svg, f"eqn&#45;{eqn.id}")
+        assert x1 < box[0] or x0 > box[2] or y1 < box[1] or y0 > box[3], (eqn.primitive, box)
+    src = p.graph().source                                        # binders of a body on one rank, on top
+    assert '{rank=same; "p/2/body/in0" "p/2/body/in1" "p/2/body/in2" "p/2/body/in3" "p/2/body/in4"}' in src
+
+
+# ---------------------------------------------------------------- a big program drawn by its calls
+
+@pytest.fixture(scope="module")
+def model_grad():
+    from test_calls import transformer
+    return transformer()
+
+
+def _nesting(source):
+    """For each node statement, the clusters it sits in (outermost first)."""
+    stack, where = [], {}
+    for line in source.splitlines():
+        line = line.strip()
+        m = re.match(r'subgraph "?([^"\s]+)"? \{', line)
+        if m:
+            stack.append(m.group(1))
+        elif line == "}":
+            stack and stack.pop()
+        else:
+            m = re.match(r'"([^"]+)" \[', line)
+            if m:
+                where[m.group(1)] = list(stack)
+    return where
+
+
+def test_overview_of_the_grad_of_six_blocks(model_grad):
+    from jaxprlens.calls import call_tree
+    g = model_grad.graph()
+    assert g.group is call_tree(model_grad).root and g.source == model_grad.graph().source
+    where = _nesting(g.source)
+    blocks = [n for n in where if re.fullmatch(r"grp-model_loss(~bwd)?/block\.\d(~bwd)?", n)]
+    assert len(blocks) == 12                                      # block ×6, forward and backward
+    for n in blocks:
+        assert where[n] == ["cluster_grp_model_loss" + ("~bwd" if "~bwd" in n else "")]
+        assert "layer_norm ×2" in g.source.split(f'"{n}" [label="', 1)[1].split('"', 1)[0]
+    tree = call_tree(model_grad)
+    for n, clusters in where.items():                             # no equation outside its call's box
+        if n.startswith("eqn-"):
+            grp = tree.group_of(model_grad.find(n[4:]))
+            assert clusters[-1:] == ([f"cluster_grp_{grp.id}"] if grp.parent else [])
+    assert 'label="block (call 3 of 6)' in g.source                # the box says forward/backward once
+    assert 'label="model_loss (backward)"' in g.source
+    svg = g.svg()
+    w, h = (float(x) for x in re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    # default zoom never below 0.75 px per pt: 9 pt text is >= 9 px, and 970 px hold the whole width
+    assert w * 0.75 * 4 / 3 <= 970 and h * 0.75 * 4 / 3 <= 1000, (w, h)
+    assert "12 folded: model_loss/block.1 (77 eqns)" in g.summary()
+
+
+def test_path_opens_a_call_and_depth_and_max_nodes_act_on_the_tree(model_grad):
+    one = model_grad.graph(path="model_loss/block.3")
+    assert one.group.id == "model_loss/block.3"
+    where = _nesting(one.source)
+    boxes = re.findall(r'subgraph "?cluster_grp_([^"\s]+)"?', one.source)
+    assert boxes == ["model_loss/block.3/layer_norm.1", "model_loss/block.3/attention",
+                     "model_loss/block.3/layer_norm.2", "model_loss/block.3/mlp"]    # room: all four open
+    leaf = model_grad.graph(path="model_loss/block.3/attention")            # a call that calls nothing:
+    assert leaf.source.count('"eqn-') > 0 and '"run-' not in leaf.source   # its equations, one by one
+    assert {e.id for e in leaf.group.eqns} == {n[4:] for n in _nesting(leaf.source)
+                                               if n.startswith("eqn-") and "-unused" not in n}
+    assert '"p/in0" [label="' in one.source and '"p/out0" [label="' in one.source    # crossing values
+    assert '"p/in0" [label="from block (call 2 of 6, forward)\\nht:f32[8,16]"' in one.source   # by origin
+    assert '"p/in1" [label="from params[2]\\n8 values"' in one.source and '"p/in2"' not in one.source
+    tips = " ".join(re.findall(r'"p/in\d" \[.*?tooltip="([^"]*)"', one.source))
+    assert sorted(tips.split()) == sorted(f"{v.name}:{v.type}" for v in one.group.inputs)
+    assert one.summary().startswith("Dataflow graph of path model_loss/block.3: 80 equations")
+    top = model_grad.graph(depth=0)
+    assert sorted(n for n in _nesting(top.source) if n.startswith("grp-")) == ["grp-model_loss",
+                                                                               "grp-model_loss~bwd"]
+    assert len([n for n in _nesting(model_grad.graph(depth=1).source) if n.startswith("grp-")]) == 12
+    for budget in (5, 60, 200):
+        drawn = model_grad.graph(max_nodes=budget)._draw.drawn
+        assert drawn <= budget
+    assert model_grad.graph(max_nodes=200)._draw.drawn > 60      # more room: the blocks open
+    with pytest.raises(ValueError, match=r"unknown group 'model_loss/block.9' \(must be one of"):
+        model_grad.graph(path="model_loss/block.9")
+
+
+def test_page_draws_the_folded_calls_ahead_with_breadcrumbs(model_grad):
+    g = model_grad.graph()
+    page = g.html()
+    groups = re.findall(r'<div class="jl-gview" data-group="([^"]*)"', page)
+    assert groups[0] == "" and "model_loss/block.1" in groups and "model_loss~bwd/block.6~bwd" in groups
+    blocks = [f"model_loss/block.{i}" for i in range(1, 7)] + [f"model_loss~bwd/block.{i}~bwd" for i in range(1, 7)]
+    assert set(blocks) <= set(groups) and len(set(groups)) == len(groups)   # every block opens with a click
+    assert len(page) < graph_mod.PREDRAW_BYTES + 2 * len(g.svg())
+    assert page.count(" hidden>") == len(groups) - 1                # the overview shows first
+    assert ('<a class="jl-crumb" data-open="">model_loss</a> › <a class="jl-crumb" data-open="model_loss">'
+            'model_loss (forward)</a> › <span class="jl-here">block (call 1 of 6, forward)</span>') in page
+    assert 'id="grp&#45;model_loss/block.1"' in page                  # the node a click opens
+    assert page == model_grad.graph().html()                        # deterministic
+    assert "jl-port" in page and "wheel" in page and "jl-crumb" in page
+    zh = model_grad.graph(lang="zh")
+    assert "block（第 3 次调用，共 6 次）" in zh.source and "model_loss（反向）" in zh.source
+
+
+def test_overview_renders_quickly(model_grad):
+    t0 = time.perf_counter()
+    model_grad.graph().svg()
+    assert time.perf_counter() - t0 < 5                           # the benchmark measures ~0.1 s

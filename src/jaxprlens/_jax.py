@@ -6,6 +6,7 @@ JAX 0.10 has ``ClosedJaxpr(jaxpr, consts)``; JAX 0.11+ folds it into ``Jaxpr`` (
 """
 from __future__ import annotations
 
+import functools
 import linecache
 from dataclasses import dataclass
 from typing import Any
@@ -104,6 +105,16 @@ def traceback_frame(tb: Any) -> Frame | None:
 def user_frame(eqn: Any) -> Frame | None:
     """The innermost user (non-JAX) frame that created ``eqn``, with its source line's text."""
     return traceback_frame(traceback(eqn))
+
+
+@functools.lru_cache(maxsize=8192)
+def user_frames(tb: Any) -> tuple:
+    """Every user (non-JAX) frame of a traceback, innermost first, as ``(file, line, function)``; the
+    function is its short name (``attention``, ``<lambda>``).  Equal tracebacks share one answer."""
+    if tb is None:
+        return ()
+    return tuple((f.file_name, f.start_line, f.function_name.rsplit(".", 1)[-1])
+                 for f in _siu.user_frames(tb))
 
 
 def name_stack(eqn: Any) -> str:

@@ -15,11 +15,16 @@ from . import render
 from .display import array_text, shorten
 from .escape import dot, html
 from .i18n import resolve, role_word, source_text, sub_label, t
-from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, kind_of, missing_html
+from .front import labels
+from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, VIEWER, kind_of, missing_html
 from .model import Lit, Program, Var, count_eqns, param_text, path_id
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
-MAX_NODES = 200       # sub-jaxprs holding more equations than this are folded
+MAX_NODES = 60        # a program of more equations is drawn by its inlined calls (overview.py), a sub-jaxpr
+                      # of more is folded: about what one screen shows with text at 9 px or more
+PREDRAW = 20          # calls drawn ahead of time into the page, opened by a click without a kernel, while
+PREDRAW_NODES = 300   # all their drawings together hold no more nodes than this
+PREDRAW_BYTES = 600_000   # ... and no more SVG than this (graphviz writes ~3 kB a node)
 MAX_TOP = 2000        # a top level with more equations is drawn as runs of equations
 RUNS = 100            # how many runs, then
 EDGE_LABELS = 100     # above this many edges the graph is "big": labels become ``xlabel``s (1,000 eqns lay
@@ -66,12 +71,17 @@ def _preview(value) -> str:
 
 
 def select(program: Program, path) -> tuple:
-    """The nested program at ``path`` (``"2/body"``), with the eqn and sub that hold it."""
+    """The nested program at ``path`` (``"2/body"``), with the eqn and sub that hold it, and the inlined
+    call asked for after it (``model_loss/block.3``, ``2/body/helper``; see ``calls.py``) or None."""
     if path is None or str(path).strip("/ ") == "":
-        return program, None, None
+        return program, None, None, None
     parts = [x for x in str(path).strip("/ ").split("/") if x]
     prog, eqn, sub = program, None, None
-    for i in range(0, len(parts), 2):
+    n = 0
+    while n < len(parts) and parts[n].isdigit():
+        n += 2
+    group = "/".join(parts[n:]) or None
+    for i in range(0, min(n, len(parts)), 2):
         try:
             eqn = prog.eqns[int(parts[i])]
             sub = next(s for s in eqn.subs if i + 1 < len(parts) and s.key == parts[i + 1])
@@ -81,7 +91,7 @@ def select(program: Program, path) -> tuple:
             raise ValueError(f"unknown path {str(path)!r} (must be one of {shown})" if choices else
                              f"unknown path {str(path)!r}: this program has no nested jaxprs") from None
         prog = sub.program
-    return prog, eqn, sub
+    return prog, eqn, sub, group
 
 
 class _Draw:
@@ -94,6 +104,7 @@ class _Draw:
         self.kinds: set = set()
         self.folded: list = []        # (path, equations)
         self.drawn = 0
+        self.compact = False          # edge labels as ``xlabel``s: they take no rank of their own
 
     def edge(self, tail, head, parts=(), **attrs):
         self.edges.append((tail, head, parts, attrs))
@@ -192,6 +203,9 @@ class _Draw:
         sc = graphviz.Digraph(name=f"cluster_sub_{spath}")
         sc.attr(label=dot(sub_label(sub, self.lang)), style="rounded", color=MID, fontcolor=MID, id=dot(f"sub-{spath}"))
         self.header(sub.program, sc, binder=True)
+        binders = [self.node_of[v] for v in list(sub.program.constvars) + list(sub.program.invars)]
+        if binders:            # operands enter at the top of the box, through the binders they bind
+            sc.body.append("\t{rank=same; " + " ".join(f'"{n}"' for n in binders) + "}\n")
         self.program(sub.program, sc, level)
         for k, j in enumerate(sub.in_map):
             if j is not None:
@@ -254,7 +268,7 @@ class _Draw:
         return rank
 
     def emit(self, g):
-        key = "xlabel" if len(self.edges) > EDGE_LABELS else "label"
+        key = "xlabel" if len(self.edges) > EDGE_LABELS or self.compact else "label"
         rank = self.ranks()
         spans = [rank.get(h, 0) - rank.get(t, 0) for t, h, _, _ in self.edges]
         cut, extra = set(), sum(max(0, s - 1) for s in spans)
@@ -275,15 +289,20 @@ class _Draw:
             g.edge(tail, head, **attrs)
 
 
-def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
-              lang: str = "en") -> tuple:
-    """DOT source for ``root`` and the drawing's bookkeeping (for the summary)."""
+def _digraph():
     g = graphviz.Digraph(name="jaxpr")
     g.attr(rankdir="TB", bgcolor="transparent", fontname="Helvetica", fontsize="10", fontcolor=MID,
            nodesep="0.25", ranksep="0.3", labelloc="t")
     g.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="11", fontcolor=INK,
            height="0.3", margin="0.08,0.04")
     g.attr("edge", color=MID, fontcolor=MID, fontname="Helvetica", fontsize="9", arrowsize="0.6")
+    return g
+
+
+def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
+              lang: str = "en") -> tuple:
+    """DOT source for ``root`` and the drawing's bookkeeping (for the summary)."""
+    g = _digraph()
     d = _Draw(depth, max_nodes, lang)
     binding = results = None
     if parent is not None:
@@ -309,20 +328,54 @@ def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, 
 
 
 class Graph:
-    """``program.graph(depth=3, max_nodes=200, path=None, lang=None)``: the dataflow graph, as DOT and SVG."""
+    """``program.graph(depth=None, max_nodes=60, path=None, lang=None)``: the dataflow graph, as DOT and SVG.
+
+    A program of more than ``max_nodes`` equations is drawn by the Python calls that tracing inlined
+    (``overview.py``); ``path`` shows a nested program (``2/body``), a call (``model_loss/block.3``), or both.
+    """
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
                  path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None):
         self.program, self.lang = program, resolve(lang)
+        self.asked_depth = depth
         self.depth = DEPTH if depth is None else int(depth)
         self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
         if self.depth < 0 or self.max_nodes < 0:
             raise ValueError(f"depth and max_nodes must be >= 0 (got depth={self.depth}, "
                              f"max_nodes={self.max_nodes})")
         self.path = None if path is None else str(path).strip("/ ")
-        self.root, parent, sub = select(program, path)
-        self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top, self.lang)
+        self.root, parent, sub, gid = select(program, path)
+        self.group = None                 # the call drawn at the top, when drawn by calls
+        if gid is not None or count_eqns(self.root) > self.max_nodes:
+            from . import overview
+            from .calls import call_tree
+            tree = call_tree(self.root)
+            self.group = tree.find(gid) if gid is not None else tree.root
+            self.prefix = path_id(self.root.path)
+            self.source, self._draw = overview.build(tree, self.group, depth, self.max_nodes, self.lang,
+                                                     self.prefix)
+        else:
+            self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top,
+                                                self.lang)
         self._svg: str | None = None
+
+    def views(self, limit: int = PREDRAW) -> list:
+        """The calls left folded, each drawn on its own (breadth first, ``limit`` of them), for the page."""
+        if self.group is None:
+            return []
+        out, queue, seen = [], list(self._draw.closed) + list(self._draw.boxes), set()
+        nodes = 0
+        while queue and len(out) < limit and nodes < PREDRAW_NODES:
+            grp = queue.pop(0)
+            if grp.id in seen:
+                continue
+            seen.add(grp.id)
+            path = f"{self.prefix}/{grp.id}" if self.prefix else grp.id
+            view = Graph(self.program, depth=self.asked_depth, max_nodes=self.max_nodes, path=path, lang=self.lang)
+            out.append(view)
+            nodes += view._draw.drawn
+            queue.extend(view._draw.closed + view._draw.boxes)
+        return out
 
     # ------------------------------------------------------------ rendering
     def pipe(self, format: str = "svg") -> bytes:
@@ -351,22 +404,53 @@ class Graph:
     # ------------------------------------------------------------ display
     def summary(self) -> str:
         lang = self.lang
-        counts = t("graph_counts", lang, n=count_eqns(self.root), drawn=self._draw.drawn)
+        n = count_eqns(self.root) if self.group is None or self.group.parent is None else self.group.size
+        counts = t("graph_counts", lang, n=n, drawn=self._draw.drawn)
         text = (t("graph_of_path", lang, path=self.path, counts=counts) if self.path else
                 t("graph_of_all", lang, counts=counts))
         if self._draw.folded:
             items = [t("folded_item", lang, path=p, n=k) for p, k in self._draw.folded[:8]]
             items += ["..."] if len(self._draw.folded) > 8 else []
             text += t("graph_folded", lang, items=t("sep", lang).join(items))
+        closed = getattr(self._draw, "closed", [])
+        if closed:
+            items = [t("folded_item", lang, path=g.id, n=g.size) for g in closed[:6]]
+            items += ["..."] if len(closed) > 6 else []
+            text += t("graph_calls", lang, n=len(closed), items=t("sep", lang).join(items))
         return text + t("graph_save", lang)
 
     def html(self) -> str:
-        """The SVG inline, with the hover/click hook that links nodes and ``tr[data-eqn]`` table rows."""
+        """The SVG inline in a pan-and-zoom port, with the calls left folded drawn ahead of time (a click
+        opens one, a breadcrumb goes back) and the hook that links nodes and ``tr[data-eqn]`` table rows."""
+        views = self.views()
         try:
-            svg = render.inline_svg(self.svg())
+            svgs = render.svg_many([self.source] + [v.source for v in views]) if views else [self.svg()]
         except render.RenderError as e:
             return missing_html(str(e), self.source, self.lang)
-        return f'<div class="jaxprlens jl-graph">{svg}</div>{LINK_HOOK}'
+        if self._svg is None:
+            self._svg = svgs[0]
+        keep, size = 1, len(svgs[0])
+        while keep < len(svgs) and size + len(svgs[keep]) <= PREDRAW_BYTES:
+            size += len(svgs[keep])
+            keep += 1
+        parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
+        words = labels(fit=t("zoom_fit", self.lang), one=t("zoom_one", self.lang))
+        return f'<div class="jaxprlens jl-graph"{words}>{"".join(parts)}</div>{LINK_HOOK}{VIEWER}'
+
+    def _view_html(self, svg: str, hidden: bool) -> str:
+        if self.group is not None:
+            pre = f"{self.prefix}/" if self.prefix else ""
+            crumbs = [(pre + g.id if g.parent is not None else self.prefix, g.label(self.lang))
+                      for g in self.group.crumbs()]
+            if self.prefix:
+                crumbs.insert(0, ("", t("program", self.lang)))
+        else:
+            crumbs = [("", t("program", self.lang))] + ([(self.path, self.path)] if self.path else [])
+        here = crumbs[-1][0]
+        trail = " › ".join(f'<a class="jl-crumb" data-open="{html(k)}">{html(label)}</a>' for k, label in crumbs[:-1])
+        trail += (" › " if trail else "") + f'<span class="jl-here">{html(crumbs[-1][1])}</span>'
+        return (f'<div class="jl-gview" data-group="{html(here)}"{" hidden" if hidden else ""}>'
+                f'<div class="jl-crumbs">{trail}</div><div class="jl-port">{render.inline_svg(svg)}</div></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         try:

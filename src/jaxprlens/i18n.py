@@ -137,6 +137,16 @@ VIEW_TEXT = {
     "get_svg": ("To get SVG: {pip} (or install Graphviz and set {env}).",
                 "要得到 SVG：{pip}（或安装 Graphviz 并设置 {env}）。"),
     "dot_source": ("DOT source", "DOT 源码"),
+    # inlined calls (calls.py): the graph's overview and the table's folded rows
+    "call_n_of": ("call {i} of {n}", "第 {i} 次调用，共 {n} 次"),
+    "phase_forward": ("forward", "前向"), "phase_backward": ("backward", "反向"),
+    "graph_calls": ("; drawn by its inlined calls, {n} folded: {items}", "；按内联调用绘制，已折叠 {n} 个：{items}"),
+    "zoom_fit": ("fit", "适应窗口"), "zoom_one": ("1:1", "1:1"), "program": ("program", "程序"),
+    "from_x": ("from {x}", "来自 {x}"), "to_x": ("to {x}", "去往 {x}"),
+    "called_at": ("called at {where}", "调用处：{where}"), "n_more": ("+{n} more", "另 {n} 个"),
+    "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined ({k} nodes); click a call "
+                      "to open it, or use path=", "{n} 个方程，按追踪时内联的 Python 调用折叠绘制（{k} 个节点）；"
+                      "点击一个调用可展开，或用 path="),
     # runner and cost
     "devices_head": ("devices (name, platform, kind, id):", "设备（名称、平台、类型、编号）："),
     "is_default": ("(default)", "（默认）"), "default": ("default", "默认"), "device": ("device", "设备"),

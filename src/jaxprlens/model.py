@@ -92,6 +92,12 @@ class Eqn:
         return _jax.name_stack(self.raw)
 
     @property
+    def frames(self) -> tuple:
+        """The user frames that made the equation, innermost first: ``(file, line, function)`` for
+        ``attention`` line 4, ``block`` line 12, ``model_loss`` line 16 (on demand; see ``calls.py``)."""
+        return _jax.user_frames(_jax.traceback(self.raw))
+
+    @property
     def depth(self) -> int:
         """How deeply nested the equation is: 0 at top level, 1 inside a while body, ..."""
         return sum(1 for x in self.path if isinstance(x, str))

@@ -86,6 +86,16 @@ def render(source: str, fmt: str = "svg", timeout: float = TIMEOUT) -> bytes:
     return done.stdout
 
 
+def svg_many(sources: list) -> list:
+    """Lay out several DOT graphs in one run of the renderer (a page draws a dozen views ahead of time):
+    the SVG text of each, in order."""
+    out = svg_text(render("\n".join(sources), "svg"))
+    docs = [d for d in re.split(r"(?=<\?xml )", out) if d.strip()]
+    if len(docs) != len(sources):
+        raise RenderError(f"the renderer wrote {len(docs)} drawings for {len(sources)} graphs")
+    return docs
+
+
 _PROLOG = re.compile(r"\A(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?", re.S)
 _COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
 
@@ -125,6 +135,7 @@ STYLES = {        # the non-equation nodes
     "ref": dict(shape="plaintext", style="", fontsize="9", fontcolor="#3b8ea5", height="0.2", margin="0"),
     "folded": dict(shape="folder", style="filled,dashed", fillcolor="#eeeeee", color="#8062c4"),
     "run": dict(shape="box3d", style="filled", fillcolor="#e4e4e4", color="#8a8a8a"),
+    "group": dict(shape="box", style="rounded,filled,bold", fillcolor="#efe8fb", color="#8062c4"),
 }
 
 
@@ -163,5 +174,71 @@ box.addEventListener('mouseout',function(e){var id=idOf(e.target);if(id&&id!==pi
 box.addEventListener('click',function(e){var id=idOf(e.target);if(!id)return;if(pinned)mark(pinned,false);
  pinned=pinned===id?null:id;if(!pinned)return;mark(id,true);
  var t=e.target.closest('tr')?nodes(id)[0]:rows(id)[0];if(t&&t.scrollIntoView)t.scrollIntoView({block:'nearest'});});
+})(document.currentScript);
+</script>"""
+
+
+# Plain JS for every graph output: pan (drag) and zoom (wheel, fit, 1:1, -, +) inside a port, open a
+# call drawn ahead of time by clicking its node, go back by the breadcrumb.  The default zoom fits the
+# drawing but never below MIN (9 pt at 0.75 of a CSS pixel per point: no text under 9 px).  Static text.
+VIEWER = """<style>
+.jl-graph .jl-gview[hidden]{display:none;}
+.jl-graph .jl-port{overflow:auto;max-height:85vh;position:relative;}
+.jl-graph.jl-live .jl-port{overflow:hidden;cursor:grab;touch-action:none;}
+.jl-graph.jl-live .jl-port.jl-drag{cursor:grabbing;}
+.jl-graph .jl-port>svg{transform-origin:0 0;display:block;}
+.jl-graph .jl-crumbs{font-family:var(--jp-ui-font-family,sans-serif);font-size:12px;margin:2px 0;
+ display:flex;gap:6px;align-items:center;flex-wrap:wrap;}
+.jl-graph .jl-here{font-weight:bold;}
+.jl-graph .jl-crumb{cursor:pointer;text-decoration:underline;color:var(--jp-content-link-color,#1976d2);}
+.jl-graph .jl-zoom{margin-left:auto;display:inline-flex;gap:2px;}
+.jl-graph .jl-zoom button{font-size:11px;padding:0 6px;cursor:pointer;}
+.jl-graph g.jl-grp,.jl-graph g.cluster[id^="grpbox-"]>text{cursor:pointer;}
+</style>
+<script>
+(function(s){
+var MIN=0.75,host=s&&s.parentNode;if(!host)return;
+function size(v){var svg=v.querySelector('.jl-port>svg');
+ return svg?{svg:svg,w:svg.width.baseVal.value||1,h:svg.height.baseVal.value||1}:null;}
+function apply(v){var z=v.jlZoom;z.svg.style.transform='translate('+z.x+'px,'+z.y+'px) scale('+z.s+')';}
+function fit(v,floor){var z=v.jlZoom,port=z.svg.parentNode,W=port.clientWidth||970,
+ H=Math.max(200,window.innerHeight*0.85),s=Math.min(1,W/z.w,H/z.h);if(floor)s=Math.max(MIN,s);
+ z.s=s;port.style.height=Math.min(z.h*s,H)+'px';z.x=Math.max(0,(W-z.w*s)/2);z.y=0;apply(v);}
+function zoomAt(v,f,cx,cy){var z=v.jlZoom,s=Math.min(4,Math.max(0.05,z.s*f));
+ z.x=cx-(cx-z.x)*s/z.s;z.y=cy-(cy-z.y)*s/z.s;z.s=s;apply(v);}
+function init(v){if(v.jlZoom)return;var n=size(v);if(!n)return;v.jlZoom={svg:n.svg,w:n.w,h:n.h,s:1,x:0,y:0};
+ var port=n.svg.parentNode,bar=document.createElement('span'),box=v.closest('.jl-graph');bar.className='jl-zoom';
+ [['fit',function(){fit(v,false);}],['one',function(){var z=v.jlZoom;z.s=1;z.x=0;z.y=0;apply(v);}],
+  ['-',function(){zoomAt(v,1/1.25,port.clientWidth/2,port.clientHeight/2);}],
+  ['+',function(){zoomAt(v,1.25,port.clientWidth/2,port.clientHeight/2);}]].forEach(function(b){
+  var e=document.createElement('button');e.type='button';e.className='jl-z-'+(b[0]==='-'?'out':b[0]==='+'?'in':b[0]);
+  e.textContent=b[0].length>1?(box.getAttribute('data-l-'+b[0])||b[0]):(b[0]==='-'?'\\u2212':'+');
+  e.addEventListener('click',b[1]);bar.appendChild(e);});
+ v.querySelector('.jl-crumbs').appendChild(bar);
+ port.addEventListener('wheel',function(e){e.preventDefault();var r=port.getBoundingClientRect();
+  zoomAt(v,Math.exp(-e.deltaY*0.002),e.clientX-r.left,e.clientY-r.top);},{passive:false});
+ var drag=null;
+ port.addEventListener('pointerdown',function(e){if(e.button)return;drag={x:e.clientX,y:e.clientY,moved:false};});
+ port.addEventListener('pointermove',function(e){if(!drag)return;var dx=e.clientX-drag.x,dy=e.clientY-drag.y;
+  if(!drag.moved&&Math.abs(dx)+Math.abs(dy)<4)return;if(!drag.moved){drag.moved=true;port.classList.add('jl-drag');
+  port.setPointerCapture&&port.setPointerCapture(e.pointerId);}
+  var z=v.jlZoom;z.x+=dx;z.y+=dy;drag.x=e.clientX;drag.y=e.clientY;apply(v);});
+ port.addEventListener('pointerup',function(){if(drag&&drag.moved)port.jlDragged=true;drag=null;
+  port.classList.remove('jl-drag');});
+ port.addEventListener('click',function(e){if(port.jlDragged){port.jlDragged=false;e.stopPropagation();
+  e.preventDefault();}},true);
+ fit(v,true);}
+function open(box,key){var views=box.querySelectorAll(':scope>.jl-gview'),pick=null;
+ while(pick===null){views.forEach(function(v){if(pick===null&&v.getAttribute('data-group')===key)pick=v;});
+  if(pick===null){if(!key){pick=views[0];break;}var i=key.lastIndexOf('/');key=i>0?key.slice(0,i):'';}}
+ views.forEach(function(v){v.hidden=v!==pick;});init(pick);return pick;}
+host.querySelectorAll('.jl-graph').forEach(function(box){if(box.jlViewer)return;box.jlViewer=1;
+ box.classList.add('jl-live');var first=box.querySelector(':scope>.jl-gview');if(first)init(first);
+ box.addEventListener('click',function(e){var c=e.target.closest&&e.target.closest('.jl-crumb');
+  if(c){open(box,c.getAttribute('data-open'));return;}
+  var g=e.target.closest&&e.target.closest('g.jl-grp');
+  if(g&&g.id.indexOf('grp-')===0){open(box,g.id.slice(4));return;}
+  var c2=e.target.closest&&e.target.closest('g.cluster');
+  if(c2&&c2.id.indexOf('grpbox-')===0)open(box,c2.id.slice(7));});});
 })(document.currentScript);
 </script>"""

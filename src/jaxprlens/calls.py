@@ -1,0 +1,268 @@
+"""The Python calls that tracing inlined, recovered from each equation's user frames: a tree of groups
+(``model_loss › block (call 3 of 6) › attention``) that the graph and the table fold a big program by.
+
+Pure data.  Tracing leaves no mark where one call of a function ends and the next call of it from the
+same line begins (a loop calling ``block`` six times); a new call starts where the position inside the
+function goes back to where the current call began (forward in a ``transpose`` scope, whose equations
+come in reverse order).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import weakref
+from dataclasses import dataclass, field
+
+from . import model as _model
+from .i18n import t
+from .model import Eqn, Program, Source, Var, where_label
+
+_OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
+PHASES = ("", "forward", "backward")
+
+
+def phase_of(eqn: Eqn) -> str:
+    """``backward`` in a ``transpose(...)`` scope of grad, ``forward`` in a ``jvp(...)`` one, else ``""``."""
+    stack = eqn.name_stack
+    return "backward" if "transpose(" in stack else "forward" if "jvp(" in stack else ""
+
+
+@dataclass(eq=False)
+class Group:
+    """One inlined call: its function, where it was called, and what it holds (groups and equations)."""
+    function: str
+    phase: str
+    site: Source | None          # the caller's line; None for the program itself
+    parent: "Group | None" = field(default=None, repr=False)
+    children: list = field(default_factory=list, repr=False)    # Group | Eqn, in program order
+    call: int = 1                # call ``call`` of ``calls`` from this site under one parent
+    calls: int = 1
+    id: str = ""                 # ``model_loss/block.3/attention``; ``""`` for the program
+    tree: "CallTree | None" = field(default=None, repr=False)
+    key: tuple = field(default=(), repr=False)
+    first: int = 0               # position (line) inside the function where this call began
+    last: int = 0
+
+    @property
+    def groups(self) -> list:
+        return [c for c in self.children if isinstance(c, Group)]
+
+    @property
+    def own(self) -> list:
+        """Equations made directly by this call's function, not by a function it called."""
+        return [c for c in self.children if isinstance(c, Eqn)]
+
+    @functools.cached_property
+    def eqns(self) -> list:
+        """Every equation of the call, in program order."""
+        out = []
+        for c in self.children:
+            out.extend(c.eqns if isinstance(c, Group) else [c])
+        return out
+
+    @property
+    def size(self) -> int:
+        """Equations in all, nested sub-jaxprs included."""
+        return sum(_model.count_eqns(s.program) for e in self.eqns for s in e.subs) + len(self.eqns)
+
+    @property
+    def depth(self) -> int:
+        return 0 if self.parent is None else self.parent.depth + 1
+
+    def walk(self):
+        """This group and every group below it, depth first."""
+        yield self
+        for g in self.groups:
+            yield from g.walk()
+
+    @functools.cached_property
+    def inputs(self) -> list:
+        """Vars used inside and defined outside (program inputs and constants too), first use first."""
+        return self.tree.crossing(self)[0]
+
+    @functools.cached_property
+    def outputs(self) -> list:
+        """Vars defined inside and used outside (or returned by the program), in definition order."""
+        return self.tree.crossing(self)[1]
+
+    def label(self, lang: str = "en", phases: bool = True) -> str:
+        """``block (call 3 of 6, backward)`` / ``block（第 3 次调用，共 6 次，反向）``."""
+        bits = [t("call_n_of", lang, i=self.call, n=self.calls)] if self.calls > 1 else []
+        if phases and self.phase and self.tree is not None and len(self.tree.phases) > 1:
+            bits.append(t("phase_" + self.phase, lang))
+        return t("paren_after", lang, text=self.function, x=t("sep", lang).join(bits)) if bits else self.function
+
+    def crumbs(self) -> list:
+        """The groups from the program down to this one."""
+        return ([] if self.parent is None else self.parent.crumbs()) + [self]
+
+    def summary(self, lang: str = "en", limit: int = 4) -> str:
+        """The functions it calls, ``layer_norm ×2, attention, mlp``, in first-call order."""
+        counts: dict = {}
+        for g in self.groups:
+            counts[g.function] = counts.get(g.function, 0) + 1
+        items = [f"{k} ×{n}" if n > 1 else k for k, n in counts.items()]
+        return t("list_sep", lang).join(items[:limit] + (["…"] if len(items) > limit else []))
+
+
+class CallTree:
+    """The call tree of one program (top level or a sub-jaxpr): ``root`` is the program itself."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.phases: set = set()
+        self.root = Group(_root_name(program), "", None, tree=self)
+        self._build()
+        self.by_id = {g.id: g for g in self.root.walk()}
+        self._index = {id(e): i for i, e in enumerate(program.eqns)}
+
+    # ------------------------------------------------------------ building
+    def _build(self):
+        eqns = self.program.eqns
+        chains = [tuple(f for f in reversed(e.frames) if not f[0].startswith(_OWN)) for e in eqns]
+        cut = _common(chains)
+        sources: dict = {}
+        stack = [self.root]
+        for e, chain in zip(eqns, chains):
+            frames = chain[cut:]
+            if not frames:                 # made inside JAX with no user frame: where the trace was
+                stack[-1].children.append(e)
+                continue
+            phase = phase_of(e)
+            self.phases.add(phase)
+            back = phase == "backward"
+            for i, (file, line, function) in enumerate(frames):
+                caller = frames[i - 1] if i else (chain[cut - 1] if cut else None)
+                key = (phase, file, function, caller[:2] if caller else None)
+                cur = stack[i + 1] if len(stack) > i + 1 else None
+                if cur is not None and cur.key == key and not _restarts(cur, line, back):
+                    cur.last = line
+                    continue
+                del stack[i + 1:]
+                site = None if caller is None else _source(caller, sources)
+                g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=line, last=line)
+                stack[i].children.append(g)
+                stack.append(g)
+            del stack[len(frames) + 1:]
+            stack[-1].children.append(e)
+        self._number(self.root)
+
+    def _number(self, g: Group):
+        seen: dict = {}
+        for c in g.groups:                # calls of one function under one caller, from any line
+            seen.setdefault((c.phase, c.function), []).append(c)
+        for same in seen.values():      # backward calls come last first: number them as their forward
+            for i, c in enumerate(same, 1):
+                c.call, c.calls = (len(same) + 1 - i if c.phase == "backward" else i), len(same)
+        for c in g.groups:
+            seg = c.function + (f".{c.call}" if c.calls > 1 else "") + ("~bwd" if c.phase == "backward" else "")
+            c.id = f"{g.id}/{seg}" if g.id else seg
+            self._number(c)
+
+    # ------------------------------------------------------------ crossing values
+    @functools.cached_property
+    def _uses(self) -> tuple:
+        """``(def_at, uses)``: where each Var is made (eqn position; -1 for inputs) and used."""
+        p = self.program
+        def_at = {v: -1 for v in list(p.invars) + list(p.constvars)}
+        uses: dict = {}
+        for i, e in enumerate(p.eqns):
+            for a in e.invars:
+                if isinstance(a, Var):
+                    uses.setdefault(a, []).append(i)
+            for v in e.outvars:
+                def_at[v] = i
+        end = len(p.eqns)
+        for a in p.outvars:
+            if isinstance(a, Var):
+                uses.setdefault(a, []).append(end)     # returned: used after the last equation
+        return def_at, uses
+
+    def crossing(self, g: Group) -> tuple:
+        """``(inputs, outputs)`` of a group: the vars that cross its border."""
+        def_at, uses = self._uses
+        inside = {self._index[id(e)] for e in g.eqns}
+        ins, outs, seen = [], [], set()
+        for e in g.eqns:
+            for a in e.invars:
+                if isinstance(a, Var) and a not in seen and def_at.get(a, -1) not in inside:
+                    seen.add(a)
+                    ins.append(a)
+            for v in e.outvars:
+                if any(u not in inside for u in uses.get(v, ())):
+                    outs.append(v)
+        return ins, outs
+
+    def find(self, gid: str) -> Group:
+        try:
+            return self.by_id[str(gid).strip("/ ")]
+        except KeyError:
+            shown = [k for k in self.by_id if k][:12]
+            raise ValueError(f"unknown group {gid!r} (must be one of {shown + (['...'] if len(self.by_id) > 13 else [])})"
+                             if shown else f"unknown group {gid!r}: this program has no inlined calls") from None
+
+    def maker(self, v: Var) -> Eqn | None:
+        """The equation that defines ``v`` (None for inputs and constants)."""
+        i = self._uses[0].get(v, -1)
+        return self.program.eqns[i] if i >= 0 else None
+
+    def first_use(self, v: Var, g: Group) -> Eqn | None:
+        """The first equation outside ``g`` that uses ``v`` (None: only the program's results do)."""
+        inside = {self._index[id(e)] for e in g.eqns}
+        users = [u for u in self._uses[1].get(v, ()) if u not in inside and u < len(self.program.eqns)]
+        return self.program.eqns[users[0]] if users else None
+
+    def group_of(self, eqn: Eqn) -> Group:
+        """The innermost group holding a top-level equation."""
+        return self._owner[id(eqn)]
+
+    @functools.cached_property
+    def _owner(self) -> dict:
+        return {id(c): g for g in self.root.walk() for c in g.children if isinstance(c, Eqn)}
+
+
+def _restarts(g: Group, line: int, back: bool) -> bool:
+    """A new call of the same function from the same line: the position went back to where this one began."""
+    if back:
+        return line > g.last and line >= g.first
+    return line < g.last and line <= g.first
+
+
+def _common(chains: list) -> int:
+    """Frames shared by every equation's chain (the caller of the traced function), leaving each at least
+    its innermost frame."""
+    present = [c for c in chains if c]
+    if not present:
+        return 0
+    n = min(len(c) for c in present) - 1
+    first = present[0]
+    for c in present[1:]:
+        k = 0
+        while k < n and c[k] == first[k]:
+            k += 1
+        n = k
+    return max(n, 0)
+
+
+def _source(frame: tuple, cache: dict) -> Source:
+    src = cache.get(frame)
+    if src is None:
+        import linecache
+        file, line, function = frame
+        src = cache[frame] = Source(where_label(file), line, function, linecache.getline(file, line).strip())
+    return src
+
+
+def _root_name(p: Program) -> str:
+    return p.title or getattr(p.fn, "__name__", None) or "program"
+
+
+_TREES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def call_tree(program: Program) -> CallTree:
+    """The call tree of ``program`` (built once per program)."""
+    tree = _TREES.get(program)
+    if tree is None:
+        tree = _TREES[program] = CallTree(program)
+    return tree

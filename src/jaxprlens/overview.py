@@ -1,0 +1,307 @@
+"""The graph of a big program drawn at the level of its inlined calls (``calls.py``): a node per folded
+call, a box per opened one, edges for the values that cross, as few nodes as a reader can take in.
+
+``graph.Graph`` draws a program flat while it has at most ``max_nodes`` equations; past that, and for a
+group asked for with ``path=``, it draws this.  Which calls are opened is decided a level at a time, so
+the six blocks of a model are all open or all folded, never some of each.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import graphviz
+
+from .calls import CallTree, Group
+from .escape import dot
+from .graph import DEPTH, RUNS, _Draw, _digraph, _lines
+from .i18n import source_text, t
+from .model import Eqn, Lit, Program, Var, count_eqns
+from .present import where_text
+from .render import MID, STYLES
+
+GROUPED = 10          # more program inputs (outputs) than this are drawn one node per argument (result)
+NAMES = 2             # names on a folded edge before "+N"
+
+
+def _segments(g: Group, single: bool, room: int | None = None) -> list:
+    """What an open group shows, in program order: its calls (Groups) and its own equations, one node
+    each when ``single`` (and they fit in ``room`` nodes), else one node per run of equations from one
+    line, and past ``room`` (or ``RUNS``) nodes, runs of equal length."""
+    out, run = [], []
+
+    def flush():
+        if run:
+            out.append(list(run))
+            run.clear()
+    for c in g.children:
+        if isinstance(c, Group):
+            flush()
+            out.append(c)
+        elif single:
+            out.append([c])
+        else:
+            if run and c.source != run[-1].source:
+                flush()
+            run.append(c)
+    flush()
+    limit = min(RUNS, room) if room is not None else RUNS
+    if single and len(out) > limit:
+        return _segments(g, False, room)
+    own = [e for s in out if not isinstance(s, Group) for e in s]
+    groups = len(out) - sum(1 for s in out if not isinstance(s, Group))
+    if not own:
+        return out
+    size = math.ceil(len(own) / max(1, limit - groups))
+    if room is not None and len(out) <= limit:   # room to spare: long runs of one line cut to ``size``
+        cut = _cut(out, size)
+        return cut if len(cut) <= limit else out
+    if len(out) <= limit:
+        return out
+    rebuilt, pending = [], []       # no line structure to speak of: runs of ``size`` equations
+    for s in out:
+        if isinstance(s, Group):
+            if pending:
+                rebuilt.append(pending)
+                pending = []
+            rebuilt.append(s)
+            continue
+        for e in s:
+            pending.append(e)
+            if len(pending) >= size:
+                rebuilt.append(pending)
+                pending = []
+    if pending:
+        rebuilt.append(pending)
+    return rebuilt
+
+
+def _cut(segments: list, size: int) -> list:
+    return [x for s in segments for x in ([s] if isinstance(s, Group) else
+                                          [s[i:i + size] for i in range(0, len(s), size)])]
+
+
+def unfold(top: Group, max_nodes: int, depth: int | None) -> dict:
+    """The groups to open, each with the room its own equations get (None: one node per line): ``top``,
+    then whole levels of calls below it while the drawing keeps to ``max_nodes`` nodes and ``depth``
+    levels.  A level of one call is opened in the room left (a function that calls nothing else)."""
+    opened = {top: max_nodes}
+    level, n, d = [top], len(_segments(top, True, max_nodes)), 0
+    while depth is None or d < depth:
+        nxt = [c for g in level for c in g.groups]
+        if not nxt:
+            break
+        room = max_nodes - n + 1 if len(nxt) == 1 else None
+        extra = sum(len(_segments(c, False, room)) - 1 for c in nxt)
+        if n + extra > max_nodes:
+            break
+        opened.update((c, room) for c in nxt)
+        level, n, d = nxt, n + extra, d + 1
+    return opened
+
+
+class Fold(_Draw):
+    """Draws a group (the whole program, or one call) with the groups ``opened`` as boxes, the rest as nodes."""
+
+    def __init__(self, tree: CallTree, top: Group, opened: set, depth: int, max_nodes: int, lang: str,
+                 prefix: str = ""):
+        super().__init__(depth, max_nodes, lang)
+        self.prefix = f"{prefix}/" if prefix else ""      # a sub-jaxpr's path before its calls' ids
+        self.tree, self.top, self.opened = tree, top, opened
+        p = tree.program
+        self.used = {a for e in p.eqns for a in e.invars if isinstance(a, Var)}
+        self.used.update(a for a in p.outvars if isinstance(a, Var))
+        self.closed: list = []        # groups drawn folded, in program order (the page draws them ahead)
+        self.boxes: list = []         # groups drawn open, as boxes (a click opens them on their own)
+        self.compact = True
+        self.grouped: set = set()     # nodes standing for several inputs: their edges need no names
+
+    # ------------------------------------------------------------ the calls
+    def draw(self, g):
+        self.items(self.top, g, True)
+
+    def items(self, grp: Group, g, top: bool):
+        for seg in _segments(grp, top, self.opened[grp]):
+            if not isinstance(seg, Group):
+                if len(seg) == 1:
+                    self.eqn(seg[0], g, 0, self.used)
+                else:
+                    self.run(seg, g)
+            elif seg in self.opened:
+                self.boxes.append(seg)
+                c = graphviz.Digraph(name=f"cluster_grp_{seg.id}")
+                c.attr(label=dot(seg.label(self.lang, phases=seg.parent.phase != seg.phase)), style="rounded", color=MID, fontcolor=MID,
+                       id=dot(f"grpbox-{self.prefix}{seg.id}"), tooltip=dot(self.site(seg)))
+                self.items(seg, c, False)
+                g.subgraph(c)
+            else:
+                self.folded_group(seg, g)
+
+    def site(self, grp: Group) -> str:
+        return (t("called_at", self.lang, where=source_text(grp.site, self.lang)) if grp.site else grp.function)
+
+    def folded_group(self, grp: Group, g):
+        nid = f"grp-{self.prefix}{grp.id}"
+        self.closed.append(grp)
+        self.drawn += 1
+        lines = [grp.label(self.lang, phases=grp.parent is None or grp.parent.phase != grp.phase)]
+        if grp.groups:
+            lines.append(grp.summary(self.lang))
+        lines.append(t("n_eqns", self.lang, n=grp.size))
+        g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(f"{self.site(grp)} · path={self.prefix}{grp.id}"),
+               _attributes={"class": "jl-grp"}, **STYLES["group"])
+        self.into(grp.eqns, nid, g)
+
+    def run(self, eqns: list, g):
+        nid = f"run-{eqns[0].id}"
+        self.drawn += 1
+        common = ", ".join(f"{k}×{v}" if v > 1 else k
+                           for k, v in Counter(e.primitive for e in eqns).most_common(3))
+        src = eqns[0].source
+        head = (where_text(src, self.lang) if src and src == eqns[-1].source else
+                t("run_range", self.lang, first=eqns[0].index, last=eqns[-1].index))
+        g.node(nid, label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common), id=dot(nid),
+               tooltip=dot(src.text if src else t("no_frame", self.lang)), **STYLES["run"])
+        self.into(eqns, nid, g)
+
+    def into(self, eqns: list, nid: str, g):
+        """Edges into a node that stands for ``eqns``, one per node a value comes from; their results are its."""
+        made = {v for e in eqns for v in e.outvars}
+        seen = set()
+        for e in eqns:
+            for a in e.invars:
+                if isinstance(a, Var) and a not in made and a not in seen:
+                    seen.add(a)
+                    self.edge(self.atom(a, g, nid), nid, [f"{a.name}:{a.type}"])
+        for v in made:
+            self.node_of[v] = nid
+
+    # ------------------------------------------------------------ borders
+    def header(self, p: Program, g, binder: bool = False, binding=None):
+        if self.top.parent is not None:            # one call on its own: the values that come in
+            self.border(self.top.inputs, g, "in", self.origin, "input")
+            return
+        if len(p.invars) <= GROUPED:
+            return super().header(p, g, binder, binding)
+        pre = "p"
+        for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
+            name = self.node_of[v] = f"{pre}/const{i}"
+            g.node(name, label=_lines(f"{v.name}:{v.type}"), **STYLES["constant"])
+        by_arg: dict = {}
+        for i, v in enumerate(p.invars):
+            by_arg.setdefault(_head(v.path or t("input_n", self.lang, i=i)), []).append(v)
+        for k, (arg, vs) in enumerate(by_arg.items()):
+            name = f"{pre}/arg{k}"
+            g.node(name, label=_lines(arg, t("n_values", self.lang, n=len(vs))) if len(vs) > 1 else
+                   _lines(vs[0].path or arg, f"{vs[0].name}:{vs[0].type}"), tooltip=dot(arg), **STYLES["input"])
+            for v in vs:
+                self.node_of[v] = name
+            if len(vs) > 1:
+                self.grouped.add(name)
+
+    def outputs(self, p: Program, g, results=None):
+        if self.top.parent is not None:            # ... and the values that leave, by where they go
+            self.border(self.top.outputs, g, "out", self.target, "output")
+            return
+        if len(p.outvars) <= GROUPED:
+            return super().outputs(p, g, results)
+        by: dict = {}
+        for i, a in enumerate(p.outvars):
+            by.setdefault(_head(p.out_paths[i] if i < len(p.out_paths) else "out"), []).append(a)
+        for k, (head, atoms) in enumerate(by.items()):
+            name = f"p/out{k}"
+            g.node(name, label=_lines(head, t("n_values", self.lang, n=len(atoms))), **STYLES["output"])
+            for a in atoms:
+                self.edge(self.atom(a, g, f"{name}-{a.name}"), name,
+                          [f"{a.name}:{a.type}"] if isinstance(a, Var) else [])
+
+    def side(self, eqn: Eqn) -> str:
+        """The call next to ``top`` (under a call that holds both) that holds ``eqn``, as a label."""
+        above = set(self.top.crumbs())
+        grp = self.tree.group_of(eqn)
+        while grp.parent is not None and grp.parent not in above:
+            grp = grp.parent
+        return grp.label(self.lang)
+
+    def origin(self, v: Var) -> str:
+        p = self.tree.program
+        if v in p.invars or v in p.constvars:
+            return t("from_x", self.lang, x=_head(v.path or v.name))
+        made = self.tree.maker(v)
+        return t("from_x", self.lang, x=self.side(made)) if made is not None else v.name
+
+    def target(self, v: Var) -> str:
+        user = self.tree.first_use(v, self.top)
+        return t("to_x", self.lang, x=self.side(user) if user is not None else t("results", self.lang))
+
+    def border(self, values: list, g, kind: str, where, style: str):
+        """The values crossing ``top``'s border, one node for all those that come from (go to) one place."""
+        by: dict = {}
+        for v in values:
+            by.setdefault(where(v), []).append(v)
+        for i, (place, vs) in enumerate(by.items()):
+            name = f"p/{kind}{i}"
+            words = f"{vs[0].name}:{vs[0].type}" if len(vs) == 1 else t("n_values", self.lang, n=len(vs))
+            g.node(name, label=_lines(place, words), tooltip=dot(" ".join(f"{v.name}:{v.type}" for v in vs)),
+                   **STYLES[style])
+            for v in vs:
+                if kind == "in":
+                    self.node_of[v] = name
+                else:
+                    self.edge(self.atom(v, g, name), name, [f"{v.name}:{v.type}"])
+            if kind == "in" and len(vs) > 1:
+                self.grouped.add(name)
+
+    # ------------------------------------------------------------ edges
+    def merge(self):
+        """One edge per pair of nodes, labelled with the first names that cross it and how many more."""
+        by: dict = {}
+        out = []
+        for tail, head, parts, attrs in self.edges:
+            if attrs:
+                out.append((tail, head, parts, attrs))
+                continue
+            key = (tail, head)
+            if tail in self.grouped:
+                parts = ()
+            if key not in by:
+                by[key] = []
+                out.append(key)
+            by[key].extend(parts[:1])
+        self.edges = []
+        for item in out:
+            if len(item) == 4:
+                self.edges.append(item)
+                continue
+            names = by[item]
+            keep = len(names) if len(names) <= NAMES else NAMES - 1
+            shown = names[:keep] + ([t("n_more", self.lang, n=len(names) - keep)] if len(names) > keep else [])
+            self.edges.append((item[0], item[1], [" ".join(shown)] if shown else [], {}))
+
+
+def _head(path: str) -> str:
+    """A value's argument or result down to its first index: ``params[3]`` of ``params[3]['wq']``,
+    ``out[0]`` of ``out[0]['w']``, ``x`` of ``x``."""
+    i = path.find("[")
+    if i < 0:
+        return path.split(".")[0]
+    j = path.find("]", i)
+    return path[:j + 1] if j > 0 else path
+
+
+def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "") -> tuple:
+    """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded)."""
+    g = _digraph()
+    d = Fold(tree, top, unfold(top, max_nodes, depth), DEPTH if depth is None else depth, max_nodes, lang, prefix)
+    d.header(tree.program, g)
+    d.draw(g)
+    d.outputs(tree.program, g)
+    d.merge()
+    n = count_eqns(tree.program) if top.parent is None else top.size
+    notes = [t("overview_note", lang, n=n, k=d.drawn)]
+    if d.folded:
+        notes.append(t("folded_note", lang, n=len(d.folded), depth=d.depth, max_nodes=max_nodes))
+    g.attr(label=_lines(*notes))
+    d.legend(g)
+    d.emit(g)
+    return g.source, d

@@ -1,0 +1,186 @@
+"""The call tree (calls.py): the Python calls that tracing inlined, from each equation's user frames."""
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from jaxprlens.calls import CallTree, call_tree, phase_of
+from jaxprlens.model import Var, trace
+
+D = 16
+
+
+# ---------------------------------------------------------------- a 6-block transformer toy (also used by
+# tests/browser/test_folding.py and benchmarks/bench_fold.py)
+
+def layer_norm(x, g):
+    m = jnp.mean(x, -1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+    return g * (x - m) / jnp.sqrt(v + 1e-5)
+
+
+def attention(x, p):
+    q, k, v = x @ p["wq"], x @ p["wk"], x @ p["wv"]
+    s = jax.nn.softmax(q @ k.T / 4.0)
+    return (s @ v) @ p["wo"]
+
+
+def mlp(x, p):
+    return jax.nn.gelu(x @ p["w1"]) @ p["w2"]
+
+
+def block(x, p):
+    x = x + attention(layer_norm(x, p["g1"]), p)
+    return x + mlp(layer_norm(x, p["g2"]), p)
+
+
+def model_loss(params, x):
+    for p in params:
+        x = block(x, p)
+    return jnp.mean(x ** 2)
+
+
+def make_params(n=6, d=D, seed=0):
+    r = np.random.RandomState(seed)
+    out = []
+    for _ in range(n):
+        p = {k: r.randn(d, d).astype("f4") * 0.1 for k in ("wq", "wk", "wv", "wo")}
+        p["w1"] = r.randn(d, 2 * d).astype("f4") * 0.1
+        p["w2"] = r.randn(2 * d, d).astype("f4") * 0.1
+        p["g1"], p["g2"] = np.ones(d, "f4"), np.ones(d, "f4")
+        out.append(p)
+    return out
+
+
+def transformer(blocks=6, grad=True):
+    """The traced program: ``jax.grad(model_loss)`` (or the loss itself) of ``blocks`` blocks."""
+    fn = jax.grad(model_loss) if grad else model_loss
+    return trace(fn, make_params(blocks), np.ones((8, D), "f4"))
+
+
+@pytest.fixture(scope="module")
+def loss():
+    return transformer(grad=False)
+
+
+@pytest.fixture(scope="module")
+def grad():
+    return transformer(grad=True)
+
+
+def _kids(g):
+    return [c.function for c in g.groups]
+
+
+# ---------------------------------------------------------------- the tree
+
+def test_six_blocks_each_with_attention_mlp_layer_norm(loss):
+    tree = CallTree(loss)
+    (top,) = tree.root.groups
+    assert top.function == "model_loss" and top.id == "model_loss"
+    blocks = top.groups
+    assert [b.function for b in blocks] == ["block"] * 6
+    assert [(b.call, b.calls) for b in blocks] == [(i, 6) for i in range(1, 7)]
+    assert [b.id for b in blocks] == [f"model_loss/block.{i}" for i in range(1, 7)]
+    for b in blocks:
+        assert _kids(b) == ["layer_norm", "attention", "layer_norm", "mlp"]
+        assert b.site.where == "test_calls.py" and b.site.text == "x = block(x, p)"
+        assert b.summary() == "layer_norm ×2, attention, mlp"
+    assert blocks[2].label() == "block (call 3 of 6)"
+    assert blocks[2].label("zh") == "block（第 3 次调用，共 6 次）"
+    assert [e.primitive for e in top.own] == ["integer_pow", "reduce_sum", "div"]      # jnp.mean(x ** 2)
+    assert sum(len(g.own) for g in tree.root.walk()) == len(loss.eqns)              # every eqn once
+    assert tree.root.eqns == loss.eqns                                                # in program order
+    ids = [g.id for g in tree.root.walk()]
+    assert len(set(ids)) == len(ids)                                                  # one id per call
+    assert [g.id for g in blocks[0].groups] == ["model_loss/block.1/layer_norm.1", "model_loss/block.1/attention",
+                                                "model_loss/block.1/layer_norm.2", "model_loss/block.1/mlp"]
+    assert blocks[0].groups[2].label() == "layer_norm (call 2 of 2)"
+
+
+def test_forward_and_backward_told_apart(grad):
+    tree = CallTree(grad)
+    fwd, bwd = tree.root.groups
+    assert (fwd.id, fwd.phase, bwd.id, bwd.phase) == ("model_loss", "forward", "model_loss~bwd", "backward")
+    assert fwd.label() == "model_loss (forward)" and bwd.label("zh") == "model_loss（反向）"
+    assert all(phase_of(e) == "forward" for e in fwd.eqns)
+    assert all(phase_of(e) == "backward" and "transpose(" in e.name_stack for e in bwd.eqns)
+    assert [b.function for b in bwd.groups] == ["block"] * 6
+    # the backward pass runs the blocks last first; each is numbered as the forward call it reverses
+    assert [b.call for b in bwd.groups] == [6, 5, 4, 3, 2, 1]
+    assert bwd.groups[0].label() == "block (call 6 of 6, backward)"
+    assert bwd.groups[0].id == "model_loss~bwd/block.6~bwd"
+    for b in fwd.groups:
+        assert _kids(b) == ["layer_norm", "attention", "layer_norm", "mlp"]
+    for b in bwd.groups:
+        assert sorted(_kids(b)) == ["attention", "layer_norm", "layer_norm", "mlp"]
+        assert _kids(b)[0] == "mlp"                                                  # reversed order
+    assert len(tree.root.eqns) == len(grad.eqns) > 1000
+
+
+def _crossing_by_hand(program, group):
+    inside = {id(e) for e in group.eqns}
+    made_inside = {v for e in group.eqns for v in e.outvars}
+    used_outside = {a for e in program.eqns if id(e) not in inside for a in e.invars if isinstance(a, Var)}
+    used_outside |= {a for a in program.outvars if isinstance(a, Var)}
+    ins = {a for e in group.eqns for a in e.invars if isinstance(a, Var) and a not in made_inside}
+    return ins, made_inside & used_outside
+
+
+def test_crossing_values_exactly(grad):
+    tree = call_tree(grad)
+    checked = 0
+    for g in tree.root.walk():
+        ins, outs = _crossing_by_hand(grad, g)
+        assert set(g.inputs) == ins and len(g.inputs) == len(ins)
+        assert set(g.outputs) == outs and len(g.outputs) == len(outs)
+        checked += 1
+    assert checked > 60
+    attn = tree.find("model_loss/block.1/attention")
+    assert [v.type for v in attn.inputs][:1] == ["f32[8,16]"] and len(attn.outputs) >= 1
+    assert tree.find("model_loss").outputs                 # residuals cross to the backward pass
+
+
+def test_sub_jaxprs_have_their_own_tree():
+    def helper(c):
+        return jnp.sin(c) * 2.
+
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: helper(c) + 1., x)
+
+    p = trace(f, jnp.ones(4))
+    loop = next(e for e in p.eqns if e.subs)
+    body = next(s for s in loop.subs if s.key == "body").program
+    kids = [g.function for g in call_tree(body).root.walk()]
+    assert "helper" in kids and "<lambda>" in kids
+
+
+def test_small_and_frameless_programs():
+    p = trace(lambda x: x, 1.)
+    assert CallTree(p).root.groups == [] and CallTree(p).root.eqns == []
+    p = trace(jnp.sin, 1.)                               # made inside JAX: no user frame at all
+    tree = CallTree(p)
+    assert len(tree.root.own) == len(p.eqns) and tree.root.groups == []
+    with pytest.raises(ValueError, match="no inlined calls"):
+        tree.find("nope")
+    tree = CallTree(trace(model_loss, make_params(2), np.ones((8, D), "f4")))
+    with pytest.raises(ValueError, match=r"unknown group 'x' \(must be one of \['model_loss', "):
+        tree.find("x")
+
+
+def test_one_tree_per_program(loss):
+    assert call_tree(loss) is call_tree(loss)
+
+
+def test_building_costs_little_next_to_tracing():
+    t0 = time.perf_counter()
+    p = transformer(blocks=12)
+    traced = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    tree = CallTree(p)
+    [g.inputs for g in tree.root.walk()]
+    built = time.perf_counter() - t0
+    assert built < 0.25 * traced, (built, traced)        # the benchmark asks <= 10 %; slack for a busy box

@@ -164,9 +164,13 @@ class JaxprMagics(Magics):
     @argument("--static-argnums", default=None, help="positions of static arguments, e.g. 0,1")
     @argument("--lang", default=None, help="language of this cell's views: en or zh (default: %%jaxpr_config "
                                            "--lang, else $JAXPRLENS_LANG, else en)")
-    @argument("--depth", type=int, default=None, help="graph: unfold sub-jaxprs up to this depth")
-    @argument("--max-nodes", type=int, default=None, help="graph: fold sub-jaxprs bigger than this")
-    @argument("--path", default=None, help="graph: show only this nested path, e.g. 2/body")
+    @argument("--depth", type=int, default=None,
+              help="graph: open inlined calls (and sub-jaxprs) up to this many levels")
+    @argument("--max-nodes", type=int, default=None,
+              help="graph: draw about this many nodes at most (default 60); a bigger program is drawn by the "
+                   "Python calls tracing inlined, a bigger sub-jaxpr folded")
+    @argument("--path", default=None,
+              help="graph: show only this nested program or inlined call, e.g. 2/body or model_loss/block.3")
     @argument("--transform", default=None,
               help="show the jaxpr of a transformed function: grad, jvp, vjp, vmap, linearize, ... "
                    "(vmap treats the call as one example and stacks each mapped argument twice)")

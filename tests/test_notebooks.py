@@ -1,10 +1,12 @@
-"""The course notebooks are tested artefacts: built from their sources, executed, and in step with the
-article's examples, the README and the binder files."""
+"""The course notebooks are tested artefacts: built from their sources in two editions (notebooks/en,
+notebooks/zh), executed, and in step with the article's examples, the README and the binder files."""
 from __future__ import annotations
 
 import re
 import tomllib
 from pathlib import Path
+
+import sys
 
 import jax
 import nbformat
@@ -14,7 +16,12 @@ from seeds import SEEDS
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-LECTURES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+sys.path.insert(0, str(ROOT / "scripts"))
+import editions  # noqa: E402
+
+EDITIONS = {lang: sorted((NOTEBOOKS / lang).glob("[0-9][0-9]_*.ipynb")) for lang in editions.LANGS}
+LECTURES = EDITIONS["en"]
+BOTH = [p for lang in editions.LANGS for p in EDITIONS[lang]]
 SOURCES = sorted((NOTEBOOKS / "src").glob("[0-9][0-9]_*.py"))
 
 
@@ -34,13 +41,21 @@ def _output_texts(nb) -> list[str]:
     return texts
 
 
-COURSE = ["01_what_is_a_jaxpr", "02_inlining_and_pytrees", "03_constvars", "04_cond", "05_while", "06_scan",
-          "07_jit", "08_debugger_and_graph", "09_eval_jaxpr_exercise", "10_accelerator_and_cost"]
+COURSE = ["00_syllabus", "01_what_is_a_jaxpr", "02_inlining_and_pytrees", "03_constvars", "04_cond", "05_while",
+          "06_scan", "07_jit", "08_debugger_and_graph", "09_eval_jaxpr_exercise", "10_accelerator_and_cost",
+          "11_transformations"]
 
 
-def test_the_ten_lectures_each_with_its_source():
-    assert [p.stem for p in SOURCES][:10] == COURSE
-    assert [p.stem for p in LECTURES] == [p.stem for p in SOURCES]
+def _ids(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def test_both_editions_have_every_lecture_each_with_its_source():
+    assert [p.stem for p in SOURCES][:len(COURSE)] == COURSE
+    assert {"13_failure_modes", "14_new_primitive"} <= {p.stem for p in SOURCES}
+    for lang, lectures in EDITIONS.items():
+        assert [p.stem for p in lectures] == [p.stem for p in SOURCES], lang
+    assert sorted(NOTEBOOKS.glob("*.ipynb")) == [], "the first edition's notebooks/NN_*.ipynb are gone"
 
 
 @pytest.mark.parametrize("name", sorted(SEEDS))
@@ -51,17 +66,38 @@ def test_each_seed_jaxpr_appears_as_jax_prints_it(name):
     assert printed in everywhere, f"{name}'s jaxpr as JAX prints it today is in no notebook's outputs"
 
 
-@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", BOTH, ids=_ids)
 def test_every_code_cell_was_executed_and_stored(path):
     nb = _read(path)
+    lang = path.parent.name
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code and code[0].source == "%load_ext jaxprlens"
+    first = "%load_ext jaxprlens" + ("\n" + editions.ZH_CONFIG if lang == "zh" else "")
+    assert code and code[0].source == first
+    assert nb.metadata["jaxprlens"] == {"edition": lang, "jax": nb.metadata["jaxprlens"]["jax"]}
     for cell in code:
         assert isinstance(cell.execution_count, int), f"unexecuted cell: {cell.source[:60]!r}"
         assert not any(o.output_type == "error" for o in cell.outputs), cell.source[:60]
         if re.match(r"%%?jaxpr\b", cell.source) or cell.source.lstrip().startswith("print("):
             assert cell.outputs, f"no stored output for {cell.source[:60]!r}"
+        if "raises-exception" in cell.metadata.get("tags", []):       # meant to fail: a message, not a traceback
+            assert [o.name for o in cell.outputs] == ["stderr"], cell.source[:60]
     assert not nb.metadata.get("widgets"), "widget state has random ids: the build script drops it"
+    assert all("slideshow" in c.metadata for c in nb.cells), "every cell has RISE slide metadata"
+
+
+@pytest.mark.parametrize("path", EDITIONS["zh"], ids=_ids)
+def test_the_chinese_edition_is_chinese_with_the_same_code(path):
+    zh = _read(path)
+    en = _read(NOTEBOOKS / "en" / path.name)
+    for cell in zh.cells:
+        if cell.cell_type == "markdown":
+            assert editions.english_runs(cell.source) == [], cell.source[:80]
+    code = [[editions.code_only(c.source) for c in nb.cells if c.cell_type == "code"] for nb in (en, zh)]
+    assert code[0] == code[1]
+    for cell in zh.cells:           # every table the zh edition shows is the Chinese table
+        if cell.cell_type == "code" and re.fullmatch(r"%%jaxpr( --static-argnums \S+)?", cell.source.split("\n")[0]):
+            plain = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+            assert "输入" in plain or "结果" in plain, cell.source[:60]
 
 
 def _readme_example() -> str:
@@ -71,14 +107,14 @@ def _readme_example() -> str:
 
 
 def test_readme_example_is_lecture_one_first_cell():
-    nb = _read(NOTEBOOKS / "01_what_is_a_jaxpr.ipynb")
+    nb = _read(NOTEBOOKS / "en" / "01_what_is_a_jaxpr.ipynb")
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[1].source == _readme_example()
     assert len(_readme_example().splitlines()) <= 10
 
 
 def test_lecture_one_shows_the_table_in_chinese():
-    nb = _read(NOTEBOOKS / "01_what_is_a_jaxpr.ipynb")
+    nb = _read(NOTEBOOKS / "en" / "01_what_is_a_jaxpr.ipynb")
     assert any(c.source.startswith("%%jaxpr --lang zh") for c in nb.cells if c.cell_type == "code")
 
 
@@ -108,7 +144,7 @@ def test_binder_installs_what_pyproject_declares():
 
 
 def test_built_notebooks_keep_no_run_specific_metadata():
-    for path in LECTURES:
+    for path in BOTH:
         text = path.read_text(encoding="utf-8")
         assert '"execution": {' not in text and "iopub." not in text, path.name
         ids = [c.id for c in _read(path).cells]

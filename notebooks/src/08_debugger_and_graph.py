@@ -96,9 +96,12 @@ print(stepper.stop_reason)
 print(stepper.last_eqn.source)
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.debugger"]
-# The same in the debugger widget: toggle breakpoints on the table rows and press Continue.
+# The same in the debugger widget: toggle breakpoints on the table rows and press Continue. In these docs, on
+# GitHub or in nbviewer there is no kernel, so what you see below is the recorded run; in a live kernel the
+# widget steps for real.
 #
-# 在调试器小部件中同样可以做到：在表格行上切换断点，再按 Continue。
+# 在调试器小部件中同样可以做到：在表格行上切换断点，再按 Continue。在本文档、GitHub 或 nbviewer 中没有内核，
+# 下面看到的是录制下来的运行过程；在运行中的内核里，小部件会真正地单步执行。
 
 # %% tags=["needs-feature"]
 %%jaxpr --debug

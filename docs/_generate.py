@@ -1,4 +1,5 @@
-"""Pages of the docs generated from their single source: the magic's help and the executed notebooks."""
+"""Pages of the docs generated from their single source: the magic's help and the executed notebooks of both
+editions."""
 from __future__ import annotations
 
 import shutil
@@ -43,14 +44,19 @@ def _dedent_doc(doc: str) -> str:
     return inspect.cleandoc(doc).strip()
 
 
-def copy_notebooks(src: Path, dest: Path) -> None:
-    """Copy ``notebooks/NN_*.ipynb`` next to ``course/index.md`` (Sphinx reads only its source dir)."""
-    dest.mkdir(exist_ok=True)
-    wanted = {p.name for p in src.glob("[0-9][0-9]_*.ipynb")}
+def copy_notebooks(src: Path, dest: Path, langs=("en", "zh")) -> None:
+    """Copy each edition's ``notebooks/<lang>/NN_*.ipynb`` to ``course/<lang>/`` (Sphinx reads only its source
+    dir), dropping copies whose lecture is gone (and the first edition's ``course/NN_*.ipynb``)."""
     for old in dest.glob("*.ipynb"):
-        if old.name not in wanted:
-            old.unlink()
-    for name in sorted(wanted):
-        s, d = src / name, dest / name
-        if not d.exists() or d.read_bytes() != s.read_bytes():
-            shutil.copyfile(s, d)
+        old.unlink()
+    for lang in langs:
+        into = dest / lang
+        into.mkdir(parents=True, exist_ok=True)
+        wanted = {p.name for p in (src / lang).glob("[0-9][0-9]_*.ipynb")}
+        for old in into.glob("*.ipynb"):
+            if old.name not in wanted:
+                old.unlink()
+        for name in sorted(wanted):
+            s, d = src / lang / name, into / name
+            if not d.exists() or d.read_bytes() != s.read_bytes():
+                shutil.copyfile(s, d)

@@ -1,7 +1,8 @@
 """Sphinx configuration: myst-nb renders the course notebooks with their stored outputs (never re-executed).
 
 Two pages are generated here before each build, so they cannot drift from their sources:
-``options.md`` from the ``%%jaxpr`` magic's own help, and ``course/NN_*.ipynb`` copied from ``notebooks/``.
+``options.md`` from the ``%%jaxpr`` magic's own help, and ``course/{en,zh}/NN_*.ipynb`` copied from
+``notebooks/{en,zh}/``.  ``_templates/page.html`` puts a language switch at the top of every course page.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ extensions = ["myst_nb", "sphinx.ext.autodoc"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_static_path = ["_static"] if (DOCS / "_static").is_dir() else []
 html_theme = "alabaster"
+templates_path = ["_templates"]
+html_context = {"teacher_notes": sorted(p.stem for p in (DOCS / "teachers").glob("*.md"))}
 html_title = "jaxprlens"
 
 nb_execution_mode = "off"

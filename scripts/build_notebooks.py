@@ -199,6 +199,12 @@ def main(argv=None) -> int:
     finally:
         if opts.check:
             shutil.rmtree(out_dir, ignore_errors=True)
+    if not opts.check and not opts.only:
+        for lang in opts.lang or LANGS:         # a lecture whose source is gone leaves no notebook behind
+            for old in (NOTEBOOKS / lang).glob("[0-9][0-9]_*.ipynb"):
+                if not (SOURCES / f"{old.stem}.py").exists():
+                    old.unlink()
+                    print(f"removed {lang}/{old.name} (no source)")
     if opts.check:
         print("identical to notebooks/" if not differ else f"differ from notebooks/: {', '.join(differ)}")
         return 1 if differ else 0

@@ -189,6 +189,18 @@ def test_the_syllabus_lists_every_lecture_with_its_time():
     assert editions.LECTURES_MARK not in syllabus.source and "合计" in syllabus.source
 
 
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_every_lecture_has_a_teachers_notes_page_in_both_languages(path):
+    notes = ROOT / "docs" / "teachers" / f"{path.stem}.md"
+    assert notes.exists(), f"docs/teachers/{path.stem}.md: what students get wrong, what to show live"
+    text = notes.read_text(encoding="utf-8")
+    for heading in ("## What students get wrong", "## What to show live", "## 学生常见的错误", "## 现场演示"):
+        section = text.split(heading, 1)[1].split("\n## ", 1)[0] if heading in text else ""
+        assert section.count("\n- ") >= 2, f"{notes.name}: {heading} needs at least two points"
+    for lang in editions.LANGS:
+        assert f"](../course/{lang}/{path.stem}.ipynb)" in text
+
+
 def test_chinese_prose_keeps_to_one_term_per_concept():
     found = []
     for path in LECTURES:

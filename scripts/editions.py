@@ -120,7 +120,8 @@ def split_markdown(text: str, lang: str, where: str = "") -> str:
         body = LABEL.sub(lambda m: _label(m, lang), body)
         if own == "zh" and carry and not body.lstrip("> ").startswith("**"):
             prefix = "> " if quoted else ""
-            body = prefix + carry + body[len(prefix):]
+            listed = re.match(r"[-*] |\d+\. ", body[len(prefix):])      # a list starts on its own line
+            body = prefix + carry + ("\n" + prefix if listed else "") + body[len(prefix):]
         if own == "zh":
             carry = None
         out.append((quoted, body))

@@ -111,7 +111,7 @@ def test_right_statements_are_there(prefix, right):
             "**以 constvar 的形式**"]),
     ("03", ["Since JAX 0.11 a jaxpr is one class, `Jaxpr`", "`ClosedJaxpr` survives as another name",
             "`closed.jaxpr` returns the jaxpr itself", "`literals` is an old name for `consts`",
-            "**Older JAX / 旧版 JAX (≤ 0.10)**", "appears as a constvar before the `;`",
+            "**Older JAX (≤ 0.10) / 旧版 JAX（≤ 0.10）**", "appears as a constvar before the `;`",
             "该常量是**外层** jaxpr 的 constvar"]),
     ("06", ["JAX 0.11 and later no longer print `num_consts` and `num_carry`", "`ft_in`"]),
 ])

@@ -67,12 +67,12 @@ print(make_jaxpr(scaled)(jnp.ones(3)).pretty_print(use_color=False))
 # `jax.extend.core`。
 
 # %% [markdown]
-# > **Older JAX / 旧版 JAX (≤ 0.10)** — `ClosedJaxpr` was a separate wrapper: `closed.jaxpr` was an inner
+# > **Older JAX (≤ 0.10) / 旧版 JAX（≤ 0.10）** — `ClosedJaxpr` was a separate wrapper: `closed.jaxpr` was an inner
 # > `Jaxpr` (constvars, invars, eqns, outvars, but no values) and `closed.consts` held the values. The article
 # > describes the merged class from JAX's source of its day, which first shipped in JAX 0.11.0. Code that reads
 # > `closed.jaxpr.constvars` and `closed.consts`, as the cells below do, runs on both.
 # >
-# > 旧版（≤ 0.10）中 `ClosedJaxpr` 是一个单独的包装类：`closed.jaxpr` 是内部的 `Jaxpr`（有 constvars、invars、
+# > 当时 `ClosedJaxpr` 是一个单独的包装类：`closed.jaxpr` 是内部的 `Jaxpr`（有 constvars、invars、
 # > eqns、outvars，但不带值），`closed.consts` 保存值。原文描述的是当时源码中合并后的类，它首次随 JAX 0.11.0 发布。
 # > 像下面的单元格这样读取 `closed.jaxpr.constvars` 与 `closed.consts` 的代码在两种版本上都能运行。
 

@@ -24,7 +24,7 @@ MAX_NODES = 60        # a program of more equations is drawn by its inlined call
                       # of more is folded: about what one screen shows with text at 9 px or more
 PREDRAW = 20          # calls drawn ahead of time into the page, opened by a click without a kernel, while
 PREDRAW_NODES = 300   # all their drawings together hold no more nodes than this
-PREDRAW_BYTES = 600_000   # ... and no more SVG than this (graphviz writes ~3 kB a node)
+PREDRAW_BYTES = 800_000   # ... and no more SVG than this (graphviz writes ~3 kB a node)
 MAX_TOP = 2000        # a top level with more equations is drawn as runs of equations
 RUNS = 100            # how many runs, then
 EDGE_LABELS = 100     # above this many edges the graph is "big": labels become ``xlabel``s (1,000 eqns lay
@@ -363,7 +363,7 @@ class Graph:
         """The calls left folded, each drawn on its own (breadth first, ``limit`` of them), for the page."""
         if self.group is None:
             return []
-        out, queue, seen = [], list(self._draw.closed) + list(self._draw.boxes), set()
+        out, queue, seen = [], list(self._draw.closed), set()      # the boxes here are open already
         nodes = 0
         while queue and len(out) < limit and nodes < PREDRAW_NODES:
             grp = queue.pop(0)

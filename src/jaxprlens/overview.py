@@ -145,9 +145,8 @@ class Fold(_Draw):
         self.closed.append(grp)
         self.drawn += 1
         lines = [grp.label(self.lang, phases=grp.parent is None or grp.parent.phase != grp.phase)]
-        if grp.groups:
-            lines.append(grp.summary(self.lang))
-        lines.append(t("n_eqns", self.lang, n=grp.size))
+        count = t("n_eqns", self.lang, n=grp.size)
+        lines.append(f"{grp.summary(self.lang)} · {count}" if grp.groups else count)
         g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(f"{self.site(grp)} · path={self.prefix}{grp.id}"),
                _attributes={"class": "jl-grp"}, **STYLES["group"])
         self.into(grp.eqns, nid, g)
@@ -292,6 +291,7 @@ def _head(path: str) -> str:
 def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "") -> tuple:
     """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded)."""
     g = _digraph()
+    g.attr(nodesep="0.15")
     d = Fold(tree, top, unfold(top, max_nodes, depth), DEPTH if depth is None else depth, max_nodes, lang, prefix)
     d.header(tree.program, g)
     d.draw(g)

@@ -186,13 +186,14 @@ VIEWER = """<style>
 .jl-graph .jl-port{overflow:auto;max-height:85vh;position:relative;}
 .jl-graph.jl-live .jl-port{overflow:hidden;cursor:grab;touch-action:none;}
 .jl-graph.jl-live .jl-port.jl-drag{cursor:grabbing;}
-.jl-graph .jl-port>svg{transform-origin:0 0;display:block;}
+.jl-graph .jl-port>svg{transform-origin:0 0;display:block;max-width:none!important;max-height:none!important;}
 .jl-graph .jl-crumbs{font-family:var(--jp-ui-font-family,sans-serif);font-size:12px;margin:2px 0;
  display:flex;gap:6px;align-items:center;flex-wrap:wrap;}
 .jl-graph .jl-here{font-weight:bold;}
 .jl-graph .jl-crumb{cursor:pointer;text-decoration:underline;color:var(--jp-content-link-color,#1976d2);}
 .jl-graph .jl-zoom{margin-left:auto;display:inline-flex;gap:2px;}
 .jl-graph .jl-zoom button{font-size:11px;padding:0 6px;cursor:pointer;}
+.jl-graph svg a{text-decoration:none;}
 .jl-graph g.jl-grp,.jl-graph g.cluster[id^="grpbox-"]>text{cursor:pointer;}
 </style>
 <script>

@@ -1,0 +1,110 @@
+"""The graph of a model-sized program as a student sees it at about 970 px of output width: drawn by the
+Python calls that tracing inlined, no text under 9 px at the default zoom, the six blocks on one screen,
+wheel zoom and drag pan, a click opens a call (drawn ahead of time: no kernel needed) and the breadcrumb
+goes back; and func10's while loop drawn as a box that holds only its own body and cond."""
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+
+import pytest
+
+import browser_harness as harness
+from test_lab import CALL, FUNC10, LOAD
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import test_calls as toy  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = 1400          # JupyterLab with its file browser open: about 970 px of output width
+TOY = ("import jax, jax.numpy as jnp, numpy as np\n\nD = 16\n\n" +
+       "\n\n".join(inspect.getsource(f) for f in (toy.layer_norm, toy.attention, toy.mlp, toy.block,
+                                                   toy.model_loss, toy.make_params)))
+GRAD = "%%jaxpr --graph\n" + TOY + "\njax.grad(model_loss)(make_params(), np.ones((8, D), 'f4'))"
+
+# The visible drawing of an output: its size on screen and the smallest text in CSS pixels.
+MEASURE_JS = """
+(area) => {
+  const view = area.querySelector('.jl-gview:not([hidden])'), svg = view.querySelector('.jl-port>svg');
+  const port = svg.parentNode.getBoundingClientRect(), box = svg.getBoundingClientRect();
+  let small = 1e9, n = 0;
+  for (const t of svg.querySelectorAll('text')) {
+    const size = parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a;
+    small = Math.min(small, size); n++;
+  }
+  const inside = Array.from(svg.querySelectorAll('g.jl-grp')).filter(g => { const r = g.getBoundingClientRect();
+    return r.left >= port.left - 1 && r.right <= port.right + 1 && r.top >= port.top - 1 && r.bottom <= port.bottom + 1;
+  }).map(g => g.id);
+  return {group: view.getAttribute('data-group'), crumbs: view.querySelector('.jl-crumbs').textContent,
+          portW: port.width, portH: port.height, svgW: box.width, svgH: box.height, small, texts: n, inside,
+          transform: svg.style.transform, eqns: svg.querySelectorAll('g.node[id^="eqn-"]').length};
+}
+"""
+
+
+def test_grad_of_six_blocks_drawn_by_calls_zooms_pans_and_opens(lab, open_notebook):
+    page = open_notebook(lab, [LOAD, GRAD], width=VIEWPORT)
+    area = harness.output(page, 1)
+    area.locator(".jl-gview .jl-zoom").first.wait_for()
+    m = area.evaluate(MEASURE_JS)
+    print("overview:", {k: v for k, v in m.items() if k != "inside"})
+    assert m["group"] == "" and m["texts"] > 50
+    assert m["small"] >= 8.99, f"text drawn at {m['small']:.2f} px"
+    assert 900 <= m["portW"] <= 1000                           # the ordinary output width
+    assert m["svgW"] <= m["portW"] + 1 and m["portH"] <= 1000   # one screen
+    blocks = sorted(i for i in m["inside"] if "/block." in i and i.count("/") == 1)
+    assert len(blocks) == 12, m["inside"]                       # block ×6 forward and backward, all in view
+
+    port = area.locator(".jl-gview:not([hidden]) .jl-port")
+    port.scroll_into_view_if_needed()
+    box = port.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
+    page.mouse.wheel(0, -400)                                   # zoom in around the pointer
+    page.wait_for_function("(t) => document.querySelector('.jl-gview:not([hidden]) .jl-port>svg')"
+                           ".style.transform !== t", arg=m["transform"])
+    zoomed = area.evaluate(MEASURE_JS)
+    assert zoomed["small"] > m["small"] * 1.5 and zoomed["transform"] != m["transform"]
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 - 150, box["y"] + 120, steps=5)   # drag to pan
+    page.mouse.up()
+    page.wait_for_timeout(100)
+    panned = area.evaluate(MEASURE_JS)
+    assert panned["transform"] != zoomed["transform"] and panned["small"] == zoomed["small"]
+    area.locator(".jl-gview:not([hidden]) button.jl-z-fit").click()
+    fitted = area.evaluate(MEASURE_JS)
+    assert fitted["svgW"] <= fitted["portW"] + 1
+    area.locator(".jl-gview:not([hidden]) button.jl-z-one").click()
+    assert abs(area.evaluate(MEASURE_JS)["small"] - 12) < 0.1   # 1:1 is 9 pt = 12 px
+    page.screenshot(path=str(harness.OUTPUT / "folding-overview-zoomed.png"))
+
+    area.locator(".jl-gview:not([hidden]) button.jl-z-fit").click()
+    area.locator('.jl-gview:not([hidden]) g[id="grp-model_loss/block.1"]').click()
+    opened = area.evaluate(MEASURE_JS)
+    print("block 1:", {k: v for k, v in opened.items() if k != "inside"})
+    assert opened["group"] == "model_loss/block.1"
+    assert opened["crumbs"].startswith("model_loss › model_loss (forward) › block (call 1 of 6, forward)")
+    assert opened["small"] >= 8.99 and opened["eqns"] >= 2   # its own equations (the residual adds)
+    page.screenshot(path=str(harness.OUTPUT / "folding-block.png"))
+    area.locator('.jl-gview:not([hidden]) g[id="grpbox-model_loss/block.1/attention"] text').first.click()
+    leaf = area.evaluate(MEASURE_JS)
+    assert leaf["group"] == "model_loss/block.1/attention" and leaf["eqns"] == 31   # opened: its equations
+    assert leaf["small"] >= 8.99
+    page.screenshot(path=str(harness.OUTPUT / "folding-attention.png"))
+    area.locator(".jl-gview:not([hidden]) a.jl-crumb").first.click()       # back to the program
+    assert area.evaluate(MEASURE_JS)["group"] == ""
+
+
+def test_func10_while_box_holds_only_its_body(lab, open_notebook):
+    page = open_notebook(lab, [LOAD, "%%jaxpr --graph\n" + FUNC10 + CALL], width=VIEWPORT)
+    area = harness.output(page, 1)
+    area.locator(".jl-gview .jl-zoom").first.wait_for()
+    rects = area.evaluate("""(a) => { const r = s => a.querySelector(s).getBoundingClientRect();
+      const b = r('g[id="cluster-2"]'); return {box: [b.left, b.top, b.right, b.bottom],
+        eqns: ['eqn-0', 'eqn-1'].map(i => { const e = r('g[id="' + i + '"]');
+          return [e.left, e.top, e.right, e.bottom]; })}; }""")
+    bl, bt, br, bb = rects["box"]
+    for left, top, right, bottom in rects["eqns"]:           # broadcast_in_dim and the outer add
+        assert right <= bl or left >= br or bottom <= bt or top >= bb, rects
+    assert area.evaluate(MEASURE_JS)["small"] >= 8.99

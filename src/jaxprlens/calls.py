@@ -115,6 +115,7 @@ class CallTree:
         self._build()
         self.by_id = {g.id: g for g in self.root.walk()}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
+        self._positions: dict = {}
 
     # ------------------------------------------------------------ building
     def _build(self):
@@ -181,7 +182,7 @@ class CallTree:
     def crossing(self, g: Group) -> tuple:
         """``(inputs, outputs)`` of a group: the vars that cross its border."""
         def_at, uses = self._uses
-        inside = {self._index[id(e)] for e in g.eqns}
+        inside = self.positions(g)
         ins, outs, seen = [], [], set()
         for e in g.eqns:
             for a in e.invars:
@@ -192,6 +193,13 @@ class CallTree:
                 if any(u not in inside for u in uses.get(v, ())):
                     outs.append(v)
         return ins, outs
+
+    def positions(self, g: Group) -> frozenset:
+        """Where the group's equations stand in the program (computed once per group)."""
+        got = self._positions.get(id(g))
+        if got is None:
+            got = self._positions[id(g)] = frozenset(self._index[id(e)] for e in g.eqns)
+        return got
 
     def find(self, gid: str) -> Group:
         try:
@@ -208,7 +216,7 @@ class CallTree:
 
     def first_use(self, v: Var, g: Group) -> Eqn | None:
         """The first equation outside ``g`` that uses ``v`` (None: only the program's results do)."""
-        inside = {self._index[id(e)] for e in g.eqns}
+        inside = self.positions(g)
         users = [u for u in self._uses[1].get(v, ()) if u not in inside and u < len(self.program.eqns)]
         return self.program.eqns[users[0]] if users else None
 

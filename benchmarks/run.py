@@ -1,6 +1,5 @@
 """Run every benchmark (graph layout, stepper vs eval_jaxpr, run() vs jax.jit, tracing vs make_jaxpr, folding by
-calls) and print
-their tables.
+calls) and print their tables.
 
 On demand only (`make bench`); the numbers go into issue notes, not into timed unit tests.  Exits 1 when any
 benchmark missed its goal.

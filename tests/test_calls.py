@@ -1,4 +1,5 @@
 """The call tree (calls.py): the Python calls that tracing inlined, from each equation's user frames."""
+import re
 import time
 
 import jax
@@ -184,3 +185,51 @@ def test_building_costs_little_next_to_tracing():
     [g.inputs for g in tree.root.walk()]
     built = time.perf_counter() - t0
     assert built < 0.25 * traced, (built, traced)        # the benchmark asks <= 10 %; slack for a busy box
+
+
+# ---------------------------------------------------------------- the table folded by the same groups
+
+def _payload(page):
+    import json
+    return json.loads(re.search(r'<script type="application/json" class="jl-data">(.*?)</script>', page).group(1))
+
+
+def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
+    page = grad.table().html()
+    tree = call_tree(grad)
+    assert re.findall(r'<tr class="jl-grow" data-group="([^"]+)"', page) == ["model_loss", "model_loss~bwd"]
+    assert page.count('class="jl-row"') == 0                     # no equation row until a call is opened
+    assert "481 equations" in page and "in: bw:f32[8,16] " in page and "+45 more" in page
+    groups = _payload(page)["groups"]
+    assert set(groups) == {g.id for g in tree.root.walk() if g.parent is not None}
+    for g in tree.root.walk():
+        if g.parent is None:
+            continue
+        items = groups[g.id]
+        assert len(items) == len(g.children)
+        for item, child in zip(items, g.children):
+            if item[0] == "g":                                   # a call: its id, label, count, site, values
+                assert item[1:4] == [child.id, child.label(phases=False), f"{child.size} equations"]
+                assert item[4] == (f"test_calls.py line {child.site.line}: {child.site.text}")
+            else:                                                # an equation: the script's data row
+                assert item[0] == child.id and item[1] == child.primitive
+    block3 = groups["model_loss/block.3"]
+    assert [i[2] for i in block3 if i[0] == "g"] == ["layer_norm (call 1 of 2)", "attention",
+                                                     "layer_norm (call 2 of 2)", "mlp"]
+    zh = grad.table(lang="zh").html()
+    assert "model_loss（前向）" in zh and "输入：" in zh and "方程按追踪时内联的 Python 调用折叠" in zh
+    top = re.findall(r'<tr class="jl-grow" data-group="([^"]+)"', loss.table().html())   # 345 equations
+    assert top == [f"model_loss/block.{i}" for i in range(1, 7)]   # below the single call, its own 3 rows too
+    assert loss.table().html().count('class="jl-row"') == 3
+
+
+def test_small_programs_and_programs_without_calls_stay_open():
+    small = transformer(blocks=2, grad=False)                    # 115 equations: the table as before
+    assert 'class="jl-grow"' not in small.table().html() and small.table().html().count('class="jl-row"') == len(small.eqns)
+
+    def chain(x, y):                                             # 600 equations from one function
+        for i in range(300):
+            x = jnp.sin(x) * y
+        return x
+    flat = trace(chain, jnp.ones(4), jnp.ones(4)).table().html()
+    assert 'class="jl-grow"' not in flat and flat.count('class="jl-row"') == 600

@@ -142,6 +142,10 @@ VIEW_TEXT = {
     "phase_forward": ("forward", "前向"), "phase_backward": ("backward", "反向"),
     "graph_calls": ("; drawn by its inlined calls, {n} folded: {items}", "；按内联调用绘制，已折叠 {n} 个：{items}"),
     "zoom_fit": ("fit", "适应窗口"), "zoom_one": ("1:1", "1:1"), "program": ("program", "程序"),
+    "crossing": ("in: {ins} → out: {outs}", "输入：{ins} → 输出：{outs}"),
+    "table_folded": ("Equations folded by the Python calls that tracing inlined: click a call to open it "
+                     "(print(program) or %%jaxpr --text prints them all)",
+                     "方程按追踪时内联的 Python 调用折叠：点击一个调用可展开（print(program) 或 %%jaxpr --text 可全部打印）"),
     "from_x": ("from {x}", "来自 {x}"), "to_x": ("to {x}", "去往 {x}"),
     "called_at": ("called at {where}", "调用处：{where}"), "n_more": ("+{n} more", "另 {n} 个"),
     "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined ({k} nodes); click a call "

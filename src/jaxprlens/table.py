@@ -84,6 +84,12 @@ class Table(View):
         words = labels(search=t("search", lang), allparams=t("all_params", lang), matches=t("matches", lang))
         payload = {"explain": explanations(p, lang)}
         head = len(doc.rows)
+        tree = fold_tree(p, self.count(p))
+        if tree is not None:           # model size with calls: a row per inlined call, opened on click
+            payload["groups"] = group_items(tree, lang)
+            return "".join([style(), f'<div class="jaxprlens jl-table jl-folded" lang="{lang}" data-lang="{lang}"'
+                            f'{words}>', self._signature_html(p), self._folded_html(tree, doc),
+                            data(payload), script(), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
             rows = [_data_row(e, lang) for row in doc.rows[head:] for e in _walk(row.eqn)]
@@ -237,6 +243,16 @@ class Table(View):
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
                 f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub.text(self.lang))}</summary>{inner}</details>")
 
+    def _folded_html(self, tree, doc: Block) -> str:
+        """The top of the call tree as rows; the program's own equations (made inside JAX) as they are."""
+        consts, own = set(doc.program.constvars), {id(r.eqn): r for r in doc.rows}
+        rows = [group_row(c, self.lang) if not isinstance(c, Eqn) else self.row_html(own[id(c)], consts)
+                for c in top_items(tree)]
+        note = (f'<tbody><tr class="jl-more-note"><td colspan="3">{html(t("table_folded", self.lang))}'
+                "</td></tr></tbody>")
+        return (f'<table class="jl-eqns" data-path="">{self.header_html()}{note}'
+                f'<tbody>{"".join(rows)}</tbody></table>')
+
     # -------------------------------------------------------------- text
     def text(self) -> str:
         title = [self.program.title] if self.program.title else []
@@ -322,3 +338,60 @@ def _data_row(eqn: Eqn, lang: str) -> list:
     src = f"{where_text(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
     return [eqn.id, eqn.primitive, eqn.depth, [f"{v.name}:{v.type}" for v in eqn.outvars], params,
             [a.name for a in eqn.invars], src]
+
+
+# ------------------------------------------------------------------ folding by inlined calls (issue 12)
+# Past FOLD_AT equations a program that calls functions is shown as a row per call (``calls.py``): its
+# function, call site, equation count and crossing values.  A click opens it; the script builds the rows
+# of a call from ``groups`` data the first time it opens.
+
+FOLD_AT = 300
+
+
+def fold_tree(p: Program, n: int):
+    """The call tree to fold ``p``'s table by (``n`` equations in all), or None: a small program, or one
+    with no calls to fold by."""
+    if n <= FOLD_AT:
+        return None
+    from .calls import call_tree
+    tree = call_tree(p)
+    items = top_items(tree)
+    return tree if len(items) >= 2 and any(not isinstance(c, Eqn) for c in items) else None
+
+
+def top_items(tree) -> list:
+    """What the folded table starts with: the program's children, below any chain of single calls."""
+    g = tree.root
+    while len(g.children) == 1 and g.groups:
+        g = g.groups[0]
+    return g.children
+
+
+def _values(vs: list, lang: str, limit: int = 4) -> str:
+    shown = " ".join(f"{v.name}:{v.type}" for v in vs[:limit])
+    return (shown + (" " + t("n_more", lang, n=len(vs) - limit) if len(vs) > limit else "")) or "∅"
+
+
+def _group_cells(g, lang: str) -> list:
+    """``[id, label, count, call site, crossing values, depth]`` of a call, as the row and the script show it."""
+    site = f"{where_text(g.site, lang)}: {g.site.text}" if g.site else ""
+    return [g.id, g.label(lang, phases=g.parent.phase != g.phase), t("n_eqns", lang, n=g.size), site,
+            t("crossing", lang, ins=_values(g.inputs, lang), outs=_values(g.outputs, lang)), g.depth]
+
+
+def group_row(g, lang: str) -> str:
+    gid, label, count, site, cross, _ = _group_cells(g, lang)
+    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq">'
+            f'<b class="jl-gname">{html(label)}</b> <span class="jl-type">{html(count)}</span></td>'
+            f'<td class="jl-note"><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
+            "</td></tr>")
+
+
+def group_items(tree, lang: str) -> dict:
+    """``{call id: [item, ...]}``: a call's rows in order, each a call (``["g", cells...]``) or a data row."""
+    out = {}
+    for g in tree.root.walk():
+        if g.parent is not None:
+            out[g.id] = [["g"] + _group_cells(c, lang) if not isinstance(c, Eqn) else _data_row(c, lang)
+                         for c in g.children]
+    return out

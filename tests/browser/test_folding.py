@@ -108,3 +108,25 @@ def test_func10_while_box_holds_only_its_body(lab, open_notebook):
     for left, top, right, bottom in rects["eqns"]:           # broadcast_in_dim and the outer add
         assert right <= bl or left >= br or bottom <= bt or top >= bb, rects
     assert area.evaluate(MEASURE_JS)["small"] >= 8.99
+
+
+def test_table_of_the_grad_folded_by_calls_opens_on_click(lab, open_notebook):
+    page = open_notebook(lab, [LOAD, GRAD.replace("%%jaxpr --graph", "%%jaxpr")], width=VIEWPORT)
+    area = harness.output(page, 1)
+    rows = area.locator("tr.jl-grow")
+    assert rows.count() == 2 and area.locator("tr.jl-row").count() == 0
+    rows.nth(0).click()                                           # model_loss (forward): its six blocks
+    area.locator('tr.jl-grow[data-group="model_loss/block.1"]').wait_for()
+    assert area.locator('tr.jl-grow[data-in="model_loss"]').count() == 6
+    area.locator('tr.jl-grow[data-group="model_loss/block.1"]').click()
+    area.locator('tr.jl-grow[data-group="model_loss/block.1/attention"]').click()
+    eqns = area.locator('tr.jl-row[data-in="model_loss/block.1/attention"]')
+    assert eqns.count() == 31 and eqns.first.is_visible()         # built on first open
+    assert "dot_general" in eqns.first.inner_text()
+    width = area.evaluate("a => a.querySelector('.jl-table').scrollWidth")
+    assert width <= 1000, width                                   # no page-wide scroll at 970 px
+    page.screenshot(path=str(harness.OUTPUT / "folding-table.png"))
+    rows.nth(0).click()                                           # closing the forward pass hides all of it
+    assert not eqns.first.is_visible() and area.locator('tr.jl-grow[data-in="model_loss"]:visible').count() == 0
+    rows.nth(0).click()                                           # reopened: its blocks, closed again
+    assert area.locator('tr.jl-grow[data-in="model_loss"]:visible').count() == 6 and not eqns.first.is_visible()

@@ -136,12 +136,66 @@
     root.jlAll = function () { drawMore(root, rows, rows.length); };
   }
 
+  /* ---- folding by inlined calls (issue 12): a row per call; its rows are built the first time it opens ---- */
+  function groupRow(g) {   // ["g", id, label, count, call site, crossing values, depth]: textContent only
+    var tr = el("tr", "jl-grow"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
+    tr.setAttribute("data-group", g[1]);
+    tr.appendChild(el("td", "", "\u25b8"));
+    eq.appendChild(el("b", "jl-gname", g[2]));
+    eq.appendChild(document.createTextNode(" "));
+    eq.appendChild(el("span", "jl-type", g[3]));
+    if (g[4]) note.appendChild(el("div", "jl-src", g[4]));
+    note.appendChild(el("div", "jl-cross", g[5]));
+    tr.appendChild(eq);
+    tr.appendChild(note);
+    return tr;
+  }
+
+  function toggleGroup(root, tr, groups, open) {
+    var id = tr.getAttribute("data-group"), indent = tr.jlIndent || 0;
+    tr.classList.toggle("jl-open", open);
+    tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
+    if (open && !tr.jlBuilt) {
+      tr.jlBuilt = true;
+      var after = tr;
+      (groups[id] || []).forEach(function (item) {
+        var call = item[0] === "g", row = call ? groupRow(item) : dataRow(item);
+        row.setAttribute("data-in", id);
+        row.jlIndent = indent + 1;
+        row.children[1].style.paddingLeft = (4 + 18 * (indent + 1 + (call ? 0 : item[2]))) + "px";
+        after.parentNode.insertBefore(row, after.nextSibling);
+        after = row;
+      });
+    }
+    root.querySelectorAll("tr[data-in]").forEach(function (r) {
+      var parent = r.getAttribute("data-in");
+      if (parent === id) r.hidden = !open;
+      else if (!open && parent.indexOf(id + "/") === 0) r.hidden = true;
+      if (!open && (parent === id || parent.indexOf(id + "/") === 0) && r.classList.contains("jl-open")) {
+        r.classList.remove("jl-open");
+        r.firstChild.textContent = "\u25b8";
+      }
+    });
+  }
+
+  function folding(root, groups) {
+    root.addEventListener("click", function (e) {
+      var tr = e.target.closest && e.target.closest("tr.jl-grow");
+      if (tr && root.contains(tr)) toggleGroup(root, tr, groups, !tr.classList.contains("jl-open"));
+    });
+    root.jlAll = function () {     // search looks at every row: open every call
+      var closed;
+      while ((closed = root.querySelector("tr.jl-grow:not(.jl-open)"))) toggleGroup(root, closed, groups, true);
+    };
+  }
+
   function enhance(root) {
     if (!root || root.getAttribute("data-jl-ready")) return;
     root.setAttribute("data-jl-ready", "1");
     var d = data(root), explain = d.explain || {};
     if (root.classList.contains("jl-table")) tools(root);
     if (d.rows && d.rows.length) lazy(root, d.rows);
+    if (d.groups) folding(root, d.groups);
     root.addEventListener("click", function (e) {
       var v = e.target.closest && e.target.closest("var");
       if (v && root.contains(v)) select(root, v.textContent);

@@ -1,0 +1,189 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lecture 12 · Calls are inlined, and how to get them back / 第 12 讲 · 函数调用被内联，以及如何把它们找回来
+#
+# Lecture 2 showed that a Python function call leaves no trace in the jaxpr: tracing runs the call and keeps
+# only the JAX operations it performed, one flat list of equations. That is why the jaxpr of a real model is
+# hard to read. But JAX remembers more than it prints: every equation keeps the Python stack that made it
+# (`attention` line 4 ← `block` line 12 ← `model_loss` line 16). jaxprlens uses that stack to fold the flat list
+# back into the calls that tracing inlined.
+#
+# 第 2 讲说过，Python 函数调用不会在 jaxpr 中留下痕迹：trace 时调用照常执行，只留下它做过的 JAX 运算，成为一张扁平的
+# 方程列表。这正是真实模型的 jaxpr 难以阅读的原因。但 JAX 记住的比它打印出来的多：每个方程都保存着产生它的 Python
+# 调用栈（`attention` 第 4 行 ← `block` 第 12 行 ← `model_loss` 第 16 行）。jaxprlens 利用这个调用栈，把扁平的列表
+# 重新折叠成 trace 时被内联的那些调用。
+#
+# **Goal.** See the calls a jaxpr has lost, fold a program by them, and open one call at a time.
+# **Time:** 20 minutes.
+#
+# **目标**：看到 jaxpr 丢失的函数调用，按调用折叠一个程序，并逐个展开调用。
+# **时长**：20 分钟。
+
+# %%
+%load_ext jaxprlens
+
+# %% [markdown]
+# ## Two helpers, one flat list / 两个辅助函数，一张扁平列表
+#
+# `predict` calls `normalize` and then `dense` twice. The jaxpr has no trace of these three calls: every
+# equation stands in one list, in the order tracing performed them. Only the source column still says which
+# line of which helper made each equation.
+#
+# `predict` 先调用 `normalize`，再调用两次 `dense`。jaxpr 里没有这三次调用的痕迹：所有方程按 trace 执行的顺序排成
+# 一张列表。只有源码列还能看出每个方程来自哪个辅助函数的哪一行。
+
+# %%
+%%jaxpr
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def normalize(x):
+    m = jnp.mean(x)
+    return (x - m) / jnp.std(x)
+
+def dense(x, w):
+    return jnp.tanh(x @ w)
+
+def predict(w1, w2, x):
+    h = dense(normalize(x), w1)
+    return dense(h, w2).sum()
+
+w1, w2, x = np.ones((4, 3), "f4"), np.ones((3, 2), "f4"), np.arange(4.0, dtype="f4")
+predict(w1, w2, x)
+
+# %% [markdown]
+# The graph of the same program draws every equation: it is small enough to read flat.
+#
+# 同一个程序的图画出了每一个方程：它足够小，可以平铺着读。
+
+# %%
+%%jaxpr --graph
+predict(w1, w2, x)
+
+# %% [markdown]
+# ## Folded by its calls / 按调用折叠
+#
+# With room for only a few nodes (`--max-nodes 4`), the graph is drawn by the calls that tracing inlined: one
+# node per call of `normalize` and `dense`, labelled with the functions they call and their size, and edges
+# for the values that cross from one call to the next. The two calls of `dense` come from two different lines:
+# they are `dense (call 1 of 2)` and `dense (call 2 of 2)`. In a notebook you can click a call to open it,
+# drag to pan and use the wheel to zoom; the breadcrumb above the drawing leads back.
+#
+# 只给几个节点的空间（`--max-nodes 4`）时，图按 trace 时被内联的调用来画：`normalize` 和 `dense` 的每次调用各是一个
+# 节点，标出它调用的函数和大小；边表示从一次调用流到下一次调用的值。两次 `dense` 调用来自不同的行，分别是
+# `dense（第 1 次调用，共 2 次）` 和 `dense（第 2 次调用，共 2 次）`。在 notebook 中可以点击一个调用把它展开，
+# 拖动来平移，用滚轮缩放；图上方的路径可以带你回去。
+
+# %%
+%%jaxpr --graph --max-nodes 4
+predict(w1, w2, x)
+
+# %% [markdown]
+# `--path` opens one call on its own: its equations, the values that come in (and from which call) and the
+# values that leave (and to which call).
+#
+# `--path` 单独展开一次调用：它的方程、流入的值（以及来自哪次调用）和流出的值（以及去往哪次调用）。
+
+# %%
+%%jaxpr --graph --path predict/dense.2
+predict(w1, w2, x)
+
+# %% [markdown]
+# The same tree is plain data. `call_tree(program)` gives the calls in order, each with its function, its call
+# site, its equations and the values that cross its border.
+#
+# 同一棵树也是普通的数据。`call_tree(program)` 按顺序给出每次调用，以及它的函数、调用位置、方程和跨越边界的值。
+
+# %%
+from jaxprlens import trace
+from jaxprlens.calls import call_tree
+
+program = trace(predict, w1, w2, x)
+for call in call_tree(program).root.walk():
+    if call.parent is not None:
+        ins = " ".join(v.name for v in call.inputs)
+        outs = " ".join(v.name for v in call.outputs)
+        print(f"{'  ' * call.depth}{call.label()}: {len(call.eqns)} eqns, in {ins} -> out {outs}")
+
+# %% [markdown]
+# ## Forward and backward / 前向与反向
+#
+# `jax.grad` traces `predict` once and then runs its equations backwards. The equations of the backward pass
+# carry the same stack as the forward ones, inside a `transpose(jvp(...))` name scope, so each call appears
+# twice: once forward, once backward, and the backward pass meets the calls in reverse order.
+#
+# `jax.grad` 先 trace 一次 `predict`，再反向执行它的方程。反向传播的方程带着与前向相同的调用栈，只是处在
+# `transpose(jvp(...))` 名字作用域里，所以每次调用都出现两次：一次前向，一次反向，而且反向传播以相反的顺序遇到这些调用。
+
+# %%
+%%jaxpr --graph --max-nodes 12
+jax.grad(predict)(w1, w2, x)
+
+# %% [markdown]
+# ## At model size / 模型规模
+#
+# Past 60 equations the graph folds by itself. Here is the gradient of a toy transformer with six blocks
+# (layer norm, attention and an MLP in each): more than a thousand equations in one flat list, drawn as the six
+# blocks of the forward pass and the six of the backward pass. A table of a program this size shows a row per
+# call and opens a call when you click it.
+#
+# 超过 60 个方程时，图会自动折叠。下面是一个有六个 block（每个包含 layer norm、attention 和 MLP）的玩具 transformer 的
+# 梯度：一千多个方程排成一张扁平列表，画出来是前向的六个 block 和反向的六个 block。这样规模的程序，表格为每次调用显示
+# 一行，点击即可展开。
+
+# %%
+%%jaxpr --graph
+def layer_norm(x, g):
+    m = jnp.mean(x, -1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+    return g * (x - m) / jnp.sqrt(v + 1e-5)
+
+def attention(x, p):
+    q, k, v = x @ p["wq"], x @ p["wk"], x @ p["wv"]
+    s = jax.nn.softmax(q @ k.T / 4.0)
+    return (s @ v) @ p["wo"]
+
+def mlp(x, p):
+    return jax.nn.gelu(x @ p["w1"]) @ p["w2"]
+
+def block(x, p):
+    x = x + attention(layer_norm(x, p["g1"]), p)
+    return x + mlp(layer_norm(x, p["g2"]), p)
+
+def model_loss(params, x):
+    for p in params:
+        x = block(x, p)
+    return jnp.mean(x ** 2)
+
+rng = np.random.RandomState(0)
+params = [{k: rng.randn(*s).astype("f4") * 0.1 for k, s in
+           [("wq", (16, 16)), ("wk", (16, 16)), ("wv", (16, 16)), ("wo", (16, 16)), ("w1", (16, 32)),
+            ("w2", (32, 16)), ("g1", (16,)), ("g2", (16,))]} for _ in range(6)]
+jax.grad(model_loss)(params, np.ones((8, 16), "f4"))
+
+# %% [markdown]
+# **Exercise / 练习.** Predict how many calls of `layer_norm` the backward pass of one block holds, then check
+# with `--path model_loss~bwd/block.3~bwd`.
+#
+# **练习**：先预测一个 block 的反向传播中有几次 `layer_norm` 调用，再用 `--path model_loss~bwd/block.3~bwd` 验证。
+
+# %%
+%%jaxpr --graph --path model_loss~bwd/block.3~bwd
+jax.grad(model_loss)(params, np.ones((8, 16), "f4"))
+
+# %% [markdown]
+# **Limits / 局限.** Tracing does not record where one call ends and the next call of the same function from
+# the same line begins (a `for` loop calling `block`). jaxprlens starts a new call when the position inside the
+# function goes back to where the current call began, which splits a loop inside a function into several
+# calls when that loop is the first thing the function does.
+#
+# **局限**：trace 不会记录同一行对同一函数的一次调用在哪里结束、下一次调用从哪里开始（例如 `for` 循环里调用 `block`）。
+# jaxprlens 在函数内的位置回到本次调用开始处时认为开始了一次新调用；如果函数一开头就是一个循环，这个循环会被拆成几次调用。

@@ -10,6 +10,7 @@ added to (a jaxpr is in SSA form).  A move records ``(frames before, writes, las
 from __future__ import annotations
 
 import linecache
+import re
 from collections import deque
 
 import jax
@@ -53,6 +54,7 @@ class Stepper:
         self._specs: set = set()
         self._bp: frozenset = frozenset()          # eqns that are breakpoints
         self._bp_inside: frozenset = frozenset()   # eqns with a breakpoint somewhere inside
+        self._conditions: dict = {}                # 'max > 1e3' -> predicate on one written value
         self.args = self._flat_args(args)
         self.reset()
 
@@ -260,8 +262,27 @@ class Stepper:
     def breakpoints(self) -> frozenset:
         return frozenset(self._specs)
 
+    def add_condition(self, text: str) -> str:
+        """Stop after any step that writes a value matching ``text``: ``any NaN``, ``any Inf``,
+        ``max > 1e3``, ``min < -1``, ``abs max >= 10``."""
+        text = " ".join(str(text).split())
+        self._conditions[text] = condition(text)
+        return text
+
+    def remove_condition(self, text: str):
+        self._conditions.pop(" ".join(str(text).split()), None)
+
+    @property
+    def conditions(self) -> tuple:
+        return tuple(self._conditions)
+
     def is_breakpoint(self, eqn: Eqn) -> bool:
         return eqn in self._bp
+
+    @property
+    def breakpoint_eqns(self) -> frozenset:
+        """Every eqn a breakpoint spec (id, primitive, line) matches."""
+        return self._bp
 
     def _matches(self, eqn: Eqn) -> bool:
         for spec in self._specs:
@@ -373,6 +394,10 @@ class Stepper:
         h.append((frames, writes, last_eqn, last_outputs))
         if self.break_on_nan and _has_nan(outs):
             self.stop_reason = f"NaN in the outputs of eqn {self.last_eqn.id} ({self.last_eqn.primitive})"
+        if self._conditions:
+            hit = next((c for c, pred in self._conditions.items() if any(pred(x) for x in outs)), None)
+            if hit is not None:
+                self.stop_reason = f"{hit} in the outputs of eqn {self.last_eqn.id} ({self.last_eqn.primitive})"
         return self
 
     def step_into(self):
@@ -429,7 +454,7 @@ class Stepper:
         """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one)."""
         self.stop_reason = self.note = None
         first = True
-        if not self._bp and not self._bp_inside and not self.break_on_nan:
+        if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
             step = self.step
             while not self.done:     # the hot path: one bind and one small record per eqn
                 step()
@@ -519,6 +544,32 @@ def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
     gap = np.abs(g[bad] - w[bad]) if jnp.issubdtype(g.dtype, jnp.number) else None
     gap_text = f", by up to {float(np.nanmax(gap)):.3g}" if gap is not None and np.isfinite(gap).any() else ""
     return f"{path}: {size} differ from jax.jit's{gap_text}"
+
+
+_CONDITION = re.compile(r"^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$", re.I)
+_COMPARE = {">": np.greater, "<": np.less, ">=": np.greater_equal, "<=": np.less_equal}
+
+
+def condition(text: str):
+    """The predicate on one value for a condition's text (see ``Stepper.add_condition``)."""
+    low = text.lower()
+    if low in ("any nan", "nan"):
+        return lambda x: _has_nan([x])
+    if low in ("any inf", "inf"):
+        return lambda x: _numeric(x) and bool(jnp.isinf(x).any())
+    m = _CONDITION.match(text)
+    if m is None:
+        raise ValueError(f"unknown condition {text!r} (must be one of 'any NaN', 'any Inf', "
+                         f"'max > 1e3', 'min < -1', 'abs max >= 10')")
+    stat, op, bound = m.group(1).lower(), _COMPARE[m.group(2)], float(m.group(3))
+    reduce = {"max": jnp.nanmax, "min": jnp.nanmin, "abs max": lambda x: jnp.nanmax(jnp.abs(x))}[stat]   # NaN aside
+    return lambda x: _numeric(x) and bool(op(float(reduce(x)), bound))
+
+
+def _numeric(x) -> bool:
+    dtype = getattr(x, "dtype", None)
+    return (dtype is not None and getattr(x, "size", 0) > 0 and not jnp.issubdtype(dtype, jnp.complexfloating)
+            and (jnp.issubdtype(dtype, jnp.inexact) or jnp.issubdtype(dtype, jnp.integer)))
 
 
 def _has_nan(outs) -> bool:

@@ -148,25 +148,26 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     needs("debugger")
     page = open_notebook(lab, [LOAD, "%%jaxpr --debug\n" + FUNC10 + CALL, JIT_CELL])
     out = harness.output(page, 1)
-    button = {name: out.locator("button.widget-button", has_text=re.compile(rf"^\s*{name}\s*$"))
+    button = {name: out.locator("button.jl-btn", has_text=re.compile(rf"^\s*{name}\s*$"))
               for name in ("Step", "Step into", "Back", "Continue")}
     button["Step"].wait_for(timeout=60_000)                    # the widget's view has rendered
     crumbs = out.locator(".jl-crumbs")
-    frame = out.locator("table.jl-frame")
+    frame = out.locator("div.jl-frame")
 
     def at(eqn_id: str):
-        """Wait until the highlighted row is ``eqn_id`` (the frame table is re-rendered on each move)."""
-        out.locator(f"table.jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=10_000)
-        assert frame.locator("tr.jl-hl").count() == 1
+        """Wait until the highlighted row is ``eqn_id`` (the module moves the highlight on each state)."""
+        out.locator(f".jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=10_000)
+        assert out.locator(".jl-frame tr.jl-hl").count() == 1
 
     def value(var: str, title: str = "input") -> list[float]:
-        cell = out.locator("table.jl-values tr.jl-value", has=page.locator(f"td:text-is('{title}')"))
-        return _numbers(cell.filter(has=page.locator(f"td:text-is('{var}')")).locator("pre.jl-val").inner_text())
+        head = out.locator("table.jl-values tr.jl-value", has=page.locator(f"td:text-is('{title}')"))
+        row = head.filter(has=page.locator(f"var:text-is('{var}')")).locator("xpath=following-sibling::tr[1]")
+        return _numbers(row.locator("pre.jl-val").inner_text())
 
     at("0")
     button["Step"].click()
     at("1")                                                    # Step moves the highlight to the next row
-    assert out.locator("table.jl-frame tr.jl-done[data-eqn='0']").count() == 1
+    assert out.locator(".jl-frame tr.jl-done[data-eqn='0']").count() == 1
     button["Step"].click()
     at("2")
     button["Step into"].click()                                # into the while: its cond first...
@@ -191,7 +192,7 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     assert value("f") == [1.0] * 16                            # mul f 3.0: f is the constant ones
     assert out.locator("td:text-is('output of 2/body/1 (mul)')").count() == 0
 
-    cells = page.locator(".jp-Notebook .jp-Cell").count()     # keyboard: n = Step, b = Back (ipyevents)
+    cells = page.locator(".jp-Notebook .jp-Cell").count()     # keyboard: n = Step, b = Back (the module's keys)
     frame.hover()
     page.keyboard.press("n")
     at("2/body/2")
@@ -220,8 +221,8 @@ def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     assert table.locator(TOP_ROWS).nth(2).locator(".jl-roles").inner_text().strip() == WHILE_ROLES
 
     debugger = harness.output(page, 2)
-    step = debugger.locator("button.widget-button", has_text=re.compile(r"^\s*Step\s*$"))
+    step = debugger.locator("button.jl-btn", has_text=re.compile(r"^\s*Step\s*$"))
     step.wait_for(timeout=60_000)
-    debugger.locator("table.jl-frame tr.jl-hl[data-eqn='0']").wait_for()
+    debugger.locator(".jl-frame tr.jl-hl[data-eqn='0']").wait_for()
     step.click()
-    debugger.locator("table.jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)
+    debugger.locator(".jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)

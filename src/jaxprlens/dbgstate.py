@@ -1,0 +1,305 @@
+"""The debugger's state as data and as static HTML/text: value summaries, a frame's rows (sent once per frame),
+the state after a move (a small delta), and the snapshot shown where no script runs.
+
+Pure over a ``Stepper`` (no widgets): the live widget sends this data, the recorded replay stores it.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import jax
+import numpy as np
+
+from .display import array_text
+from .escape import html
+from .i18n import resolve, sub_label, t
+from .model import Lit, Program, path_id
+from .present import block
+from .stepper import Stepper, source_context
+from .table import Table, _data_row
+
+SMALL = 64          # arrays up to this many elements are shown in full
+BLOCKS = "▁▂▃▄▅▆▇█"
+SPARK = 32          # sparkline width in characters
+BINS = 16           # histogram bars of an array's finite values
+PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
+HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
+STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
+
+
+# ---------------------------------------------------------------- value summaries
+
+@contextlib.contextmanager
+def captured():
+    """Text printed while stepping (``jax.debug.print``/``callback`` output), collected in order."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        try:
+            yield buf
+        finally:
+            jax.effects_barrier()      # callbacks run on the host, maybe on another thread: wait for them
+
+
+def sparkline(values, width: int = SPARK) -> str:
+    """Unicode blocks for the mean of ``width`` equal chunks of a flattened float array."""
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    flat = flat[np.isfinite(flat)]
+    if flat.size == 0:
+        return ""
+    chunks = np.array_split(flat, min(width, flat.size))
+    means = np.array([c.mean() for c in chunks])
+    lo, hi = means.min(), means.max()
+    if hi == lo:
+        return BLOCKS[0] * len(means)
+    idx = np.round((means - lo) / (hi - lo) * (len(BLOCKS) - 1)).astype(int)
+    return "".join(BLOCKS[i] for i in idx)
+
+
+def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS) -> dict:
+    """Shape, dtype, device, statistics, NaN/Inf counts, a histogram and a printable value (full, or
+    summarised past ``limit`` elements and cut at ``chars`` characters) of one value."""
+    info = {"shape": "", "dtype": type(value).__name__, "device": "", "stats": "", "value": "", "spark": "",
+            "nan": 0, "inf": 0, "hist": None, "min": None, "max": None}
+    devices = getattr(value, "devices", None)
+    if callable(devices):
+        try:
+            info["device"] = ", ".join(sorted(f"{d.platform}:{d.id}" for d in devices()))
+        except Exception:  # noqa: BLE001 - deleted or abstract arrays
+            pass
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - tokens, key arrays
+        info["value"] = str(value)[:chars]
+        return info
+    info["shape"] = str(tuple(arr.shape))
+    info["dtype"] = str(getattr(value, "dtype", arr.dtype))
+    if arr.dtype.kind in "biuf" and arr.size:
+        data = arr.astype(np.float64)
+        nan = int(np.isnan(data).sum())
+        info["nan"], info["inf"] = nan, int(np.isinf(data).sum())
+        finite = data[np.isfinite(data)]
+        if finite.size:
+            info["min"], info["max"] = float(_num(finite.min())), float(_num(finite.max()))
+            info["stats"] = t("dbg_stats", lang, min=_num(finite.min()), max=_num(finite.max()),
+                              mean=_num(finite.mean()), nan=nan)
+            if arr.size > 8 and arr.dtype.kind == "f" and finite.max() > finite.min():
+                info["hist"] = np.histogram(finite, BINS)[0].tolist()
+        else:
+            info["stats"] = t("dbg_nan", lang, nan=nan)
+        if info["inf"]:
+            info["stats"] += "  " + t("dbg_inf", lang, n=info["inf"])
+    text = array_text(arr, limit, precision=5, one_line=False, linewidth=100)
+    info["value"] = text if len(text) <= chars else text[:chars - 1] + "…"
+    if arr.size > limit and arr.dtype.kind == "f":
+        info["spark"] = sparkline(arr)
+    return info
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def atom_name(a) -> str:
+    return a.text if isinstance(a, Lit) else a.name
+
+
+def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS) -> list:
+    """One value for the front end:
+    ``[name, python path, shape, dtype, stats, preview, nan, inf, hist, min, max]`` (min/max of the finite values)."""
+    d = describe(value, lang, limit, chars)
+    return [name, path or "", d["shape"], d["dtype"], d["stats"], d["value"], d["nan"], d["inf"], d["hist"],
+            d["min"], d["max"]]
+
+
+# ---------------------------------------------------------------- frames and state as data
+
+def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS) -> dict:
+    """A frame's rows, sent once per frame the front end has not seen (HTML rows as the table draws them,
+    or compact rows past ``html_rows``)."""
+    table, rows = Table(program, lang=lang), block(program, lang).rows
+    if len(rows) <= html_rows:
+        consts = set(program.constvars)
+        body, is_html = [table.row_html(r, consts) for r in rows], True
+    else:
+        body, is_html = [_data_row(r.eqn, lang) for r in rows], False
+        for r in body:
+            r[2] = 0                         # a frame shows one level: no nesting indent
+        for prev, r in zip(body[-2::-1], body[:0:-1]):
+            if r[6] == prev[6]:
+                r[6] = 0                     # a source line once per run of rows it made
+    return {"path": path_id(program.path), "head": table.header_html(), "rows": body, "html": is_html,
+            "n": len(rows)}
+
+
+class StateView:
+    """A stepper's state in the reader's words: crumbs, stop reason, values (data), static HTML and text."""
+
+    def __init__(self, stepper: Stepper, lang: str | None = None):
+        self.stepper, self.lang = stepper, resolve(lang)
+
+    def _frame_label(self, frame) -> str:
+        """``while[eqn 2] › body › iteration 3`` in the reader's words (the stepper's ``Frame.label``)."""
+        lang, loop = self.lang, frame.loop
+        text = f"{t('frame_eqn', lang, prim=frame.eqn.primitive, i=frame.eqn.index)} › {sub_label(frame.sub, lang)}"
+        if loop is not None:
+            text += " › " + t("iteration_n", lang, n=loop.iteration)
+            if getattr(loop, "reverse", False):
+                text += f" (xs[{loop.length - 1 - loop.iteration}])"
+        return text
+
+    def crumbs(self) -> list:
+        """The stepper's ``crumbs`` in the reader's words: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
+        st = self.stepper
+        if st.done:
+            return [t("done", self.lang)]
+        return [self._frame_label(f) for f in st.frames[1:]] + [t("at_eqn", self.lang, i=st.frame.pc)]
+
+    def stop_text(self) -> str | None:
+        """Why the last move stopped.  The stepper says it in English; the kinds of stop are said again
+        here from its state (anything else is shown as the stepper wrote it)."""
+        st, reason = self.stepper, self.stepper.stop_reason
+        if not reason or self.lang == "en":
+            return reason
+        if reason.startswith("breakpoint") and st.current is not None:
+            return t("stop_breakpoint", self.lang, id=st.current.id, prim=st.current.primitive)
+        if reason.startswith("NaN") and st.last_eqn is not None:
+            return t("stop_nan", self.lang, id=st.last_eqn.id, prim=st.last_eqn.primitive)
+        for cond in st.conditions:
+            if reason.startswith(cond) and st.last_eqn is not None:
+                return t("stop_condition", self.lang, cond=cond, id=st.last_eqn.id, prim=st.last_eqn.primitive)
+        return reason
+
+    def notes(self, error: str | None = None, jit: bool = True) -> list:
+        """``[[kind, text], ...]``: error, stop reason, a step run whole, eager vs jit (when ``jit``: it
+        compiles the whole program once), history cap."""
+        st, out = self.stepper, []
+        if error:
+            out.append(["error", error])
+        if st.stop_reason:
+            out.append(["stop", self.stop_text()])
+        if getattr(st, "note", None):          # e.g. a combiner or a shard_map body run as one step
+            out.append(["over", st.note])
+        if st.done and jit:
+            with captured():                   # jit's own run prints again: not the reader's output
+                diff = st.compare_with_jit()
+            if diff:
+                out.append(["jitdiff", diff])
+        if st.history_truncated:
+            out.append(["truncated", t("history_capped", self.lang, n=st.max_history)])
+        return out
+
+    def values(self, limit: int = SMALL, chars: int = PREVIEW_CHARS, inputs: bool = True) -> list:
+        """``[[title, [value item, ...]], ...]``: the current eqn's inputs, the last outputs, the results."""
+        st, lang, groups = self.stepper, self.lang, []
+        eqn = st.current
+        if eqn is not None and inputs:
+            groups.append([t("inputs_title", lang), [
+                value_item(atom_name(a), getattr(a, "path", "") or "", x, lang, limit, chars)
+                for a, x in zip(eqn.invars, st.current_inputs)]])
+        if st.last_eqn is not None and st.last_outputs is not None:
+            last = st.last_eqn
+            groups.append([t("output_of", lang, id=last.id, prim=last.primitive), [
+                value_item(v.name, "", x, lang, limit, chars) for v, x in zip(last.outvars, st.last_outputs)]])
+        if st.done:
+            top = st.program
+            names = top.out_paths or [atom_name(a) for a in top.outvars]
+            groups.append([t("results", lang), [
+                value_item(n, n if top.out_paths else "", x, lang, limit, chars)
+                for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]])
+        return groups
+
+    def source(self) -> list | None:
+        """``[where, [[line, text, is_current], ...]]`` around the current eqn's source line."""
+        st = self.stepper
+        eqn = next((e for e in (st.current, st.frame.eqn, st.last_eqn) if e is not None and e.source), None)
+        lines = source_context(eqn)
+        return [eqn.source.where if eqn.source else "", [list(x) for x in lines]] if lines else None
+
+    def state(self, error: str | None = None, jit: bool = True, **limits) -> dict:
+        """The state after a move, as the front end draws it (no rows: those are sent once per frame)."""
+        st = self.stepper
+        return {"frame": path_id(st.frame.program.path), "pc": st.frame.pc,
+                "eqn": st.current.id if st.current is not None else None, "crumbs": [t("top", self.lang)]
+                + self.crumbs(), "done": st.done, "back": st.can_back, "notes": self.notes(error, jit),
+                "values": self.values(**limits), "source": self.source(), "position": st.position}
+
+    # ---------------------------------------------------------- static snapshot (no script) and text
+    def table_html(self) -> str:
+        st = self.stepper
+        frame = st.frame
+        program: Program = frame.program
+        table = Table(program, lang=self.lang)
+        consts = set(program.constvars)
+        rows, all_rows = [], block(program, self.lang).rows
+        lo = max(0, min(frame.pc - STATIC_ROWS // 4, len(all_rows) - STATIC_ROWS))
+        for i, row in enumerate(all_rows[lo:lo + STATIC_ROWS], lo):
+            cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
+            if st.is_breakpoint(row.eqn):
+                cls += " jl-bp"
+            rows.append(table.row_html(row, consts, cls.strip()))
+        if not rows:
+            return f'<div class="jl-empty">{html(t("no_eqns", self.lang))}</div>'
+        more = len(all_rows) - len(rows)
+        note = f'<div class="jl-note">{html(t("more_rows", self.lang).format(n=more))}</div>' if more else ""
+        return (f'<table class="jl-eqns jl-frame" data-path="{html(path_id(program.path))}">'
+                f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>{note}")
+
+    def crumbs_html(self) -> str:
+        parts = [t("top", self.lang)] + self.crumbs()
+        return (f'<div class="jl-crumbs" data-depth="{self.stepper.depth}">'
+                + " › ".join(f"<span>{html(p)}</span>" for p in parts) + "</div>")
+
+    def values_html(self, error: str | None = None) -> str:
+        parts = [f'<div class="jl-note jl-{kind}">{html(text)}</div>' for kind, text in self.notes(error)]
+        rows = "".join(
+            f'<tr class="jl-value" data-var="{html(it[0])}"><td>{html(title)}</td><td>{html(it[0])}'
+            + (f' <span class="jl-path">{html(it[1])}</span>' if it[1] and it[1] != it[0] else "")
+            + f'</td><td>{html(it[2])}</td><td>{html(it[3])}</td><td class="jl-stats">{html(it[4])}</td>'
+            f'<td><pre class="jl-val">{html(it[5])}</pre></td></tr>'
+            for title, items in self.values() for it in items)
+        if rows:
+            head = "<th></th>" + "".join(f"<th>{t(h, self.lang)}</th>" for h in
+                                         ("name", "shape", "dtype", "statistics", "value"))
+            parts.append(f'<table class="jl-values"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>')
+        return "".join(parts)
+
+    def source_html(self) -> str:
+        src = self.source()
+        if not src:
+            return ""
+        body = "\n".join(f'<span class="jl-line{" jl-hl" if cur else ""}" data-line="{n}">{n:>4}  {html(text)}</span>'
+                         for n, text, cur in src[1])
+        return f'<pre class="jl-code" data-where="{html(src[0])}">{body}</pre>'
+
+    def html(self, error: str | None = None) -> str:
+        """The state as static HTML (what a page without scripts shows, said to be a snapshot)."""
+        return (f'<div class="jaxprlens jl-debugger" lang="{self.lang}">'
+                f'<div class="jl-note jl-snapshot">{html(t("dbg_snapshot", self.lang))}</div>' + self.crumbs_html()
+                + self.table_html() + self.values_html(error) + self.source_html() + "</div>")
+
+    def text(self, error: str | None = None) -> str:
+        st, lang = self.stepper, self.lang
+        lines = [t("dbg_finished", lang) if st.done else t("dbg_at", lang, path=" › ".join(self.crumbs()))]
+        eqn = st.current
+        flat = lambda x: " ".join(describe(x)["value"].split())[:80]   # noqa: E731
+        if eqn is not None:
+            outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
+            line = f"{outs} = {eqn.primitive} {' '.join(atom_name(a) for a in eqn.invars)}"
+            lines.append("  " + t("dbg_next", lang, line=line))
+            for a, x in zip(eqn.invars, st.current_inputs):
+                lines.append(f"    {atom_name(a)} = {flat(x)}")
+        if st.last_eqn is not None and st.last_outputs is not None:
+            lines.append("  " + t("dbg_last", lang, id=st.last_eqn.id, prim=st.last_eqn.primitive))
+            for v, x in zip(st.last_eqn.outvars, st.last_outputs):
+                lines.append(f"    {v.name} = {flat(x)}")
+        if st.done:
+            for name, x in zip(st.program.out_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
+                lines.append(f"  {name} = {flat(x)}")
+        if st.stop_reason:
+            lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))
+        if st.history_truncated:
+            lines.append("  " + t("dbg_capped", lang, n=st.max_history))
+        if error:
+            lines.append("  " + t("dbg_error", lang, error=error))
+        return "\n".join(lines)

@@ -1,0 +1,102 @@
+"""The recorded replay: a run of the program stepped once when the cell runs (into every sub-jaxpr), stored in
+the output's HTML with the debugger's ES module, so a reopened notebook, nbconvert HTML, Sphinx or nbviewer
+steps through it with no kernel.  Capped by steps and bytes, with a note saying so.
+"""
+from __future__ import annotations
+
+import json
+
+from .dbgstate import StateView, captured, frame_data
+from .escape import html
+from .front import _asset, style
+from .i18n import t
+from .model import path_id
+from .stepper import Stepper
+
+MAX_STEPS = 1000
+MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)
+HTML_ROWS = 200              # a recorded frame of more rows stores them compact
+REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)
+REPLAY_CHARS = 240           # characters of a recorded value's preview
+SPARE_ROWS = 20              # rows kept past the last one a recorded run reached, in each frame
+
+WORDS = ("btn_step", "btn_into", "btn_out", "btn_back", "btn_continue", "btn_reset", "tip_step", "tip_into",
+         "tip_out", "tip_back", "tip_continue", "tip_reset", "stop_on_nan", "stop_when", "cond_example",
+         "mode_live", "mode_replay", "tip_live", "tip_replay", "keys_hint", "printed", "tip_gutter", "histogram",
+         "name", "shape", "dtype", "statistics")
+
+
+def labels(lang: str) -> dict:
+    """The words the front end shows, in the reader's language."""
+    return {k: t(k, lang) for k in WORDS}
+
+
+def _size(x) -> int:
+    return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def record(program, *args, lang: str = "en", device=None, max_steps: int = MAX_STEPS,
+           max_bytes: int = MAX_BYTES) -> dict:
+    """Step ``program`` into every sub-jaxpr from the start, keeping per step the state the front end draws
+    (position, crumbs, the values written, printed text); frames' rows once each."""
+    st = Stepper(program, *args, device=device, max_history=max_steps + 1)
+    view = StateView(st, lang)
+    limits = {"limit": REPLAY_LIMIT, "chars": REPLAY_CHARS}
+    frames, reached = {}, {}
+
+    def visit():
+        f = st.frame.program
+        key = path_id(f.path)
+        if key not in frames:
+            frames[key] = frame_data(f, lang, HTML_ROWS)
+        reached[key] = max(reached.get(key, 0), st.frame.pc)
+
+    visit()
+    steps = [view.state(**limits)]
+    last_source = steps[0]["source"]
+    used, why = _size(steps[0]), None
+    while not st.done:
+        if len(steps) > max_steps:
+            why = t("cap_steps", lang, n=max_steps)
+            break
+        try:
+            with captured() as out:
+                st.step_into()
+        except Exception as exc:  # noqa: BLE001 - the replay ends where the run failed, and says why
+            why = f"{type(exc).__name__}: {exc}"
+            break
+        visit()
+        s = view.state(jit=False, inputs=False, **limits)   # no jax.jit compile while the cell runs
+        del s["back"], s["position"]        # the replay knows both from the step's index
+        if s["source"] == last_source:
+            s["source"] = 0                 # the same lines as the step before: not stored again
+        else:
+            last_source = s["source"]
+        s["out"] = out.getvalue()
+        used += _size(s)
+        if used > max_bytes:                # frames' rows come on top: trimmed below
+            why = t("cap_bytes", lang, kb=max_bytes // 1000)
+            break
+        steps.append(s)
+    for key, f in frames.items():       # rows the run never reached are not stored
+        keep = reached[key] + SPARE_ROWS
+        if len(f["rows"]) > keep:
+            f["more"] = t("more_rows", lang).format(n=len(f["rows"]) - keep)
+            f["rows"] = f["rows"][:keep]
+    out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang)}
+    spare = _size(out) + 400                 # the note, said below, fits in 400 bytes
+    while spare > max_bytes and len(steps) > 1:
+        spare -= _size(steps.pop()) + 1
+        why = why or t("cap_bytes", lang, kb=max_bytes // 1000)
+    if why:
+        out["note"], out["capped"] = t("replay_capped", lang, n=len(steps) - 1, why=why), True
+    return out
+
+
+def replay_html(data: dict, lang: str, static: str = "") -> str:
+    """The replay as one HTML output: the snapshot (shown where scripts do not run), the data, the module."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
+    module = _asset("debugger.js").replace("</script", "<\\/script")
+    return (f'{style()}<div class="jaxprlens jl-dbg-replay" lang="{html(lang)}"><div class="jl-dbg-static">{static}</div>'
+            f'<script type="application/json" class="jl-dbg-data">{text}</script>'
+            f'<script type="module">{module}\nreplayAll();</script></div>')

@@ -1,0 +1,51 @@
+"""A Jupyter server extension that saves the debugger's live display as its recorded replay.
+
+JupyterLab renders the widget mimetype before ``text/html``; in a notebook reopened without the kernel that
+made it, the widget's model is gone and JupyterLab says "Error displaying widget: model not found".  The
+live debugger's output carries ``{"jaxprlens": {"live": true}}`` in its metadata: before such a notebook is
+written to disk this hook drops the widget mimetype from those outputs only, so the file holds the
+recorded replay (``text/html``) and text, which every page (reopened, nbconvert, nbviewer) can show.  The
+open page keeps its live widget: the hook changes what is written, not what JupyterLab holds.
+"""
+from __future__ import annotations
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+LIVE_KEY = "jaxprlens"
+
+
+def strip_live_widgets(nb: dict) -> int:
+    """Drop the widget view from every live debugger output of ``nb`` (a notebook as a dict); how many."""
+    n = 0
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            live = (out.get("metadata") or {}).get(LIVE_KEY, {})
+            data = out.get("data") or {}
+            if isinstance(live, dict) and live.get("live") and WIDGET_VIEW in data and "text/html" in data:
+                del data[WIDGET_VIEW]
+                n += 1
+    return n
+
+
+def pre_save(model, **_kwargs):
+    """``ContentsManager`` pre-save hook: only notebooks, only our outputs."""
+    if model.get("type") == "notebook" and isinstance(model.get("content"), dict):
+        strip_live_widgets(model["content"])
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "jaxprlens.serverext"}]
+
+
+def _hook(serverapp):
+    cm = serverapp.contents_manager
+    if pre_save not in getattr(cm, "_pre_save_hooks", ()):
+        cm.register_pre_save_hook(pre_save)
+
+
+def _load_jupyter_server_extension(serverapp):
+    from tornado.ioloop import IOLoop
+    _hook(serverapp)
+    # Another extension may replace the contents manager after this one loads (jupytext does): hook the
+    # one in use once the server runs, after every extension has loaded.
+    IOLoop.current().add_callback(_hook, serverapp)
+    serverapp.log.info("jaxprlens: live debugger outputs are saved as their recorded replay")

@@ -1,0 +1,392 @@
+/* jaxprlens debugger front end: one ES module for the live widget (anywidget's render) and for the
+   recorded replay stored in a notebook's HTML (replayAll), which steps with no kernel.
+   The kernel (or the recording) gives a frame's rows once; each move then sends only a small state:
+   frame path, position, crumbs, notes, the current equation's values, source lines, printed output. */
+"use strict";
+
+const KEYS = { n: "step", i: "into", o: "out", b: "back", c: "continue", r: "reset" };
+const BUTTONS = ["step", "into", "out", "back", "continue", "reset"];
+
+function h(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = text;
+  return e;
+}
+
+function dataRow(r) {   // [id, primitive, depth, outs, params, ins, source]: built with textContent only
+  const tr = h("tr", "jl-row"), eq = h("td", "jl-eq"), note = h("td", "jl-note");
+  tr.setAttribute("data-eqn", r[0]);
+  tr.setAttribute("data-primitive", r[1]);
+  tr.appendChild(h("td", "", r[0].split("/").pop()));
+  r[3].forEach(function (b) {
+    const i = b.indexOf(":");
+    eq.appendChild(h("var", "", b.slice(0, i)));
+    eq.appendChild(h("span", "jl-type", b.slice(i)));
+    eq.appendChild(document.createTextNode(" "));
+  });
+  if (r[3].length) eq.appendChild(document.createTextNode("= "));
+  eq.appendChild(h("b", "jl-prim", r[1]));
+  if (r[4]) { eq.appendChild(document.createTextNode("[")); eq.appendChild(h("span", "jl-param", r[4]));
+              eq.appendChild(document.createTextNode("]")); }
+  r[5].forEach(function (a) {
+    eq.appendChild(document.createTextNode(" "));
+    eq.appendChild(a.indexOf(":") > 0 ? h("span", "jl-lit", a) : h("var", "", a));
+  });
+  if (r[6]) note.appendChild(h("div", "jl-src", r[6]));
+  tr.appendChild(eq);
+  tr.appendChild(note);
+  return tr;
+}
+
+function histogram(counts, title) {   // a small bar chart of an array's finite values (SVG, theme colours)
+  const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
+  const max = Math.max.apply(null, counts) || 1, w = 4, H = 18;
+  svg.setAttribute("class", "jl-hist");
+  svg.setAttribute("width", String(counts.length * w));
+  svg.setAttribute("height", String(H));
+  svg.setAttribute("role", "img");
+  const t = document.createElementNS(ns, "title");
+  t.textContent = title + ": " + counts.join(" ");
+  svg.appendChild(t);
+  counts.forEach(function (c, i) {
+    const r = document.createElementNS(ns, "rect"), hh = c ? Math.max(1, Math.round(c / max * H)) : 0;
+    r.setAttribute("x", String(i * w)); r.setAttribute("width", String(w - 1));
+    r.setAttribute("y", String(H - hh)); r.setAttribute("height", String(hh));
+    svg.appendChild(r);
+  });
+  return svg;
+}
+
+function preview(text) {   // the printed value, NaN and Inf marked
+  const pre = h("pre", "jl-val");
+  String(text).split(/(-?\binf\b|\bnan\b)/).forEach(function (part, i) {
+    pre.appendChild(i % 2 ? h("span", "jl-bad", part) : document.createTextNode(part));
+  });
+  return pre;
+}
+
+/* The debugger's DOM and how a state is drawn; `act(name, arg)` is the mode's (live or replay) move. */
+class Debugger {
+  constructor(root, labels, mode, act) {
+    this.root = root; this.L = labels || {}; this.mode = mode; this.act = act;
+    this.frames = new Map();            // path -> {table, rows: [tr], pc}
+    this.bps = new Set();
+    this.current = null;                // the shown frame
+    this.busy = false;
+    const L = this.L;
+    root.classList.add("jaxprlens", "jl-dbg");
+    root.setAttribute("tabindex", "0");
+    root.setAttribute("data-mode", mode);
+    const bar = h("div", "jl-dbg-bar");
+    this.buttons = {};
+    BUTTONS.forEach((name) => {
+      const b = h("button", "jl-btn", L["btn_" + name] || name);
+      b.type = "button";
+      b.title = L["tip_" + name] || "";
+      b.setAttribute("data-do", name);
+      b.addEventListener("click", () => this.press(name));
+      this.buttons[name] = b;
+      bar.appendChild(b);
+    });
+    const cond = h("label", "jl-cond");
+    this.nan = h("input"); this.nan.type = "checkbox"; this.nan.className = "jl-nan";
+    this.nan.addEventListener("change", () => this.act("cond", { text: "any NaN", on: this.nan.checked }));
+    cond.appendChild(this.nan); cond.appendChild(document.createTextNode(" " + (L.stop_on_nan || "stop on NaN")));
+    bar.appendChild(cond);
+    const when = h("label", "jl-cond");
+    this.when = h("input"); this.when.type = "text"; this.when.className = "jl-when";
+    this.when.placeholder = L.cond_example || "max > 1e3";
+    this.when.addEventListener("change", () => {
+      if (this.whenText) this.act("cond", { text: this.whenText, on: false });
+      this.whenText = this.when.value.trim();
+      if (this.whenText) this.act("cond", { text: this.whenText, on: true });
+    });
+    when.appendChild(document.createTextNode((L.stop_when || "stop when a value has") + " "));
+    when.appendChild(this.when);
+    bar.appendChild(when);
+    this.badge = h("span", "jl-badge", mode === "live" ? L.mode_live || "live" : L.mode_replay || "recorded replay");
+    this.badge.title = mode === "live" ? L.tip_live || "" : L.tip_replay || "";
+    bar.appendChild(this.badge);
+    root.appendChild(bar);
+    root.appendChild(h("div", "jl-note jl-keys", L.keys_hint || ""));
+    this.crumbs = h("div", "jl-crumbs");
+    root.appendChild(this.crumbs);
+    const main = h("div", "jl-dbg-main");
+    this.scroller = h("div", "jl-dbg-frame");
+    this.side = h("div", "jl-dbg-side");
+    main.appendChild(this.scroller); main.appendChild(this.side);
+    root.appendChild(main);
+    this.outBox = h("div", "jl-dbg-printed");
+    this.outBox.appendChild(h("div", "jl-cap", L.printed || "printed output"));
+    this.out = h("pre", "jl-dbg-out");
+    this.outBox.appendChild(this.out);
+    this.outBox.hidden = true;
+    root.appendChild(this.outBox);
+    this.scroller.addEventListener("click", (e) => {   // the row's first cell (its gutter) toggles a breakpoint
+      const td = e.target.closest && e.target.closest("td");
+      const tr = td && td.parentNode;
+      if (!tr || !tr.classList.contains("jl-row") || td !== tr.firstElementChild) return;
+      this.act("toggle", { eqn: tr.getAttribute("data-eqn") });
+    });
+    this.keys(root);
+  }
+
+  keys(root) {   // n/i/o/b/c/r while the pointer or the focus is in the debugger (before JupyterLab's own keys)
+    let inside = false;
+    root.addEventListener("mouseenter", () => { inside = true; });
+    root.addEventListener("mouseleave", () => { inside = false; });
+    const onKey = (e) => {
+      if (!root.isConnected) { window.removeEventListener("keydown", onKey, true); return; }
+      if (!(inside || root.contains(document.activeElement))) return;
+      if (e.ctrlKey || e.altKey || e.metaKey) return;
+      const tag = e.target && e.target.tagName;
+      if (tag === "INPUT" || tag === "TEXTAREA" || (e.target && e.target.isContentEditable)) return;
+      const name = KEYS[(e.key || "").toLowerCase()];
+      if (!name) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      if (e.type === "keydown") this.press(name);
+    };
+    window.addEventListener("keydown", onKey, true);
+    window.addEventListener("keypress", onKey, true);
+  }
+
+  press(name) {
+    const b = this.buttons[name];
+    if (b && !b.disabled) this.act(name);
+  }
+
+  frame(f) {   // a frame's rows, drawn once and kept
+    if (this.frames.has(f.path)) return;
+    // One table per 200 rows, each in a box the browser skips while it is off screen (a table's own
+    // row groups cannot be skipped: one class change would lay out all 10,000 rows again).
+    const frame = h("div", "jl-frame"), cols = (/<colgroup>.*?<\/colgroup>/.exec(f.head) || [""])[0];
+    frame.setAttribute("data-path", f.path);
+    const head = h("table", "jl-eqns jl-fhead");
+    head.innerHTML = f.head;   // the kernel's escaped column heads
+    frame.appendChild(head);
+    const rows = [];
+    for (let i = 0; i < f.rows.length; i += 200) {
+      const box = h("div", "jl-fchunk"), table = h("table", "jl-eqns"), part = f.rows.slice(i, i + 200);
+      table.innerHTML = cols;
+      const body = h("tbody");
+      if (f.html) body.innerHTML = part.join("");   // Table.row_html: escaped once in Python
+      else part.forEach((r) => body.appendChild(dataRow(r)));
+      for (const tr of body.children) rows.push(tr);
+      table.appendChild(body);
+      box.appendChild(table);
+      frame.appendChild(box);
+    }
+    if (f.more) frame.appendChild(h("div", "jl-note jl-more-note", f.more));
+    rows.forEach((tr) => {
+      tr.firstElementChild.classList.add("jl-gutter");
+      tr.firstElementChild.title = this.L.tip_gutter || "";
+      if (this.bps.has(tr.getAttribute("data-eqn"))) tr.classList.add("jl-bp");
+    });
+    this.frames.set(f.path, { table: frame, rows: rows, pc: 0 });
+  }
+
+  breakpoints(ids) {
+    this.bps = new Set(ids);
+    for (const f of this.frames.values()) {
+      f.rows.forEach((tr) => tr.classList.toggle("jl-bp", this.bps.has(tr.getAttribute("data-eqn"))));
+    }
+  }
+
+  show(s) {
+    const f = this.frames.get(s.frame);
+    if (f && this.current !== f) {
+      this.scroller.textContent = "";
+      this.scroller.appendChild(f.table);
+      this.current = f;
+    }
+    if (f) this.position(f, s.pc);
+    this.crumbs.textContent = "";
+    s.crumbs.forEach((c, i) => {
+      if (i) this.crumbs.appendChild(document.createTextNode(" › "));
+      this.crumbs.appendChild(h("span", "", c));
+    });
+    this.side.textContent = "";
+    (s.notes || []).forEach((n) => this.side.appendChild(h("div", "jl-note jl-" + n[0], n[1])));
+    this.values(s.values || []);
+    this.source(s.source);
+    const end = !!s.done;
+    ["step", "into", "out", "continue"].forEach((n) => { this.buttons[n].disabled = end; });
+    this.buttons.back.disabled = !s.back;
+  }
+
+  position(f, pc) {   // only the rows between the old and the new position change class
+    const rows = f.rows, old = f.pc;
+    const lo = Math.min(old, pc), hi = Math.min(Math.max(old, pc), rows.length);
+    if (f.cur) f.cur.classList.remove("jl-hl");
+    if (!f.drawn) {   // first show of this frame
+      for (let i = 0; i < Math.min(pc, rows.length); i++) rows[i].classList.add("jl-done");
+      f.drawn = true;
+    } else {
+      for (let i = lo; i < hi; i++) rows[i].classList.toggle("jl-done", i < pc);
+    }
+    f.pc = pc;
+    f.cur = rows[pc] || null;
+    if (!f.cur) return;
+    f.cur.classList.add("jl-hl");
+    const box = this.scroller, r = f.cur.getBoundingClientRect(), b = box.getBoundingClientRect();
+    const top = r.top - b.top + box.scrollTop, bottom = top + r.height;
+    if (top < box.scrollTop + 24 || bottom > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    }
+  }
+
+  values(groups) {   // per value: a head row (where from, name and Python path, shape, dtype), then its data
+    if (!groups.length) return;
+    const L = this.L, table = h("table", "jl-values"), head = h("tr");
+    ["", L.name || "name", L.shape || "shape", L.dtype || "dtype"].forEach((x) => head.appendChild(h("th", "", x)));
+    table.appendChild(h("thead")).appendChild(head);
+    const body = h("tbody");
+    groups.forEach((g) => g[1].forEach((it) => {
+      // it: [name, path, shape, dtype, stats, preview, nan, inf, hist, min, max]
+      const tr = h("tr", "jl-value"), name = h("td", "jl-vname");
+      tr.setAttribute("data-var", it[0]);
+      if (it[6] || it[7]) tr.classList.add("jl-nonfinite");
+      tr.appendChild(h("td", "jl-vtitle", g[0]));
+      name.appendChild(h("var", "", it[0]));
+      if (it[1] && it[1] !== it[0]) name.appendChild(h("span", "jl-path", it[1]));
+      tr.appendChild(name);
+      tr.appendChild(h("td", "", it[2]));
+      tr.appendChild(h("td", "", it[3]));
+      body.appendChild(tr);
+      const vr = h("tr", "jl-value-data"), cell = h("td", "jl-vcell");
+      cell.colSpan = 4;
+      if (it[4]) cell.appendChild(h("div", "jl-stats", it[4]));
+      const row = h("div", "jl-vrow");
+      if (it[8]) row.appendChild(histogram(it[8], L.histogram || "histogram"));
+      row.appendChild(preview(it[5]));
+      cell.appendChild(row);
+      vr.appendChild(cell);
+      body.appendChild(vr);
+    }));
+    table.appendChild(body);
+    this.side.appendChild(table);
+  }
+
+  source(src) {
+    if (!src) return;
+    const pre = h("pre", "jl-code");
+    pre.setAttribute("data-where", src[0]);
+    src[1].forEach((l, i) => {
+      if (i) pre.appendChild(document.createTextNode("\n"));
+      const span = h("span", "jl-line" + (l[2] ? " jl-hl" : ""), String(l[0]).padStart(4) + "  " + l[1]);
+      span.setAttribute("data-line", String(l[0]));
+      pre.appendChild(span);
+    });
+    this.side.appendChild(pre);
+  }
+
+  printed(text, replace) {
+    if (replace) this.out.textContent = "";
+    if (text) this.out.appendChild(document.createTextNode(text));
+    this.outBox.hidden = !this.out.textContent;
+  }
+}
+
+/* ------------------------------------------------------------------ live: anywidget's render */
+function render({ model, el }) {
+  const root = h("div");
+  el.appendChild(root);
+  const dbg = new Debugger(root, model.get("labels"), "live", (name, arg) => {
+    if (name === "toggle") root.classList.add("jl-wait");
+    model.send(Object.assign({ do: name }, arg || {}));
+  });
+  const onMsg = (msg) => {
+    const t0 = performance.now();
+    if (msg.frame) dbg.frame(msg.frame);
+    if (msg.bps) dbg.breakpoints(msg.bps);
+    if (msg.conds) { dbg.nan.checked = msg.conds.indexOf("any NaN") >= 0; }
+    if (msg.state) dbg.show(msg.state);
+    if (msg.out !== undefined) dbg.printed(msg.out, !!msg.clear);
+    root.classList.remove("jl-wait");
+    // how long the browser took to draw this message (the rest of a move is the kernel and the comm)
+    requestAnimationFrame(() => root.setAttribute("data-draw-ms", (performance.now() - t0).toFixed(1)));
+  };
+  model.on("msg:custom", onMsg);
+  model.send({ do: "ready" });
+  return () => model.off("msg:custom", onMsg);
+}
+
+/* ------------------------------------------------------------------ recorded replay (no kernel) */
+function depth(s) { return s.crumbs.length; }
+
+function stops(s, bps, conds) {   // a breakpoint row is current, or a recorded value meets a condition
+  const row = s.eqn;
+  if (row && bps.has(row)) return true;
+  return conds.some((c) => (s.values || []).some((g) => g[1].some((it) => c(it))));
+}
+
+function condition(text) {   // the stepper's conditions, on the recorded summaries
+  const t = text.trim().toLowerCase().replace(/\s+/g, " ");
+  if (t === "any nan" || t === "nan") return (it) => it[6] > 0;
+  if (t === "any inf" || t === "inf") return (it) => it[7] > 0;
+  const m = /^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/.exec(t);
+  if (!m) return null;
+  const bound = Number(m[3]);
+  const cmp = { ">": (a) => a > bound, "<": (a) => a < bound, ">=": (a) => a >= bound, "<=": (a) => a <= bound }[m[2]];
+  return (it) => it[9] !== null && it[9] !== undefined &&
+    cmp(m[1] === "max" ? it[10] : m[1] === "min" ? it[9] : Math.max(Math.abs(it[9]), Math.abs(it[10])));
+}
+
+function replay(root) {
+  if (root.getAttribute("data-jl-ready")) return;
+  root.setAttribute("data-jl-ready", "1");
+  const el = root.querySelector("script.jl-dbg-data");
+  if (!el) return;
+  const data = JSON.parse(el.textContent), steps = data.steps;
+  for (let k = 1; k < steps.length; k++) {   // 0: the same source lines as the step before (stored once)
+    if (steps[k].source === 0) steps[k].source = steps[k - 1].source;
+  }
+  const stat = root.querySelector(".jl-dbg-static");
+  if (stat) stat.remove();
+  const host = h("div");
+  root.appendChild(host);
+  let at = 0;
+  const bps = new Set(), conds = {};
+  const condList = () => Object.values(conds).filter(Boolean);
+  const go = (i, clear) => {
+    at = Math.max(0, Math.min(steps.length - 1, i));
+    const s = Object.assign({}, steps[at], { back: at > 0, done: steps[at].done || at === steps.length - 1 && data.capped });
+    dbg.show(s);
+    if (at === steps.length - 1 && data.note) dbg.side.insertBefore(h("div", "jl-note jl-capped", data.note), dbg.side.firstChild);
+    let text = "";
+    for (let k = 1; k <= at; k++) text += steps[k].out || "";
+    dbg.printed(text, true);
+    root.setAttribute("data-step", String(at));
+  };
+  const dbg = new Debugger(host, data.labels, "replay", (name, arg) => {
+    const d = depth(steps[at]);
+    let k = at;
+    if (name === "toggle") {
+      bps.has(arg.eqn) ? bps.delete(arg.eqn) : bps.add(arg.eqn);
+      dbg.breakpoints(Array.from(bps));
+      return;
+    }
+    if (name === "cond") { conds[arg.text] = arg.on ? condition(arg.text) : null; return; }
+    if (name === "reset") k = 0;
+    else if (name === "back") k = at - 1;
+    else if (name === "into") k = at + 1;
+    else if (name === "step") { k = at + 1; while (k < steps.length - 1 && depth(steps[k]) > d) k++; }
+    else if (name === "out") { k = at + 1; while (k < steps.length - 1 && depth(steps[k]) >= d) k++; }
+    else if (name === "continue") {
+      k = at + 1;
+      while (k < steps.length - 1 && !stops(steps[k], bps, condList())) k++;
+    }
+    go(k);
+  });
+  Object.values(data.frames).forEach((f) => dbg.frame(f));
+  go(0);
+}
+
+function replayAll() {
+  document.querySelectorAll(".jl-dbg-replay:not([data-jl-ready])").forEach(replay);
+}
+
+export { render, replay, replayAll };
+export default { render };

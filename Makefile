@@ -24,7 +24,7 @@ browser-deps:
 
 test: venv browser-deps
 	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests
-	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q --nbval --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider notebooks
+	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q --nbval --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider notebooks/en notebooks/zh
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory jax-compat
 

@@ -18,7 +18,7 @@ for v in 0.11.2 0.12.0.1; do
     grep -v -i -E '^(jax|jaxlib)==' constraints.txt > "$venv/constraints.txt"
     printf 'jax==%s\njaxlib==%s\n' "$v" "$v" >> "$venv/constraints.txt"
     "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest beautifulsoup4 nbval
+    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest beautifulsoup4 nbval jupytext
     touch "$venv/.installed"
   fi
   echo "jax compat: $("$venv/bin/python" -c 'import jax; print("jax", jax.__version__)') on $("$venv/bin/python" -V)"

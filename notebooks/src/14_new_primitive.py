@@ -63,7 +63,7 @@ def running_sum_impl(x):
     return jnp.cumsum(x, axis=-1)
 
 
-running_sum_p.def_impl(running_sum_impl);
+_ = running_sum_p.def_impl(running_sum_impl)
 
 # %%
 x = jnp.arange(1., 5.)
@@ -81,7 +81,7 @@ print(running_sum(x))
 show_error(make_jaxpr(running_sum), x)
 
 # %% tags=["setup"]
-running_sum_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype));
+_ = running_sum_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
 
 # %% [markdown]
 # Now it is an equation like any other. The table explains each primitive in one line; for a primitive of

@@ -310,3 +310,32 @@ def test_unknown_message_is_refused_politely(bad):
                                              "'into', 'out', 'reset', 'step'])"]
     d.press(bad)
     assert state(d)["notes"] == []
+
+
+def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path):
+    """The server extension's hook, on the contents manager in use (jupytext replaces it after load)."""
+    import asyncio
+    import logging
+    from types import SimpleNamespace
+
+    from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
+
+    from jaxprlens import serverext
+
+    app = SimpleNamespace(contents_manager=AsyncLargeFileManager(root_dir=str(tmp_path)), log=logging.getLogger())
+    serverext._hook(app)
+    serverext._hook(app)                    # once the server runs: the same manager is not hooked twice
+    assert app.contents_manager._pre_save_hooks.count(serverext.pre_save) == 1
+    d = debugger("func1")
+    data, metadata = d._repr_mimebundle_()
+    outputs = [{"output_type": "execute_result", "execution_count": 1, "data": data, "metadata": metadata},
+               {"output_type": "display_data", "data": {WIDGET_VIEW: {"model_id": "abc", "version_major": 2,
+                                                                      "version_minor": 1}, "text/plain": "w"},
+                "metadata": {}}]
+    nb = {"cells": [{"cell_type": "code", "id": "c0", "source": "", "metadata": {}, "execution_count": 1,
+                     "outputs": outputs}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    asyncio.run(app.contents_manager.save({"type": "notebook", "content": nb}, "saved.ipynb"))
+    saved = json.loads((tmp_path / "saved.ipynb").read_text())["cells"][0]["outputs"]
+    assert sorted(saved[0]["data"]) == ["text/html", "text/plain"]
+    assert "jl-dbg-replay" in "".join(saved[0]["data"]["text/html"])
+    assert WIDGET_VIEW in saved[1]["data"]                   # another library's widget is left alone

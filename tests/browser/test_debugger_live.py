@@ -14,6 +14,8 @@ import time
 import pytest
 
 import browser_harness as harness
+from test_front_end import CONTRAST_JS
+from test_lab import _use_theme
 
 pytestmark = pytest.mark.browser
 
@@ -189,6 +191,17 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
     nan.locator(".jl-crumbs", has_text="done").wait_for()
     assert printed.inner_text().strip().splitlines() == ["a0=2.0", "b1=0.0"]
     nan.screenshot(path=str(harness.OUTPUT / "debugger_nan_and_print.png"))
+
+    problems = []                                                      # WCAG contrast >= 4.5, both themes
+    for theme in ("JupyterLab Dark", "JupyterLab Light"):
+        _use_theme(page, theme)
+        for area in (out, nan):
+            found = area.evaluate(CONTRAST_JS)
+            assert found["checked"] > 20
+            problems += [f"{theme}: {b}" for b in found["bad"]]
+        if theme.endswith("Dark"):
+            nan.screenshot(path=str(harness.OUTPUT / "debugger_dark.png"))
+    assert problems == []
 
     # Save, shut the kernel down, reopen: the stored output is the recorded replay, not a widget.
     page.keyboard.press("Control+s")

@@ -462,3 +462,21 @@ def test_overview_renders_quickly(model_grad):
     t0 = time.perf_counter()
     model_grad.graph().svg()
     assert time.perf_counter() - t0 < 5                           # the benchmark measures ~0.1 s
+
+
+def test_a_call_holding_control_flow_draws_its_box_with_binders():
+    def body_of(c):
+        return jnp.sin(c) * 2.
+
+    def looped(x):
+        return lax.fori_loop(0, 3, lambda i, c: body_of(c), x) + 1.
+
+    def outer(x):
+        return looped(x) * jnp.cos(x)
+
+    p = trace(outer, jnp.ones(4))
+    g = p.graph(path="outer/looped")
+    loop = next(e for e in p.eqns if e.subs)
+    assert f"cluster_eqn_{loop.id}" in g.source and f'"p/{loop.id}/body/in0"' in g.source
+    assert '"p/in0" [label="from x' in g.source and '"p/out0" [label="to outer' in g.source
+    assert "</svg>" in g.svg()

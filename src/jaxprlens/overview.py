@@ -177,6 +177,8 @@ class Fold(_Draw):
 
     # ------------------------------------------------------------ borders
     def header(self, p: Program, g, binder: bool = False, binding=None):
+        if binder:                                 # a sub-jaxpr's binders, in an equation's box
+            return super().header(p, g, binder, binding)
         if self.top.parent is not None:            # one call on its own: the values that come in
             self.border(self.top.inputs, g, "in", self.origin, "input")
             return

@@ -170,10 +170,10 @@ params = [{k: rng.randn(*s).astype("f4") * 0.1 for k, s in
 jax.grad(model_loss)(params, np.ones((8, 16), "f4"))
 
 # %% [markdown]
-# **Exercise / 练习.** Predict how many calls of `layer_norm` the backward pass of one block holds, then check
+# **Try it / 动手试试.** Predict how many calls of `layer_norm` the backward pass of one block holds, then look
 # with `--path model_loss~bwd/block.3~bwd`.
 #
-# **练习**：先预测一个 block 的反向传播中有几次 `layer_norm` 调用，再用 `--path model_loss~bwd/block.3~bwd` 验证。
+# **动手试试**：先预测一个 block 的反向传播中有几次 `layer_norm` 调用，再用 `--path model_loss~bwd/block.3~bwd` 看一看。
 
 # %%
 %%jaxpr --graph --path model_loss~bwd/block.3~bwd
@@ -187,3 +187,99 @@ jax.grad(model_loss)(params, np.ones((8, 16), "f4"))
 #
 # **局限**：trace 不会记录同一行对同一函数的一次调用在哪里结束、下一次调用从哪里开始（例如 `for` 循环里调用 `block`）。
 # jaxprlens 在函数内的位置回到本次调用开始处时认为开始了一次新调用；如果函数一开头就是一个循环，这个循环会被拆成几次调用。
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from the traced program. The folded cell after each check holds a solution; run it, then
+# the check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都从 trace 得到的程序算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxprlens import trace
+from jaxprlens.calls import call_tree
+from jaxprlens.exercise import check
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** In the program of `jax.grad(predict)`, how many calls of `dense` does the call tree
+# hold? Answer with an int.
+#
+# 在 `jax.grad(predict)` 的程序里，调用树中有几次 `dense` 调用？用整数作答。
+
+# %% tags=["exercise-1"]
+def normalize(x):
+    m = jnp.mean(x)
+    return (x - m) / jnp.std(x)
+
+def dense(x, w):
+    return jnp.tanh(x @ w)
+
+def predict(w1, w2, x):
+    h = dense(normalize(x), w1)
+    return dense(h, w2).sum()
+
+w1, w2, x = np.ones((4, 3), "f4"), np.ones((3, 2), "f4"), np.arange(4.0, dtype="f4")
+answer_1 = None  # an int / 一个整数
+
+# %% tags=["check-1"]
+tree = call_tree(trace(jax.grad(predict), w1, w2, x))
+check(answer_1, sum(g.function == "dense" for g in tree.root.walk()),
+      "Each call is traced once forward; grad then runs its equations backwards, and those equations keep the "
+      "stack of the call that made them, in a transpose scope: every call appears once more, backward.",
+      "每次调用在前向 trace 一次；grad 再反向执行它的方程，这些方程保留着产生它们的调用栈，只是处在 transpose 作用域里："
+      "每次调用都会以反向的形式再出现一次。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Two calls forward (two lines call dense), the same two backward.
+# 前向两次（两行调用了 dense），反向同样两次。
+answer_1 = 4
+
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** `net` calls `layer` four times in a loop. The backward pass of `jax.grad(net)` meets
+# these calls in some order: which call (1 to 4) comes first? Answer with an int.
+#
+# `net` 在循环中调用 `layer` 四次。`jax.grad(net)` 的反向传播以某种顺序遇到这些调用：最先遇到的是第几次调用（1 到 4）？
+# 用整数作答。
+
+# %% tags=["exercise-2"]
+def norm(x):
+    return x / jnp.sqrt(jnp.mean(x * x))
+
+def layer(x, w):
+    return norm(jnp.tanh(x @ w))
+
+def net(ws, x):
+    for w in ws:
+        x = layer(x, w)
+    return jnp.sum(x)
+
+ws = [np.full((3, 3), 0.1, "f4")] * 4
+answer_2 = None  # an int / 一个整数
+
+# %% tags=["check-2"]
+tree = call_tree(trace(jax.grad(net), ws, np.ones(3, "f4")))
+backward = [g for g in tree.root.walk() if g.function == "layer" and g.phase == "backward"]
+check(answer_2, backward[0].call,
+      "The backward pass starts from the result and walks the equations in reverse: the last call made is the "
+      "first one undone.",
+      "反向传播从结果出发，倒着走过方程：最后做的调用最先被反向处理。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+answer_2 = 4
+
+# %% [markdown]
+# **Takeaway / 小结**: tracing inlines Python calls into one flat list, but every equation keeps the stack that
+# made it. Folding by that stack gives back the calls: a node or a row per call, the values that cross between
+# calls, forward and backward apart, one call opened at a time.
+#
+# trace 把 Python 调用内联成一张扁平列表，但每个方程都保留着产生它的调用栈。按这个调用栈折叠，就能找回这些调用：
+# 每次调用一个节点或一行，调用之间流动的值，前向与反向分开，一次展开一个调用。

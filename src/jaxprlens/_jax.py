@@ -109,11 +109,12 @@ def user_frame(eqn: Any) -> Frame | None:
 
 @functools.lru_cache(maxsize=8192)
 def user_frames(tb: Any) -> tuple:
-    """Every user (non-JAX) frame of a traceback, innermost first, as ``(file, line, function)``; the
-    function is its short name (``attention``, ``<lambda>``).  Equal tracebacks share one answer."""
+    """Every user (non-JAX) frame of a traceback, innermost first, as ``(file, line, function, end)``;
+    the function is its short name (``attention``, ``<lambda>``), ``end`` the ``(line, column)`` where the
+    running expression ends.  Equal tracebacks share one answer."""
     if tb is None:
         return ()
-    return tuple((f.file_name, f.start_line, f.function_name.rsplit(".", 1)[-1])
+    return tuple((f.file_name, f.start_line, f.function_name.rsplit(".", 1)[-1], (f.end_line, f.end_column))
                  for f in _siu.user_frames(tb))
 
 

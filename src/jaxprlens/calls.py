@@ -2,9 +2,10 @@
 (``model_loss › block (call 3 of 6) › attention``) that the graph and the table fold a big program by.
 
 Pure data.  Tracing leaves no mark where one call of a function ends and the next call of it from the
-same line begins (a loop calling ``block`` six times); a new call starts where the position inside the
-function goes back to where the current call began (forward in a ``transpose`` scope, whose equations
-come in reverse order).
+same line begins (a loop calling ``block`` six times).  A new call starts where the position inside the
+function goes back to where the current call began.  The position is where the running expression ends:
+Python evaluates in post-order, so it only grows within one call (and only shrinks in a ``transpose``
+scope, whose equations come in reverse order).
 """
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ class Group:
     id: str = ""                 # ``model_loss/block.3/attention``; ``""`` for the program
     tree: "CallTree | None" = field(default=None, repr=False)
     key: tuple = field(default=(), repr=False)
-    first: int = 0               # position (line) inside the function where this call began
-    last: int = 0
+    first: tuple = (0, 0)        # position (end line, column) inside the function where this call began
+    last: tuple = (0, 0)
 
     @property
     def groups(self) -> list:
@@ -132,16 +133,19 @@ class CallTree:
             phase = phase_of(e)
             self.phases.add(phase)
             back = phase == "backward"
-            for i, (file, line, function) in enumerate(frames):
+            for i, (file, line, function, end) in enumerate(frames):
                 caller = frames[i - 1] if i else (chain[cut - 1] if cut else None)
                 key = (phase, file, function, caller[:2] if caller else None)
                 cur = stack[i + 1] if len(stack) > i + 1 else None
-                if cur is not None and cur.key == key and not _restarts(cur, line, back):
-                    cur.last = line
+                at = end       # where the running expression ends: Python evaluates in post-order, so
+                               # this never goes back within one call, even along one line
+                # the traced function itself is called once: only the calls it makes can repeat
+                if cur is not None and cur.key == key and not (i and _restarts(cur, at, back)):
+                    cur.last = at
                     continue
                 del stack[i + 1:]
                 site = None if caller is None else _source(caller, sources)
-                g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=line, last=line)
+                g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at)
                 stack[i].children.append(g)
                 stack.append(g)
             del stack[len(frames) + 1:]
@@ -229,11 +233,11 @@ class CallTree:
         return {id(c): g for g in self.root.walk() for c in g.children if isinstance(c, Eqn)}
 
 
-def _restarts(g: Group, line: int, back: bool) -> bool:
+def _restarts(g: Group, at: tuple, back: bool) -> bool:
     """A new call of the same function from the same line: the position went back to where this one began."""
     if back:
-        return line > g.last and line >= g.first
-    return line < g.last and line <= g.first
+        return at > g.last and at >= g.first
+    return at < g.last and at <= g.first
 
 
 def _common(chains: list) -> int:
@@ -253,11 +257,11 @@ def _common(chains: list) -> int:
 
 
 def _source(frame: tuple, cache: dict) -> Source:
-    src = cache.get(frame)
+    src = cache.get(frame[:3])
     if src is None:
         import linecache
-        file, line, function = frame
-        src = cache[frame] = Source(where_label(file), line, function, linecache.getline(file, line).strip())
+        file, line, function = frame[:3]
+        src = cache[frame[:3]] = Source(where_label(file), line, function, linecache.getline(file, line).strip())
     return src
 
 

@@ -93,7 +93,7 @@ class Eqn:
 
     @property
     def frames(self) -> tuple:
-        """The user frames that made the equation, innermost first: ``(file, line, function)`` for
+        """The user frames that made the equation, innermost first: ``(file, line, function, end)`` for
         ``attention`` line 4, ``block`` line 12, ``model_loss`` line 16 (on demand; see ``calls.py``)."""
         return _jax.user_frames(_jax.traceback(self.raw))
 

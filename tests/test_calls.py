@@ -135,6 +135,8 @@ def test_crossing_values_exactly(grad):
     tree = call_tree(grad)
     checked = 0
     for g in tree.root.walk():
+        lo, hi = tree.span(g)                                    # a call's equations are consecutive
+        assert g.eqns == grad.eqns[lo:hi + 1]
         ins, outs = _crossing_by_hand(grad, g)
         assert set(g.inputs) == ins and len(g.inputs) == len(ins)
         assert set(g.outputs) == outs and len(g.outputs) == len(outs)

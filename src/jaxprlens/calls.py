@@ -116,7 +116,6 @@ class CallTree:
         self._build()
         self.by_id = {g.id: g for g in self.root.walk()}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
-        self._positions: dict = {}
 
     # ------------------------------------------------------------ building
     def _build(self):
@@ -186,24 +185,25 @@ class CallTree:
     def crossing(self, g: Group) -> tuple:
         """``(inputs, outputs)`` of a group: the vars that cross its border."""
         def_at, uses = self._uses
-        inside = self.positions(g)
+        lo, hi = self.span(g)
         ins, outs, seen = [], [], set()
-        for e in g.eqns:
+        for e in self.program.eqns[lo:hi + 1]:
             for a in e.invars:
-                if isinstance(a, Var) and a not in seen and def_at.get(a, -1) not in inside:
+                if isinstance(a, Var) and a not in seen and def_at.get(a, -1) < lo:
                     seen.add(a)
                     ins.append(a)
             for v in e.outvars:
-                if any(u not in inside for u in uses.get(v, ())):
+                used = uses.get(v)
+                if used and used[-1] > hi:         # uses are in program order: the last one decides
                     outs.append(v)
         return ins, outs
 
-    def positions(self, g: Group) -> frozenset:
-        """Where the group's equations stand in the program (computed once per group)."""
-        got = self._positions.get(id(g))
-        if got is None:
-            got = self._positions[id(g)] = frozenset(self._index[id(e)] for e in g.eqns)
-        return got
+    def span(self, g: Group) -> tuple:
+        """``(first, last)`` position of the group's equations: a call's equations are consecutive (the
+        tree is built in program order and a call, once left, is never entered again)."""
+        if not g.eqns:
+            return (0, -1)
+        return self._index[id(g.eqns[0])], self._index[id(g.eqns[-1])]
 
     def find(self, gid: str) -> Group:
         try:
@@ -220,8 +220,8 @@ class CallTree:
 
     def first_use(self, v: Var, g: Group) -> Eqn | None:
         """The first equation outside ``g`` that uses ``v`` (None: only the program's results do)."""
-        inside = self.positions(g)
-        users = [u for u in self._uses[1].get(v, ()) if u not in inside and u < len(self.program.eqns)]
+        lo, hi = self.span(g)
+        users = [u for u in self._uses[1].get(v, ()) if not lo <= u <= hi and u < len(self.program.eqns)]
         return self.program.eqns[users[0]] if users else None
 
     def group_of(self, eqn: Eqn) -> Group:

@@ -1,21 +1,31 @@
 #!/bin/sh
-# Run the Python test suite again on the newer JAX releases jaxprlens supports (0.11, 0.12). They need
-# Python 3.12; where no python3.12 exists, say so and skip (the main suite already ran on JAX 0.10).
+# Run the Python test suite again on every other JAX release jaxprlens supports (0.10, 0.11, 0.12) than the
+# one in .venv. JAX 0.10 runs on Python 3.10/3.11 (constraints-py311.txt), 0.11+ needs Python 3.12
+# (constraints.txt with its JAX pins replaced); a JAX whose Python is missing is skipped with a message.
 set -e
-PY312=""
-for cand in "$(command -v python3.12 2>/dev/null)" $(ls -d "$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12 2>/dev/null); do
-  if [ -n "$cand" ] && "$cand" -c 'import sys' 2>/dev/null; then PY312="$cand"; break; fi
-done
-if [ -z "$PY312" ]; then
-  echo "jax compat: skipped, no python3.12 on PATH (JAX 0.11+ needs Python 3.12)"
-  exit 0
-fi
-for v in 0.11.2 0.12.0.1; do
+MAIN=$(.venv/bin/python -c 'import jax; print(jax.__version__)')
+
+find_python() {   # the first working python among the versions given
+  for v in "$@"; do
+    for cand in "$(command -v "python$v" 2>/dev/null)" $(ls -d "$(pyenv root 2>/dev/null)"/versions/"$v"*/bin/python"$v" 2>/dev/null); do
+      if [ -n "$cand" ] && "$cand" -c 'import venv' 2>/dev/null; then echo "$cand"; return; fi
+    done
+  done
+}
+
+for v in 0.10.2 0.11.2 0.12.0.1; do
+  if [ "$v" = "$MAIN" ]; then continue; fi
+  if [ "$v" = "0.10.2" ]; then py=$(find_python 3.11 3.10); pins=constraints-py311.txt
+  else py=$(find_python 3.12 3.13); pins=constraints.txt; fi
+  if [ -z "$py" ]; then
+    echo "jax compat: JAX $v skipped, no Python for it here (0.10: 3.10/3.11; 0.11+: 3.12+)"
+    continue
+  fi
   venv=".venv-jax$v"
   if [ ! -f "$venv/.installed" ]; then
     rm -rf "$venv"
-    "$PY312" -m venv "$venv"
-    grep -v -i -E '^(jax|jaxlib)==' constraints.txt > "$venv/constraints.txt"
+    "$py" -m venv "$venv"
+    grep -v -i -E '^(jax|jaxlib)==' "$pins" > "$venv/constraints.txt"
     printf 'jax==%s\njaxlib==%s\n' "$v" "$v" >> "$venv/constraints.txt"
     "$venv/bin/python" -m pip install -q --upgrade pip
     "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest beautifulsoup4 nbval jupytext

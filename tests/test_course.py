@@ -22,6 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "notebooks" / "src"
 sys.path.insert(0, str(ROOT / "scripts"))
 import editions  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _keep_explanations():
+    """A lecture may teach the table a new primitive (lecture 14 adds ``running_sum``): undo it after each
+    test, so no other test sees a primitive JAX does not have."""
+    from jaxprlens.explain import explain_rules
+    saved = dict(explain_rules)
+    yield
+    explain_rules.clear()
+    explain_rules.update(saved)
 LECTURES = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
 _HEADER = re.compile(r"^# %%(.*)$", re.MULTILINE)
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")

@@ -392,6 +392,7 @@ def group_items(tree, lang: str) -> dict:
     out = {}
     for g in tree.root.walk():
         if g.parent is not None:
-            out[g.id] = [["g"] + _group_cells(c, lang) if not isinstance(c, Eqn) else _data_row(c, lang)
-                         for c in g.children]
+            out[g.id] = [row for c in g.children     # an equation brings the ones nested in it
+                         for row in ([["g"] + _group_cells(c, lang)] if not isinstance(c, Eqn)
+                                     else [_data_row(e, lang) for e in _walk(c)])]
     return out

@@ -10,7 +10,7 @@ import anywidget
 import traitlets
 
 from .dbgstate import StateView, captured, describe, frame_data, sparkline  # noqa: F401 - public helpers
-from .front import _asset
+from .front import _asset, module
 from .model import Program, path_id
 from .replay import labels, record, replay_html
 from .stepper import Stepper
@@ -21,7 +21,7 @@ LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} mark
 class Debugger(anywidget.AnyWidget):
     """``program.debugger()`` / ``%%jaxpr --debug``: step through the program with real values."""
 
-    _esm = _asset("debugger.js")
+    _esm = module("debugger.js")
     _css = _asset("jaxprlens.css")
     labels = traitlets.Dict().tag(sync=True)
     lang = traitlets.Unicode("en").tag(sync=True)

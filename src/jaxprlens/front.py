@@ -34,3 +34,8 @@ def data(payload: dict) -> str:
 def labels(**words: str) -> str:
     """``data-l-*`` attributes that carry the script's translated words."""
     return "".join(f' data-l-{k}="{html(v)}"' for k, v in words.items())
+
+
+def module(name: str) -> str:
+    """An ES module of ``static/`` with the table's script before it (the module reuses its row builder)."""
+    return _asset("jaxprlens.js") + "\n" + _asset(name)

@@ -14,30 +14,8 @@ function h(tag, cls, text) {
   return e;
 }
 
-function dataRow(r) {   // [id, primitive, depth, outs, params, ins, source]: built with textContent only
-  const tr = h("tr", "jl-row"), eq = h("td", "jl-eq"), note = h("td", "jl-note");
-  tr.setAttribute("data-eqn", r[0]);
-  tr.setAttribute("data-primitive", r[1]);
-  tr.appendChild(h("td", "", r[0].split("/").pop()));
-  r[3].forEach(function (b) {
-    const i = b.indexOf(":");
-    eq.appendChild(h("var", "", b.slice(0, i)));
-    eq.appendChild(h("span", "jl-type", b.slice(i)));
-    eq.appendChild(document.createTextNode(" "));
-  });
-  if (r[3].length) eq.appendChild(document.createTextNode("= "));
-  eq.appendChild(h("b", "jl-prim", r[1]));
-  if (r[4]) { eq.appendChild(document.createTextNode("[")); eq.appendChild(h("span", "jl-param", r[4]));
-              eq.appendChild(document.createTextNode("]")); }
-  r[5].forEach(function (a) {
-    eq.appendChild(document.createTextNode(" "));
-    eq.appendChild(a.indexOf(":") > 0 ? h("span", "jl-lit", a) : h("var", "", a));
-  });
-  if (r[6]) note.appendChild(h("div", "jl-src", r[6]));
-  tr.appendChild(eq);
-  tr.appendChild(note);
-  return tr;
-}
+// one row builder for the table and the debugger: the table's script (static/jaxprlens.js) runs first
+function dataRow(r) { return window.jaxprlens.dataRow(r, true); }
 
 function histogram(counts, title) {   // a small bar chart of an array's finite values (SVG, theme colours)
   const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");

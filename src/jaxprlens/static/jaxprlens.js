@@ -2,7 +2,7 @@
    The HTML it enhances is complete without it: untrusted notebooks, GitHub and nbviewer show the same rows. */
 (function () {
   "use strict";
-  if (window.jaxprlens && window.jaxprlens.version === 2) return;
+  if (window.jaxprlens && window.jaxprlens.version === 3) return;
 
   function data(root) {
     var el = root.querySelector("script.jl-data");
@@ -87,12 +87,12 @@
     return e;
   }
 
-  function dataRow(r) {   // [id, primitive, depth, outs, params, ins, source]: built with textContent only
-    var tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
+  function dataRow(r, frame) {   // [id, primitive, depth, outs, params, ins, source], with textContent only;
+    var tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");   // frame: one level
     tr.setAttribute("data-eqn", r[0]);
     tr.setAttribute("data-primitive", r[1]);
-    tr.appendChild(el("td", "", r[0]));
-    eq.style.paddingLeft = (4 + 18 * r[2]) + "px";
+    tr.appendChild(el("td", "", frame ? r[0].split("/").pop() : r[0]));
+    if (!frame) eq.style.paddingLeft = (4 + 18 * r[2]) + "px";
     r[3].forEach(function (b) {
       var i = b.indexOf(":");
       eq.appendChild(el("var", "", b.slice(0, i)));
@@ -214,5 +214,5 @@
     });
   }
 
-  window.jaxprlens = { version: 2, enhance: enhance, select: select, search: search };
+  window.jaxprlens = { version: 3, enhance: enhance, select: select, search: search, dataRow: dataRow };
 })();

@@ -435,7 +435,9 @@ class Graph:
             keep += 1
         parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
         words = labels(fit=t("zoom_fit", self.lang), one=t("zoom_one", self.lang))
-        return f'<div class="jaxprlens jl-graph"{words}>{"".join(parts)}</div>{LINK_HOOK}{VIEWER}'
+        # shown only where styles are dropped with the SVG (an untrusted notebook): never an empty box
+        note = f'<p class="jl-untrusted">{html(t("graph_untrusted", self.lang))} {html(self.summary())}</p>'
+        return f'<div class="jaxprlens jl-graph"{words}>{note}{"".join(parts)}</div>{LINK_HOOK}{VIEWER}'
 
     def _view_html(self, svg: str, hidden: bool) -> str:
         if self.group is not None:
@@ -457,7 +459,8 @@ class Graph:
             svg = self.svg()
         except render.RenderError as e:
             return {"text/plain": self.source, "text/html": missing_html(str(e), self.source, self.lang)}
-        return {"image/svg+xml": svg, "text/plain": self.summary(), "text/html": self.html()}
+        del svg          # the SVG travels once, inside the HTML (with its pan and zoom)
+        return {"text/plain": self.summary(), "text/html": self.html()}
 
     def __repr__(self) -> str:
         return self.summary()

@@ -131,6 +131,9 @@ VIEW_TEXT = {
     "graph_counts": ("{n} equations, {drawn} drawn", "{n} 个方程，绘制了 {drawn} 个"),
     "graph_folded": ("; folded: {items}", "；已折叠：{items}"),
     "folded_item": ("{path} ({n} eqns)", "{path}（{n} 个方程）"),
+    "graph_untrusted": ("This graph is inline SVG, which JupyterLab hides in a notebook it does not trust: trust "
+                        "the notebook (File › Trust Notebook) or run the cell to see it.",
+                        "此图是内嵌 SVG，未受信任的笔记本不会显示它：信任此笔记本或重新运行该单元格即可看到。"),
     "graph_save": (". DOT source: .source; save with .save('graph.svg')",
                    "。DOT 源码：.source；用 .save('graph.svg') 保存"),
     "no_svg": ("No SVG for this graph: {error}", "这张图没有 SVG：{error}"),

@@ -155,6 +155,7 @@ def missing_html(error: str, source: str, lang: str = "en") -> str:
 # eqn id within one output (``--table --graph``), using the table's ``jl-hl`` class.  Static text,
 # so stored outputs stay deterministic.
 LINK_HOOK = """<style>
+.jaxprlens .jl-untrusted{display:none;}
 .jl-graph{overflow:auto;}
 .jl-graph g.node[id^="eqn-"]{cursor:pointer;}
 .jl-graph g.jl-hl polygon,.jl-graph g.jl-hl ellipse,.jl-graph g.jl-hl path{stroke:#e0a000;stroke-width:3px;}

@@ -208,11 +208,13 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
     import jaxprlens
     from seeds import SEEDS
     fn, args = SEEDS["func10"]
-    bundle = jaxprlens.trace(fn, *args).table()._repr_mimebundle_()
-    nb = {"cells": [{"cell_type": "code", "execution_count": 1, "id": "c0", "metadata": {},
-                     "source": "%%jaxpr\nfunc10(jnp.ones(16), 5)",
-                     "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
-                                  "data": bundle}]}],
+    program = jaxprlens.trace(fn, *args)
+    cells = [{"cell_type": "code", "execution_count": i + 1, "id": f"c{i}", "metadata": {}, "source": source,
+              "outputs": [{"output_type": "execute_result", "execution_count": i + 1, "metadata": {},
+                           "data": view._repr_mimebundle_()}]}
+             for i, (source, view) in enumerate([("%%jaxpr\nfunc10(jnp.ones(16), 5)", program.table()),
+                                                 ("%%jaxpr --graph\nfunc10(jnp.ones(16), 5)", program.graph())])]
+    nb = {"cells": cells,
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
     (lab.root / "untrusted.ipynb").write_text(json.dumps(nb))
@@ -227,6 +229,10 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
         assert rows.count() == 8
         assert out.locator("input[type=search]").count() == 0          # no script ran...
         assert rows.nth(2).inner_text().split()[:3] == ["2", "_:i32[]", "_:i32[]"]   # ...and it reads well
+        graph = page.locator(".jp-Notebook .jp-CodeCell").nth(1).locator(".jp-OutputArea")
+        note = graph.locator(".jl-untrusted")
+        note.wait_for()                    # the SVG is dropped untrusted: the graph says how to see it
+        assert note.is_visible() and "trust the notebook" in note.inner_text()
         page.screenshot(path=str(harness.OUTPUT / "untrusted.png"), full_page=True)
     finally:
         if context is not None:

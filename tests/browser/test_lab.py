@@ -108,6 +108,7 @@ def test_graph_clusters_and_linked_rows(lab, open_notebook):
     assert graph.locator("svg g.cluster").count() == 3      # the while equation's box holds both
     assert graph.locator("svg g.node[id^='eqn-']").count() == 8
     assert graph.locator("table.jl-eqns").count() == 0      # --graph alone: no table
+    assert not graph.locator(".jl-untrusted").is_visible()    # trusted: the note for untrusted pages is hidden
 
     both = harness.output(page, 2)
     node = both.locator("svg g.node[id='eqn-2/body/1']")

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Run the Python test suite again on every other JAX release jaxprlens supports (0.10, 0.11, 0.12) than the
-# one in .venv. JAX 0.10 runs on Python 3.10/3.11 (constraints-py311.txt), 0.11+ needs Python 3.12
-# (constraints.txt with its JAX pins replaced); a JAX whose Python is missing is skipped with a message.
+# Run the Python test suite, and the course without comparing outputs (--nbval-lax), again on every other JAX
+# release jaxprlens supports (0.10, 0.11, 0.12) than the one in .venv. JAX 0.10 runs on Python 3.10/3.11
+# (constraints-py311.txt), 0.11+ needs Python 3.12 (constraints.txt with its JAX pins replaced); a JAX whose
+# Python is missing is skipped with a message.
 set -e
 MAIN=$(.venv/bin/python -c 'import jax; print(jax.__version__)')
 
@@ -28,10 +29,13 @@ for v in 0.10.2 0.11.2 0.12.0.1; do
     grep -v -i -E '^(jax|jaxlib)==' "$pins" > "$venv/constraints.txt"
     printf 'jax==%s\njaxlib==%s\n' "$v" "$v" >> "$venv/constraints.txt"
     "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest beautifulsoup4 nbval jupytext
+    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest beautifulsoup4 nbval jupytext ipykernel
     touch "$venv/.installed"
   fi
   echo "jax compat: $("$venv/bin/python" -c 'import jax; print("jax", jax.__version__)') on $("$venv/bin/python" -V)"
   JAX_PLATFORMS=cpu "$venv/bin/python" -m pytest -q -p no:cacheprovider tests \
     --ignore=tests/browser --ignore=tests/test_notebooks.py
+  # the course on this JAX: every cell runs without error (its outputs were recorded on another JAX)
+  JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    --nbval-lax notebooks/en notebooks/zh
 done

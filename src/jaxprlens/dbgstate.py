@@ -17,7 +17,7 @@ from .i18n import resolve, sub_label, t
 from .model import Lit, Program, path_id
 from .present import block
 from .stepper import Stepper, source_context
-from .table import Table, _data_row
+from .rows import Rows, data_row
 
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -117,12 +117,12 @@ def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars
 def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS) -> dict:
     """A frame's rows, sent once per frame the front end has not seen (HTML rows as the table draws them,
     or compact rows past ``html_rows``)."""
-    table, rows = Table(program, lang=lang), block(program, lang).rows
+    table, rows = Rows(lang), block(program, lang).rows
     if len(rows) <= html_rows:
         consts = set(program.constvars)
         body, is_html = [table.row_html(r, consts) for r in rows], True
     else:
-        body, is_html = [_data_row(r.eqn, lang) for r in rows], False
+        body, is_html = [data_row(r.eqn, lang) for r in rows], False
         for r in body:
             r[2] = 0                         # a frame shows one level: no nesting indent
         for prev, r in zip(body[-2::-1], body[:0:-1]):
@@ -229,7 +229,7 @@ class StateView:
         st = self.stepper
         frame = st.frame
         program: Program = frame.program
-        table = Table(program, lang=self.lang)
+        table = Rows(self.lang)
         consts = set(program.constvars)
         rows, all_rows = [], block(program, self.lang).rows
         lo = max(0, min(frame.pc - STATIC_ROWS // 4, len(all_rows) - STATIC_ROWS))

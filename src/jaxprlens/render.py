@@ -156,6 +156,7 @@ def missing_html(error: str, source: str, lang: str = "en") -> str:
 # so stored outputs stay deterministic.
 LINK_HOOK = """<style>
 .jaxprlens .jl-untrusted{display:none;}
+.jl-graph svg text[fill="#888888"]{fill:var(--jp-content-font-color2,#555);}
 .jl-graph{overflow:auto;}
 .jl-graph g.node[id^="eqn-"]{cursor:pointer;}
 .jl-graph g.jl-hl polygon,.jl-graph g.jl-hl ellipse,.jl-graph g.jl-hl path{stroke:#e0a000;stroke-width:3px;}

@@ -1,53 +1,25 @@
 """The annotated table view: one row per equation, with types, params, source, meaning and roles."""
 from __future__ import annotations
 
-import re
-
-from .display import View, array_text, shorten
+from .display import View, array_text
 from .escape import html
 from .explain import explain
 from .front import data, labels, script, style
 from .i18n import LANGS, role_word, t
-from .model import Eqn, Lit, Program, Var, path_id
+from .model import Eqn, Program, Var, path_id
 from .model import count_eqns as _count_eqns
-from .present import FOLD, Block, Param, Row, block, explanations, params_of, where_text
+from .present import Block, block, explanations, where_text
+from .rows import Rows, atom_html, binder_html, data_row, short, walk
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
 HEAD = 400         # a program of more equations than BIG shows this many as HTML, the rest as data
 BIG = 1000         # rows the script draws as they scroll into view (and the text view summarises)
 
-CSS = style()      # kept for the views that still build their own HTML around the table's look
 
 
 def _fmt_value(value) -> str:
     return array_text(value, PREVIEW)
-
-
-def atom_html(a, constvars: set) -> str:
-    if isinstance(a, Lit):
-        return f'<span class="jl-lit">{html(a.text)}</span>'
-    return f'<var class="jl-const">{html(a.name)}</var>' if a in constvars else f"<var>{html(a.name)}</var>"
-
-
-def binder_html(v: Var) -> str:
-    return f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>'
-
-
-def param_html(p: Param) -> str:
-    cls = "jl-param jl-default" if p.default else "jl-param"
-    if not p.folded:
-        return f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
-    return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
-            f"<div>{html(p.text)}</div></details></span>")
-
-
-def explain_html(text: str) -> str:
-    """An explanation with its `code` spans set as code (escaped first, once)."""
-    return _TICKS.sub(r"<code>\1</code>", html(text))
-
-
-_TICKS = re.compile(r"`([^`]+)`")
 
 
 class Table(View):
@@ -63,6 +35,7 @@ class Table(View):
         if cost and costs is None:
             from .cost import costs as estimate
             self.costs = estimate(program)
+        self.rows = Rows(lang, self._cost_text if cost else None)
 
     def doc(self) -> Block:
         """The program's rows, made once per view (HTML and text both read them)."""
@@ -92,7 +65,7 @@ class Table(View):
                             data(payload), script(), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
-            rows = [_data_row(e, lang) for row in doc.rows[head:] for e in _walk(row.eqn)]
+            rows = [data_row(e, lang) for row in doc.rows[head:] for e in walk(row.eqn)]
             for prev, row in zip(rows[-2::-1], rows[:0:-1]):      # a source line once per run, as above
                 if row[6] == prev[6]:
                     row[6] = 0
@@ -130,13 +103,6 @@ class Table(View):
         text = t("n_eqns", lang).format(n=len(p.eqns))
         return text + (t("n_in_all", lang).format(n=n) if n != len(p.eqns) else "")
 
-    def header_html(self) -> str:
-        """The column heads of an equation table (also the debugger's frame table)."""
-        keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost else [])
-        cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost else [])
-        return ("<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup><thead><tr>"
-                + "".join(f"<th>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
-
     def _eqns_html(self, doc: Block, head: int | None = None) -> str:
         p = doc.program
         if not p.eqns:
@@ -145,7 +111,7 @@ class Table(View):
         ncols = 4 if self.cost else 3
         chunks, body = [], []
         for row in doc.rows[:head]:
-            body.append(self.row_html(row, consts))
+            body.append(self.rows.row_html(row, consts))
             if row.subs:
                 nested = "".join(self._sub_html(row.eqn, s, b) for s, b in zip(row.eqn.subs, row.subs))
                 body.append(f'<tr class="jl-nested" data-parent="{html(row.eqn.id)}">'
@@ -157,43 +123,13 @@ class Table(View):
             chunks.append(body)
         cls = ' class="jl-chunk"' if len(chunks) > 1 else ""
         tbodies = "".join(f"<tbody{cls}>{''.join(c)}</tbody>" for c in chunks)
-        rest = self.count(p) - sum(1 for row in doc.rows[:head] for _ in _walk(row.eqn))
+        rest = self.count(p) - sum(1 for row in doc.rows[:head] for _ in walk(row.eqn))
         if head is not None and head < len(doc.rows):
             note = t("more_rows", self.lang).format(n=rest)
             tbodies += (f'<tbody class="jl-more"><tr class="jl-more-note"><td colspan="{ncols}">{html(note)}'
                         "</td></tr></tbody>")
-        return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}">{self.header_html()}'
+        return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}">{self.rows.header_html()}'
                 f"{tbodies}{self._total_html(p, ncols)}</table>")
-
-    def row_html(self, row: Row, consts: set, cls: str = "") -> str:
-        """One equation's row: ``outs = prim[params] ins`` with role chips, then its source and meaning."""
-        eqn, lang = row.eqn, self.lang
-        outs = " ".join(binder_html(v) for v in eqn.outvars)
-        params = [param_html(p) for p in row.params]
-        params += [f'<span class="jl-param jl-subref">{html(s.param)}={{{html(s.text(lang))}: '
-                   f"{html(t('n_eqns', lang).format(n=len(s.program.eqns)))}}}</span>" for s in eqn.subs]
-        head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
-        if params:
-            head += "[" + " ".join(params) + "]"
-        line = (f"{outs} = " if outs else "") + head + " " + self._inputs_html(eqn, consts)
-        notes = []
-        if eqn.roles:
-            notes.append(f'<div class="jl-roles">{html(eqn.roles.summary(lang))}</div>')
-        src = row.source
-        if src is not None:
-            if not row.same_source:      # a run of rows from one line shows it once
-                notes.append(f'<div class="jl-src" title="{html(src.function)}">{html(where_text(src, lang))}: '
-                             f"<code>{html(src.text)}</code></div>")
-        elif eqn.depth or eqn.subs or row.explain:
-            notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
-        if row.explain:
-            notes.append(f'<div class="jl-explain">{explain_html(row.explain)}</div>')
-        cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq">{line}</td>',
-                 f'<td class="jl-note">{"".join(notes)}</td>']
-        if self.cost:
-            cells.append(f'<td class="jl-cost">{html(self._cost_text(eqn))}</td>')
-        return (f'<tr class="jl-row{" " + cls if cls else ""}" data-eqn="{html(eqn.id)}" '
-                f'data-primitive="{html(eqn.primitive)}">{"".join(cells)}</tr>')
 
     def _cost_text(self, eqn: Eqn) -> str:
         if not self.costs:
@@ -214,19 +150,6 @@ class Table(View):
         return (f'<tfoot><tr class="jl-total"><td colspan="{ncols - 1}">{t("total", self.lang)}</td>'
                 f'<td class="jl-cost">{html(text)}</td></tr></tfoot>') if text else ""
 
-    def _inputs_html(self, eqn: Eqn, consts: set) -> str:
-        atoms = [atom_html(a, consts) for a in eqn.invars]
-        if not eqn.roles:
-            return " ".join(atoms)
-        out, i = [], 0
-        for key, n in eqn.roles.groups:
-            word = html(role_word(key, n, self.lang))
-            inner = " ".join(atoms[i:i + n]) or "∅"
-            out.append(f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}{t("colon", self.lang)}</span>'
-                       f"{inner}</span>")
-            i += n
-        return f'<span class="jl-inputs">{" ".join(out)}</span>'
-
     def _binding(self, eqn: Eqn, sub) -> list:
         """For each binder of ``sub``: ``(operand, role word)`` it is bound from, or None from inside."""
         out = []
@@ -246,11 +169,11 @@ class Table(View):
     def _folded_html(self, tree, doc: Block) -> str:
         """The top of the call tree as rows; the program's own equations (made inside JAX) as they are."""
         consts, own = set(doc.program.constvars), {id(r.eqn): r for r in doc.rows}
-        rows = [group_row(c, self.lang) if not isinstance(c, Eqn) else self.row_html(own[id(c)], consts)
+        rows = [group_row(c, self.lang) if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts)
                 for c in top_items(tree)]
         note = (f'<tbody><tr class="jl-more-note"><td colspan="3">{html(t("table_folded", self.lang))}'
                 "</td></tr></tbody>")
-        return (f'<table class="jl-eqns" data-path="">{self.header_html()}{note}'
+        return (f'<table class="jl-eqns" data-path="">{self.rows.header_html()}{note}'
                 f'<tbody>{"".join(rows)}</tbody></table>')
 
     # -------------------------------------------------------------- text
@@ -261,7 +184,7 @@ class Table(View):
             return "\n".join(title + self._text_lines(self.doc(), 0))
         head = _head_rows(self.doc(), HEAD)      # model size: a summary, like the HTML's head
         lines = self._text_lines(self.doc(), 0, limit=head)
-        rest = self.count(p) - sum(1 for e in p.eqns[:head] for _ in _walk(e))
+        rest = self.count(p) - sum(1 for e in p.eqns[:head] for _ in walk(e))
         return "\n".join(title + lines + [t("more_text", self.lang).format(n=rest)])
 
     def _text_lines(self, doc: Block, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
@@ -289,7 +212,7 @@ class Table(View):
         for row in doc.rows[:limit]:
             eqn = row.eqn
             outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-            params = " ".join(f"{x.key}={_short(x.text)}" for x in row.params if not x.default)
+            params = " ".join(f"{x.key}={short(x.text)}" for x in row.params if not x.default)
             head = f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "")
             ins = " ".join(a.name for a in eqn.invars)
             lines.append(f"{pad}{eqn.index:>3}  {head} {ins}".rstrip())
@@ -309,35 +232,14 @@ class Table(View):
         return lines
 
 
-def _short(text: str) -> str:
-    text = text.replace("\r\n", "\\n").replace("\n", "\\n")   # one row per equation (debug_print's fmt)
-    return shorten(text, FOLD)
-
-
-def _walk(eqn: Eqn):
-    """An equation and every equation nested in it, in program order."""
-    yield eqn
-    for sub in eqn.subs:
-        for e in sub.program.eqns:
-            yield from _walk(e)
-
-
 def _head_rows(doc: Block, budget: int) -> int:
     """How many top-level rows fit in ``budget`` equations (nested ones count)."""
     n = 0
     for i, row in enumerate(doc.rows):
-        n += sum(1 for _ in _walk(row.eqn))
+        n += sum(1 for _ in walk(row.eqn))
         if n > budget:
             return max(i, 1)
     return len(doc.rows)
-
-
-def _data_row(eqn: Eqn, lang: str) -> list:
-    """A row the script draws: ``[id, primitive, depth, outs, params, ins, source or 0]``."""
-    params = " ".join(f"{p.key}={_short(p.text)}" for p in params_of(eqn) if not p.default)
-    src = f"{where_text(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
-    return [eqn.id, eqn.primitive, eqn.depth, [f"{v.name}:{v.type}" for v in eqn.outvars], params,
-            [a.name for a in eqn.invars], src]
 
 
 # ------------------------------------------------------------------ folding by inlined calls (issue 12)
@@ -394,5 +296,5 @@ def group_items(tree, lang: str) -> dict:
         if g.parent is not None:
             out[g.id] = [row for c in g.children     # an equation brings the ones nested in it
                          for row in ([["g"] + _group_cells(c, lang)] if not isinstance(c, Eqn)
-                                     else [_data_row(e, lang) for e in _walk(c)])]
+                                     else [data_row(e, lang) for e in walk(c)])]
     return out

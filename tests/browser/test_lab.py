@@ -109,6 +109,17 @@ def test_graph_clusters_and_linked_rows(lab, open_notebook):
     assert graph.locator("svg g.node[id^='eqn-']").count() == 8
     assert graph.locator("table.jl-eqns").count() == 0      # --graph alone: no table
     assert not graph.locator(".jl-untrusted").is_visible()    # trusted: the note for untrusted pages is hidden
+    # edge and cluster labels take the theme's secondary text colour: readable on the page (WCAG 4.5:1)
+    label = graph.locator("svg g.edge text").first
+    fill = label.evaluate("e => getComputedStyle(e).fill")
+    page_bg = label.evaluate("e => { for (let n = e; n; n = n.parentElement) { const c = getComputedStyle(n)"
+                             ".backgroundColor; if (c && c !== 'transparent' && !c.endsWith(', 0)')) return c; }"
+                             " return 'rgb(255, 255, 255)'; }")
+    parse = lambda c: [float(x) for x in re.findall(r"[\d.]+", c)]
+    rgba, bg = parse(fill), parse(page_bg)[:3]
+    a = rgba[3] if len(rgba) > 3 else 1
+    fg = [rgba[i] * a + bg[i] * (1 - a) for i in range(3)]
+    assert harness.contrast(fg, bg) >= 4.5, (fill, page_bg)
 
     both = harness.output(page, 2)
     node = both.locator("svg g.node[id='eqn-2/body/1']")

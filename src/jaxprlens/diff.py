@@ -6,6 +6,7 @@ import difflib
 
 from .display import View
 from .escape import html
+from .front import style
 from .i18n import resolve, t
 from .model import Eqn, Program
 from .present import eqn_text as eqn_line, params_of
@@ -98,8 +99,6 @@ class Diff(View):
         return "\n".join(lines)
 
     def html(self) -> str:
-        from .front import style
-        CSS = style()
         la, lb = self.labels
         rows = []
         for status, ea, eb, what in self._shown():
@@ -110,10 +109,7 @@ class Diff(View):
                 if eb else "<td></td>"
             rows.append(f'<tr class="jl-diff-{status}" data-status="{status}"><td>{MARK[status]}</td>'
                         f"{left}{right}<td>{html(self._what(what))}</td></tr>")
-        style = ("<style>.jaxprlens tr.jl-diff-added>td{background:#e3f6e3;}"
-                 ".jaxprlens tr.jl-diff-removed>td{background:#fbe3e3;}"
-                 ".jaxprlens tr.jl-diff-changed>td{background:#fff3c4;}.jaxprlens .jl-eq{white-space:pre;}</style>")
-        return (f'{CSS}{style}<div class="jaxprlens jl-diff" lang="{self.lang}"><table>'
+        return (f'{style()}<div class="jaxprlens jl-diff" lang="{self.lang}"><table>'
                 f"<caption>{html(self.summary())}</caption><thead><tr><th></th><th>{html(la)}</th>"
                 f"<th>{html(lb)}</th><th>{t('changed', self.lang)}</th></tr></thead>"
                 f"<tbody>{''.join(rows)}</tbody></table></div>")

@@ -9,6 +9,7 @@ import jax
 
 from .display import View
 from .escape import html
+from .front import style
 from .i18n import resolve as resolve_lang, t
 from .model import Program, where_label
 
@@ -213,8 +214,6 @@ class Lowering(View):
         return "\n".join(out)
 
     def html(self) -> str:
-        from .front import style
-        CSS = style()
         back: dict = {}
         for eid, nums in self.links.items():
             for n in nums:
@@ -230,12 +229,11 @@ class Lowering(View):
             attr = f' data-eqns="{html(eqns)}" title="{html(t("from_eqn", self.lang, ids=eqns))}"' if eqns else ""
             hlo.append(f'<span id="{self._id}-L{n}" class="jl-hlo-line" data-line="{n}"{attr}>'
                        f'<span class="jl-ln">{n:>4}</span>  {html(line)}</span>')
-        style = ""      # the lowering layout is in static/jaxprlens.css
         compiled = ""
         if self.compiled is not None:
             compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'
                         f'<pre class="jl-hlo">{html(self.compiled)}</pre></details>')
-        return (f'{CSS}{style}<div class="jaxprlens jl-lowering" lang="{self.lang}"><table><thead><tr><th>jaxpr</th>'
+        return (f'{style()}<div class="jaxprlens jl-lowering" lang="{self.lang}"><table><thead><tr><th>jaxpr</th>'
                 f'<th>StableHLO</th></tr></thead><tbody><tr><td><table class="jl-eqns">{"".join(rows)}</table></td>'
                 f'<td><pre class="jl-hlo">{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
 

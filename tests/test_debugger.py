@@ -315,6 +315,7 @@ def test_unknown_message_is_refused_politely(bad):
 def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path):
     """The server extension's hook, on the contents manager in use (jupytext replaces it after load)."""
     import asyncio
+    import concurrent.futures
     import logging
     from types import SimpleNamespace
 
@@ -334,7 +335,9 @@ def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path)
                 "metadata": {}}]
     nb = {"cells": [{"cell_type": "code", "id": "c0", "source": "", "metadata": {}, "execution_count": 1,
                      "outputs": outputs}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    asyncio.run(app.contents_manager.save({"type": "notebook", "content": nb}, "saved.ipynb"))
+    save = app.contents_manager.save({"type": "notebook", "content": nb}, "saved.ipynb")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:    # its own loop: another test may have one running
+        pool.submit(asyncio.run, save).result()
     saved = json.loads((tmp_path / "saved.ipynb").read_text())["cells"][0]["outputs"]
     assert sorted(saved[0]["data"]) == ["text/html", "text/plain"]
     assert "jl-dbg-replay" in "".join(saved[0]["data"]["text/html"])

@@ -14,8 +14,7 @@ import time
 import pytest
 
 import browser_harness as harness
-from test_front_end import CONTRAST_JS
-from test_lab import _use_theme
+from test_front_end import CONTRAST_JS, switch_theme
 
 pytestmark = pytest.mark.browser
 
@@ -194,8 +193,9 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
 
     problems = []                                                      # WCAG contrast >= 4.5, both themes
     for theme in ("JupyterLab Dark", "JupyterLab Light"):
-        _use_theme(page, theme)
+        switch_theme(page, theme)
         for area in (out, nan):
+            area.locator(".jl-dbg-frame tr.jl-row").first.wait_for()
             found = area.evaluate(CONTRAST_JS)
             assert found["checked"] > 20
             problems += [f"{theme}: {b}" for b in found["bad"]]

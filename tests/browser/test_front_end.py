@@ -88,6 +88,16 @@ OVERFLOW_JS = """
 """
 
 
+def switch_theme(page, name: str) -> None:
+    """Choose a theme from the Settings menu and wait until its colours are applied to the page."""
+    light = "Light" in name
+    _use_theme(page, name)
+    page.wait_for_selector(f"body[data-jp-theme-light='{'true' if light else 'false'}']", state="attached")
+    white = "['#ffffff', 'white', '#fff'].includes(getComputedStyle(document.body)"
+    page.wait_for_function(f"() => {'' if light else '!'}{white}.getPropertyValue('--jp-layout-color0').trim())")
+    page.wait_for_timeout(300)
+
+
 def _check_readable(page, theme: str) -> list[str]:
     problems = []
     for i in VIEWS:
@@ -143,12 +153,7 @@ def test_views_fit_970px_both_themes_both_languages(lab, open_notebook):
 
     problems = _check_readable(page, "light")     # with the selection showing
     try:
-        _use_theme(page, "JupyterLab Dark")
-        page.wait_for_selector("body[data-jp-theme-light='false']", state="attached")
-        page.wait_for_function(
-            "() => !['#ffffff', 'white', '#fff'].includes("
-            "getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim())")
-        page.wait_for_timeout(300)
+        switch_theme(page, "JupyterLab Dark")
         page.screenshot(path=str(harness.OUTPUT / "front_end_dark.png"), full_page=True)
         problems += _check_readable(page, "dark")
     finally:

@@ -179,6 +179,9 @@ def test_breakpoints_by_id_primitive_and_line():
     st.run()
     assert st.path_text == "while[eqn 2] › body › iteration 0 › eqn 1"
     assert "breakpoint" in st.stop_reason
+    assert (st.stop.kind, st.stop.eqn.id) == ("breakpoint", "2/body/1")
+    assert st.stop_text("en") == "breakpoint at eqn 2/body/1 (mul)"
+    assert st.stop_text("zh") == "在方程 2/body/1（mul）处遇到断点"      # said from the stop, not parsed
     st.run()
     assert st.path_text == "while[eqn 2] › body › iteration 1 › eqn 1"
     st.remove_breakpoint("2/body/1")

@@ -156,19 +156,8 @@ class StateView:
         return [self._frame_label(f) for f in st.frames[1:]] + [t("at_eqn", self.lang, i=st.frame.pc)]
 
     def stop_text(self) -> str | None:
-        """Why the last move stopped.  The stepper says it in English; the kinds of stop are said again
-        here from its state (anything else is shown as the stepper wrote it)."""
-        st, reason = self.stepper, self.stepper.stop_reason
-        if not reason or self.lang == "en":
-            return reason
-        if reason.startswith("breakpoint") and st.current is not None:
-            return t("stop_breakpoint", self.lang, id=st.current.id, prim=st.current.primitive)
-        if reason.startswith("NaN") and st.last_eqn is not None:
-            return t("stop_nan", self.lang, id=st.last_eqn.id, prim=st.last_eqn.primitive)
-        for cond in st.conditions:
-            if reason.startswith(cond) and st.last_eqn is not None:
-                return t("stop_condition", self.lang, cond=cond, id=st.last_eqn.id, prim=st.last_eqn.primitive)
-        return reason
+        """Why the last move stopped, in the reader's language."""
+        return self.stepper.stop_text(self.lang)
 
     def notes(self, error: str | None = None, jit: bool = True) -> list:
         """``[[kind, text], ...]``: error, stop reason, a step run whole, eager vs jit (when ``jit``: it
@@ -176,7 +165,7 @@ class StateView:
         st, out = self.stepper, []
         if error:
             out.append(["error", error])
-        if st.stop_reason:
+        if st.stop is not None:
             out.append(["stop", self.stop_text()])
         if getattr(st, "note", None):          # e.g. a combiner or a shard_map body run as one step
             out.append(["over", st.note])
@@ -296,7 +285,7 @@ class StateView:
         if st.done:
             for name, x in zip(st.program.out_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
                 lines.append(f"  {name} = {flat(x)}")
-        if st.stop_reason:
+        if st.stop is not None:
             lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))
         if st.history_truncated:
             lines.append("  " + t("dbg_capped", lang, n=st.max_history))

@@ -25,10 +25,10 @@ def script() -> str:
             "window.jaxprlens&&window.jaxprlens.enhance(document.currentScript.parentNode);</script>")
 
 
-def data(payload: dict) -> str:
-    """Data for the script, stored once per output (``<`` escaped so it can never close the tag)."""
+def data(payload: dict, cls: str = "jl-data") -> str:
+    """Data for a script, stored once per output (``<`` escaped so it can never close the tag)."""
     text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
-    return f'<script type="application/json" class="jl-data">{text}</script>'
+    return f'<script type="application/json" class="{cls}">{text}</script>'
 
 
 def labels(**words: str) -> str:

@@ -8,7 +8,7 @@ import json
 
 from .dbgstate import StateView, captured, frame_data
 from .escape import html
-from .front import module as front_module, style
+from .front import data as front_data, module as front_module, style
 from .i18n import t
 from .model import path_id
 from .stepper import Stepper
@@ -95,8 +95,7 @@ def record(program, *args, lang: str = "en", device=None, max_steps: int = MAX_S
 
 def replay_html(data: dict, lang: str, static: str = "") -> str:
     """The replay as one HTML output: the snapshot (shown where scripts do not run), the data, the module."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
     module = front_module("debugger.js").replace("</script", "<\\/script")
     return (f'{style()}<div class="jaxprlens jl-dbg-replay" lang="{html(lang)}"><div class="jl-dbg-static">{static}</div>'
-            f'<script type="application/json" class="jl-dbg-data">{text}</script>'
+            f'{front_data(data, "jl-dbg-data")}'
             f'<script type="module">{module}\nreplayAll();</script></div>')

@@ -12,6 +12,7 @@ from __future__ import annotations
 import linecache
 import re
 from collections import deque
+from typing import NamedTuple
 
 import jax
 import jax.extend.core as jex
@@ -22,6 +23,7 @@ from jax import lax
 from . import _jax
 from .frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
+from .i18n import t
 from .model import Eqn, Lit, Program, Var
 
 
@@ -36,6 +38,16 @@ def resolve_device(spec):
 
 
 # ---------------------------------------------------------------- the engine
+
+class Stop(NamedTuple):
+    """Why a move stopped: ``kind`` is breakpoint, nan or condition; ``eqn`` where; ``condition`` which."""
+    kind: str
+    eqn: Eqn
+    condition: str = ""
+
+    def text(self, lang: str | None = None) -> str:
+        return t(f"stop_{self.kind}", lang, id=self.eqn.id, prim=self.eqn.primitive, cond=self.condition)
+
 
 class Stepper:
     """``program.stepper(*args)``: step, step into, step out, back, run, breakpoints."""
@@ -121,7 +133,7 @@ class Stepper:
         self.history_truncated = False
         self.last_eqn = None
         self.last_outputs = None
-        self.stop_reason = None
+        self.stop = None        # why the last move stopped: Stop(kind, eqn, condition) or None
         self.note = None
         return self
 
@@ -357,7 +369,7 @@ class Stepper:
 
     def step(self):
         """Execute the current equation (a whole while/cond/scan/jit at once) and move on."""
-        self.stop_reason = self.note = None
+        self.stop = self.note = None
         frames = self._frames
         top = frames[-1]
         pc, ops = top.pc, top.ops
@@ -393,16 +405,24 @@ class Stepper:
             self.history_truncated = True
         h.append((frames, writes, last_eqn, last_outputs))
         if self.break_on_nan and _has_nan(outs):
-            self.stop_reason = f"NaN in the outputs of eqn {self.last_eqn.id} ({self.last_eqn.primitive})"
+            self.stop = Stop("nan", self.last_eqn)
         if self._conditions:
             hit = next((c for c, pred in self._conditions.items() if any(pred(x) for x in outs)), None)
             if hit is not None:
-                self.stop_reason = f"{hit} in the outputs of eqn {self.last_eqn.id} ({self.last_eqn.primitive})"
+                self.stop = Stop("condition", self.last_eqn, hit)
         return self
+
+    def stop_text(self, lang: str | None = None) -> str | None:
+        """Why the last move stopped, in words (``breakpoint at eqn 2/body/1 (mul)``), or None."""
+        return None if self.stop is None else self.stop.text(lang)
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self.stop_text("en")
 
     def step_into(self):
         """Enter the current equation's sub-jaxpr (the branch taken, the loop's cond/body, the call)."""
-        self.stop_reason = self.note = None
+        self.stop = self.note = None
         eqn = self.current
         rule = enter_rules.get(eqn.primitive, enter_call) if eqn is not None else None
         frame = rule(self, eqn, self._frames[-1]) if rule is not None else None
@@ -430,13 +450,13 @@ class Stepper:
         """One move of run()/step_out(): False when stopped at a breakpoint."""
         eqn = self.current
         if not first and eqn in self._bp:
-            self.stop_reason = f"breakpoint at eqn {eqn.id} ({eqn.primitive})"
+            self.stop = Stop("breakpoint", eqn)
             return False
         if eqn in self._bp_inside:
             self.step_into()
         else:
             self.step()
-        return self.stop_reason is None
+        return self.stop is None
 
     def step_out(self):
         """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller."""
@@ -452,7 +472,7 @@ class Stepper:
 
     def run(self):
         """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one)."""
-        self.stop_reason = self.note = None
+        self.stop = self.note = None
         first = True
         if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
             step = self.step
@@ -467,7 +487,7 @@ class Stepper:
 
     def back(self) -> bool:
         """Undo the last move exactly (values, position, frames); False when there is no history."""
-        self.stop_reason = self.note = None
+        self.stop = self.note = None
         if not self._history:
             return False
         frames, writes, last_eqn, last_outputs = self._history.pop()

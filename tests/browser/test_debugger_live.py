@@ -19,16 +19,11 @@ from test_front_end import CONTRAST_JS, switch_theme
 pytestmark = pytest.mark.browser
 
 LOAD = "%load_ext jaxprlens"
-CHAIN = """\
-import jax, numpy as np, jax.numpy as jnp
-
-def chain(n):
-    def fn(x, y):
-        ops = (jnp.sin, lambda v: v * y, jnp.cos, lambda v: v + y, jnp.tanh)
-        for i in range(n):
-            x = ops[i % len(ops)](x)
-        return x
-    return fn
+# the benchmark's chain of elementwise equations (benchmarks/bench_stepper.py), at 1k and 10k
+CHAIN = f"""\
+import sys, numpy as np
+sys.path.insert(0, {str(harness.REPO / "benchmarks")!r})
+from bench_stepper import chain
 
 f1k, f10k, x, y = chain(1000), chain(10000), np.linspace(0., 1., 64, dtype=np.float32), np.ones(64, np.float32)
 """

@@ -343,3 +343,14 @@ def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path)
     assert sorted(saved[0]["data"]) == ["text/html", "text/plain"]
     assert "jl-dbg-replay" in "".join(saved[0]["data"]["text/html"])
     assert WIDGET_VIEW in saved[1]["data"]                   # another library's widget is left alone
+
+
+def test_user_markup_in_the_stored_debugger_is_escaped_once():
+    def f(x):
+        jax.debug.print("<script>alert(1)</script> {}", x)
+        return x * 2.
+
+    data, _ = trace(f, jnp.ones(2)).debugger(jnp.ones(2))._repr_mimebundle_()
+    page = data["text/html"]
+    assert "<script>alert(1)</script>" not in page          # neither in the snapshot HTML nor in the replay data
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&amp;lt;" not in page

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 LOAD = "%load_ext jaxprlens"
 # the benchmark's chain of elementwise equations (benchmarks/bench_stepper.py), at 1k and 10k
 CHAIN = f"""\
-import sys, numpy as np
+import sys, jax, numpy as np
 sys.path.insert(0, {str(harness.REPO / "benchmarks")!r})
 from bench_stepper import chain
 

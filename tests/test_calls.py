@@ -205,6 +205,10 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
                 assert item[4] == (f"test_calls.py line {child.site.line}: {child.site.text}")
             else:                                                # an equation: the script's data row
                 assert item[0] == child.id and item[1] == child.primitive
+        rows = [i for i in items if i[0] != "g"]
+        assert all(not (a[6] and a[6] == b[6]) for a, b in zip(rows, rows[1:])), g.id   # a source line once a run
+    attention = groups["model_loss/block.1/attention"]
+    assert sum(1 for i in attention if i[0] != "g" and i[6]) < sum(1 for i in attention if i[0] != "g")
     block3 = groups["model_loss/block.3"]
     assert [i[2] for i in block3 if i[0] == "g"] == ["layer_norm (call 1 of 2)", "attention",
                                                      "layer_norm (call 2 of 2)", "mlp"]

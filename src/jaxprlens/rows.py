@@ -114,3 +114,19 @@ def data_row(eqn: Eqn, lang: str) -> list:
     src = f"{where_text(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
     return [eqn.id, eqn.primitive, eqn.depth, [f"{v.name}:{v.type}" for v in eqn.outvars], params,
             [a.name for a in eqn.invars], src]
+
+
+def source_once(items: list) -> list:
+    """Data rows (and call rows ``["g", ...]``) with a source line written only where it changes, as the
+    HTML rows do; a call row starts a new run."""
+    prev = None
+    for item in items:
+        if item[0] == "g":
+            prev = None
+            continue
+        src = item[6]
+        if src and src == prev:
+            item[6] = 0
+        prev = src
+    return items
+

@@ -9,7 +9,7 @@ from .i18n import LANGS, role_word, t
 from .model import Eqn, Program, Var, path_id
 from .model import count_eqns as _count_eqns
 from .present import Block, block, explanations, where_text
-from .rows import Rows, atom_html, binder_html, data_row, short, walk
+from .rows import Rows, atom_html, binder_html, data_row, short, source_once, walk
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -65,11 +65,7 @@ class Table(View):
                             data(payload), script(), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
-            rows = [data_row(e, lang) for row in doc.rows[head:] for e in walk(row.eqn)]
-            for prev, row in zip(rows[-2::-1], rows[:0:-1]):      # a source line once per run, as above
-                if row[6] == prev[6]:
-                    row[6] = 0
-            payload["rows"] = rows
+            payload["rows"] = source_once([data_row(e, lang) for row in doc.rows[head:] for e in walk(row.eqn)])
         return "".join([style(), f'<div class="jaxprlens jl-table" lang="{lang}" data-lang="{lang}"{words}>',
                         self._signature_html(p), self._eqns_html(doc, head),
                         data(payload), script(), "</div>"])
@@ -294,7 +290,7 @@ def group_items(tree, lang: str) -> dict:
     out = {}
     for g in tree.root.walk():
         if g.parent is not None:
-            out[g.id] = [row for c in g.children     # an equation brings the ones nested in it
-                         for row in ([["g"] + _group_cells(c, lang)] if not isinstance(c, Eqn)
-                                     else [data_row(e, lang) for e in walk(c)])]
+            out[g.id] = source_once([row for c in g.children     # an equation brings the ones nested in it
+                                     for row in ([["g"] + _group_cells(c, lang)] if not isinstance(c, Eqn)
+                                                 else [data_row(e, lang) for e in walk(c)])])
     return out

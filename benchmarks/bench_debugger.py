@@ -20,7 +20,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax.numpy as jnp  # noqa: E402
 
 from bench_stepper import chain  # noqa: E402  (n elementwise eqns over f32[64] values)
-from jaxprlens.debugger import Debugger  # noqa: E402
+from jaxprlens.views.debugger import Debugger  # noqa: E402
 from jaxprlens.model import trace  # noqa: E402
 
 

@@ -15,8 +15,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 import jax  # noqa: E402
 
-from jaxprlens import render  # noqa: E402
-from jaxprlens.calls import CallTree  # noqa: E402
+from jaxprlens.views import render  # noqa: E402
+from jaxprlens.model.calls import CallTree  # noqa: E402
 from jaxprlens.model import count_eqns  # noqa: E402
 from test_calls import transformer  # noqa: E402
 

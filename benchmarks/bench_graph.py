@@ -14,7 +14,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
 
-from jaxprlens import render  # noqa: E402
+from jaxprlens.views import render  # noqa: E402
 from jaxprlens.model import count_eqns, trace  # noqa: E402
 
 

@@ -10,7 +10,7 @@ Cells tagged ``needs-feature`` use a part of jaxprlens that may not exist yet (g
 cost, transforms).  They are kept when every module they need is importable and left out otherwise, so
 running this script again once a module lands adds its cells with no other change.  The modules a cell
 needs come from its magic flags (``--graph`` needs ``jaxprlens.graph``...) plus an explicit
-``needs=["jaxprlens.stepper"]`` in the cell's metadata.
+``needs=["jaxprlens.engine.stepper"]`` in the cell's metadata.
 
 Usage::
 
@@ -40,16 +40,16 @@ TAG = "needs-feature"
 
 # Magic flag -> modules it needs.
 FLAG_MODULES = {
-    "--graph": ("jaxprlens.graph",),
-    "--debug": ("jaxprlens.stepper", "jaxprlens.debugger"),
-    "--run": ("jaxprlens.runner",),
-    "--profile": ("jaxprlens.runner",),
-    "--devices": ("jaxprlens.runner",),
-    "--device": ("jaxprlens.runner",),
-    "--cost": ("jaxprlens.cost",),
-    "--transform": ("jaxprlens.transform",),
-    "--lower": ("jaxprlens.transform",),
-    "--compiled": ("jaxprlens.transform",),
+    "--graph": ("jaxprlens.views.graph",),
+    "--debug": ("jaxprlens.engine.stepper", "jaxprlens.views.debugger"),
+    "--run": ("jaxprlens.engine.runner",),
+    "--profile": ("jaxprlens.engine.runner",),
+    "--devices": ("jaxprlens.engine.runner",),
+    "--device": ("jaxprlens.engine.runner",),
+    "--cost": ("jaxprlens.engine.cost",),
+    "--transform": ("jaxprlens.engine.transform",),
+    "--lower": ("jaxprlens.engine.transform",),
+    "--compiled": ("jaxprlens.engine.transform",),
 }
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
 _MAGIC_LINE = re.compile(r"^\s*%%?jaxpr\b(.*)$", re.MULTILINE)

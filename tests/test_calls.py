@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from jaxprlens.calls import CallTree, call_tree, phase_of
+from jaxprlens.model.calls import CallTree, call_tree, phase_of
 from jaxprlens.model import Var, trace
 
 D = 16

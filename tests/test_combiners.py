@@ -14,7 +14,7 @@ import pytest
 from jax import lax
 
 from jaxprlens.model import from_jaxpr, trace
-from jaxprlens.stepper import StepTypeError
+from jaxprlens.engine.stepper import StepTypeError
 from test_stepper import assert_same, drive
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import pytest
 from jax import lax
 
 from jaxprlens import model
-from jaxprlens.cost import Cost, Ctx, Costs, cost_rules, costs, si
+from jaxprlens.engine.cost import Cost, Ctx, Costs, cost_rules, costs, si
 from seeds import SEEDS
 
 

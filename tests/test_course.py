@@ -14,9 +14,9 @@ import jupytext
 import pytest
 
 from jaxprlens.exercise import avoided
-from jaxprlens.explain import explain
-from jaxprlens.i18n import language, role_summary
-from jaxprlens.roles import Roles
+from jaxprlens.model.explain import explain
+from jaxprlens.present.i18n import language, role_summary
+from jaxprlens.model.roles import Roles
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "notebooks" / "src"
@@ -28,7 +28,7 @@ import editions  # noqa: E402
 def _keep_explanations():
     """A lecture may teach the table a new primitive (lecture 14 adds ``running_sum``): undo it after each
     test, so no other test sees a primitive JAX does not have."""
-    from jaxprlens.explain import explain_rules
+    from jaxprlens.model.explain import explain_rules
     saved = dict(explain_rules)
     yield
     explain_rules.clear()

@@ -7,9 +7,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxprlens.debugger import Debugger, describe, sparkline
+from jaxprlens.views.debugger import Debugger, describe, sparkline
 from jaxprlens.model import trace
-from jaxprlens.replay import record, replay_html
+from jaxprlens.views.replay import record, replay_html
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
 from seeds import SEEDS
 
@@ -284,7 +284,7 @@ def test_describe_sparkline_histogram():
 
 
 def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit():
-    from jaxprlens.debugger import StateView
+    from jaxprlens.views.debugger import StateView
 
     def f(p, i):
         return jax.grad(lambda p: (p[i] ** 2).sum())(p)

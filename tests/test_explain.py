@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import pytest
 from jax import lax
 
-from jaxprlens.explain import explain, explain_rules
+from jaxprlens.model.explain import explain, explain_rules
 
 
 # ---------------------------------------------------------------- exact entries

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from jax import lax
 
-from jaxprlens import graph as graph_mod
-from jaxprlens import render
-from jaxprlens.graph import Graph
+from jaxprlens.views import graph as graph_mod
+from jaxprlens.views import render
+from jaxprlens.views.graph import Graph
 from jaxprlens.model import Var, count_eqns, trace
 from seeds import SEEDS
 
@@ -389,7 +389,7 @@ def _nesting(source):
 
 
 def test_overview_of_the_grad_of_six_blocks(model_grad):
-    from jaxprlens.calls import call_tree
+    from jaxprlens.model.calls import call_tree
     g = model_grad.graph()
     assert g.group is call_tree(model_grad).root and g.source == model_grad.graph().source
     where = _nesting(g.source)

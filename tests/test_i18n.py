@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 from IPython.core.error import UsageError
 
-from jaxprlens import i18n, render
-from jaxprlens.debugger import Debugger
-from jaxprlens.diff import diff
-from jaxprlens.i18n import AVOID, GLOSSARY, ONE, ROLE_WORDS, SUB_WORDS_ZH, TEXT, t
-from jaxprlens.lowering import Lowering
+from jaxprlens.present import i18n
+from jaxprlens.views import render
+from jaxprlens.views.debugger import Debugger
+from jaxprlens.views.diff import diff
+from jaxprlens.present.i18n import AVOID, GLOSSARY, ONE, ROLE_WORDS, SUB_WORDS_ZH, TEXT, t
+from jaxprlens.views.lower import Lowering
 from jaxprlens.model import trace
-from jaxprlens.runner import devices_view, profile, run
+from jaxprlens.engine.runner import devices_view, profile, run
 from seeds import SEEDS
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
@@ -205,7 +206,7 @@ def test_zh_lower_and_diff_have_no_english():
 
 
 def test_zh_compare_has_no_english():
-    from jaxprlens.compare import Compare
+    from jaxprlens.views.compare import Compare
     p = program("func7")
     g = p.transform("grad")
     view = Compare(p, g, "grad(func7)", lang="zh")

@@ -10,8 +10,8 @@ from IPython.core.error import UsageError
 
 import seeds
 from jaxprlens.magic import JaxprMagics
-from jaxprlens.table import Table
-from jaxprlens.text import TextView
+from jaxprlens.views.table import Table
+from jaxprlens.views.text import TextView
 
 HEADER = "import jax, numpy as np, jax.numpy as jnp\nfrom jax import lax\n"
 

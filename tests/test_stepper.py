@@ -9,7 +9,7 @@ import pytest
 
 from corpus import CORPUS
 from jaxprlens.model import trace
-from jaxprlens.stepper import Stepper, resolve_device, source_context
+from jaxprlens.engine.stepper import Stepper, resolve_device, source_context
 from seeds import SEEDS
 
 PROGRAMS = {**SEEDS, **CORPUS}

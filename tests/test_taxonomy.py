@@ -5,8 +5,9 @@ import jax
 import jax.experimental.shard_map  # noqa: F401 - registers its primitives
 from jax.extend.core import Primitive
 
-from jaxprlens import cost, render
-from jaxprlens.taxonomy import ELSEWHERE, class_of, graph_kind, primitive_class
+from jaxprlens.engine import cost
+from jaxprlens.views import render
+from jaxprlens.model.taxonomy import ELSEWHERE, class_of, graph_kind, primitive_class
 
 
 def _registered() -> set:
@@ -33,7 +34,7 @@ def test_graph_and_cost_read_the_same_table():
 
 
 def test_explanations_are_keyed_by_the_same_names():
-    from jaxprlens.explain import _GENERIC, explain, explain_rules
+    from jaxprlens.model.explain import _GENERIC, explain, explain_rules
     assert not set(explain_rules) - _registered() - ELSEWHERE
     # every classified primitive the installed JAX has is explained (by the table or its docstring)
     missing = [p for p in set(primitive_class) & _registered()

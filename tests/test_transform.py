@@ -9,10 +9,10 @@ from bs4 import BeautifulSoup
 from IPython.core.error import UsageError
 
 import jaxprlens
-from jaxprlens.diff import diff
-from jaxprlens.lowering import clean_compiled, lowering_view, parse_stablehlo
-from jaxprlens.compare import Compare, alignment
-from jaxprlens.transform import TRANSFORMS, batched_call, call_args
+from jaxprlens.views.diff import diff
+from jaxprlens.views.lower import clean_compiled, lowering_view, parse_stablehlo
+from jaxprlens.views.compare import Compare, alignment
+from jaxprlens.engine.transform import TRANSFORMS, batched_call, call_args
 from seeds import SEEDS
 
 
@@ -155,7 +155,7 @@ def test_stepping_transformed_program_equals_jit(seed, name, options):
     flat = jax.extend.core.jaxpr_as_fun(p.jaxpr)(*p.args)
     _close(p.unflatten_outputs(flat), expected)
     try:
-        from jaxprlens.stepper import Stepper  # noqa: F401 - written concurrently by another engineer
+        from jaxprlens.engine.stepper import Stepper  # noqa: F401 - written concurrently by another engineer
     except ImportError:
         return
     _close(p.stepper().run().outputs, expected)

@@ -113,7 +113,7 @@ import jax
 import jax.numpy as jnp
 from jax import make_jaxpr
 from jaxprlens.exercise import check
-from jaxprlens.i18n import GLOSSARY
+from jaxprlens.present.i18n import GLOSSARY
 
 # %% [markdown]
 # **Exercise 1 / 练习 1.** How many equations does the jaxpr of `g` have?
@@ -158,10 +158,10 @@ answer_2 = "携带值"
 # ## Glossary / 术语表
 #
 # Every term the course and jaxprlens's views use, with the one Chinese term each uses for it. The same
-# table drives the views (`jaxprlens.i18n.GLOSSARY`) and the course (`jaxprlens.exercise.TERMS`).
+# table drives the views (`jaxprlens.present.i18n.GLOSSARY`) and the course (`jaxprlens.exercise.TERMS`).
 #
 # 课程与 jaxprlens 各视图使用的每个术语，以及它们各自对应的唯一中文术语。同一张表既用于视图
-# （`jaxprlens.i18n.GLOSSARY`），也用于课程（`jaxprlens.exercise.TERMS`）。
+# （`jaxprlens.present.i18n.GLOSSARY`），也用于课程（`jaxprlens.exercise.TERMS`）。
 
 # %%
 from IPython.display import Markdown

@@ -84,7 +84,7 @@ program = jaxprlens.trace(func10, np.ones(16), 5)
 loop = program.eqns[2]
 print(loop.primitive, "|", loop.roles.summary("en"), "|", loop.roles.summary("zh"))
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # ## Step through it / 单步执行
 #
 # The stepper runs the equations with real values. `step_into()` on the `while` enters its cond jaxpr, then
@@ -92,7 +92,7 @@ print(loop.primitive, "|", loop.roles.summary("en"), "|", loop.roles.summary("zh
 #
 # 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
 
-# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 stepper = program.stepper()
 stepper.step()        # c = broadcast_in_dim 1.0
 stepper.step()        # d = add a c
@@ -104,7 +104,7 @@ print({name: np.asarray(val).ravel()[:3] for name, val in stepper.env_names.item
 stepper.run()
 print(stepper.outputs[:3], jax.jit(func10)(np.ones(16), 5)[:3])
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.debugger"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
 # The debugger widget does the same with buttons (Step, Step into, Step out, Back, Continue).
 #
 # 调试器小部件用按钮完成同样的操作（Step、Step into、Step out、Back、Continue）。

@@ -92,7 +92,7 @@ print(scan.roles.summary("en"))
 print(scan.roles.summary("zh"))
 print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # ## Two iterations, step by step / 逐步执行两次迭代
 #
 # `step_into()` on the `scan` enters the body for iteration 0 with the first slice of the xs; stepping to the
@@ -100,7 +100,7 @@ print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 #
 # 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的循环体；执行完循环体后进入第 1 次迭代。
 
-# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 stepper = program.stepper()
 stepper.step()          # c = broadcast_in_dim 1.0
 stepper.step_into()     # enter the scan body, iteration 0

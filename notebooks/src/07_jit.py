@@ -101,7 +101,7 @@ print("primitive:", call.primitive, "| name:", call.params["name"], "| sub-jaxpr
 print("sub-jaxpr inputs:", [f"{v.name}:{v.type}" for v in sub.program.invars],
       "<- operands", [a.name for a in call.invars])
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.graph"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
 # The graph draws the sub-jaxpr as a cluster labelled with the function's name.
 #
 # 图中子 jaxpr 画成一个以函数名标注的簇。

@@ -53,7 +53,7 @@ mlp(params, x)
 # %%
 print(np.asarray(mlp(params, x)).ravel())
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.graph"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
 # ## The graph / 数据流图
 #
 # Follow the edges back from the `log` node: which inputs can make its operand negative?
@@ -64,7 +64,7 @@ print(np.asarray(mlp(params, x)).ravel())
 %%jaxpr --graph
 mlp(params, x)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # ## Breakpoints and values / 断点与取值
 #
 # A breakpoint on a primitive stops before every equation of that primitive; `current_inputs` are the values
@@ -72,7 +72,7 @@ mlp(params, x)
 #
 # 在某个原语上设断点，会在该原语的每个方程执行前停下；`current_inputs` 是它即将使用的输入值。
 
-# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 import jaxprlens
 
 program = jaxprlens.trace(mlp, params, x)
@@ -82,20 +82,20 @@ stepper.run()
 print(stepper.stop_reason)
 print("log's operand:", np.asarray(stepper.current_inputs[0]).ravel())
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # ## Finding the first NaN / 找到第一个 NaN
 #
 # With `break_on_nan=True`, `run()` stops right after the first equation that produced a NaN.
 #
 # 设置 `break_on_nan=True` 后，`run()` 会在第一个产生 NaN 的方程之后立即停下。
 
-# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 stepper = program.stepper(break_on_nan=True)
 stepper.run()
 print(stepper.stop_reason)
 print(stepper.last_eqn.source)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.debugger"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
 # The same in the debugger widget: toggle breakpoints on the table rows and press Continue. In these docs, on
 # GitHub or in nbviewer there is no kernel, so what you see below is the recorded run; in a live kernel the
 # widget steps for real.

@@ -51,7 +51,7 @@ def layer(w, x):
 
 layer(w, x)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.cost"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.cost"]
 # ## The cost column / 开销列
 #
 # `--cost` adds, per equation, an estimate of FLOPs and of bytes moved (inputs read plus outputs written).
@@ -65,7 +65,7 @@ layer(w, x)
 %%jaxpr --cost
 layer(w, x)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.runner"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.runner"]
 # ## Run it compiled / 编译后运行
 #
 # `--run` compiles the jaxpr with `jax.jit`, runs it on the device and reports the outputs, the compile time
@@ -77,7 +77,7 @@ layer(w, x)
 %%jaxpr --run --device cpu
 layer(w, x)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.runner"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.runner"]
 # ## Profile each equation / 逐方程计时
 #
 # `--profile` times every top-level equation on its own, beside the estimate, so you can see which one

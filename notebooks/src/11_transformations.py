@@ -182,18 +182,18 @@ func7(5.)
 # 哪些方程带有批维度。
 
 # %%
-from jaxprlens.diff import diff
+from jaxprlens.views.diff import diff
 
 p11 = jaxprlens.trace(func11, jnp.ones(16), 5.)
 diff(p11.transform("vmap", in_axes="0,None"), p11.transform("vmap", in_axes="None,0"),
      labels=("vmap over arr", "vmap over extra"), context=False)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # A transformed program is an ordinary program: step through the gradient of `func1` and compare with `jax.jit`.
 #
 # 变换后的程序也是普通程序：单步执行 `func1` 的梯度，并与 `jax.jit` 的结果比较。
 
-# %% tags=["needs-feature"] needs=["jaxprlens.stepper"]
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 g = p.transform("grad")
 print(g.stepper().run().outputs)
 print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))

@@ -104,7 +104,7 @@ predict(w1, w2, x)
 
 # %%
 from jaxprlens import trace
-from jaxprlens.calls import call_tree
+from jaxprlens.model.calls import call_tree
 
 program = trace(predict, w1, w2, x)
 for call in call_tree(program).root.walk():
@@ -204,7 +204,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxprlens import trace
-from jaxprlens.calls import call_tree
+from jaxprlens.model.calls import call_tree
 from jaxprlens.exercise import check
 
 

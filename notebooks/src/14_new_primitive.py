@@ -92,7 +92,7 @@ _ = running_sum_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dt
 # 译文），登记到表格自己的解释表 `explain_rules` 中。
 
 # %% tags=["setup"]
-from jaxprlens.explain import explain_rules
+from jaxprlens.model.explain import explain_rules
 
 explain_rules["running_sum"] = (running_sum.__doc__.split(":")[0] + ".", "沿最后一维求累计和。")
 

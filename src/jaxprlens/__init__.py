@@ -1,7 +1,7 @@
 """jaxprlens: see, step through and run JAX's jaxprs in Jupyter (``%load_ext jaxprlens``)."""
 from __future__ import annotations
 
-from .model import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, trace
+from jaxprlens.model.program import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, trace
 
 __all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError",
            "load_ipython_extension"]

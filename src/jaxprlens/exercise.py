@@ -11,7 +11,7 @@ the cell fails the way a test does, with the hint as its message::
 """
 from __future__ import annotations
 
-from .i18n import AVOID, GLOSSARY, default_lang
+from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang
 
 WORDS = {
     "pending": ("Not answered yet: {what}, then run this cell again.", "尚未作答：{what}，再运行本单元格。"),

@@ -13,9 +13,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from . import model
-from .display import shorten
-from .i18n import language, resolve, set_default_lang, settings, t
+from jaxprlens.model import program as model
+from jaxprlens.present.display import shorten
+from jaxprlens.present.i18n import language, resolve, set_default_lang, settings, t
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -225,7 +225,7 @@ class JaxprMagics(Magics):
         except ValueError as e:
             raise UsageError(str(e)) from None
         if args.devices:
-            from .runner import devices_view
+            from jaxprlens.engine.runner import devices_view
             return devices_view(args.lang)
         self._check_combinations(args)
         if cell is None and not call_text.strip():
@@ -288,7 +288,7 @@ class JaxprMagics(Magics):
         if args.batched and args.transform != "vmap":
             raise UsageError("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`")
         if args.device is not None:
-            from .runner import resolve_device
+            from jaxprlens.engine.runner import resolve_device
             try:
                 resolve_device(args.device)
             except ValueError as e:
@@ -356,7 +356,7 @@ class JaxprMagics(Magics):
         vmap = args.transform == "vmap"
         try:
             if vmap and args.batched:
-                from .transform import batched_call
+                from jaxprlens.engine.transform import batched_call
                 return batched_call(call.fn, call.pos, call.kw, args.in_axes, call.static)
             return model.trace(call.fn, *call.pos, static_argnums=call.static, **call.kw), None
         except model.TraceError as e:
@@ -406,7 +406,7 @@ class JaxprMagics(Magics):
         self.shell.showtraceback((etype, value, _user_tb(tb)))
 
     def _view(self, call: _Call, args, program, transformed=None):
-        from .views import Options, build_view
+        from jaxprlens.views import Options, build_view
         try:
             with language(args.lang):           # views made without a ``lang`` speak this cell's
                 return build_view(program, Options.from_namespace(args), transformed)

@@ -15,7 +15,7 @@ from test_lab import CALL, FUNC10, LOAD
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import test_calls as toy  # noqa: E402
-from jaxprlens.calls import call_tree  # noqa: E402
+from jaxprlens.model.calls import call_tree  # noqa: E402
 
 
 def _attention_size() -> int:

@@ -121,7 +121,7 @@ def test_views_fit_970px_both_themes_both_languages(lab, open_notebook):
         assert area.evaluate(BROKEN_JS) == [], f"cell {i} breaks tokens across lines"
 
     # Chinese: no English word of the catalogue in the headers, captions, chips and notes (user code aside).
-    from jaxprlens.i18n import TEXT
+    from jaxprlens.present.i18n import TEXT
     english = {w for v in TEXT["en"].values() if isinstance(v, str)
                for w in re.findall(r"[A-Za-z]{4,}", v)} - {"jaxpr", "text", "program", "print"}
     for i in ZH:

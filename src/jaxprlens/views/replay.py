@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-from .dbgstate import StateView, captured, frame_data
-from .escape import html
-from .front import data as front_data, module as front_module, style
-from .i18n import t
-from .model import path_id
-from .stepper import Stepper
+from jaxprlens.views.dbgstate import StateView, captured, frame_data
+from jaxprlens.present.escape import html
+from jaxprlens.present.front import data as front_data, module as front_module, style
+from jaxprlens.present.i18n import t
+from jaxprlens.model.program import path_id
+from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
 MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)

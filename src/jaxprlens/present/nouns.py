@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .explain import explain
-from .i18n import t
-from .model import Eqn, Program, Source, param_text
+from jaxprlens.model.explain import explain
+from jaxprlens.present.i18n import t
+from jaxprlens.model.program import Eqn, Program, Source, param_text
 
 FOLD = 48          # a param value longer than this is folded (its full text one click away)
 

@@ -12,13 +12,13 @@ from collections import Counter
 
 import graphviz
 
-from .calls import CallTree, Group
-from .escape import dot
-from .graph import DEPTH, RUNS, _Draw, _digraph, _lines
-from .i18n import source_text, t
-from .model import Eqn, Lit, Program, Var, count_eqns
-from .present import where_text
-from .render import MID, STYLES
+from jaxprlens.model.calls import CallTree, Group
+from jaxprlens.present.escape import dot
+from jaxprlens.views.graph import DEPTH, RUNS, _Draw, _digraph, _lines
+from jaxprlens.present.i18n import source_text, t
+from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
+from jaxprlens.present.nouns import where_text
+from jaxprlens.views.render import MID, STYLES
 
 GROUPED = 10          # more program inputs (outputs) than this are drawn one node per argument (result)
 NAMES = 2             # names on a folded edge before "+N"

@@ -20,11 +20,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from . import _jax
-from .frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
+from jaxprlens.model import _jax
+from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
-from .i18n import t
-from .model import Eqn, Lit, Program, Var
+from jaxprlens.present.i18n import t
+from jaxprlens.model.program import Eqn, Lit, Program, Var
 
 
 # ---------------------------------------------------------------- devices
@@ -33,7 +33,7 @@ def resolve_device(spec):
     """``None``: values stay where they are; otherwise the runner's choice (``"cpu"``, ``"gpu:1"``)."""
     if spec is None:
         return None
-    from .runner import resolve_device as runner_resolve
+    from jaxprlens.engine.runner import resolve_device as runner_resolve
     return runner_resolve(spec)
 
 

@@ -17,11 +17,11 @@ import jax
 import jax.extend.core as jex
 import numpy as np
 
-from .cost import Costs, costs, si
-from .display import View, array_text
-from .escape import html
-from .i18n import ljust, resolve, t, width
-from .model import Lit, Program
+from jaxprlens.engine.cost import Costs, costs, si
+from jaxprlens.present.display import View, array_text
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import ljust, resolve, t, width
+from jaxprlens.model.program import Lit, Program
 
 SMALL = 64          # arrays with at most this many elements are shown in full
 _SPEC = re.compile(r"^\s*([a-zA-Z]+)\s*(?::\s*(\d+))?\s*$")

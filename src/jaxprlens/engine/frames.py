@@ -13,8 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from . import _jax
-from .model import Eqn, Var
+from jaxprlens.model import _jax
+from jaxprlens.model.program import Eqn, Var
 
 
 # ---------------------------------------------------------------- frames

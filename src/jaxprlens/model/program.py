@@ -16,8 +16,8 @@ import jax
 import jax.extend.core as jex
 import numpy as np
 
-from . import _jax
-from .roles import Roles, Sub, roles_of
+from jaxprlens.model import _jax
+from jaxprlens.model.roles import Roles, Sub, roles_of
 
 
 @dataclass(eq=False)
@@ -159,32 +159,32 @@ class Program:
 
     # Views; imported lazily so the model stays free of HTML/DOT/widget code.
     def table(self, lang: str = "en", **options):
-        from .table import Table
+        from jaxprlens.views.table import Table
         return Table(self, lang=lang, **options)
 
     def text_view(self):
-        from .text import TextView
+        from jaxprlens.views.text import TextView
         return TextView(self)
 
     def graph(self, **options):
-        from .graph import Graph
+        from jaxprlens.views.graph import Graph
         return Graph(self, **options)
 
     def stepper(self, *args, **options):
-        from .stepper import Stepper
+        from jaxprlens.engine.stepper import Stepper
         return Stepper(self, *args, **options)
 
     def debugger(self, *args, **options):
-        from .debugger import Debugger
+        from jaxprlens.views.debugger import Debugger
         return Debugger(self, *args, **options)
 
     def run(self, device=None, repeat: int = 20, **options):
-        from .runner import run
+        from jaxprlens.engine.runner import run
         return run(self, device=device, repeat=repeat, **options)
 
     def transform(self, name: str, **options) -> "Program":
         """The program of ``jax.grad`` / ``vmap`` / ... of this function (see ``transform.TRANSFORMS``)."""
-        from .transform import transform
+        from jaxprlens.engine.transform import transform
         return transform(self, name, **options)
 
     def unflatten_outputs(self, flat: list):

@@ -1,12 +1,12 @@
 """The comparison view: original and transformed programs side by side, aligned by source line."""
 from __future__ import annotations
 
-from .display import View
-from .escape import html
-from .front import style
-from .i18n import t
-from .model import Eqn, Program, count_eqns
-from .present import eqn_text as eqn_line, where_text
+from jaxprlens.present.display import View
+from jaxprlens.present.escape import html
+from jaxprlens.present.front import style
+from jaxprlens.present.i18n import t
+from jaxprlens.model.program import Eqn, Program, count_eqns
+from jaxprlens.present.nouns import eqn_text as eqn_line, where_text
 
 
 def _key(eqn: Eqn):
@@ -25,7 +25,7 @@ def alignment(original: Program, transformed: Program) -> dict[str, list[str]]:
 def flops_text(program: Program) -> str | None:
     """Total FLOPs from ``jaxprlens.cost`` when it is available (it is optional here)."""
     try:
-        from .cost import costs, si
+        from jaxprlens.engine.cost import costs, si
         return si(costs(program).total.flops, "FLOP")
     except Exception:  # noqa: BLE001 - cost rules are optional and may not know every primitive
         return None

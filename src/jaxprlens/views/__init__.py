@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from .escape import html
-from .i18n import resolve
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import resolve
 
 
 class Stack:
@@ -73,16 +73,16 @@ def build_view(program, opts: Options, transformed=None):
     """The view object for ``opts``; ``transformed``: the transformed program when already traced
     (``--batched`` traces it with the call)."""
     if opts.transform:
-        from .transform import check_options, describe, transform
+        from jaxprlens.engine.transform import check_options, describe, transform
         options = check_options(opts.transform, opts.transform_options)
         if transformed is None:
             transformed = transform(program, opts.transform, **options)
         if not opts.compare:
             return build_view(transformed, replace(opts, transform=None))
-        from .compare import Compare
+        from jaxprlens.views.compare import Compare
         view = Compare(program, transformed, describe(opts.transform, program, options), lang=resolve(opts.lang))
         if opts.lower or opts.compiled:
-            from .lowering import lowering_view
+            from jaxprlens.views.lower import lowering_view
             return Stack([view, lowering_view(transformed, compiled=opts.compiled)])
         return view
     parts = []
@@ -94,12 +94,12 @@ def build_view(program, opts: Options, transformed=None):
     if opts.graph:
         parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path))
     if opts.lower or opts.compiled:
-        from .lowering import lowering_view
+        from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled))
     if opts.run:
         parts.append(program.run(device=opts.device, repeat=opts.repeat))
     if opts.profile:
-        from .runner import profile
+        from jaxprlens.engine.runner import profile
         parts.append(profile(program, device=opts.device, repeat=opts.repeat))
     if opts.debug:
         debugger = program.debugger(device=opts.device, lang=opts.lang)

@@ -12,10 +12,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import _jax
-from .i18n import t
-from .model import Eqn, Lit, Program, path_id
-from .taxonomy import names
+from jaxprlens.model import _jax
+from jaxprlens.present.i18n import t
+from jaxprlens.model.program import Eqn, Lit, Program, path_id
+from jaxprlens.model.taxonomy import names
 
 # ---------------------------------------------------------------- the Cost value
 

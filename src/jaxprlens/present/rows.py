@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .display import shorten
-from .escape import html
-from .i18n import role_word, t
-from .model import Eqn, Lit, Var
-from .present import FOLD, Param, Row, params_of, where_text
+from jaxprlens.present.display import shorten
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import role_word, t
+from jaxprlens.model.program import Eqn, Lit, Var
+from jaxprlens.present.nouns import FOLD, Param, Row, params_of, where_text
 
 
 def atom_html(a, constvars: set) -> str:

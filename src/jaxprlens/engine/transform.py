@@ -9,8 +9,8 @@ import os
 import jax
 import jax.numpy as jnp
 
-from . import _jax
-from .model import Program, trace
+from jaxprlens.model import _jax
+from jaxprlens.model.program import Program, trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis

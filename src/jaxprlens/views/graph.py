@@ -11,13 +11,13 @@ from pathlib import Path
 
 import graphviz
 
-from . import render
-from .display import array_text, shorten
-from .escape import dot, html
-from .i18n import resolve, role_word, source_text, sub_label, t
-from .front import labels
-from .render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, VIEWER, kind_of, missing_html
-from .model import Lit, Program, Var, count_eqns, param_text, path_id
+from jaxprlens.views import render
+from jaxprlens.present.display import array_text, shorten
+from jaxprlens.present.escape import dot, html
+from jaxprlens.present.i18n import resolve, role_word, source_text, sub_label, t
+from jaxprlens.present.front import labels
+from jaxprlens.views.render import INK, KIND_COLORS, LINK_HOOK, MID, STYLES, VIEWER, kind_of, missing_html
+from jaxprlens.model.program import Lit, Program, Var, count_eqns, param_text, path_id
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
 MAX_NODES = 60        # a program of more equations is drawn by its inlined calls (overview.py), a sub-jaxpr
@@ -347,8 +347,8 @@ class Graph:
         self.root, parent, sub, gid = select(program, path)
         self.group = None                 # the call drawn at the top, when drawn by calls
         if gid is not None or count_eqns(self.root) > self.max_nodes:
-            from . import overview
-            from .calls import call_tree
+            from jaxprlens.views import overview
+            from jaxprlens.model.calls import call_tree
             tree = call_tree(self.root)
             self.group = tree.find(gid) if gid is not None else tree.root
             self.prefix = path_id(self.root.path)

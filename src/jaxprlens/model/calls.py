@@ -14,9 +14,9 @@ import os
 import weakref
 from dataclasses import dataclass, field
 
-from . import model as _model
-from .i18n import t
-from .model import Eqn, Program, Source, Var, where_label
+from jaxprlens.model import program as _model
+from jaxprlens.present.i18n import t
+from jaxprlens.model.program import Eqn, Program, Source, Var, where_label
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
 PHASES = ("", "forward", "backward")

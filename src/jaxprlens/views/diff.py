@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 
-from .display import View
-from .escape import html
-from .front import style
-from .i18n import resolve, t
-from .model import Eqn, Program
-from .present import eqn_text as eqn_line, params_of
+from jaxprlens.present.display import View
+from jaxprlens.present.escape import html
+from jaxprlens.present.front import style
+from jaxprlens.present.i18n import resolve, t
+from jaxprlens.model.program import Eqn, Program
+from jaxprlens.present.nouns import eqn_text as eqn_line, params_of
 
 MARK = {"same": " ", "added": "+", "removed": "-", "changed": "~"}
 

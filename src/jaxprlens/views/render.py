@@ -18,9 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .taxonomy import graph_kind
-from .escape import html
-from .i18n import t
+from jaxprlens.model.taxonomy import graph_kind
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import t
 
 ENV = "JAXPRLENS_RENDERER"
 PURE = "graphviz-pure"

@@ -9,11 +9,11 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from .dbgstate import StateView, captured, describe, frame_data, sparkline  # noqa: F401 - public helpers
-from .front import _asset, module
-from .model import Program, path_id
-from .replay import labels, record, replay_html
-from .stepper import Stepper
+from jaxprlens.views.dbgstate import StateView, captured, describe, frame_data, sparkline  # noqa: F401 - public helpers
+from jaxprlens.present.front import _asset, module
+from jaxprlens.model.program import Program, path_id
+from jaxprlens.views.replay import labels, record, replay_html
+from jaxprlens.engine.stepper import Stepper
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
 

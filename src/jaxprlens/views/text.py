@@ -1,7 +1,7 @@
 """The text view: the program exactly as JAX's printer writes it, without colour codes."""
 from __future__ import annotations
 
-from .escape import html
+from jaxprlens.present.escape import html
 
 
 class TextView:

@@ -7,11 +7,11 @@ import re
 
 import jax
 
-from .display import View
-from .escape import html
-from .front import style
-from .i18n import resolve as resolve_lang, t
-from .model import Program, where_label
+from jaxprlens.present.display import View
+from jaxprlens.present.escape import html
+from jaxprlens.present.front import style
+from jaxprlens.present.i18n import resolve as resolve_lang, t
+from jaxprlens.model.program import Program, where_label
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _PATH = re.compile(r'"(?:[^"\n]*/)([^"/\n]+)"')                 # "/abs/dir/file.py" -> "file.py"
@@ -24,7 +24,7 @@ _FINGERPRINT = re.compile(r",?\s*\b\w*fingerprint\w*\s*[=:]\s*\"?[0-9a-fA-F]+\"?
 
 def lowered(program: Program):
     """``jax.jit(fn).lower(*args)`` for a traced program; the jaxpr itself when the call cannot be rebuilt."""
-    from .transform import call_args
+    from jaxprlens.engine.transform import call_args
     try:
         args, kwargs = call_args(program)
         return jax.jit(program.fn).lower(*args, **kwargs)
@@ -194,7 +194,7 @@ class Lowering(View):
         self._id = "jl" + hashlib.sha1(self.hlo.text.encode()).hexdigest()[:8]
 
     def _eqn_lines(self):
-        from .present import eqn_text as eqn_line
+        from jaxprlens.present.nouns import eqn_text as eqn_line
         for eqn in self.program.walk():
             pad = "  " * sum(1 for x in eqn.path if isinstance(x, str))
             yield eqn, pad, eqn_line(eqn)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import jax.extend.core as jex
 
-from . import _jax
+from jaxprlens.model import _jax
 
 
 @dataclass
@@ -33,7 +33,7 @@ class Roles:
         return "operand"
 
     def summary(self, lang: str = "en") -> str:
-        from .i18n import role_summary
+        from jaxprlens.present.i18n import role_summary
         return role_summary(self, lang)
 
 
@@ -60,7 +60,7 @@ class Sub:
 
     def text(self, lang: str = "en") -> str:
         """The label in the reader's language (``combiner (per element)`` / ``逐元素合并函数``)."""
-        from .i18n import sub_label
+        from jaxprlens.present.i18n import sub_label
         return sub_label(self, lang)
 
 

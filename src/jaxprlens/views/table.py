@@ -1,15 +1,15 @@
 """The annotated table view: one row per equation, with types, params, source, meaning and roles."""
 from __future__ import annotations
 
-from .display import View, array_text
-from .escape import html
-from .explain import explain
-from .front import data, labels, script, style
-from .i18n import LANGS, role_word, t
-from .model import Eqn, Program, Var, path_id
-from .model import count_eqns as _count_eqns
-from .present import Block, block, explanations, where_text
-from .rows import Rows, atom_html, binder_html, data_row, short, source_once, walk
+from jaxprlens.present.display import View, array_text
+from jaxprlens.present.escape import html
+from jaxprlens.model.explain import explain
+from jaxprlens.present.front import data, labels, script, style
+from jaxprlens.present.i18n import LANGS, role_word, t
+from jaxprlens.model.program import Eqn, Program, Var, path_id
+from jaxprlens.model.program import count_eqns as _count_eqns
+from jaxprlens.present.nouns import Block, block, explanations, where_text
+from jaxprlens.present.rows import Rows, atom_html, binder_html, data_row, short, source_once, walk
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -33,7 +33,7 @@ class Table(View):
         self.cost = cost
         self.costs = costs   # optional {eqn.id: cost} from the runner issue
         if cost and costs is None:
-            from .cost import costs as estimate
+            from jaxprlens.engine.cost import costs as estimate
             self.costs = estimate(program)
         self.rows = Rows(lang, self._cost_text if cost else None)
 
@@ -138,7 +138,7 @@ class Table(View):
         total = getattr(self.costs, "totals", {}).get(path_id(p.path)) if self.cost else None
         if total is None:
             return ""
-        from .cost import total_text
+        from jaxprlens.engine.cost import total_text
         return total_text(total, self.lang, word)
 
     def _total_html(self, p: Program, ncols: int) -> str:
@@ -251,7 +251,7 @@ def fold_tree(p: Program, n: int):
     with no calls to fold by."""
     if n <= FOLD_AT:
         return None
-    from .calls import call_tree
+    from jaxprlens.model.calls import call_tree
     tree = call_tree(p)
     items = top_items(tree)
     return tree if len(items) >= 2 and any(not isinstance(c, Eqn) for c in items) else None

@@ -6,7 +6,7 @@ import functools
 import json
 from importlib import resources
 
-from .escape import html
+from jaxprlens.present.escape import html
 
 
 @functools.cache

@@ -11,13 +11,13 @@ import io
 import jax
 import numpy as np
 
-from .display import array_text
-from .escape import html
-from .i18n import resolve, sub_label, t
-from .model import Lit, Program, path_id
-from .present import block
-from .stepper import Stepper, source_context
-from .rows import Rows, data_row
+from jaxprlens.present.display import array_text
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import resolve, sub_label, t
+from jaxprlens.model.program import Lit, Program, path_id
+from jaxprlens.present.nouns import block
+from jaxprlens.engine.stepper import Stepper, source_context
+from jaxprlens.present.rows import Rows, data_row
 
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"

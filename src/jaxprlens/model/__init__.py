@@ -1,0 +1,5 @@
+"""The model: a traced program as plain data (``Program``, ``Eqn``, ``Var``, ``Lit``), the roles of
+control-flow operands, the primitive taxonomy, explanations, the Python calls tracing inlined, and
+``_jax``, the one module that touches JAX's private API.  Imports nothing above it."""
+from jaxprlens.model.program import (Eqn, Lit, Program, Source, TraceError, Var, arg_names,  # noqa: F401
+                                     count_eqns, from_jaxpr, param_text, path_id, trace, where_label)

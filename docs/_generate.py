@@ -2,7 +2,7 @@
 editions."""
 from __future__ import annotations
 
-import shutil
+import json
 from pathlib import Path
 
 
@@ -44,9 +44,17 @@ def _dedent_doc(doc: str) -> str:
     return inspect.cleandoc(doc).strip()
 
 
+# What the folded solution's one-click summary says, per edition (the course's own word for a solution).
+SOLUTION_PROMPTS = {
+    "en": ("Show solution", "Hide solution"),
+    "zh": ("显示参考答案", "隐藏参考答案"),
+}
+
+
 def copy_notebooks(src: Path, dest: Path, langs=("en", "zh")) -> None:
     """Copy each edition's ``notebooks/<lang>/NN_*.ipynb`` to ``course/<lang>/`` (Sphinx reads only its source
-    dir), dropping copies whose lecture is gone (and the first edition's ``course/NN_*.ipynb``)."""
+    dir), dropping copies whose lecture is gone (and the first edition's ``course/NN_*.ipynb``); each copy has
+    its solutions folded (:func:`fold_solutions`)."""
     for old in dest.glob("*.ipynb"):
         old.unlink()
     for lang in langs:
@@ -57,6 +65,20 @@ def copy_notebooks(src: Path, dest: Path, langs=("en", "zh")) -> None:
             if old.name not in wanted:
                 old.unlink()
         for name in sorted(wanted):
-            s, d = src / lang / name, into / name
-            if not d.exists() or d.read_bytes() != s.read_bytes():
-                shutil.copyfile(s, d)
+            nb = json.loads((src / lang / name).read_text(encoding="utf-8"))
+            text = json.dumps(fold_solutions(nb, lang), ensure_ascii=False, indent=1) + "\n"
+            d = into / name
+            if not d.exists() or d.read_text(encoding="utf-8") != text:   # unchanged: Sphinx need not reread it
+                d.write_text(text, encoding="utf-8")
+
+
+def fold_solutions(nb: dict, lang: str) -> dict:
+    """Fold every solution cell (tagged ``solution-N``, folded in Jupyter by ``source_hidden``) on the docs page
+    as it is in the notebook: myst-nb's ``hide-cell`` wraps the cell in a ``<details>``, one click opens it."""
+    show, hide = SOLUTION_PROMPTS[lang]
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] == "code" and any(t.startswith("solution-") for t in tags):
+            cell["metadata"]["tags"] = [*tags, "hide-cell"] if "hide-cell" not in tags else tags
+            cell["metadata"]["mystnb"] = {"code_prompt_show": show, "code_prompt_hide": hide}
+    return nb

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from jaxprlens.views import graph as graph_mod
+from jaxprlens.views import draw as graph_mod
 from jaxprlens.views import render
 from jaxprlens.views.graph import Graph
 from jaxprlens.model import Var, count_eqns, trace

@@ -1,14 +1,39 @@
-"""jaxprlens: see, step through and run JAX's jaxprs in Jupyter (``%load_ext jaxprlens``)."""
+"""jaxprlens: see, step through and run JAX's jaxprs in Jupyter (``%load_ext jaxprlens``).
+
+The facade over the layers (``model`` -> ``engine`` / ``present`` -> ``views`` -> ``magic``): ``trace``
+returns a ``Program``, and the views and engines a ``Program`` offers as methods (``program.table()``,
+``.graph()``, ``.stepper()``, ...) are registered here, imported when first used.
+"""
 from __future__ import annotations
 
-from jaxprlens.model.program import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, trace
+import importlib
+
+from jaxprlens.model.program import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, provide, trace
 
 __all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError",
            "load_ipython_extension"]
 __version__ = "0.1.0"
 
 
+def _lazy(module: str, name: str):
+    def make(*args, **kwargs):
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+    make.__name__ = name
+    return make
+
+
+for _method, _module, _name in [
+        ("table", "jaxprlens.views.table", "Table"),
+        ("text_view", "jaxprlens.views.text", "TextView"),
+        ("graph", "jaxprlens.views.graph", "Graph"),
+        ("debugger", "jaxprlens.views.debugger", "Debugger"),
+        ("run", "jaxprlens.engine.runner", "run"),
+        ("stepper", "jaxprlens.engine.stepper", "Stepper"),
+        ("transform", "jaxprlens.engine.transform", "transform")]:
+    provide(_method, _lazy(_module, _name))
+
+
 def load_ipython_extension(ipython):
     """Register the ``%jaxpr`` / ``%%jaxpr`` magics (called by ``%load_ext jaxprlens``)."""
-    from .magic import JaxprMagics
+    from jaxprlens.magic import JaxprMagics
     ipython.register_magics(JaxprMagics)

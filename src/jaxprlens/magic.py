@@ -15,7 +15,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from jaxprlens.model import program as model
 from jaxprlens.present.display import shorten
-from jaxprlens.present.i18n import language, resolve, set_default_lang, settings, t
+from jaxprlens.present.i18n import resolve, set_default_lang, settings, t
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -408,8 +408,7 @@ class JaxprMagics(Magics):
     def _view(self, call: _Call, args, program, transformed=None):
         from jaxprlens.views import Options, build_view
         try:
-            with language(args.lang):           # views made without a ``lang`` speak this cell's
-                return build_view(program, Options.from_namespace(args), transformed)
+            return build_view(program, Options.from_namespace(args), transformed)
         except ValueError as e:
             if args.transform == "vmap":
                 raise self._vmap_error(e, call, args, _STACKED) from None

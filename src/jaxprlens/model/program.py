@@ -157,38 +157,54 @@ class Program:
                 return eqn
         raise KeyError(f"no equation {eqn_id!r}")
 
-    # Views; imported lazily so the model stays free of HTML/DOT/widget code.
-    def table(self, lang: str = "en", **options):
-        from jaxprlens.views.table import Table
-        return Table(self, lang=lang, **options)
+    # What a program can be shown as or run by.  The layers above register these (``provide``, done by
+    # ``jaxprlens/__init__.py``), so the model imports no view and no engine.
+    def table(self, lang: str | None = None, **options):
+        """The annotated table (``jaxprlens.views.table.Table``)."""
+        return _provided("table")(self, lang=lang, **options)
 
     def text_view(self):
-        from jaxprlens.views.text import TextView
-        return TextView(self)
+        """JAX's printed text, as a view."""
+        return _provided("text_view")(self)
 
     def graph(self, **options):
-        from jaxprlens.views.graph import Graph
-        return Graph(self, **options)
+        """The dataflow graph (``jaxprlens.views.graph.Graph``)."""
+        return _provided("graph")(self, **options)
 
     def stepper(self, *args, **options):
-        from jaxprlens.engine.stepper import Stepper
-        return Stepper(self, *args, **options)
+        """A stepper over this program with real values (``jaxprlens.engine.stepper.Stepper``)."""
+        return _provided("stepper")(self, *args, **options)
 
     def debugger(self, *args, **options):
-        from jaxprlens.views.debugger import Debugger
-        return Debugger(self, *args, **options)
+        """The widget debugger (``jaxprlens.views.debugger.Debugger``)."""
+        return _provided("debugger")(self, *args, **options)
 
     def run(self, device=None, repeat: int = 20, **options):
-        from jaxprlens.engine.runner import run
-        return run(self, device=device, repeat=repeat, **options)
+        """Run under ``jax.jit`` on a device, timed (``jaxprlens.views.run.run``)."""
+        return _provided("run")(self, device=device, repeat=repeat, **options)
 
     def transform(self, name: str, **options) -> "Program":
-        """The program of ``jax.grad`` / ``vmap`` / ... of this function (see ``transform.TRANSFORMS``)."""
-        from jaxprlens.engine.transform import transform
-        return transform(self, name, **options)
+        """The program of ``jax.grad`` / ``vmap`` / ... of this function (``jaxprlens.engine.transform``)."""
+        return _provided("transform")(self, name, **options)
 
     def unflatten_outputs(self, flat: list):
         return jax.tree_util.tree_unflatten(self.out_tree, list(flat)) if self.out_tree else list(flat)
+
+
+_PROVIDED: dict[str, Callable] = {}
+
+
+def provide(name: str, make: Callable) -> None:
+    """Make ``Program.<name>(...)`` call ``make(program, ...)`` (a view or an engine of a higher layer)."""
+    _PROVIDED[name] = make
+
+
+def _provided(name: str) -> Callable:
+    try:
+        return _PROVIDED[name]
+    except KeyError:
+        raise RuntimeError(f"Program.{name}() is provided by the jaxprlens package: `import jaxprlens` "
+                           "first") from None
 
 
 def count_eqns(program: Program) -> int:

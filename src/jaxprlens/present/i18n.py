@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 LANGS = ("en", "zh")
 
@@ -267,7 +265,6 @@ for _key, _pair in VIEW_TEXT.items():
 
 ENV = "JAXPRLENS_LANG"
 _config: dict = {"lang": None}                  # set by ``%jaxpr_config --lang``
-_scoped: ContextVar = ContextVar("jaxprlens_lang", default=None)   # one cell's ``--lang``
 
 
 def check(lang: str) -> str:
@@ -278,16 +275,16 @@ def check(lang: str) -> str:
 
 
 def default_lang() -> str:
-    """The language of a view given no ``lang``: this cell's ``--lang``, else ``%jaxpr_config --lang``,
-    else ``$JAXPRLENS_LANG``, else English."""
+    """The language of a view given no ``lang``: ``%jaxpr_config --lang`` (or ``set_default_lang``), else
+    ``$JAXPRLENS_LANG``, else English.  Every view resolves its ``lang`` argument here (``resolve``): one path,
+    whether the view is made by the magic or from Python."""
     return settings()["lang"][0]
 
 
 def settings() -> dict:
-    """``{"lang": (value, where it comes from)}``; where is ``cell``, ``config``, ``env`` or ``default``."""
-    for value, origin in ((_scoped.get(), "cell"), (_config["lang"], "config")):
-        if value is not None:
-            return {"lang": (value, origin)}
+    """``{"lang": (value, where it comes from)}``; where is ``config``, ``env`` or ``default``."""
+    if _config["lang"] is not None:
+        return {"lang": (_config["lang"], "config")}
     env = os.environ.get(ENV, "").strip()
     if env:
         if env not in LANGS:
@@ -300,16 +297,6 @@ def settings() -> dict:
 def set_default_lang(lang: str | None):
     """The kernel-wide language (``%jaxpr_config --lang zh``); ``None`` forgets it."""
     _config["lang"] = None if lang is None else check(lang)
-
-
-@contextmanager
-def language(lang: str | None):
-    """Views made inside ``with language("zh"):`` that are given no ``lang`` speak ``lang``."""
-    token = _scoped.set(None if lang is None else check(lang))
-    try:
-        yield
-    finally:
-        _scoped.reset(token)
 
 
 def resolve(lang: str | None = None) -> str:

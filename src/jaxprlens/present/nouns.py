@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jaxprlens.model.explain import explain
-from jaxprlens.present.i18n import t
+from jaxprlens.present.i18n import t, where_text  # noqa: F401 - where_text: one formatter, used here too
 from jaxprlens.model.program import Eqn, Program, Source, param_text
 
 FOLD = 48          # a param value longer than this is folded (its full text one click away)
@@ -131,8 +131,4 @@ def eqn_text(eqn: Eqn, limit: int = 60) -> str:
     return f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "") + (f" {ins}" if ins else "")
 
 
-def where_text(src: Source, lang: str = "en") -> str:
-    """``cell line 4`` / ``单元格第 4 行``: where an equation's source line is."""
-    where = t("cell", lang) if src.where == "cell" else src.where
-    return f"{where} {t('line', lang)} {src.line}" if lang == "en" else f"{where} 第 {src.line} {t('line', lang)}"
 

@@ -72,6 +72,7 @@ class Options:
 def build_view(program, opts: Options, transformed=None):
     """The view object for ``opts``; ``transformed``: the transformed program when already traced
     (``--batched`` traces it with the call)."""
+    lang = resolve(opts.lang)          # one language for every view of this cell
     if opts.transform:
         from jaxprlens.engine.transform import check_options, describe, transform
         options = check_options(opts.transform, opts.transform_options)
@@ -80,29 +81,29 @@ def build_view(program, opts: Options, transformed=None):
         if not opts.compare:
             return build_view(transformed, replace(opts, transform=None))
         from jaxprlens.views.compare import Compare
-        view = Compare(program, transformed, describe(opts.transform, program, options), lang=resolve(opts.lang))
+        view = Compare(program, transformed, describe(opts.transform, program, options), lang=lang)
         if opts.lower or opts.compiled:
             from jaxprlens.views.lower import lowering_view
-            return Stack([view, lowering_view(transformed, compiled=opts.compiled)])
+            return Stack([view, lowering_view(transformed, compiled=opts.compiled, lang=lang)])
         return view
     parts = []
     if opts.text:
         parts.append(program.text_view())
     if opts.table or opts.cost or not (opts.text or opts.graph or opts.debug or opts.run or opts.profile
                                        or opts.lower or opts.compiled):
-        parts.append(program.table(lang=opts.lang, cost=opts.cost))
+        parts.append(program.table(lang=lang, cost=opts.cost))
     if opts.graph:
-        parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path))
+        parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
-        parts.append(lowering_view(program, compiled=opts.compiled))
+        parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
     if opts.run:
-        parts.append(program.run(device=opts.device, repeat=opts.repeat))
+        parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang))
     if opts.profile:
         from jaxprlens.engine.runner import profile
-        parts.append(profile(program, device=opts.device, repeat=opts.repeat))
+        parts.append(profile(program, device=opts.device, repeat=opts.repeat, lang=lang))
     if opts.debug:
-        debugger = program.debugger(device=opts.device, lang=opts.lang)
+        debugger = program.debugger(device=opts.device, lang=lang)
         if parts:
             from IPython.display import display
             display(Stack(parts) if len(parts) > 1 else parts[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import style
-from jaxprlens.present.i18n import t
+from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Eqn, Program, count_eqns
 from jaxprlens.present.nouns import eqn_text as eqn_line, where_text
 
@@ -41,8 +41,8 @@ def counts_text(program: Program, lang: str = "en") -> str:
 class Compare(View):
     """Original and transformed programs side by side, one row per source line, new equations marked."""
 
-    def __init__(self, original: Program, transformed: Program, label: str = "transformed", lang: str = "en"):
-        self.original, self.transformed, self.label, self.lang = original, transformed, label, lang
+    def __init__(self, original: Program, transformed: Program, label: str = "transformed", lang: str | None = None):
+        self.original, self.transformed, self.label, self.lang = original, transformed, label, resolve(lang)
         self.alignment = alignment(original, transformed)
 
     def groups(self) -> list[tuple]:

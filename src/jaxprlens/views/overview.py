@@ -14,7 +14,7 @@ import graphviz
 
 from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
-from jaxprlens.views.graph import DEPTH, RUNS, _Draw, _digraph, _lines
+from jaxprlens.views.draw import DEPTH, RUNS, _Draw, _digraph, _lines
 from jaxprlens.present.i18n import source_text, t
 from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
 from jaxprlens.present.nouns import where_text

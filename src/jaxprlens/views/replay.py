@@ -9,7 +9,7 @@ import json
 from jaxprlens.views.dbgstate import StateView, captured, frame_data
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import data as front_data, module as front_module, style
-from jaxprlens.present.i18n import t
+from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.stepper import Stepper
 
@@ -35,11 +35,12 @@ def _size(x) -> int:
     return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
 
 
-def record(program, *args, lang: str = "en", device=None, max_steps: int = MAX_STEPS,
+def record(program, *args, lang: str | None = None, device=None, max_steps: int = MAX_STEPS,
            max_bytes: int = MAX_BYTES) -> dict:
     """Step ``program`` into every sub-jaxpr from the start, keeping per step the state the front end draws
     (position, crumbs, the values written, printed text); frames' rows once each."""
     st = Stepper(program, *args, device=device, max_history=max_steps + 1)
+    lang = resolve(lang)
     view = StateView(st, lang)
     limits = {"limit": REPLAY_LIMIT, "chars": REPLAY_CHARS}
     frames, reached = {}, {}

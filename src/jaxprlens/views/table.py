@@ -5,7 +5,7 @@ from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.model.explain import explain
 from jaxprlens.present.front import data, labels, script, style
-from jaxprlens.present.i18n import LANGS, role_word, t
+from jaxprlens.present.i18n import resolve, role_word, t
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, block, explanations, where_text
@@ -25,10 +25,8 @@ def _fmt_value(value) -> str:
 class Table(View):
     """``program.table()``: HTML (``text/html``) and aligned text (``text/plain``)."""
 
-    def __init__(self, program: Program, lang: str = "en", cost: bool = False, costs=None):
-        if lang not in LANGS:
-            raise ValueError(f"unknown language {lang!r} (must be one of {list(LANGS)})")
-        self.program, self.lang = program, lang
+    def __init__(self, program: Program, lang: str | None = None, cost: bool = False, costs=None):
+        self.program, self.lang = program, resolve(lang)
         self._doc, self._counts = None, {}
         self.cost = cost
         self.costs = costs   # optional {eqn.id: cost} from the runner issue

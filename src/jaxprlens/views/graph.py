@@ -1,0 +1,151 @@
+"""The dataflow graph view: a Program drawn as DOT (``draw.py``, or by its calls: ``overview.py``),
+rendered to SVG and shown in a pan-and-zoom viewer."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from jaxprlens.views import overview, render
+from jaxprlens.views.draw import DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, build_dot, select
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import resolve, t
+from jaxprlens.present.front import labels
+from jaxprlens.views.render import LINK_HOOK, VIEWER, missing_html
+from jaxprlens.model.calls import call_tree
+from jaxprlens.model.program import Program, count_eqns, path_id
+
+
+class Graph:
+    """``program.graph(depth=None, max_nodes=60, path=None, lang=None)``: the dataflow graph, as DOT and SVG.
+
+    A program of more than ``max_nodes`` equations is drawn by the Python calls that tracing inlined
+    (``overview.py``); ``path`` shows a nested program (``2/body``), a call (``model_loss/block.3``), or both.
+    """
+
+    def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
+                 path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None):
+        self.program, self.lang = program, resolve(lang)
+        self.asked_depth = depth
+        self.depth = DEPTH if depth is None else int(depth)
+        self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
+        if self.depth < 0 or self.max_nodes < 0:
+            raise ValueError(f"depth and max_nodes must be >= 0 (got depth={self.depth}, "
+                             f"max_nodes={self.max_nodes})")
+        self.path = None if path is None else str(path).strip("/ ")
+        self.root, parent, sub, gid = select(program, path)
+        self.group = None                 # the call drawn at the top, when drawn by calls
+        if gid is not None or count_eqns(self.root) > self.max_nodes:
+            tree = call_tree(self.root)
+            self.group = tree.find(gid) if gid is not None else tree.root
+            self.prefix = path_id(self.root.path)
+            self.source, self._draw = overview.build(tree, self.group, depth, self.max_nodes, self.lang,
+                                                     self.prefix)
+        else:
+            self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top,
+                                                self.lang)
+        self._svg: str | None = None
+
+    def views(self, limit: int = PREDRAW) -> list:
+        """The calls left folded, each drawn on its own (breadth first, ``limit`` of them), for the page."""
+        if self.group is None:
+            return []
+        out, queue, seen = [], list(self._draw.closed), set()      # the boxes here are open already
+        nodes = 0
+        while queue and len(out) < limit and nodes < PREDRAW_NODES:
+            grp = queue.pop(0)
+            if grp.id in seen:
+                continue
+            seen.add(grp.id)
+            path = f"{self.prefix}/{grp.id}" if self.prefix else grp.id
+            view = Graph(self.program, depth=self.asked_depth, max_nodes=self.max_nodes, path=path, lang=self.lang)
+            out.append(view)
+            nodes += view._draw.drawn
+            queue.extend(view._draw.closed + view._draw.boxes)
+        return out
+
+    # ------------------------------------------------------------ rendering
+    def pipe(self, format: str = "svg") -> bytes:
+        """Rendered bytes in ``format``; raises ``render.RenderError`` with advice when it cannot."""
+        return render.render(self.source, format)
+
+    def svg(self) -> str:
+        if self._svg is None:
+            self._svg = render.svg_text(self.pipe("svg"))
+        return self._svg
+
+    def save(self, filename) -> Path:
+        """Write ``.svg``, ``.png``, ``.pdf`` (needs JAXPRLENS_RENDERER=dot) or ``.dot``/``.gv``."""
+        path = Path(filename)
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt in ("dot", "gv"):
+            path.write_text(self.source, encoding="utf-8")
+        elif fmt == "svg":
+            path.write_text(self.svg(), encoding="utf-8")
+        elif fmt in ("png", "pdf", "jpg", "jpeg"):
+            path.write_bytes(self.pipe(fmt))
+        else:
+            raise ValueError(f"unknown format {fmt!r} (must be one of ['svg', 'png', 'pdf', 'jpeg', 'dot', 'gv'])")
+        return path
+
+    # ------------------------------------------------------------ display
+    def summary(self) -> str:
+        lang = self.lang
+        n = count_eqns(self.root) if self.group is None or self.group.parent is None else self.group.size
+        counts = t("graph_counts", lang, n=n, drawn=self._draw.drawn)
+        text = (t("graph_of_path", lang, path=self.path, counts=counts) if self.path else
+                t("graph_of_all", lang, counts=counts))
+        if self._draw.folded:
+            items = [t("folded_item", lang, path=p, n=k) for p, k in self._draw.folded[:8]]
+            items += ["..."] if len(self._draw.folded) > 8 else []
+            text += t("graph_folded", lang, items=t("sep", lang).join(items))
+        closed = getattr(self._draw, "closed", [])
+        if closed:
+            items = [t("folded_item", lang, path=g.id, n=g.size) for g in closed[:6]]
+            items += ["..."] if len(closed) > 6 else []
+            text += t("graph_calls", lang, n=len(closed), items=t("sep", lang).join(items))
+        return text + t("graph_save", lang)
+
+    def html(self) -> str:
+        """The SVG inline in a pan-and-zoom port, with the calls left folded drawn ahead of time (a click
+        opens one, a breadcrumb goes back) and the hook that links nodes and ``tr[data-eqn]`` table rows."""
+        views = self.views()
+        try:
+            svgs = render.svg_many([self.source] + [v.source for v in views]) if views else [self.svg()]
+        except render.RenderError as e:
+            return missing_html(str(e), self.source, self.lang)
+        if self._svg is None:
+            self._svg = svgs[0]
+        keep, size = 1, len(svgs[0])
+        while keep < len(svgs) and size + len(svgs[keep]) <= PREDRAW_BYTES:
+            size += len(svgs[keep])
+            keep += 1
+        parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
+        words = labels(fit=t("zoom_fit", self.lang), one=t("zoom_one", self.lang))
+        # shown only where styles are dropped with the SVG (an untrusted notebook): never an empty box
+        note = f'<p class="jl-untrusted">{html(t("graph_untrusted", self.lang))} {html(self.summary())}</p>'
+        return f'<div class="jaxprlens jl-graph"{words}>{note}{"".join(parts)}</div>{LINK_HOOK}{VIEWER}'
+
+    def _view_html(self, svg: str, hidden: bool) -> str:
+        if self.group is not None:
+            pre = f"{self.prefix}/" if self.prefix else ""
+            crumbs = [(pre + g.id if g.parent is not None else self.prefix, g.label(self.lang))
+                      for g in self.group.crumbs()]
+            if self.prefix:
+                crumbs.insert(0, ("", t("program", self.lang)))
+        else:
+            crumbs = [("", t("program", self.lang))] + ([(self.path, self.path)] if self.path else [])
+        here = crumbs[-1][0]
+        trail = " › ".join(f'<a class="jl-crumb" data-open="{html(k)}">{html(label)}</a>' for k, label in crumbs[:-1])
+        trail += (" › " if trail else "") + f'<span class="jl-here">{html(crumbs[-1][1])}</span>'
+        return (f'<div class="jl-gview" data-group="{html(here)}"{" hidden" if hidden else ""}>'
+                f'<div class="jl-crumbs">{trail}</div><div class="jl-port">{render.inline_svg(svg)}</div></div>')
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        try:
+            svg = self.svg()
+        except render.RenderError as e:
+            return {"text/plain": self.source, "text/html": missing_html(str(e), self.source, self.lang)}
+        del svg          # the SVG travels once, inside the HTML (with its pan and zoom)
+        return {"text/plain": self.summary(), "text/html": self.html()}
+
+    def __repr__(self) -> str:
+        return self.summary()

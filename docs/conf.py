@@ -25,7 +25,13 @@ copyright = "the jaxprlens authors"
 extensions = ["myst_nb", "sphinx.ext.autodoc"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_static_path = ["_static"] if (DOCS / "_static").is_dir() else []
-html_theme = "sphinx_book_theme"   # what JAX's docs use: a wide article column, room for the views
+html_theme = "sphinx_book_theme"   # what JAX's docs use
+html_theme_options = {
+    "navbar_persistent": [],   # one search box (the sidebar's), no header bar above the article
+    "show_toc_level": 2,
+    "use_download_button": True,   # a lecture's page offers its .ipynb
+}
+html_css_files = ["jaxprlens_docs.css"]   # the views' colours and table layouts under the theme
 templates_path = ["_templates"]
 html_context = {"teacher_notes": sorted(p.stem for p in (DOCS / "teachers").glob("*.md"))}
 html_title = "jaxprlens"

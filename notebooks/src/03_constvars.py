@@ -9,12 +9,18 @@
 # %% [markdown]
 # # Lecture 3 · Constant variables and the data model / 第 3 讲 · 常量变量与数据模型
 #
-# Scalar constants are inlined as literals (`3.0:f32[]`). Array constants that do not depend on the
-# arguments are **hoisted**: they become *constvars*, printed before the `;`, and their values travel
-# with the jaxpr in its `consts`.
+# Scalar constants are inlined as literals (`3.0:f32[]`). An array becomes a *constvar* when it **already
+# exists as a concrete value** while the function is traced: a NumPy array, a `jax.Array` made before the call,
+# `jnp.array([1., 2., 3.])` built from Python data. Such arrays are **hoisted**: printed before the `;`, their
+# values travel with the jaxpr in its `consts`. An array that `jax.numpy` *computes* inside the function is
+# an equation instead, even when it depends on no argument: `jnp.ones(3)` traces to a `broadcast_in_dim`,
+# `jnp.arange(3.)` to an `iota`.
 #
-# 标量常量以字面量形式内联（`3.0:f32[]`）；与参数无关的数组常量则被**提升**为 *constvars*，打印在分号之前，
-# 它们的值保存在 jaxpr 的 `consts` 中，随 jaxpr 一起携带。
+# 标量常量以字面量形式内联（`3.0:f32[]`）。一个数组只有在 trace 时**已经作为具体值存在**，才会成为 *constvar*：
+# NumPy 数组、调用之前就建好的 `jax.Array`、由 Python 数据构造的 `jnp.array([1., 2., 3.])`。这样的数组被**提升**：
+# 打印在分号之前，它们的值保存在 jaxpr 的 `consts` 中，随 jaxpr 一起携带。而在函数内部由 `jax.numpy` **计算**出的
+# 数组是方程，即使它不依赖任何参数：`jnp.ones(3)` 被 trace 成 `broadcast_in_dim`，`jnp.arange(3.)` 被 trace 成
+# `iota`。
 #
 # **Goal.** Tell literals, hoisted constants and inputs apart, and use the data model of JAX 0.11 and later.
 # **Time:** 30 minutes.
@@ -41,6 +47,16 @@ scaled(jnp.ones(3))
 
 # %%
 print(make_jaxpr(scaled)(jnp.ones(3)).pretty_print(use_color=False))
+
+# %% [markdown]
+# Three ways to write the same three numbers, three different jaxprs: only the array that exists before
+# tracing reaches it is a constvar.
+#
+# 同样三个数的三种写法，得到三个不同的 jaxpr：只有在 trace 到达之前就已存在的数组才是 constvar。
+
+# %%
+for make in (lambda: jnp.ones(3), lambda: jnp.arange(3.), lambda: jnp.array([1., 2., 3.])):
+    print(make_jaxpr(lambda x: x + make())(jnp.ones(3)).pretty_print(use_color=False))
 
 # %% [markdown]
 # `a:f32[3]` before the `;` is the constvar holding `weights`; `b` is `x`. Constvars and invars differ only
@@ -145,12 +161,12 @@ print("constvars per branch:", [len(b.jaxpr.constvars) for b in branches],
 # %% [markdown]
 # > **Outdated in the article / 原文已过时** — the article says a constant captured in a sub-jaxpr "appears as a
 # > constvar before the `;` of the sub-jaxpr's `lambda`", and reads its `func8` printout that way. In the JAX
-# > this course runs (checked on 0.10.2; JAX 0.11's `lax.cond` still binds `cond_p.bind(index, *consts, *args)`)
-# > the constant is a constvar of the *outer* jaxpr and an operand of `cond`; inside each branch it is an
+# > this course is recorded on (0.12.0.1, and 0.10 and 0.11 alike: `lax.cond` binds
+# > `cond_p.bind(index, *consts, *args)`) the constant is a constvar of the *outer* jaxpr and an operand of `cond`; inside each branch it is an
 # > ordinary binder. The same holds for `while` and `scan` bodies (lectures 5 and 6).
 # >
 # > 原文称子 jaxpr 中捕获的常量“以 constvar 的形式出现在该子 jaxpr 的 `lambda` 分号之前”，并据此解读 `func8` 的输出。
-# > 在本课程使用的 JAX 中（在 0.10.2 上验证；JAX 0.11 的 `lax.cond` 仍然是 `cond_p.bind(index, *consts, *args)`），
+# > 在本课程录制所用的 JAX 中（0.12.0.1，0.10 与 0.11 也一样：`lax.cond` 调用 `cond_p.bind(index, *consts, *args)`），
 # > 该常量是**外层** jaxpr 的 constvar、`cond` 的操作数，在各分支内部则是普通的绑定变量。`while` 与 `scan`
 # > 的循环体也是如此（第 5、6 讲）。
 
@@ -227,6 +243,35 @@ check(answer_2, (len(closed_pick.jaxpr.constvars), len(true_branch.jaxpr.constva
 answer_2 = (1, 0)
 
 # %% [markdown]
-# **Takeaway / 小结**: scalars inline, arrays hoist to the outermost jaxpr; a jaxpr carries its `consts`.
+# **Exercise 3 / 练习 3.** `mix` uses four arrays that depend on no argument. How many constvars and how many
+# equations will its jaxpr have? Answer `(constvars, equations)`.
 #
-# 标量内联，数组提升到最外层 jaxpr；jaxpr 自己携带 `consts`。
+# `mix` 用到四个不依赖任何参数的数组。它的 jaxpr 有多少个 constvar、多少个方程？用 `(constvar 数, 方程数)` 作答。
+
+# %% tags=["exercise-3"]
+W = jnp.ones(3)       # made before tracing / 在 trace 之前建好
+
+def mix(x):
+    return x * jnp.ones(3) + jnp.arange(3.) * jnp.array([1., 2., 3.]) + W
+
+answer_3 = None  # a pair of ints / 两个整数组成的二元组
+
+# %% tags=["check-3"]
+closed_mix = make_jaxpr(mix)(jnp.ones(3))
+check(answer_3, (len(closed_mix.jaxpr.constvars), len(closed_mix.jaxpr.eqns)),
+      "Only arrays that exist as values when tracing reaches them are constvars: W and jnp.array([1., 2., 3.]). "
+      "jnp.ones(3) and jnp.arange(3.) are computed, so they are equations (broadcast_in_dim, iota), and so are "
+      "the two muls and two adds.",
+      "只有 trace 到达时已作为值存在的数组才是 constvar：W 和 jnp.array([1., 2., 3.])。jnp.ones(3) 和 "
+      "jnp.arange(3.) 是计算出来的，所以是方程（broadcast_in_dim、iota），两个 mul 和两个 add 也是方程。")
+
+# %% tags=["solution-3"] jupyter={"source_hidden": true}
+# constvars: jnp.array([1., 2., 3.]) and W. Equations: broadcast_in_dim, mul, iota, mul, add, add.
+# constvar：jnp.array([1., 2., 3.]) 和 W。方程：broadcast_in_dim、mul、iota、mul、add、add。
+answer_3 = (2, 6)
+
+# %% [markdown]
+# **Takeaway / 小结**: scalars inline; arrays that already exist when tracing meets them hoist to the outermost
+# jaxpr, arrays that `jax.numpy` computes are equations; a jaxpr carries its `consts`.
+#
+# 标量内联；trace 遇到时已经存在的数组提升到最外层 jaxpr，由 `jax.numpy` 计算出的数组是方程；jaxpr 自己携带 `consts`。

@@ -51,26 +51,31 @@ func11(np.ones(16), 5.)
 print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 
 # %% [markdown]
-# `scan` takes four operands, `b 0.0:f32[] a c`:
-# - 1 constant (`num_consts=1`): `b`, i.e. `extra`, captured by the body;
-# - 1 carry (`num_carry=1`): the initial value `0.0`;
-# - 2 arrays scanned over (xs): `a` (`arr`) and `c` (`ones`); `length=16` iterations.
+# `scan` takes four operands, `b 0.0:f32[] a c`. JAX 0.11 and later say how they are grouped in one parameter,
+# `ft_in=((None,), (None,), (None, None))`: a tree of three groups, in this order, with one entry per operand:
+# - consts, 1 operand: `b`, i.e. `extra`, captured by the body;
+# - carry, 1 operand: the initial value `0.0`;
+# - xs, 2 operands, the arrays scanned over: `a` (`arr`) and `c` (`ones`); `length=16` iterations.
 #
-# It returns the final carry `d` and the stacked per-iteration outputs `e:f32[16]`.
+# `ft_out=((None,), (...,))` groups the results the same way: the final carry `d`, then the stacked
+# per-iteration outputs `e:f32[16]`. The body's binders follow the same order: `f` (const), `g` (carry),
+# `h i` (one element of each x).
 #
-# `scan` 有 4 个操作数 `b 0.0:f32[] a c`：1 个常量（`num_consts=1`）：被循环体捕获的 `b`（即 `extra`）；
-# 1 个携带值（`num_carry=1`）：初值 `0.0`；2 个被扫描的数组（xs）：`a`（`arr`）与 `c`（`ones`），共 `length=16` 次迭代。
-# 返回最终的携带值 `d` 以及逐次输出堆叠而成的 `e:f32[16]`。
+# `scan` 有 4 个操作数 `b 0.0:f32[] a c`。JAX 0.11 及之后用一个参数说明它们如何分组：
+# `ft_in=((None,), (None,), (None, None))`，它是由三组按此顺序组成的树，每个操作数一项：常量 1 个：被循环体捕获的
+# `b`（即 `extra`）；携带值 1 个：初值 `0.0`；xs 2 个，即被扫描的数组：`a`（`arr`）与 `c`（`ones`），共
+# `length=16` 次迭代。`ft_out=((None,), (...,))` 以同样方式为结果分组：最终的携带值 `d`，以及逐次输出堆叠而成的
+# `e:f32[16]`。循环体的绑定变量也按这个顺序排列：`f`（常量）、`g`（携带值）、`h i`（每个 x 的一个元素）。
 #
-# > **Outdated in the article / 原文已过时** — the article's JAX printed a `linear` parameter on `scan` (autodiff
-# > bookkeeping); JAX 0.10 no longer has it. JAX 0.11 and later no longer print `num_consts` and `num_carry`
-# > either: the operand groups are the parameter `ft_in`, a tree of three groups (consts, carry, xs) with one
-# > entry per operand, and `ft_out` does the same for the results. The counts are the same; `roles` below reads
-# > them from whichever form your JAX prints.
+# > **Outdated in the article / 原文已过时** — the article's older JAX printed the groups as counts,
+# > `num_consts=1` and `num_carry=1` (the xs are the rest), and a `linear` parameter (autodiff bookkeeping).
+# > JAX 0.10 no longer has `linear`; JAX 0.11 and later no longer print `num_consts` and `num_carry` either: the
+# > operand groups are the parameter `ft_in` above, and `ft_out` does the same for the results. The counts are the
+# > same; `roles` below reads them from whichever form your JAX prints.
 # >
-# > 文章所用的旧版 JAX 会为 `scan` 打印 `linear` 参数（供自动微分簿记），JAX 0.10 已没有该参数。JAX 0.11 起也不再打印
-# > `num_consts` 与 `num_carry`：操作数分组改由参数 `ft_in` 表示，它是由三组（常量、携带值、xs）组成的树，每个操作数
-# > 一项；`ft_out` 对结果做同样的分组。个数不变；下面的 `roles` 会从你的 JAX 打印的任一种形式中读出它们。
+# > 文章所用的旧版 JAX 把分组打印成个数：`num_consts=1` 与 `num_carry=1`（其余为 xs），还有一个 `linear` 参数（供自动
+# > 微分簿记）。JAX 0.10 已没有 `linear`；JAX 0.11 起也不再打印 `num_consts` 与 `num_carry`：操作数分组改由上面的参数
+# > `ft_in` 表示，`ft_out` 对结果做同样的分组。个数不变；下面的 `roles` 会从你的 JAX 打印的任一种形式中读出它们。
 #
 # **Weak types / 弱类型.** The body's `convert_element_type[new_dtype=float32 weak_type=False]` changes no
 # value and no dtype: it only drops *weak typing*. A Python scalar such as the initial carry `0.` or `extra = 5.`

@@ -79,8 +79,8 @@ program = jaxprlens.trace(mlp, params, x)
 stepper = program.stepper()
 stepper.add_breakpoint(primitive="log")
 stepper.run()
-print(stepper.stop_reason)
-print("log's operand:", np.asarray(stepper.current_inputs[0]).ravel())
+print(stepper.stop.kind, stepper.stop.eqn.id, stepper.stop.eqn.primitive)  # why it stopped, where / 为何停下、停在哪里
+print("log ←", np.asarray(stepper.current_inputs[0]).ravel())
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # ## Finding the first NaN / 找到第一个 NaN
@@ -92,8 +92,8 @@ print("log's operand:", np.asarray(stepper.current_inputs[0]).ravel())
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 stepper = program.stepper(break_on_nan=True)
 stepper.run()
-print(stepper.stop_reason)
-print(stepper.last_eqn.source)
+print(stepper.stop.kind, stepper.stop.eqn.id, stepper.stop.eqn.primitive)  # why it stopped, where / 为何停下、停在哪里
+print(stepper.last_eqn.source.line, stepper.last_eqn.source.text)
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
 # The same in the debugger widget: toggle breakpoints on the table rows and press Continue. In these docs, on
@@ -168,5 +168,6 @@ answer_2 = 2
 
 # %% [markdown]
 # **Takeaway / 小结**: breakpoints by primitive, by equation or by source line turn the jaxpr into a map
+# of your program's values.
 #
-# of your program's values. 按原语、方程或源码行设置断点，jaxpr 就成了程序中各个值的地图。
+# 按原语、方程或源码行设置断点，jaxpr 就成了程序中各个值的地图。

@@ -169,15 +169,18 @@ def my_eval_jaxpr(jaxpr, consts, *args):
     env = {}
 
     def read(atom):
-        ...  # a Literal's value, or the value written for a Var
+        ...  # a Literal's value, or the value written for a Var / Literal 的值，或为 Var 写入的值
 
     def write(var, value):
-        ...
+        ...  # remember value for var / 记下 var 的值
 
     # 1. write constvars <- consts and invars <- args
     # 2. for each eqn: read its inputs, bind its primitive with its params, write its outputs
     # 3. return the values of the outvars (a list)
-    raise NotImplementedError("your turn / 轮到你了")
+    # 1. 把 consts 写入各个 constvar，把 args 写入各个 invar
+    # 2. 对每个方程：读入它的输入，用它的参数 bind 它的原语，写入它的输出
+    # 3. 返回 outvars 的值（一个列表）
+    raise NotImplementedError  # your turn / 轮到你了
 
 
 # %% tags=["check-1"]
@@ -229,7 +232,7 @@ def my_eval_jaxpr(jaxpr, consts, *args):
 
 # %% tags=["exercise-2"]
 def my_eval_recursive(jaxpr, consts, *args):
-    raise NotImplementedError("your turn / 轮到你了")
+    raise NotImplementedError  # your turn / 轮到你了
 
 
 # %% tags=["check-2"]

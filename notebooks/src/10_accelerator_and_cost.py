@@ -60,6 +60,16 @@ layer(w, x)
 #
 # `--cost` 为每个方程增加 FLOPs 与访存字节数（读入输入 + 写出输出）的估算。矩阵乘的 FLOPs 为 `2·128·256·256`，占主导；
 # 逐元素方程搬运数据却几乎不做计算（算术强度低）。
+#
+# **What the estimate is / 这个估算是什么.** It counts each equation as if it ran alone, reading its inputs from
+# memory and writing its outputs back: an upper bound on the traffic of the jaxpr as written, and the right
+# number for comparing equations' arithmetic. It is **not** what the compiled program moves: XLA fuses
+# neighbouring elementwise equations into one kernel, whose intermediate values never reach memory (see the
+# fusion box below).
+#
+# **这个估算是什么**：它把每个方程当作单独运行来计：从内存读入输入、把输出写回内存。这是按 jaxpr 原样执行时访存量的
+# 上界，也适合用来比较各方程的计算量。它**不是**编译后的程序实际搬运的字节数：XLA 会把相邻的逐元素方程融合成一个
+# kernel，其中间值从不写回内存（见下面关于融合的说明）。
 
 # %% tags=["needs-feature"]
 %%jaxpr --cost
@@ -87,6 +97,27 @@ layer(w, x)
 
 # %% tags=["needs-feature"]
 %%jaxpr --profile --device cpu
+layer(w, x)
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.transform"]
+# ## Fusion: what XLA does to the equations / 融合：XLA 对方程做了什么
+#
+# > **Fusion / 融合** — `jax.jit` hands the jaxpr to XLA, which does not run it equation by equation. It
+# > *fuses* chains of elementwise equations (on a GPU often with the reduction or product next to them) into
+# > one kernel. `--compiled` shows the optimized HLO after XLA: look for `fusion`. Here the four equations of
+# > `layer` become two kernels: the product, and one loop that reads `x @ w` once, applies `tanh`, `mul` and
+# > `add`, and writes the result once; the intermediate values `d` and `e` never reach memory. So the
+# > per-equation bytes above add up to more than the compiled program moves, and `--profile`, which runs each
+# > equation alone, adds up to more than `--run`.
+# >
+# > `jax.jit` 把 jaxpr 交给 XLA，XLA 并不逐个方程地执行。它会把一串逐元素方程（在 GPU 上常常连同相邻的归约或乘积）
+# > **融合**成一个 kernel。`--compiled` 显示 XLA 优化后的 HLO：找找 `fusion`。这里 `layer` 的四个方程变成两个 kernel：
+# > 矩阵乘，以及一个循环，它只读一次 `x @ w`，依次做 `tanh`、`mul`、`add`，只写一次结果；中间值 `d` 和 `e` 从不写回
+# > 内存。所以上面逐方程的字节数之和大于编译后程序实际搬运的量，
+# > 逐个方程单独运行的 `--profile` 之和也大于 `--run`。
+
+# %% tags=["needs-feature"]
+%%jaxpr --compiled
 layer(w, x)
 
 # %% [markdown]
@@ -157,6 +188,8 @@ check(answer_2, moved,
 answer_2 = 2 * 128 * 256 * 4
 
 # %% [markdown]
-# **Takeaway / 小结**: the jaxpr is the unit of compilation; its equations are where the time goes.
+# **Takeaway / 小结**: the jaxpr is the unit of compilation. Its equations say where the arithmetic is; after
+# XLA fuses them, the kernels of the compiled program (`--compiled`) say where the time goes.
 #
-# jaxpr 是编译的单位，时间就花在它的方程上。
+# jaxpr 是编译的单位。它的方程说明计算量在哪里；XLA 把方程融合之后，编译后程序的 kernel（`--compiled`）才说明时间
+# 花在哪里。

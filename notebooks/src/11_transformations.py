@@ -14,8 +14,11 @@
 # your function binds is handled on the spot by that transformation's rule (a JVP rule, a batching rule)
 # **while tracing**. The jaxpr you see below exists because `make_jaxpr` traces the *transformed* function
 # (`jax.grad(f)`, `jax.vmap(f)`): the transformation's rules emit the equations as the trace goes.
-# `jax.linear_transpose` and the backward pass of `grad` are the exception that proves the rule: transposition
-# does walk a (linear) jaxpr, backwards, equation by equation.
+# Two things do interpret a jaxpr that already exists. Transposition (`jax.linear_transpose`, the backward pass
+# of `grad`) walks a linear jaxpr backwards, equation by equation. And `cond`, `while`, `scan` and `jit` carry
+# their bodies as jaxprs: their JVP and batching rules turn each body back into a function (`jaxpr_as_fun` in
+# JAX's `ad.py` and `batching.py`) and run it again under the transformation's tracers, so the body is
+# re-traced equation by equation. The scan and while examples of this lecture are exactly that case.
 # `%%jaxpr --transform NAME` shows the jaxpr of the transformed function, and `--compare` puts it beside the
 # original, aligned by source line, so you can see which equations of the original produced which equations of
 # the derivative.
@@ -23,8 +26,10 @@
 # `jax.grad`、`jax.vmap`、`jax.jvp`、`jax.linearize` 不读 Python 代码，也**不是**先构造函数的 jaxpr 再去解释它。它们用
 # *tracer* 运行你的函数，函数每绑定一个原语，该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它。
 # 下面之所以能看到 jaxpr，是因为 `make_jaxpr` trace 了**变换后的**函数（`jax.grad(f)`、`jax.vmap(f)`）：变换的规则在
-# trace 过程中逐个产生方程。`jax.linear_transpose` 以及 `grad` 的反向过程是例外：转置确实会沿着一个（线性的）jaxpr，
-# 从后往前逐个方程地处理。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
+# trace 过程中逐个产生方程。有两处确实会解释一个已经存在的 jaxpr。转置（`jax.linear_transpose`、`grad` 的反向过程）
+# 沿着一个线性 jaxpr 从后往前逐个方程地处理。而 `cond`、`while`、`scan`、`jit` 把它们的体作为 jaxpr 携带：它们的
+# JVP 规则和批处理规则把体重新变成函数（JAX 的 `ad.py` 与 `batching.py` 中的 `jaxpr_as_fun`），在变换的 tracer 下
+# 再运行一遍，于是体被逐个方程地重新 trace。本讲的 scan 与 while 示例正是这种情形。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
 # 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
 #
 # **Goal.** Read the jaxprs of `grad`, `vmap` and the other transformations, and tell which equations each rule

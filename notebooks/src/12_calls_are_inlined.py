@@ -116,12 +116,16 @@ for call in call_tree(program).root.walk():
 # %% [markdown]
 # ## Forward and backward / 前向与反向
 #
-# `jax.grad` traces `predict` once and then runs its equations backwards. The equations of the backward pass
-# carry the same stack as the forward ones, inside a `transpose(jvp(...))` name scope, so each call appears
-# twice: once forward, once backward, and the backward pass meets the calls in reverse order.
+# `jax.grad` traces `predict` with JVP tracers: each equation of the forward pass comes with the linear
+# equations of its tangent, under the name scope `jvp(...)`. It then *transposes* that linear (tangent) part:
+# what runs backwards is the tangent jaxpr, not `predict`'s own equations. The transposed equations carry the
+# same Python stack as the forward ones, inside a `transpose(jvp(...))` name scope, so each call appears twice:
+# once forward, once backward, and the backward pass meets the calls in reverse order.
 #
-# `jax.grad` 先 trace 一次 `predict`，再反向执行它的方程。反向传播的方程带着与前向相同的调用栈，只是处在
-# `transpose(jvp(...))` 名字作用域里，所以每次调用都出现两次：一次前向，一次反向，而且反向传播以相反的顺序遇到这些调用。
+# `jax.grad` 用 JVP tracer trace `predict`：前向的每个方程都伴随着其切向量的线性方程，处在名字作用域 `jvp(...)` 里。
+# 然后它**转置**这个线性（切向量）部分：反向执行的是切向量 jaxpr，而不是 `predict` 自己的方程。转置得到的方程带着与前向
+# 相同的 Python 调用栈，只是处在 `transpose(jvp(...))` 名字作用域里，所以每次调用都出现两次：一次前向，一次反向，
+# 而且反向传播以相反的顺序遇到这些调用。
 
 # %%
 %%jaxpr --graph --max-nodes 12
@@ -135,12 +139,21 @@ jax.grad(predict)(w1, w2, x)
 # blocks of the forward pass and the six of the backward pass. A table of a program this size shows a row per
 # call and opens a call when you click it.
 #
+# In your notebook, `%%jaxpr --graph` on the last line draws this graph with the blocks drawn ahead of time, so
+# a click opens one even without a kernel. That is some 800 kB of pictures; to keep this notebook light enough
+# for GitHub's preview, the cell below stores only the top level, as one SVG from the same `Graph` object.
+#
 # 超过 60 个方程时，图会自动折叠。下面是一个有六个 block（每个包含 layer norm、attention 和 MLP）的玩具 transformer 的
 # 梯度：一千多个方程排成一张扁平列表，画出来是前向的六个 block 和反向的六个 block。这样规模的程序，表格为每次调用显示
 # 一行，点击即可展开。
+#
+# 在你自己的 notebook 里，对最后一行用 `%%jaxpr --graph` 会画出这张图，并预先画好各个 block，即使没有内核也能点击展开。
+# 那样的图片约有 800 kB；为了让本 notebook 足够轻，能在 GitHub 上预览，下面的单元格只保存顶层：由同一个 `Graph`
+# 对象得到的一张 SVG。
 
 # %%
-%%jaxpr --graph
+from IPython.display import SVG
+
 def layer_norm(x, g):
     m = jnp.mean(x, -1, keepdims=True)
     v = jnp.mean((x - m) ** 2, -1, keepdims=True)
@@ -167,7 +180,10 @@ rng = np.random.RandomState(0)
 params = [{k: rng.randn(*s).astype("f4") * 0.1 for k, s in
            [("wq", (16, 16)), ("wk", (16, 16)), ("wv", (16, 16)), ("wo", (16, 16)), ("w1", (16, 32)),
             ("w2", (32, 16)), ("g1", (16,)), ("g2", (16,))]} for _ in range(6)]
-jax.grad(model_loss)(params, np.ones((8, 16), "f4"))
+big = trace(jax.grad(model_loss), params, np.ones((8, 16), "f4"))
+top = big.graph()
+print(top.summary())
+SVG(top.svg())
 
 # %% [markdown]
 # **Try it / 动手试试.** Predict how many calls of `layer_norm` the backward pass of one block holds, then look
@@ -232,10 +248,11 @@ answer_1 = None  # an int / 一个整数
 # %% tags=["check-1"]
 tree = call_tree(trace(jax.grad(predict), w1, w2, x))
 check(answer_1, sum(g.function == "dense" for g in tree.root.walk()),
-      "Each call is traced once forward; grad then runs its equations backwards, and those equations keep the "
-      "stack of the call that made them, in a transpose scope: every call appears once more, backward.",
-      "每次调用在前向 trace 一次；grad 再反向执行它的方程，这些方程保留着产生它们的调用栈，只是处在 transpose 作用域里："
-      "每次调用都会以反向的形式再出现一次。")
+      "Each call is traced once forward (with its tangent equations); grad then transposes the linear tangent "
+      "equations, and the transposed ones keep the stack of the call that made them, in a transpose scope: "
+      "every call appears once more, backward.",
+      "每次调用在前向 trace 一次（连同它的切向量方程）；grad 再转置这些线性的切向量方程，转置得到的方程保留着产生它们的"
+      "调用栈，只是处在 transpose 作用域里：每次调用都会以反向的形式再出现一次。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Two calls forward (two lines call dense), the same two backward.

@@ -251,7 +251,7 @@ import jaxprlens
 
 stepper = jaxprlens.trace(risky, jnp.array([2., 0.5])).stepper(break_on_nan=True)
 stepper.run()
-print(stepper.stop_reason)
+print(stepper.stop.kind, stepper.stop.eqn.id, stepper.stop.eqn.primitive)  # why it stopped, where / 为何停下、停在哪里
 
 # %% tags=["needs-feature"]
 %%jaxpr --debug

@@ -32,6 +32,7 @@ browser-deps:
 	@sh scripts/ensure_chromium.sh
 
 test: venv browser-deps
+	$(VENV)/bin/lint-imports --no-cache   # the layers ([tool.importlinter] in pyproject.toml)
 	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests
 	$(MAKE) --no-print-directory nbval
 	$(MAKE) --no-print-directory docs

@@ -9,6 +9,7 @@ from jax import lax
 
 from jaxprlens.model.calls import CallTree, call_tree, phase_of
 from jaxprlens.model import Var, trace
+from jaxprlens.present.words import group_label, group_summary
 
 D = 16
 
@@ -88,9 +89,9 @@ def test_six_blocks_each_with_attention_mlp_layer_norm(loss):
     for b in blocks:
         assert _kids(b) == ["layer_norm", "attention", "layer_norm", "mlp"]
         assert b.site.where == "test_calls.py" and b.site.text == "x = block(x, p)"
-        assert b.summary() == "layer_norm ×2, attention, mlp"
-    assert blocks[2].label() == "block (call 3 of 6)"
-    assert blocks[2].label("zh") == "block（第 3 次调用，共 6 次）"
+        assert group_summary(b) == "layer_norm ×2, attention, mlp"
+    assert group_label(blocks[2]) == "block (call 3 of 6)"
+    assert group_label(blocks[2], "zh") == "block（第 3 次调用，共 6 次）"
     assert [e.primitive for e in top.own] == ["integer_pow", "reduce_sum", "div"]      # jnp.mean(x ** 2)
     assert sum(len(g.own) for g in tree.root.walk()) == len(loss.eqns)              # every eqn once
     assert tree.root.eqns == loss.eqns                                                # in program order
@@ -98,20 +99,20 @@ def test_six_blocks_each_with_attention_mlp_layer_norm(loss):
     assert len(set(ids)) == len(ids)                                                  # one id per call
     assert [g.id for g in blocks[0].groups] == ["model_loss/block.1/layer_norm.1", "model_loss/block.1/attention",
                                                 "model_loss/block.1/layer_norm.2", "model_loss/block.1/mlp"]
-    assert blocks[0].groups[2].label() == "layer_norm (call 2 of 2)"
+    assert group_label(blocks[0].groups[2]) == "layer_norm (call 2 of 2)"
 
 
 def test_forward_and_backward_told_apart(grad):
     tree = CallTree(grad)
     fwd, bwd = tree.root.groups
     assert (fwd.id, fwd.phase, bwd.id, bwd.phase) == ("model_loss", "forward", "model_loss~bwd", "backward")
-    assert fwd.label() == "model_loss (forward)" and bwd.label("zh") == "model_loss（反向）"
+    assert group_label(fwd) == "model_loss (forward)" and group_label(bwd, "zh") == "model_loss（反向）"
     assert all(phase_of(e) == "forward" for e in fwd.eqns)
     assert all(phase_of(e) == "backward" and "transpose(" in e.name_stack for e in bwd.eqns)
     assert [b.function for b in bwd.groups] == ["block"] * 6
     # the backward pass runs the blocks last first; each is numbered as the forward call it reverses
     assert [b.call for b in bwd.groups] == [6, 5, 4, 3, 2, 1]
-    assert bwd.groups[0].label() == "block (call 6 of 6, backward)"
+    assert group_label(bwd.groups[0]) == "block (call 6 of 6, backward)"
     assert bwd.groups[0].id == "model_loss~bwd/block.6~bwd"
     for b in fwd.groups:
         assert _kids(b) == ["layer_norm", "attention", "layer_norm", "mlp"]
@@ -201,7 +202,7 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
         assert len(items) == len(g.children)
         for item, child in zip(items, g.children):
             if item[0] == "g":                                   # a call: its id, label, count, site, values
-                assert item[1:4] == [child.id, child.label(phases=False), f"{child.size} equations"]
+                assert item[1:4] == [child.id, group_label(child, phases=False), f"{child.size} equations"]
                 assert item[4] == (f"test_calls.py line {child.site.line}: {child.site.text}")
             else:                                                # an equation: the script's data row
                 assert item[0] == child.id and item[1] == child.primitive

@@ -15,6 +15,7 @@ from jax import lax
 
 from jaxprlens.model import from_jaxpr, trace
 from jaxprlens.engine.stepper import StepTypeError
+from jaxprlens.present.i18n import role_summary, sub_label
 from test_stepper import assert_same, drive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +70,8 @@ def test_reduce_combiner_is_shown_and_stepped_over():
     (sub,) = eqn.subs
     assert (sub.key, sub.label, sub.kind, sub.in_map, sub.out_map) == \
         ("combiner", "combiner (per element)", "combiner", [None, None], [None])
-    assert sub.text("zh") == "逐元素合并函数"
-    assert eqn.roles.summary() == "1 operand, 1 init value"
+    assert sub_label(sub, "zh") == "逐元素合并函数"
+    assert role_summary(eqn.roles) == "1 operand, 1 init value"
     st = program.stepper()
     st.step_into()
     assert st.done and st.path_text == "done"
@@ -89,11 +90,11 @@ def test_scatter_roles_and_breakpoint_inside_a_combiner():
     fn, args = COMBINERS["embedding_grad"]
     program = trace(fn, *args)
     eqn = next(e for e in program.walk() if e.primitive == "scatter-add")
-    assert [s.key for s in eqn.subs] == ["combiner"] and eqn.roles.summary() == "1 operand, 1 indices, 1 updates"
+    assert [s.key for s in eqn.subs] == ["combiner"] and role_summary(eqn.roles) == "1 operand, 1 indices, 1 updates"
     st = program.stepper()
     st.add_breakpoint(eqn=eqn.subs[0].program.eqns[0].id)   # never reached: the combiner is not stepped
     st.run()
-    assert st.done and st.stop_reason is None
+    assert st.done and st.stop is None
     assert_same(st.outputs, jax.jit(fn)(*args))
 
 

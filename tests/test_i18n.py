@@ -10,13 +10,14 @@ import pytest
 from IPython.core.error import UsageError
 
 from jaxprlens.present import i18n
+from jaxprlens.present.i18n import role_summary
 from jaxprlens.views import render
 from jaxprlens.views.debugger import Debugger
 from jaxprlens.views.diff import diff
 from jaxprlens.present.i18n import AVOID, GLOSSARY, ONE, ROLE_WORDS, SUB_WORDS_ZH, TEXT, t
 from jaxprlens.views.lower import Lowering
 from jaxprlens.model import trace
-from jaxprlens.engine.runner import devices_view, profile, run
+from jaxprlens.views.run import devices_view, profile, run
 from seeds import SEEDS
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
@@ -87,8 +88,8 @@ def test_templates():
 
 def test_roles_in_chinese():
     p = trace(*SEEDS["func11"][:1], *SEEDS["func11"][1])
-    assert p.eqns[1].roles.summary("zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
-    assert p.eqns[1].roles.summary("en") == "1 const, 1 carry, 2 xs; length=16; reverse=False"
+    assert role_summary(p.eqns[1].roles, "zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
+    assert role_summary(p.eqns[1].roles, "en") == "1 const, 1 carry, 2 xs; length=16; reverse=False"
     sub = trace(*SEEDS["func7"][:1], *SEEDS["func7"][1]).eqns[2].subs[1]
     assert (sub.label, i18n.sub_label(sub, "zh")) == ("branch 1 (true)", "分支 1（true）")
 

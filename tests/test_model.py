@@ -7,6 +7,7 @@ import pytest
 
 import jaxprlens
 from jaxprlens.model import TraceError, arg_names, count_eqns
+from jaxprlens.present.i18n import role_summary
 from corpus import CORPUS
 from seeds import SEEDS
 
@@ -105,7 +106,7 @@ def test_func10_while_roles():
     p = traced("func10")
     w = p.eqns[2]
     assert w.primitive == "while"
-    assert w.roles.summary() == "0 cond consts, 2 body consts, 3 carry"
+    assert role_summary(w.roles) == "0 cond consts, 2 body consts, 3 carry"
     assert [s.key for s in w.subs] == ["cond", "body"]
     body = w.subs[1]
     assert body.in_map == [0, 1, 2, 3, 4]
@@ -123,18 +124,18 @@ def test_func11_scan_roles():
     p = traced("func11")
     s = p.eqns[1]
     assert s.roles.groups == [("consts", 1), ("carry", 1), ("xs", 2)]
-    assert s.roles.summary() == "1 const, 1 carry, 2 xs; length=16; reverse=False"
-    assert s.roles.summary("zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
+    assert role_summary(s.roles) == "1 const, 1 carry, 2 xs; length=16; reverse=False"
+    assert role_summary(s.roles, "zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
 
 
 def test_switch_and_jit_roles():
     p = traced("one_of_three")
     c = p.eqns[-1]
-    assert c.roles.summary() == "1 index, 1 operand; 3 branches, an index outside [0, 2] runs branch 2"
+    assert role_summary(c.roles) == "1 index, 1 operand; 3 branches, an index outside [0, 2] runs branch 2"
     assert [s.label for s in c.subs] == ["branch 0", "branch 1", "branch 2"]
     p = traced("func12")
     j = next(e for e in p.eqns if e.primitive == "jit")
-    assert j.roles.summary() == "2 args; calls inner"
+    assert role_summary(j.roles) == "2 args; calls inner"
     assert j.subs[0].label == "jit inner"
     assert isinstance(j.params["jaxpr"], jaxprlens.Program)
     assert count_eqns(p) == len(p.eqns) + len(j.subs[0].program.eqns)

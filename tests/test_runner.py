@@ -12,8 +12,8 @@ import pytest
 from IPython.core.error import UsageError
 
 from jaxprlens import model
-from jaxprlens.engine.runner import (DevicesView, Profile, RunResult, devices_view, fmt_time, profile, resolve_device,
-                              run, value_text)
+from jaxprlens.engine.devices import resolve_device
+from jaxprlens.views.run import DevicesView, Profile, RunResult, devices_view, fmt_time, profile, run, value_text
 from seeds import SEEDS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -145,7 +145,7 @@ EIGHT = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
     from jaxprlens import model
-    from jaxprlens.engine.runner import run, devices_view
+    from jaxprlens.views.run import run, devices_view
     assert len(jax.devices()) == 8, jax.devices()
     mesh = Mesh(np.array(jax.devices()), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
     x = jax.device_put(jnp.arange(64.0), NamedSharding(mesh, P("x")))

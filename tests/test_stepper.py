@@ -10,6 +10,7 @@ import pytest
 from corpus import CORPUS
 from jaxprlens.model import trace
 from jaxprlens.engine.stepper import Stepper, resolve_device, source_context
+from jaxprlens.present.words import stop_text
 from seeds import SEEDS
 
 PROGRAMS = {**SEEDS, **CORPUS}
@@ -178,10 +179,10 @@ def test_breakpoints_by_id_primitive_and_line():
     st.add_breakpoint("2/body/1")
     st.run()
     assert st.path_text == "while[eqn 2] › body › iteration 0 › eqn 1"
-    assert "breakpoint" in st.stop_reason
+    assert st.stop.kind == "breakpoint"
     assert (st.stop.kind, st.stop.eqn.id) == ("breakpoint", "2/body/1")
-    assert st.stop_text("en") == "breakpoint at eqn 2/body/1 (mul)"
-    assert st.stop_text("zh") == "在方程 2/body/1（mul）处遇到断点"      # said from the stop, not parsed
+    assert stop_text(st.stop, "en") == "breakpoint at eqn 2/body/1 (mul)"
+    assert stop_text(st.stop, "zh") == "在方程 2/body/1（mul）处遇到断点"      # said from the stop, not parsed
     st.run()
     assert st.path_text == "while[eqn 2] › body › iteration 1 › eqn 1"
     st.remove_breakpoint("2/body/1")
@@ -269,7 +270,7 @@ def test_break_on_nan():
     program = trace(lambda x: jnp.log(x) * 2., jnp.array([1., -1.]))
     st = program.stepper(break_on_nan=True)
     st.run()
-    assert "NaN" in st.stop_reason and st.path_text == "eqn 1"
+    assert "NaN" in stop_text(st.stop, "en") and st.path_text == "eqn 1"
     st.run()
     assert st.done
 

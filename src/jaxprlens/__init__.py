@@ -27,7 +27,7 @@ for _method, _module, _name in [
         ("text_view", "jaxprlens.views.text", "TextView"),
         ("graph", "jaxprlens.views.graph", "Graph"),
         ("debugger", "jaxprlens.views.debugger", "Debugger"),
-        ("run", "jaxprlens.engine.runner", "run"),
+        ("run", "jaxprlens.views.run", "run"),
         ("stepper", "jaxprlens.engine.stepper", "Stepper"),
         ("transform", "jaxprlens.engine.transform", "transform")]:
     provide(_method, _lazy(_module, _name))

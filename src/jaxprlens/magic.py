@@ -225,7 +225,7 @@ class JaxprMagics(Magics):
         except ValueError as e:
             raise UsageError(str(e)) from None
         if args.devices:
-            from jaxprlens.engine.runner import devices_view
+            from jaxprlens.views.run import devices_view
             return devices_view(args.lang)
         self._check_combinations(args)
         if cell is None and not call_text.strip():
@@ -288,7 +288,7 @@ class JaxprMagics(Magics):
         if args.batched and args.transform != "vmap":
             raise UsageError("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`")
         if args.device is not None:
-            from jaxprlens.engine.runner import resolve_device
+            from jaxprlens.engine.devices import resolve_device
             try:
                 resolve_device(args.device)
             except ValueError as e:

@@ -13,7 +13,6 @@ from typing import Callable
 import numpy as np
 
 from jaxprlens.model import _jax
-from jaxprlens.present.i18n import t
 from jaxprlens.model.program import Eqn, Lit, Program, path_id
 from jaxprlens.model.taxonomy import names
 
@@ -68,30 +67,10 @@ class Cost:
         return Cost(self.flops * n, self.bytes * n, self.transcendentals * n, self.comm_bytes * n,
                     self.bound, per=self, times=n, unit=unit, origin="total")
 
-    def base_text(self, lang: str = "en") -> str:
-        bits = [si(self.flops, "FLOP"), si(self.bytes, "B")]
-        if self.comm_bytes:
-            bits.append(t("between_devices", lang, bytes=si(self.comm_bytes, "B")))
-        text = t("sep", lang).join(bits)
-        return text if self.bound == "=" else f"{self.bound} {text}"
-
     def __str__(self) -> str:
-        return self.text()
-
-    def text(self, lang: str = "en") -> str:
-        """``16 × (3 FLOP, 52 B) = 48 FLOP, 832 B`` / ``16 ×（3 FLOP，52 B）= 48 FLOP，832 B``."""
-        if self.per is None:
-            return self.base_text(lang)
-        per = self.per.base_text(lang)
-        if self.times is None:
-            return t("per_iteration", lang, per=per)
-        unit = t(f"unit_{self.unit}", lang) if self.unit else ""
-        return t("repeated", lang, times=self.times, unit=unit, per=per, total=self.base_text(lang))
-
-    def intensity_text(self, lang: str = "en") -> str:
-        i = self.intensity
-        word = t("intensity", lang)
-        return f"{word} {t('n/a', lang)}" if i is None else t("intensity_is", lang, word=word, value=f"{i:.2f}")
+        """``2.0 kFLOP, 96 B`` (a view says it in the reader's language: ``present.words.cost_text``)."""
+        text = f"{si(self.flops, 'FLOP')}, {si(self.bytes, 'B')}"
+        return text if self.bound == "=" else f"{self.bound} {text}"
 
 
 def _join(a: str, b: str) -> str:
@@ -409,9 +388,3 @@ def costs(program: Program) -> Costs:
     result = Costs()
     _program_total(program, result)
     return result
-
-
-def total_text(c: Cost, lang: str = "en", word: bool = True) -> str:
-    """``total 2.0 kFLOP, 96 B; intensity 20.83 FLOP/B`` (``word=False`` leaves out ``total``)."""
-    body = f"{c.text(lang)}{t('semi', lang)}{c.intensity_text(lang)}"
-    return f"{t('total', lang)} {body}" if word else body

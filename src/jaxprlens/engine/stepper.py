@@ -23,7 +23,6 @@ from jax import lax
 from jaxprlens.model import _jax
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
-from jaxprlens.present.i18n import t
 from jaxprlens.model.program import Eqn, Lit, Program, Var
 
 
@@ -33,7 +32,7 @@ def resolve_device(spec):
     """``None``: values stay where they are; otherwise the runner's choice (``"cpu"``, ``"gpu:1"``)."""
     if spec is None:
         return None
-    from jaxprlens.engine.runner import resolve_device as runner_resolve
+    from jaxprlens.engine.devices import resolve_device as runner_resolve
     return runner_resolve(spec)
 
 
@@ -44,9 +43,6 @@ class Stop(NamedTuple):
     kind: str
     eqn: Eqn
     condition: str = ""
-
-    def text(self, lang: str | None = None) -> str:
-        return t(f"stop_{self.kind}", lang, id=self.eqn.id, prim=self.eqn.primitive, cond=self.condition)
 
 
 class Stepper:
@@ -411,14 +407,6 @@ class Stepper:
             if hit is not None:
                 self.stop = Stop("condition", self.last_eqn, hit)
         return self
-
-    def stop_text(self, lang: str | None = None) -> str | None:
-        """Why the last move stopped, in words (``breakpoint at eqn 2/body/1 (mul)``), or None."""
-        return None if self.stop is None else self.stop.text(lang)
-
-    @property
-    def stop_reason(self) -> str | None:
-        return self.stop_text("en")
 
     def step_into(self):
         """Enter the current equation's sub-jaxpr (the branch taken, the loop's cond/body, the call)."""

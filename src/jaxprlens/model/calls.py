@@ -15,7 +15,6 @@ import weakref
 from dataclasses import dataclass, field
 
 from jaxprlens.model import program as _model
-from jaxprlens.present.i18n import t
 from jaxprlens.model.program import Eqn, Program, Source, Var, where_label
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
@@ -86,24 +85,9 @@ class Group:
         """Vars defined inside and used outside (or returned by the program), in definition order."""
         return self.tree.crossing(self)[1]
 
-    def label(self, lang: str = "en", phases: bool = True) -> str:
-        """``block (call 3 of 6, backward)`` / ``block（第 3 次调用，共 6 次，反向）``."""
-        bits = [t("call_n_of", lang, i=self.call, n=self.calls)] if self.calls > 1 else []
-        if phases and self.phase and self.tree is not None and len(self.tree.phases) > 1:
-            bits.append(t("phase_" + self.phase, lang))
-        return t("paren_after", lang, text=self.function, x=t("sep", lang).join(bits)) if bits else self.function
-
     def crumbs(self) -> list:
         """The groups from the program down to this one."""
         return ([] if self.parent is None else self.parent.crumbs()) + [self]
-
-    def summary(self, lang: str = "en", limit: int = 4) -> str:
-        """The functions it calls, ``layer_norm ×2, attention, mlp``, in first-call order."""
-        counts: dict = {}
-        for g in self.groups:
-            counts[g.function] = counts.get(g.function, 0) + 1
-        items = [f"{k} ×{n}" if n > 1 else k for k, n in counts.items()]
-        return t("list_sep", lang).join(items[:limit] + (["…"] if len(items) > limit else []))
 
 
 class CallTree:

@@ -32,10 +32,6 @@ class Roles:
             i -= n
         return "operand"
 
-    def summary(self, lang: str = "en") -> str:
-        from jaxprlens.present.i18n import role_summary
-        return role_summary(self, lang)
-
 
 @dataclass
 class SubSpec:
@@ -57,11 +53,6 @@ class Sub:
     out_map: list
     param: str = ""
     kind: str = ""        # see SubSpec.kind: the stepper enters only a sub of kind ""
-
-    def text(self, lang: str = "en") -> str:
-        """The label in the reader's language (``combiner (per element)`` / ``逐元素合并函数``)."""
-        from jaxprlens.present.i18n import sub_label
-        return sub_label(self, lang)
 
 
 def _arity(j) -> tuple[int, int]:

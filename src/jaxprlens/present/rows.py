@@ -7,7 +7,7 @@ from typing import Callable
 
 from jaxprlens.present.display import shorten
 from jaxprlens.present.escape import html
-from jaxprlens.present.i18n import role_word, t
+from jaxprlens.present.i18n import role_summary, role_word, sub_label, t
 from jaxprlens.model.program import Eqn, Lit, Var
 from jaxprlens.present.nouns import FOLD, Param, Row, params_of, where_text
 
@@ -56,7 +56,7 @@ class Rows:
         eqn, lang = row.eqn, self.lang
         outs = " ".join(binder_html(v) for v in eqn.outvars)
         params = [param_html(p) for p in row.params]
-        params += [f'<span class="jl-param jl-subref">{html(s.param)}={{{html(s.text(lang))}: '
+        params += [f'<span class="jl-param jl-subref">{html(s.param)}={{{html(sub_label(s, lang))}: '
                    f"{html(t('n_eqns', lang).format(n=len(s.program.eqns)))}}}</span>" for s in eqn.subs]
         head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
         if params:
@@ -64,7 +64,7 @@ class Rows:
         line = (f"{outs} = " if outs else "") + head + " " + self.inputs_html(eqn, consts)
         notes = []
         if eqn.roles:
-            notes.append(f'<div class="jl-roles">{html(eqn.roles.summary(lang))}</div>')
+            notes.append(f'<div class="jl-roles">{html(role_summary(eqn.roles, lang))}</div>')
         src = row.source
         if src is not None:
             if not row.same_source:      # a run of rows from one line shows it once

@@ -100,7 +100,7 @@ def build_view(program, opts: Options, transformed=None):
     if opts.run:
         parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang))
     if opts.profile:
-        from jaxprlens.engine.runner import profile
+        from jaxprlens.views.run import profile
         parts.append(profile(program, device=opts.device, repeat=opts.repeat, lang=lang))
     if opts.debug:
         debugger = program.debugger(device=opts.device, lang=lang)

@@ -18,6 +18,7 @@ from jaxprlens.model.program import Lit, Program, path_id
 from jaxprlens.present.nouns import block
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import Rows, data_row
+from jaxprlens.present.words import stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -157,7 +158,7 @@ class StateView:
 
     def stop_text(self) -> str | None:
         """Why the last move stopped, in the reader's language."""
-        return self.stepper.stop_text(self.lang)
+        return stop_text(self.stepper.stop, self.lang)
 
     def notes(self, error: str | None = None, jit: bool = True) -> list:
         """``[[kind, text], ...]``: error, stop reason, a step run whole, eager vs jit (when ``jit``: it

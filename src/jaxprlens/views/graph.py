@@ -12,6 +12,7 @@ from jaxprlens.present.front import labels
 from jaxprlens.views.render import LINK_HOOK, VIEWER, missing_html
 from jaxprlens.model.calls import call_tree
 from jaxprlens.model.program import Program, count_eqns, path_id
+from jaxprlens.present.words import group_label
 
 
 class Graph:
@@ -127,7 +128,7 @@ class Graph:
     def _view_html(self, svg: str, hidden: bool) -> str:
         if self.group is not None:
             pre = f"{self.prefix}/" if self.prefix else ""
-            crumbs = [(pre + g.id if g.parent is not None else self.prefix, g.label(self.lang))
+            crumbs = [(pre + g.id if g.parent is not None else self.prefix, group_label(g, self.lang))
                       for g in self.group.crumbs()]
             if self.prefix:
                 crumbs.insert(0, ("", t("program", self.lang)))

@@ -19,6 +19,7 @@ from jaxprlens.present.i18n import source_text, t
 from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
 from jaxprlens.present.nouns import where_text
 from jaxprlens.views.render import MID, STYLES
+from jaxprlens.present.words import group_label, group_summary
 
 GROUPED = 10          # more program inputs (outputs) than this are drawn one node per argument (result)
 NAMES = 2             # names on a folded edge before "+N"
@@ -130,7 +131,7 @@ class Fold(_Draw):
             elif seg in self.opened:
                 self.boxes.append(seg)
                 c = graphviz.Digraph(name=f"cluster_grp_{seg.id}")
-                c.attr(label=dot(seg.label(self.lang, phases=seg.parent.phase != seg.phase)), style="rounded", color=MID, fontcolor=MID,
+                c.attr(label=dot(group_label(seg, self.lang, phases=seg.parent.phase != seg.phase)), style="rounded", color=MID, fontcolor=MID,
                        id=dot(f"grpbox-{self.prefix}{seg.id}"), tooltip=dot(self.site(seg)))
                 self.items(seg, c, False)
                 g.subgraph(c)
@@ -144,9 +145,9 @@ class Fold(_Draw):
         nid = f"grp-{self.prefix}{grp.id}"
         self.closed.append(grp)
         self.drawn += 1
-        lines = [grp.label(self.lang, phases=grp.parent is None or grp.parent.phase != grp.phase)]
+        lines = [group_label(grp, self.lang, phases=grp.parent is None or grp.parent.phase != grp.phase)]
         count = t("n_eqns", self.lang, n=grp.size)
-        lines.append(f"{grp.summary(self.lang)} · {count}" if grp.groups else count)
+        lines.append(f"{group_summary(grp, self.lang)} · {count}" if grp.groups else count)
         g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(f"{self.site(grp)} · path={self.prefix}{grp.id}"),
                _attributes={"class": "jl-grp"}, **STYLES["group"])
         self.into(grp.eqns, nid, g)
@@ -222,7 +223,7 @@ class Fold(_Draw):
         grp = self.tree.group_of(eqn)
         while grp.parent is not None and grp.parent not in above:
             grp = grp.parent
-        return grp.label(self.lang)
+        return group_label(grp, self.lang)
 
     def origin(self, v: Var) -> str:
         p = self.tree.program

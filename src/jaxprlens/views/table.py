@@ -5,11 +5,12 @@ from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.model.explain import explain
 from jaxprlens.present.front import data, labels, script, style
-from jaxprlens.present.i18n import resolve, role_word, t
+from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, block, explanations, where_text
 from jaxprlens.present.rows import Rows, atom_html, binder_html, data_row, short, source_once, walk
+from jaxprlens.present.words import cost_text, group_label, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -129,14 +130,13 @@ class Table(View):
         if not self.costs:
             return ""
         c = self.costs.get(eqn.id)
-        return "" if c is None else str(c)
+        return "" if c is None else cost_text(c, self.lang)
 
     def _total_text(self, p: Program, word: bool = True) -> str:
         """``total 31 FLOP, 264 B; intensity 0.12 FLOP/B`` for a (sub-)program (cost column only)."""
         total = getattr(self.costs, "totals", {}).get(path_id(p.path)) if self.cost else None
         if total is None:
             return ""
-        from jaxprlens.engine.cost import total_text
         return total_text(total, self.lang, word)
 
     def _total_html(self, p: Program, ncols: int) -> str:
@@ -158,7 +158,7 @@ class Table(View):
     def _sub_html(self, eqn: Eqn, sub, doc: Block) -> str:
         inner = self._signature_html(sub.program, self._binding(eqn, sub)) + self._eqns_html(doc)
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
-                f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub.text(self.lang))}</summary>{inner}</details>")
+                f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub_label(sub, self.lang))}</summary>{inner}</details>")
 
     def _folded_html(self, tree, doc: Block) -> str:
         """The top of the call tree as rows; the program's own equations (made inside JAX) as they are."""
@@ -217,9 +217,9 @@ class Table(View):
             if self.cost:
                 lines.append(f"{pad}       {t('cost', lang)}{colon}{self._cost_text(eqn)}")
             if eqn.roles:
-                lines.append(f"{pad}       {t('roles', lang)}{colon}{eqn.roles.summary(lang)}")
+                lines.append(f"{pad}       {t('roles', lang)}{colon}{role_summary(eqn.roles, lang)}")
             for sub, sub_doc in zip(eqn.subs, row.subs):
-                lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub.text(lang)}{colon.rstrip()}")
+                lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub_label(sub, lang)}{colon.rstrip()}")
                 lines.extend(self._text_lines(sub_doc, depth + 3, self._binding(eqn, sub)))
         if self._total_text(p):
             lines.append(f"{pad}{self._total_text(p)}")
@@ -271,7 +271,7 @@ def _values(vs: list, lang: str, limit: int = 4) -> str:
 def _group_cells(g, lang: str) -> list:
     """``[id, label, count, call site, crossing values, depth]`` of a call, as the row and the script show it."""
     site = f"{where_text(g.site, lang)}: {g.site.text}" if g.site else ""
-    return [g.id, g.label(lang, phases=g.parent.phase != g.phase), t("n_eqns", lang, n=g.size), site,
+    return [g.id, group_label(g, lang, phases=g.parent.phase != g.phase), t("n_eqns", lang, n=g.size), site,
             t("crossing", lang, ins=_values(g.inputs, lang), outs=_values(g.outputs, lang)), g.depth]
 
 

@@ -1,0 +1,73 @@
+"""Words for the data the model and the engines return: a call group's label and summary, a cost, why the
+stepper stopped, a device.  The model and engines hold data only; every view says them through here."""
+from __future__ import annotations
+
+from jaxprlens.engine.cost import Cost, si
+from jaxprlens.present.i18n import t
+
+
+# ---------------------------------------------------------------- call groups (model.calls.Group)
+
+def group_label(group, lang: str | None = None, phases: bool = True) -> str:
+    """``block (call 3 of 6, backward)`` / ``block（第 3 次调用，共 6 次，反向）``."""
+    bits = [t("call_n_of", lang, i=group.call, n=group.calls)] if group.calls > 1 else []
+    if phases and group.phase and group.tree is not None and len(group.tree.phases) > 1:
+        bits.append(t("phase_" + group.phase, lang))
+    return t("paren_after", lang, text=group.function, x=t("sep", lang).join(bits)) if bits else group.function
+
+
+def group_summary(group, lang: str | None = None, limit: int = 4) -> str:
+    """The functions a group calls, ``layer_norm ×2, attention, mlp``, in first-call order."""
+    counts: dict = {}
+    for g in group.groups:
+        counts[g.function] = counts.get(g.function, 0) + 1
+    items = [f"{k} ×{n}" if n > 1 else k for k, n in counts.items()]
+    return t("list_sep", lang).join(items[:limit] + (["…"] if len(items) > limit else []))
+
+
+# ---------------------------------------------------------------- costs (engine.cost.Cost)
+
+def _base_cost_text(c: Cost, lang: str | None) -> str:
+    bits = [si(c.flops, "FLOP"), si(c.bytes, "B")]
+    if c.comm_bytes:
+        bits.append(t("between_devices", lang, bytes=si(c.comm_bytes, "B")))
+    text = t("sep", lang).join(bits)
+    return text if c.bound == "=" else f"{c.bound} {text}"
+
+
+def cost_text(c: Cost, lang: str | None = None) -> str:
+    """``16 × (3 FLOP, 52 B) = 48 FLOP, 832 B`` / ``16 ×（3 FLOP，52 B）= 48 FLOP，832 B``."""
+    if c.per is None:
+        return _base_cost_text(c, lang)
+    per = _base_cost_text(c.per, lang)
+    if c.times is None:
+        return t("per_iteration", lang, per=per)
+    unit = t(f"unit_{c.unit}", lang) if c.unit else ""
+    return t("repeated", lang, times=c.times, unit=unit, per=per, total=_base_cost_text(c, lang))
+
+
+def intensity_text(c: Cost, lang: str | None = None) -> str:
+    i = c.intensity
+    word = t("intensity", lang)
+    return f"{word} {t('n/a', lang)}" if i is None else t("intensity_is", lang, word=word, value=f"{i:.2f}")
+
+
+def total_text(c: Cost, lang: str | None = None, word: bool = True) -> str:
+    """``total 2.0 kFLOP, 96 B; intensity 20.83 FLOP/B`` (``word=False`` leaves out ``total``)."""
+    body = f"{cost_text(c, lang)}{t('semi', lang)}{intensity_text(c, lang)}"
+    return f"{t('total', lang)} {body}" if word else body
+
+
+# ---------------------------------------------------------------- the stepper's stop, a device
+
+def stop_text(stop, lang: str | None = None) -> str | None:
+    """Why a stepper's last move stopped (``engine.stepper.Stop``), in words, or None:
+    ``breakpoint at eqn 2/body/1 (mul)`` / ``在方程 2/body/1（mul）处遇到断点``."""
+    if stop is None:
+        return None
+    return t(f"stop_{stop.kind}", lang, id=stop.eqn.id, prim=stop.eqn.primitive, cond=stop.condition)
+
+
+def device_text(info, lang: str | None = None) -> str:
+    """``cpu:0 (platform cpu, kind cpu, id 0)`` for an ``engine.devices.DeviceInfo``."""
+    return t("device_info", lang, name=info.name, platform=info.platform, kind=info.kind, id=info.id)

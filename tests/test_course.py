@@ -347,3 +347,21 @@ def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
         finally:
             set_default_lang(None)
         assert CJK.search(str(err_zh.value)) and str(err_zh.value) != str(err.value)
+
+
+# ---------------------------------------------------------------- the stored notebooks
+
+NOTEBOOK_BYTES = 500_000        # GitHub's notebook preview gives up on larger files
+
+
+def test_the_course_has_lectures_00_to_16_at_least():
+    numbers = [int(p.name[:2]) for p in LECTURES]
+    assert numbers == list(range(len(numbers))) and len(numbers) >= 17, [p.name for p in LECTURES]
+
+
+@pytest.mark.parametrize("lang", editions.LANGS)
+def test_every_stored_notebook_exists_and_is_light_enough_for_githubs_preview(lang):
+    stored = {p.stem: p.stat().st_size for p in (ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb")}
+    assert sorted(stored) == [p.stem for p in LECTURES]
+    heavy = {name: size for name, size in stored.items() if size > NOTEBOOK_BYTES}
+    assert heavy == {}, f"notebooks/{lang}: over {NOTEBOOK_BYTES} bytes"

@@ -105,13 +105,14 @@ predict(w1, w2, x)
 # %%
 from jaxprlens import trace
 from jaxprlens.model.calls import call_tree
+from jaxprlens.present.words import group_label
 
 program = trace(predict, w1, w2, x)
 for call in call_tree(program).root.walk():
     if call.parent is not None:
         ins = " ".join(v.name for v in call.inputs)
         outs = " ".join(v.name for v in call.outputs)
-        print(f"{'  ' * call.depth}{call.label()}: {len(call.eqns)} eqns, in {ins} -> out {outs}")
+        print(f"{'  ' * call.depth}{group_label(call)}: {len(call.eqns)} eqns, in {ins} -> out {outs}")
 
 # %% [markdown]
 # ## Forward and backward / 前向与反向

@@ -3,6 +3,7 @@ editions."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 
@@ -17,7 +18,7 @@ def write_options(target: Path) -> None:
             continue
         name = ", ".join(f"`{o}`" for o in action.option_strings)
         value = "" if action.nargs == 0 else f" `{action.dest.upper()}`"
-        helptext = (action.help or "").replace("|", "\\|")
+        helptext = _code_options((action.help or "").replace("|", "\\|"))
         rows.append(f"| {name}{value} | {helptext} |")
     text = "\n".join([
         "# Magic options",
@@ -37,6 +38,11 @@ def write_options(target: Path) -> None:
     ])
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
+
+
+def _code_options(text: str) -> str:
+    """``--run`` in help text as code, so Sphinx's smart quotes do not turn its ``--`` into a dash."""
+    return re.sub(r"(?<![\w`])(--[a-z][\w-]*)", r"`\1`", text)
 
 
 def _dedent_doc(doc: str) -> str:

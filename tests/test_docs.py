@@ -132,3 +132,29 @@ def test_views_fit_the_content_width(site, width):
     assert side["top"] >= frame["bottom"] and abs(side["width"] - frame["width"]) <= 1, m
     assert side["hidden"] <= 1 and m["code"]["hidden"] <= 1, m   # the value and code panels show all they hold
     assert frame["hidden"] <= 1 and m["notes"] <= 1, m   # the source column wraps, never cut off with an ellipsis
+
+
+SPILLS = """() => [...document.querySelectorAll('.cell_output .jaxprlens td')]
+  .filter(td => td.offsetParent && td.scrollWidth > td.clientWidth + 1 && getComputedStyle(td).overflowX === 'visible')
+  .map(td => td.className + ': ' + td.textContent.slice(0, 60))"""
+
+
+@pytest.mark.browser
+def test_no_table_cell_runs_over_the_next(site):
+    """Every course page at 1280 px: no cell of a view's table spills into its neighbour (a long param wraps)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    css = (ROOT / "src" / "jaxprlens" / "static" / "jaxprlens.css").read_text(encoding="utf-8")
+    spills = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            for nb in lectures("en"):
+                page.goto((site / "course" / "en" / f"{nb.stem}.html").as_uri())
+                page.evaluate(CURRENT_CSS, css)
+                spills[nb.stem] = page.evaluate(SPILLS)
+        finally:
+            browser.close()
+    assert {k: v for k, v in spills.items() if v} == {}

@@ -303,6 +303,21 @@ sub_rules["cond"] = _first_branch
 }
 
 
+# Lecture 14's exercise 4 is a JVP rule; check_grads must reject these.
+WRONG_RULES = ["""
+def smooth_abs_jvp(primals, tangents):     # the derivative of x**2 + 1, not of its square root
+    (x,), (t,) = primals, tangents
+    return smooth_abs(x), ad.instantiate_zeros(t) * 2. * x
+""", """
+def smooth_abs_jvp(primals, tangents):     # the tangent alone, not the pair
+    (x,), (t,) = primals, tangents
+    return ad.instantiate_zeros(t) * x / smooth_abs(x)
+"""]
+
+# Exercises whose answer is code: the wrong programs their check must reject, by (lecture number, exercise).
+WRONG_CODE = {("09", 1): WRONG_EVALUATORS[1], ("09", 2): WRONG_EVALUATORS[2], ("14", 4): WRONG_RULES}
+
+
 def _prepared(path: Path, n: int) -> dict:
     """A namespace as a student has it at exercise n: the setup and checks cells, earlier exercises solved,
     exercise n run."""
@@ -327,13 +342,13 @@ def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
     assert "Not answered yet" in _run(check, ns), "the placeholder must not fail the check"
     _run(solution, ns)
     assert "Correct!" in _run(check, ns)
-    evaluator = path.name.startswith("09")
-    wrongs = WRONG_EVALUATORS[n] if evaluator else _wrong(ns[f"answer_{n}"])
+    code = WRONG_CODE.get((path.name[:2], n))
+    wrongs = code if code is not None else _wrong(ns[f"answer_{n}"])
     assert wrongs
     for wrong in wrongs:
         trial = _prepared(path, n)
         _run(solution, trial)
-        if evaluator:
+        if code is not None:
             _run(wrong, trial)
         else:
             trial[f"answer_{n}"] = wrong

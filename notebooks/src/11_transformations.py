@@ -33,10 +33,10 @@
 # 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
 #
 # **Goal.** Read the jaxprs of `grad`, `vmap` and the other transformations, and tell which equations each rule
-# added. **Time:** 45 minutes.
+# added. **Time:** 55 minutes.
 #
 # **目标**：读懂 `grad`、`vmap` 等变换的 jaxpr，并指出每条规则加入了哪些方程。
-# **时长**：45 分钟。
+# **时长**：55 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -204,6 +204,89 @@ print(g.stepper().run().outputs)
 print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))
 
 # %% [markdown]
+# ## Rules you write: `custom_jvp_call` and `custom_vjp_call` / 你写的规则：`custom_jvp_call` 与 `custom_vjp_call`
+#
+# Trace `jax.nn.relu` and the first equation is not `max` but `custom_jvp_call`. `relu` is a
+# `jax.custom_jvp` function: its body (`call_jaxpr`, here a `jit` of `max`) says what it computes, and its
+# `jvp_jaxpr_fun` param (JAX's printer shows it as `jvp=jvp`) is a derivative rule its author wrote. Without transformations the body runs. Under `grad`,
+# JAX ignores the body's own rules and traces the custom rule instead.
+#
+# trace `jax.nn.relu`，第一个方程不是 `max`，而是 `custom_jvp_call`。`relu` 是一个 `jax.custom_jvp` 函数：它的体
+# （`call_jaxpr`，这里是对 `max` 的一个 `jit`）说明它计算什么，参数 `jvp_jaxpr_fun`（JAX 的打印器显示为 `jvp=jvp`）
+# 是作者写的求导规则。没有变换时执行的是体。
+# 在 `grad` 之下，JAX 不用体中各原语自己的规则，而是 trace 这条自定义规则。
+
+# %%
+%%jaxpr
+def relu_sum(x):
+    return jnp.sum(jax.nn.relu(x))
+
+relu_sum(jnp.array([-1., 0., 2.]))
+
+# %% tags=["needs-feature"]
+%%jaxpr --graph
+relu_sum(jnp.array([-1., 0., 2.]))
+
+# %% [markdown]
+# The gradient keeps `custom_jvp_call` for the forward value and adds the equations of relu's rule: `gt`
+# builds the mask `x > 0`, `select_n` picks 1 or 0. `max`'s own JVP rule would split the tie at 0 and give 0.5
+# there; relu's rule gives 0. The rule is visible in the jaxpr, not only in the numbers:
+#
+# 梯度保留 `custom_jvp_call` 来算前向值，并加入 relu 规则的方程：`gt` 生成掩码 `x > 0`，`select_n` 选出 1 或 0。
+# `max` 自己的 JVP 规则在 0 处会平分，给出 0.5；relu 的规则给出 0。规则在 jaxpr 中看得见，而不只是体现在数值上：
+
+# %%
+%%jaxpr --transform grad
+relu_sum(jnp.array([-1., 0., 2.]))
+
+# %%
+print(jax.grad(relu_sum)(jnp.array([-1., 0., 2.])),
+      jax.grad(lambda x: jnp.sum(jnp.maximum(x, 0.)))(jnp.array([-1., 0., 2.])))
+
+# %% [markdown]
+# In the debugger, Step into on `custom_jvp_call` enters its body (`call_jaxpr`), and the `jit` inside it
+# opens in turn:
+#
+# 在调试器中，对 `custom_jvp_call` 按“步入”会进入它的体（`call_jaxpr`），其中的 `jit` 也可以再步入：
+
+# %% tags=["needs-feature"]
+%%jaxpr --debug
+relu_sum(jnp.array([-1., 0., 2.]))
+
+# %% [markdown]
+# `jax.custom_vjp` is the reverse-mode twin: a forward function `fwd` that saves residuals and a backward
+# function `bwd` that maps output cotangents to input cotangents. `clip_gradient` is the identity going forward
+# and clips the cotangent going back. Its jaxpr shows `custom_vjp_call` with `fwd` and `bwd` params; the jaxpr
+# of its gradient has no `custom_vjp_call` at all, only what `bwd` did (a `jit` of `clip`).
+#
+# `jax.custom_vjp` 是反向模式的对应物：前向函数 `fwd` 保存残差，反向函数 `bwd` 把输出的余切映射为输入的余切。
+# `clip_gradient` 前向是恒等映射，反向时裁剪余切。它的 jaxpr 中是带 `fwd`、`bwd` 参数的 `custom_vjp_call`；它的梯度的
+# jaxpr 里根本没有 `custom_vjp_call`，只有 `bwd` 做过的事（对 `clip` 的一个 `jit`）。
+
+# %%
+@jax.custom_vjp
+def clip_gradient(x):
+    return x
+
+def clip_fwd(x):
+    return x, None
+
+def clip_bwd(_, g):
+    return (jnp.clip(g, -1., 1.),)
+
+clip_gradient.defvjp(clip_fwd, clip_bwd)
+
+def scaled_loss(x):
+    return jnp.sum(clip_gradient(x) * 3.)
+
+print(jax.make_jaxpr(scaled_loss)(jnp.ones(3)).pretty_print(use_color=False))
+print(jax.grad(scaled_loss)(jnp.ones(3)))
+
+# %%
+%%jaxpr --transform grad
+scaled_loss(jnp.ones(3))
+
+# %% [markdown]
 # ## Below the jaxpr: StableHLO / jaxpr 之下：StableHLO
 #
 # `--lower` shows the StableHLO module that `jax.jit(f).lower(...)` produces, with each equation linked to
@@ -315,6 +398,29 @@ check(answer_3, len(scans),
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
 answer_3 = 2
+
+# %% [markdown]
+# **Exercise 4 / 练习 4.** Does the jaxpr of `jax.grad(soft)` contain a `max` equation at its top level (outside
+# the `custom_jvp_call`)? Answer with a bool.
+#
+# `jax.grad(soft)` 的 jaxpr 在顶层（`custom_jvp_call` 之外）有没有 `max` 方程？用布尔值作答。
+
+# %% tags=["exercise-4"]
+def soft(x):
+    return jnp.sum(jax.nn.relu(x) * x)
+
+answer_4 = None  # a bool / 一个布尔值
+
+# %% tags=["check-4"]
+top = [e.primitive.name for e in make_jaxpr(jax.grad(soft))(jnp.ones(3)).jaxpr.eqns]
+check(answer_4, "max" in top,
+      "relu's custom JVP rule replaces the rules of the equations in its body: the derivative is a gt and a "
+      "select_n; the max stays inside custom_jvp_call, which computes the forward value.",
+      "relu 的自定义 JVP 规则取代了它体中各方程的规则：导数由 gt 和 select_n 给出；max 留在 custom_jvp_call 里面，"
+      "只用来计算前向值。")
+
+# %% tags=["solution-4"] jupyter={"source_hidden": true}
+answer_4 = False
 
 # %% [markdown]
 # **Takeaway / 小结**: transformations apply their rules while tracing, and `make_jaxpr` of the transformed

@@ -20,10 +20,10 @@
 # 做决定。
 #
 # **Goal.** Recognise the tracing errors and surprises that every JAX user meets, read them in the jaxpr,
-# and fix each one. **Time:** 40 minutes.
+# and fix each one. **Time:** 55 minutes.
 #
 # **目标**：认出每个 JAX 用户都会遇到的 trace 错误与意外，在 jaxpr 中看清它们，并逐一修复。
-# **时长**：40 分钟。
+# **时长**：55 分钟。
 #
 # Cells below that are meant to fail catch the error and print its type and first line, so the notebook
 # still runs from top to bottom.
@@ -258,6 +258,124 @@ print(stepper.stop.kind, stepper.stop.eqn.id, stepper.stop.eqn.primitive)  # why
 risky(jnp.array([2., 0.5]))
 
 # %% [markdown]
+# ## Leaked tracers: `UnexpectedTracerError` / 泄漏的 tracer：`UnexpectedTracerError`
+#
+# A tracer belongs to one trace. If your function stores it somewhere that outlives the trace (a global list,
+# an attribute of an object), the tracer **leaks**: once `jit` has finished tracing, it stands for a value of
+# a program that is no longer being built (lecture 15 builds the same check). Using it raises
+# `UnexpectedTracerError`; `jax.checking_leaks()` reports the leak where it happens, at the end of the trace.
+#
+# tracer 属于某一个 trace。如果函数把它存到比 trace 活得更久的地方（全局列表、某个对象的属性），tracer 就**泄漏**了：
+# `jit` 完成 trace 之后，它代表的是一个已不再构造的程序中的值（第 15 讲实现了同样的检查）。使用它会抛出
+# `UnexpectedTracerError`；`jax.checking_leaks()` 则在泄漏发生处、也就是 trace 结束时报告它。
+
+# %%
+saved = []
+
+def remember(x):
+    saved.append(x)         # a side effect: the tracer outlives the trace / 副作用：tracer 比 trace 活得更久
+    return x * 2.
+
+jax.jit(remember)(1.)
+print(type(saved[0]).__name__)
+show_error(lambda: saved[0] + 1.)
+with jax.checking_leaks():
+    show_error(jax.jit(lambda x: remember(x)), 1.)   # a fresh jit: it traces again / 新的 jit：会重新 trace
+
+# %% [markdown]
+# The fix: return what you need instead of storing it, or store concrete values outside the transformed
+# function.
+#
+# 修复方法：把需要的东西作为返回值，而不是存起来；或者在被变换的函数之外保存具体的值。
+
+# %% [markdown]
+# ## Retracing and recompilation / 重新 trace 与重新编译
+#
+# `jit` keeps one compiled program per **input type** (shape, dtype, weak type) and per value of each static
+# argument. A new shape, a new dtype or a new static value means a new trace and a new compilation; a new
+# value of a traced argument does not. The Python body runs once per trace, so a list it appends to counts
+# them. (`jax.config.update("jax_log_compiles", True)` logs each compilation, and `jax_explain_cache_misses`
+# says why the cache missed.)
+#
+# `jit` 为每种**输入类型**（形状、dtype、弱类型）以及每个静态参数的每个值保存一个编译好的程序。新的形状、新的 dtype 或
+# 新的静态值都意味着重新 trace、重新编译；被 trace 参数的新值则不会。Python 函数体每 trace 一次就运行一次，所以它追加
+# 的列表可以计数。（`jax.config.update("jax_log_compiles", True)` 会记录每次编译，`jax_explain_cache_misses` 会说明
+# 缓存为何未命中。）
+
+# %%
+traces = []
+
+def scaled_sum(x, n):
+    traces.append((x.shape, str(x.dtype), n))
+    return jnp.sum(x) * n
+
+fast = jax.jit(scaled_sum, static_argnums=1)
+for x, n in [(jnp.ones(3), 2), (jnp.zeros(3), 2), (jnp.ones(4), 2), (jnp.ones(3), 3), (jnp.ones(3, jnp.int32), 2)]:
+    fast(x, n)
+print(len(traces), traces)
+
+# %% [markdown]
+# Five calls, four traces: only `jnp.zeros(3)` reused a program. In a training loop, a batch whose last size
+# differs, or a Python number passed where an array was before, silently compiles again.
+#
+# 五次调用，四次 trace：只有 `jnp.zeros(3)` 复用了已有的程序。在训练循环中，大小不同的最后一个批次，或者原来传数组、
+# 现在传 Python 数，都会悄无声息地再编译一次。
+
+# %% [markdown]
+# ## Global state is frozen at trace time / 全局状态在 trace 时被冻结
+#
+# A global Python number read by the function is a **literal** of the jaxpr, and a global array is a
+# **constvar** (lecture 3): both are copied into the program when it is traced. Changing the global later does
+# not change the compiled function, until something makes it trace again.
+#
+# 函数读取的全局 Python 数是 jaxpr 中的**字面量**，全局数组则是 **constvar**（第 3 讲）：两者都在 trace 时被复制进程序。
+# 之后再修改这个全局变量，不会改变已编译的函数，直到某种原因使它重新 trace。
+
+# %%
+scale = 2.
+
+def times_scale(x):
+    return x * scale
+
+times_scale_jit = jax.jit(times_scale)
+print(make_jaxpr(times_scale)(1.).pretty_print(use_color=False))
+print(times_scale_jit(1.))
+scale = 10.
+print(times_scale_jit(1.), times_scale_jit(jnp.ones(2)))
+
+# %% [markdown]
+# After `scale = 10.` the compiled function still multiplies by the traced `2.0`; only the call with a new shape,
+# which traces again, sees `10.`. The fix: pass what changes as an argument (traced, or static if Python must
+# see it).
+#
+# `scale = 10.` 之后，编译好的函数仍然乘以 trace 时的 `2.0`；只有换了新形状、因而重新 trace 的那次调用才看到 `10.`。
+# 修复方法：把会变化的东西作为参数传入（被 trace 的参数；如果 Python 必须看到它的值，就用静态参数）。
+
+# %% [markdown]
+# ## Out-of-bounds indexing: clamp, fill or drop / 越界索引：钳制、填充或丢弃
+#
+# An accelerator cannot raise an exception in the middle of a kernel, so an index out of range is never an
+# error under `jit`. What happens is written in the jaxpr. `x[i]` with a traced `i` becomes `dynamic_slice`,
+# which **clamps** the start into range: `x[10]` of five elements reads `x[4]`. `x.at[i].get(mode="fill")` is a
+# `gather` with `mode=GatherScatterMode.FILL_OR_DROP` and gives the fill value; `x.at[i].set(v)` is a `scatter`
+# whose out-of-range updates are **dropped**. The `lt`, `add`, `select_n` before them wrap negative indices.
+#
+# 加速器无法在 kernel 执行中途抛出异常，所以在 `jit` 之下，越界索引从来不是错误。会发生什么写在 jaxpr 里。被 trace 的
+# `i` 做 `x[i]` 会变成 `dynamic_slice`，它把起始位置**钳制**到范围之内：五个元素的 `x[10]` 读到的是 `x[4]`。
+# `x.at[i].get(mode="fill")` 是带 `mode=GatherScatterMode.FILL_OR_DROP` 的 `gather`，返回填充值；`x.at[i].set(v)` 是
+# `scatter`，越界的更新被**丢弃**。它们前面的 `lt`、`add`、`select_n` 用来处理负索引。
+
+# %%
+def read_three_ways(x, i):
+    return x[i], x.at[i].get(mode="fill", fill_value=-1.), x.at[i].set(99.)
+
+print(jax.jit(read_three_ways)(jnp.arange(5.), 10))
+
+# %%
+%%jaxpr
+read_three_ways(jnp.arange(5.), 10)
+
+# %% [markdown]
 # ## Exercises / 练习
 #
 # Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
@@ -337,10 +455,64 @@ check(answer_2, len(lines),
 answer_2 = 3
 
 # %% [markdown]
+# **Exercise 3 / 练习 3.** What does `jax.jit(at)(jnp.arange(5), 7)` return? Answer with an int.
+#
+# `jax.jit(at)(jnp.arange(5), 7)` 返回什么？用整数作答。
+
+# %% tags=["exercise-3"]
+def at(x, i):
+    return x[i]
+
+answer_3 = None  # an int / 一个整数
+
+# %% tags=["check-3"]
+check(answer_3, int(jax.jit(at)(jnp.arange(5), 7)),
+      "No error under jit: x[i] with a traced i is a dynamic_slice, which clamps the start into range, so index "
+      "7 of five elements reads the last one.",
+      "jit 之下不会报错：被 trace 的 i 做 x[i] 是 dynamic_slice，它把起始位置钳制到范围之内，所以五个元素的索引 7 "
+      "读到的是最后一个。")
+
+# %% tags=["solution-3"] jupyter={"source_hidden": true}
+answer_3 = 4
+
+# %% [markdown]
+# **Exercise 4 / 练习 4.** `jax.jit(norm, static_argnums=1)` is called on the six argument pairs in `calls`. How
+# many times is `norm` traced? Answer with an int.
+#
+# 在 `calls` 中的六组参数上调用 `jax.jit(norm, static_argnums=1)`。`norm` 会被 trace 几次？用整数作答。
+
+# %% tags=["exercise-4"]
+calls = [(jnp.ones(3), 2), (jnp.ones(3) * 5., 2), (jnp.ones(3), 1),
+         (jnp.ones((3, 1)), 2), (jnp.ones(3, jnp.int32), 2), (jnp.zeros(3), 2)]
+answer_4 = None  # an int / 一个整数
+
+# %% tags=["check-4"]
+seen = []
+
+def norm(x, p):          # defined here: a fresh function, so a fresh cache / 在这里定义：新函数，新缓存
+    seen.append(1)
+    return jnp.sum(jnp.abs(x) ** p) ** (1. / p)
+
+norm_jit = jax.jit(norm, static_argnums=1)
+for args in calls:
+    norm_jit(*args)
+check(answer_4, len(seen),
+      "One trace per new (shape, dtype, static value): f32[3] with p=2, f32[3] with p=1, f32[3,1] with p=2 and "
+      "i32[3] with p=2. New values of a traced argument reuse the program.",
+      "每个新的（形状、dtype、静态值）组合 trace 一次：p=2 的 f32[3]、p=1 的 f32[3]、p=2 的 f32[3,1]、p=2 的 i32[3]。"
+      "被 trace 参数取新的值会复用已有程序。")
+
+# %% tags=["solution-4"] jupyter={"source_hidden": true}
+answer_4 = 4
+
+# %% [markdown]
 # **Takeaway / 小结**: Python runs once, at trace time, on values without values. Use `static_argnums` for
 # what is known before the call, `lax.cond`/`jnp.where` and `fori_loop`/`scan` for what is decided at run
-# time, `jax.debug.print` to see values, and `break_on_nan` (or `jax_debug_nans`) to find the first NaN.
+# time, `jax.debug.print` to see values, and `break_on_nan` (or `jax_debug_nans`) to find the first NaN. Keep
+# tracers inside the function, pass what changes as arguments, watch for new shapes that retrace, and read the
+# `mode` of a gather or scatter to know what an index out of range does.
 #
 # Python 只在 trace 时运行一次，面对的是没有值的 tracer。调用前已知的东西用 `static_argnums`；运行时才决定的东西用
 # `lax.cond`/`jnp.where` 与 `fori_loop`/`scan`；想看值就用 `jax.debug.print`；要找第一个 NaN 就用 `break_on_nan`
-# （或 `jax_debug_nans`）。
+# （或 `jax_debug_nans`）。tracer 不要带出函数，会变化的东西作为参数传入，留意会引起重新 trace 的新形状，读 gather 或
+# scatter 的 `mode` 就知道越界索引会怎样。

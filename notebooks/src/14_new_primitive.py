@@ -21,10 +21,10 @@
 # 各个视图里看看它带来了什么。
 #
 # **Goal.** Define a primitive with all six rules and read each rule at work in the table, the debugger and
-# the grad and vmap views. **Time:** 50 minutes.
+# the grad and vmap views. **Time:** 60 minutes.
 #
 # **目标**：为一个原语定义全部六条规则，并在表格、调试器以及 grad 和 vmap 视图中看到每条规则的作用。
-# **时长**：50 分钟。
+# **时长**：60 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -232,6 +232,60 @@ running_sum(jnp.ones((4, 2)))
 loss(x)
 
 # %% [markdown]
+# ## Your turn: a rule of your own / 轮到你了：自己写一条规则
+#
+# `smooth_abs(x) = sqrt(x² + 1)` is a second primitive, with impl, abstract eval and lowering already given.
+# It is not linear, so its JVP rule must multiply the tangent by the derivative at `x`. The check runs
+# `jax.test_util.check_grads`, which compares your rule's forward and reverse derivatives with finite
+# differences; reverse mode works without a transpose rule of yours, because your tangent is built from
+# `mul` and `div`, which JAX already knows how to transpose.
+#
+# `smooth_abs(x) = sqrt(x² + 1)` 是第二个原语，求值、抽象求值和 lowering 都已给出。它不是线性的，所以它的 JVP 规则
+# 必须把切向量乘上 `x` 处的导数。检查用 `jax.test_util.check_grads` 把你的规则给出的前向与反向导数和有限差分比较；
+# 反向模式不需要你写转置规则，因为你的切向量由 `mul` 和 `div` 构成，JAX 已经知道如何转置它们。
+
+# %% tags=["setup"]
+from jax.test_util import check_grads
+from jaxprlens.exercise import fail, passed, pending
+
+smooth_abs_p = Primitive("smooth_abs")
+
+
+def smooth_abs(x):
+    """sqrt(x**2 + 1): like abs, but smooth at 0."""
+    return smooth_abs_p.bind(x)
+
+
+def smooth_abs_impl(x):
+    return jnp.sqrt(x * x + 1.)
+
+
+_ = smooth_abs_p.def_impl(smooth_abs_impl)
+_ = smooth_abs_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
+mlir.register_lowering(smooth_abs_p, mlir.lower_fun(smooth_abs_impl, multiple_results=False))
+
+
+def check_jvp_rule(rule):
+    """Register ``rule`` as smooth_abs's JVP rule and compare its derivatives with finite differences."""
+    ad.primitive_jvps[smooth_abs_p] = rule
+    points = jnp.array([-2., -0.5, 0.3, 1.5])
+    try:
+        check_grads(lambda x: jnp.sum(smooth_abs(x) * x), (points,), order=1, modes=("fwd", "rev"),
+                    eps=1e-2, atol=1e-2, rtol=1e-2)     # float32: a coarser step / float32：步长放大一些
+    except NotImplementedError:
+        pending("write smooth_abs_jvp", "写好 smooth_abs_jvp")
+    except AssertionError:
+        fail("your rule's derivative differs from the finite differences.",
+             "你的规则给出的导数与有限差分不符。",
+             "d/dx sqrt(x² + 1) = x / sqrt(x² + 1): multiply the tangent by that.",
+             "d/dx sqrt(x² + 1) = x / sqrt(x² + 1)：把切向量乘上它。")
+    except Exception as e:  # the student's code / 学生的代码
+        fail(f"the rule raised {type(e).__name__}: {e}.", f"规则出错（{type(e).__name__}：{e}）。",
+             "Return a pair: the primal result and the tangent result.", "返回一对值：原始结果与切向量结果。")
+    else:
+        passed()
+
+# %% [markdown]
 # ## Exercises / 练习
 #
 # Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
@@ -311,6 +365,27 @@ check(answer_3, np.asarray(pull_back(jnp.ones(4))[0]).tolist(),
 # The running sum from the other end: 4, 3, 2, 1 (it does not depend on x: the primitive is linear).
 # 从另一端求累计和：4、3、2、1（与 x 无关：这个原语是线性的）。
 answer_3 = [4.0, 3.0, 2.0, 1.0]
+
+# %% [markdown]
+# **Exercise 4 / 练习 4.** Write `smooth_abs_jvp(primals, tangents)`: return `smooth_abs(x)` and the tangent of
+# the result. Make a symbolic zero tangent concrete first, as `running_sum_jvp` does.
+#
+# 写出 `smooth_abs_jvp(primals, tangents)`：返回 `smooth_abs(x)` 以及结果的切向量。像 `running_sum_jvp` 那样，先把
+# 符号零切向量实体化。
+
+# %% tags=["exercise-4"]
+def smooth_abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    raise NotImplementedError  # your turn / 轮到你了
+
+# %% tags=["check-4"]
+check_jvp_rule(smooth_abs_jvp)
+
+# %% tags=["solution-4"] jupyter={"source_hidden": true}
+def smooth_abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = smooth_abs(x)
+    return y, ad.instantiate_zeros(t) * (x / y)
 
 # %% [markdown]
 # **Takeaway / 小结**: a primitive is a name plus rules: impl, abstract eval, lowering, JVP, transpose and

@@ -286,3 +286,269 @@ def test_args_and_devices():
         program.stepper(device="cpu:99")
     with pytest.raises(ValueError, match="2 inputs"):
         program.stepper(jnp.ones(8))
+
+
+# ---------------------------------------------------------------- what if: set_value, edits, changed
+
+def _mlp(x, w, b):
+    h = jnp.tanh(x @ w + b)
+    def body(c, xi):
+        return c * 0.5 + xi, c
+    c, ys = jax.lax.scan(body, jnp.zeros(h.shape[1:]), h)
+    return c.sum(), ys * 2.0
+
+
+MLP_ARGS = (jnp.linspace(-1., 1., 12).reshape(3, 4), jnp.linspace(0., 1., 20).reshape(4, 5), jnp.ones(5))
+
+
+def test_set_value_on_an_input_equals_jit_with_that_input():
+    program = trace(_mlp, *MLP_ARGS)
+    st = program.stepper()
+    x2 = MLP_ARGS[0].at[1, 2].set(jnp.nan)
+    st.set_value("a", x2)                  # the first input, before any step
+    assert [(e.name, e.where) for e in st.edits] == [("a", "eqn 0")]
+    st.run()
+    assert_same(st.outputs, jax.jit(_mlp)(x2, *MLP_ARGS[1:]))
+    assert st.jit_check().status == "edited"
+    while st.edits:                        # back past the edit undoes it
+        st.back()
+    assert st.position == 0 and not st.changed
+    st.run()
+    assert_same(st.outputs, jax.jit(_mlp)(*MLP_ARGS))
+    assert st.jit_check().status in ("equal", "close")
+
+
+def test_set_value_on_a_computed_value_equals_jit_of_the_rest():
+    def f(x, y):
+        a = jnp.sin(x) * y
+        return jnp.cos(a) + x, a.sum()
+
+    def rest(x, a):                        # f from `a` on
+        return jnp.cos(a) + x, a.sum()
+
+    x, y = jnp.arange(4.), jnp.full(4, 2.)
+    program = trace(f, x, y)
+    st = program.stepper()
+    mul = next(e for e in program.eqns if e.primitive == "mul")
+    a = mul.outvars[0].name                                   # the program's name for `a`
+    st.goto(mul.index + 1)
+    new = jnp.array([1., -2., 3., 0.5], jnp.float32)
+    st.set_value(a, new)
+    assert np.array_equal(st.last_outputs[0], new)          # the panel shows the edited value
+    assert {v.name for v in st.changed} == {a}
+    st.run()
+    assert_same(st.outputs, jax.jit(rest)(x, new))
+    assert {v.name for v in st.changed} == {a} | {v.name for e in program.eqns[mul.index + 1:] for v in e.outvars}
+    assert not {v.name for v in program.invars} & {v.name for v in st.changed}    # upstream: unchanged
+    while st.edits:                                           # back over the run, then over the edit
+        st.back()
+    assert st.position == mul.index + 1 and not st.edits and not st.changed
+    assert np.array_equal(st.env_names[a], jnp.sin(x) * y)
+
+
+def test_changed_goes_into_and_out_of_loop_bodies():
+    program = trace(_mlp, *MLP_ARGS)
+    st = program.stepper()
+    scan = next(e for e in program.eqns if e.primitive == "scan")
+    st.goto(scan.index)
+    h = scan.invars[-1]                    # the xs of the scan: the tanh
+    st.set_value(h.name, jnp.zeros(h.aval.shape, h.aval.dtype).at[2, 0].set(jnp.nan))
+    st.step_into()
+    body = st.frame.program
+    xs_binder = body.invars[-1]
+    assert xs_binder in st.changed         # iteration 0's slice of the edited xs
+    assert not st.changed & set(body.invars[:-1])           # the consts and the carry of iteration 0 are not
+    while st.depth > 1:
+        st.step_into()
+    assert {v.name for v in scan.outvars} <= {v.name for v in st.changed}
+    st.run()
+    h_edited = jnp.zeros(h.aval.shape, h.aval.dtype).at[2, 0].set(jnp.nan)
+
+    def tail(h):                           # _mlp from the scan on
+        c, ys = jax.lax.scan(lambda c, xi: (c * 0.5 + xi, c), jnp.zeros(h.shape[1:]), h)
+        return c.sum(), ys * 2.0
+
+    assert_same(st.outputs, jax.jit(tail)(h_edited))
+    ys = np.asarray(st.outputs[1])
+    assert np.isnan(ys[3:, 0]).all() and not np.isnan(ys[:3]).any()     # the NaN enters the carry at iteration 2
+
+
+def test_set_value_in_a_while_cond_frame_reaches_the_body():
+    def f(x):
+        return jax.lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.), (0, x))
+
+    program = trace(f, jnp.ones(3))
+    st = program.stepper()
+    st.step_into()                          # into the cond of iteration 0
+    assert st.frame.kind == "while_cond"
+    carry = st.frame.program.invars[-1]
+    st.set_value(carry.name, jnp.full(3, 3., jnp.float32))
+    st.run()
+    assert_same(st.outputs, jax.jit(f)(jnp.full(3, 3.)))
+
+
+def test_set_value_refuses_what_it_cannot_set():
+    program = trace(lambda x: (jnp.sin(x) * 2.).sum(), jnp.ones(3))
+    st = program.stepper()
+    with pytest.raises(ValueError) as info:
+        st.set_value("a", jnp.ones(4))
+    assert str(info.value) == ("a is f32[3], but the value given is f32[4]: pass a value of the same shape and "
+                               "dtype, e.g. jnp.asarray(value, jnp.float32)")
+    with pytest.raises(ValueError, match="a is f32.3., but the value given is i32.3."):
+        st.set_value("a", jnp.ones(3, jnp.int32))
+    with pytest.raises(ValueError) as info:
+        st.set_value("c", jnp.ones(3))
+    assert str(info.value) == "c is computed by eqn 1 (mul), which has not run yet (at eqn 0): step past it first, then set it"
+    with pytest.raises(ValueError) as info:
+        st.set_value("zz", 1.)
+    assert str(info.value) == "no value 'zz' is defined at eqn 0 (the values defined here: a)"
+    with pytest.raises(ValueError, match="shape"):
+        st.set_value("a", [1., 2.])
+    st.set_value("a", [1, 2, 3])                              # a list of numbers becomes f32[3]
+    assert st.env_names["a"].dtype == jnp.float32 and not st.history_truncated
+    st.run()
+    assert float(st.outputs) == pytest.approx(2 * float(jnp.sin(jnp.array([1., 2., 3.])).sum()))
+
+
+# ---------------------------------------------------------------- endings and the comparison with jax.jit
+
+def test_step_out_at_the_top_level_says_it_ran_to_the_end():
+    from jaxprlens.views.dbgstate import StateView
+    program, want = traced("func1")
+    st = program.stepper()
+    st.step_out()
+    assert st.done and st.ended == "out_top" and st.stop is None
+    assert StateView(st, "en").ended_text() == ("Step out at the top level: there is no caller to return to, so it "
+                                                "ran on to the end, like Continue")
+    st.back()
+    assert st.ended is None
+
+
+def test_a_run_whose_condition_never_fires_says_so():
+    from jaxprlens.views.dbgstate import StateView
+    program, want = traced("func1")
+    st = program.stepper()
+    st.add_condition("max > 1e9")
+    st.run()
+    assert st.done and st.stop is None and st.ended == "no_stop"
+    assert StateView(st, "en").ended_text() == "ran to the end: no breakpoint or condition fired (max > 1e9)"
+    assert "max > 1e9" in StateView(st, "zh").ended_text()
+    st.reset().add_breakpoint(primitive="no_such_primitive")
+    st.run()
+    assert StateView(st, "en").ended_text() == ("ran to the end: no breakpoint or condition fired (max > 1e9, "
+                                                "1 breakpoint)")
+    st.reset().add_condition("any NaN")
+    st.step()
+    st.remove_condition("max > 1e9"), st.remove_condition("any NaN"), st.clear_breakpoints()
+    st.run()
+    assert st.ended is None                 # nothing was set to fire: nothing to say
+
+
+def test_jit_check_rounding_is_calm_and_a_real_difference_warns():
+    from jaxprlens.views.dbgstate import jit_note
+    program = trace(lambda x: (jnp.sin(x) * 3., x.astype(jnp.int32)), jnp.arange(4.0))
+    st = program.stepper()
+    assert st.jit_check().status == "running"
+    st.run()
+    assert st.jit_check().status == "equal" and jit_note(st.jit_check(), "en") is None
+    good = jnp.sin(jnp.arange(4.0)) * 3.
+    rounding = [good.at[1].add(3e-7), jnp.arange(4, dtype=jnp.int32)]
+    check = st.jit_check(want=rounding)
+    assert (check.status, check.differing, check.total, check.outputs, check.path) == ("close", 1, 8, 1, "out[0]")
+    assert 1e-7 < check.max_abs < 1e-6
+    kind, text = jit_note(check, "en")
+    assert kind == "jit" and text.startswith("Compared with jax.jit: 1 of 8 values differ in the last digits, by at "
+                                             "most 2.4e-07") and "within the tolerance (rtol 0.0001, atol 1e-06)" in text
+    assert "reassociate" in text and "bfloat16" not in text
+    wrong = [good.at[1].add(0.5), jnp.arange(4, dtype=jnp.int32)]
+    check = st.jit_check(want=wrong)
+    assert check.status == "differ" and check.max_abs == pytest.approx(0.5)
+    kind, text = jit_note(check, "en")
+    assert kind == "jitdiff" and "beyond the tolerance" in text and "jit_rtol=" in text
+    assert st.jit_check(want=wrong, rtol=0.5).status == "close"           # a tolerance the user sets
+    assert program.stepper(jit_rtol=0.5).run().jit_check(want=wrong).status == "close"
+    ints = st.jit_check(want=[good, jnp.array([0, 1, 3, 3], jnp.int32)])
+    assert (ints.status, ints.path) == ("differ", "out[1]")
+    typed = st.jit_check(want=[good.astype(jnp.float16), rounding[1]])
+    assert typed.status == "mismatch" and typed.detail == "out[0] is f32[4] stepped but f16[4] compiled"
+
+
+def test_casts_eager_vs_a_jit_that_elides_the_round_trip():
+    """On a GPU XLA elides f32 -> bf16 -> f32: jax.jit's third output is x itself, the stepper's is x
+    rounded to bf16.  That is accepted (and named); a stepping bug of the same size as a real one is not."""
+    from jaxprlens.views.dbgstate import jit_note
+    fn, args = CORPUS["casts"]
+    program = trace(fn, *args)
+    st = program.stepper().run()
+    assert st.low_precision() == "bfloat16"
+    x = args[0]
+    elided = list(jax.jit(fn)(*args))
+    elided[2] = x                                           # what a compiler that keeps excess precision gives
+    assert not np.array_equal(np.asarray(elided[2]), np.asarray(st.outputs[2]))
+    check = st.jit_check(want=elided)
+    assert check.status == "close" and check.low == "bfloat16" and check.rtol == pytest.approx(2 ** -6)
+    kind, text = jit_note(check, "en")
+    assert kind == "jit" and "float32 → bfloat16 → float32" in text and "GPU" in text
+    buggy = list(elided)
+    buggy[2] = x * 1.1                                      # e.g. a wrong constant: 10%, far past bf16 rounding
+    assert st.jit_check(want=buggy).status == "differ"
+    buggy = list(elided)
+    buggy[0] = buggy[0] + 1                                 # an int output off by one
+    assert st.jit_check(want=buggy).status == "differ"
+
+
+def test_jit_check_is_skipped_past_its_budget():
+    from jaxprlens.views.dbgstate import jit_note
+    program, _ = traced("func1")
+    st = program.stepper(jit_budget=1).run()
+    check = st.jit_check()
+    assert (check.status, check.eqns, check.budget) == ("skipped", len(list(program.walk())), 1)
+    assert jit_note(check, "en")[1].startswith(f"Not compared with jax.jit: the program has {check.eqns} "
+                                               "equations, past the budget of 1")
+    assert st.jit_check(budget=None).status in ("equal", "close")
+
+
+def test_a_callback_that_raises_asynchronously_raises_at_its_own_eqn(monkeypatch):
+    """On a GPU the callback's step returns and its error comes when the result is used (the next eqn).
+    Simulated on CPU: its bind gives a value whose error shows only when waited for."""
+    class Late:
+        def __init__(self, aval):
+            self.aval, self.shape, self.dtype = aval, aval.shape, aval.dtype
+
+        def block_until_ready(self):
+            raise RuntimeError("callback failed (asynchronously)")
+
+    def f(x):
+        y = x + 1.
+        z = jax.pure_callback(lambda v: v, jax.ShapeDtypeStruct(x.shape, x.dtype), y)
+        return z * 2.
+
+    program = trace(f, jnp.ones(2))
+    prim = program.eqns[1].raw.primitive
+    assert program.eqns[1].primitive == "pure_callback"
+    monkeypatch.setattr(prim, "bind", lambda *a, **k: [Late(jax.typeof(jnp.ones(2)))])
+    st = program.stepper()
+    st.step()
+    with pytest.raises(RuntimeError, match="asynchronously"):
+        st.step()
+    assert st.position == 1 and st.last_eqn.id == "0"     # raised at eqn 1, nothing written
+    assert st.back() and st.position == 0
+    monkeypatch.undo()
+    st.run()
+    assert_same(st.outputs, jax.jit(f)(jnp.ones(2)))
+
+
+def test_a_callback_inside_a_jit_raises_at_the_jit_eqn():
+    def boom(v):
+        raise RuntimeError("inner callback failed")
+
+    def f(x):
+        y = jax.jit(lambda v: jax.pure_callback(boom, jax.ShapeDtypeStruct(v.shape, v.dtype), v) * 3.)(x + 1.)
+        return y - 1.
+
+    program = trace(f, jnp.ones(2))
+    st = program.stepper()
+    st.step()
+    with pytest.raises(Exception, match="inner callback failed"):
+        st.step()
+    assert st.position == 1

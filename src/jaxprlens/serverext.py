@@ -13,23 +13,46 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE_KEY = "jaxprlens"
 
 
-def strip_live_widgets(nb: dict) -> int:
-    """Drop the widget view from every live debugger output of ``nb`` (a notebook as a dict); how many."""
+def strip_live_widgets(nb) -> int:
+    """Drop the widget view from every live debugger output of ``nb`` (a notebook as a dict); how many.
+
+    Never raises: a cell or output of an unexpected shape is skipped (the others are still stripped), and
+    nothing but the widget view of our own outputs is touched."""
     n = 0
-    for cell in nb.get("cells", []):
-        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
-            live = (out.get("metadata") or {}).get(LIVE_KEY, {})
-            data = out.get("data") or {}
-            if isinstance(live, dict) and live.get("live") and WIDGET_VIEW in data and "text/html" in data:
-                del data[WIDGET_VIEW]
-                n += 1
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    for cell in cells if isinstance(cells, list) else ():
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        outputs = cell.get("outputs")
+        for out in outputs if isinstance(outputs, list) else ():
+            try:
+                n += _strip(out)
+            except Exception:  # noqa: BLE001 - a malformed output is left as it is
+                continue
     return n
 
 
+def _strip(out) -> int:
+    if not isinstance(out, dict):
+        return 0
+    meta, data = out.get("metadata"), out.get("data")
+    if not isinstance(meta, dict) or not isinstance(data, dict):
+        return 0
+    live = meta.get(LIVE_KEY)
+    if isinstance(live, dict) and live.get("live") is True and WIDGET_VIEW in data and "text/html" in data:
+        del data[WIDGET_VIEW]
+        return 1
+    return 0
+
+
 def pre_save(model, **_kwargs):
-    """``ContentsManager`` pre-save hook: only notebooks, only our outputs."""
-    if model.get("type") == "notebook" and isinstance(model.get("content"), dict):
-        strip_live_widgets(model["content"])
+    """``ContentsManager`` pre-save hook: only notebooks, only our outputs; never raises (a save must not
+    fail, nor stop early, because of us)."""
+    try:
+        if isinstance(model, dict) and model.get("type") == "notebook" and isinstance(model.get("content"), dict):
+            strip_live_widgets(model["content"])
+    except Exception:  # noqa: BLE001 - e.g. a content object whose methods raise
+        pass
 
 
 def _jupyter_server_extension_points():

@@ -30,6 +30,7 @@ class _Op(NamedTuple):
     multiple: bool
     ctx: Any              # the eqn's context (compute type, RNG partitioning, mesh) when not the default
     types: tuple          # per outvar: (shape, dtype) declared by its aval, or (None, None) when not an array
+    block: bool = False   # a host callback runs in it (maybe inside a call): wait for its results at its step
 
 
 class StepTypeError(TypeError):
@@ -186,7 +187,7 @@ def _enter_scan(st: "Stepper", eqn: Eqn, frame: Frame):
 def _scan_frame(st, eqn, loop: Scan) -> Frame:
     sub = _sub(eqn, "body")
     i = loop.length - 1 - loop.iteration if loop.reverse else loop.iteration
-    xs = tuple(lax.index_in_dim(x, i, axis=0, keepdims=False) for x in loop.xs)
+    xs = tuple(st._derived(lax.index_in_dim(x, i, axis=0, keepdims=False), (x,)) for x in loop.xs)
     return st._frame(sub.program, loop.consts + loop.carry + xs, eqn, sub, "scan", loop)
 
 
@@ -250,7 +251,7 @@ def _finish_while_cond(st, child: Frame, outs, rest, writes):
 def _finish_while_body(st, child: Frame, outs, rest, writes):
     loop, pred = child.loop, child.loop.pred
     if getattr(pred, "ndim", 0):    # batched: only the elements whose predicate held move on
-        outs = [_select(pred, new, old) for new, old in zip(outs, loop.carry)]
+        outs = [st._derived(_select(pred, new, old), (new, old)) for new, old in zip(outs, loop.carry)]
     loop = loop._replace(carry=tuple(outs), iteration=loop.iteration + 1, pred=None)
     return rest + (_while_cond_frame(st, child.eqn, loop),)
 
@@ -271,7 +272,8 @@ def _finish_scan(st, child: Frame, outs, rest, writes):
         return rest + (_scan_frame(st, child.eqn, loop),)
     ys = loop.ys[::-1] if loop.reverse else loop.ys
     outvars = child.eqn.outvars[ncarry:]
-    stacked = [_typed(jnp.stack([y[k] for y in ys]), outvars[k].aval) for k in range(len(outs) - ncarry)]
+    stacked = [st._derived(_typed(jnp.stack([y[k] for y in ys]), outvars[k].aval), [y[k] for y in ys])
+               for k in range(len(outs) - ncarry)]
     return st._complete(rest, list(loop.carry) + stacked, writes)
 
 

@@ -22,7 +22,7 @@ from jax import lax
 
 from jaxprlens.model import _jax
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
-                     check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
+                     _typed, check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from jaxprlens.model.program import Eqn, Lit, Program, Var
 
 
@@ -45,12 +45,55 @@ class Stop(NamedTuple):
     condition: str = ""
 
 
+class Edit(NamedTuple):
+    """One ``set_value``: the value ``name`` (model ``var``) in the frame at ``where`` went from ``old`` to ``new``."""
+    name: str
+    var: Var
+    where: str
+    old: object
+    new: object
+
+
+class JitCheck(NamedTuple):
+    """The stepped (eager) outputs against ``jax.jit``'s, as data (``views.dbgstate`` says it in words).
+
+    ``status``: ``equal`` (bit for bit), ``close`` (differ, within the tolerance), ``differ`` (beyond it),
+    ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (count, shape or dtype: ``detail``), ``skipped``
+    (the program has ``eqns`` equations, past ``budget``), ``edited`` (a ``set_value`` changed the run), or
+    ``running`` (not done).  ``max_abs``: the largest absolute difference; ``max_rel``: it relative to the
+    output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
+    outputs (the worst is ``path``).  ``rtol``/``atol``: the tolerance used (``rtol`` widened to twice the
+    machine epsilon of ``low``, the narrowest float type the program computes in, when that is below float32).
+    """
+    status: str
+    rtol: float = 0.0
+    atol: float = 0.0
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    differing: int = 0
+    total: int = 0
+    outputs: int = 0
+    path: str = ""
+    low: str = ""
+    detail: str = ""
+    eqns: int = 0
+    budget: int = 0
+
+
+JIT_RTOL = 1e-4        # eager vs jax.jit: differences up to this share of an output's largest value are rounding
+JIT_ATOL = 1e-6
+JIT_BUDGET = 2_000     # equations: past this the comparison (an XLA compile of the whole program) is not run by itself
+CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
+
+
 class Stepper:
-    """``program.stepper(*args)``: step, step into, step out, back, run, breakpoints."""
+    """``program.stepper(*args)``: step, step into, step out, back, run, breakpoints, ``set_value`` (what if)."""
 
     def __init__(self, program: Program, *args, device=None, max_history: int = 10_000,
-                 break_on_nan: bool = False):
+                 break_on_nan: bool = False, jit_rtol: float = JIT_RTOL, jit_atol: float = JIT_ATOL,
+                 jit_budget: int | None = JIT_BUDGET):
         self.program = program
+        self.jit_rtol, self.jit_atol, self.jit_budget = float(jit_rtol), float(jit_atol), jit_budget
         self.device = resolve_device(device)
         self.max_history = max_history
         self.break_on_nan = break_on_nan
@@ -59,6 +102,9 @@ class Stepper:
         self._default_ctx = jex.new_jaxpr_eqn([], [], lax.add_p, {}, set()).ctx
         self._consts_cache: dict = {}
         self._jit_outputs: list | None = None
+        self._jit_error: str | None = None
+        self._blocks: dict = {}                    # program -> whether a host callback runs somewhere in it
+        self._low: str | None = None               # the narrowest float type the program computes in
         self._specs: set = set()
         self._bp: frozenset = frozenset()          # eqns that are breakpoints
         self._bp_inside: frozenset = frozenset()   # eqns with a breakpoint somewhere inside
@@ -97,9 +143,21 @@ class Stepper:
                                any(isinstance(a, Lit) for a in eqn.invars), eqn.outvars,
                                prim.multiple_results,
                                None if eqn.raw.ctx is self._default_ctx else eqn.raw.ctx,
-                               declared_types(eqn.outvars)))
+                               declared_types(eqn.outvars), self._calls_back(eqn)))
             self._ops_cache[program] = ops
         return ops
+
+    def _calls_back(self, eqn: Eqn) -> bool:
+        """Whether a host callback runs in ``eqn`` (itself, or anywhere in its sub-jaxprs)."""
+        if eqn.primitive in CALLBACKS or eqn.raw.effects:
+            return True
+        for s in eqn.subs:
+            hit = self._blocks.get(s.program)
+            if hit is None:
+                hit = self._blocks[s.program] = any(self._calls_back(e) for e in s.program.eqns)
+            if hit:
+                return True
+        return False
 
     def _consts(self, program: Program) -> list:
         consts = self._consts_cache.get(program)
@@ -131,6 +189,9 @@ class Stepper:
         self.last_outputs = None
         self.stop = None        # why the last move stopped: Stop(kind, eqn, condition) or None
         self.note = None
+        self.ended = None       # how the last run/step_out ended when no Stop said so: "out_top", "no_stop"
+        self._taint: dict = {}  # id -> value, for every value computed from an edited one (kept alive: ids stay unique)
+        self._edits: list = []
         return self
 
     # ---------------------------------------------------------- state
@@ -244,7 +305,9 @@ class Stepper:
                 self.program.find(spec[1])
             except KeyError:
                 ids = [e.id for e in self.program.walk()]
-                raise ValueError(f"no equation {spec[1]!r} (must be one of {ids})") from None
+                shown = ids if len(ids) <= 12 else ids[:6] + ["…"] + ids[-3:]
+                raise ValueError(f"no equation {str(spec[1])[:80]!r} (the program has {len(ids)} equations, ids "
+                                 f"like {', '.join(shown)})") from None
         self._specs.add(spec)
         self._update_breakpoints()
         return spec
@@ -339,6 +402,8 @@ class Stepper:
         else:
             with op.ctx.manager:
                 out = op.prim.bind(*vals, **params)
+        if op.block:       # a callback that raises does so here, at its own eqn, not at the next one (GPU)
+            jax.block_until_ready(out)
         return out if op.multiple else [out]
 
     def _complete(self, frames: tuple, outs, writes: list) -> tuple:
@@ -365,7 +430,7 @@ class Stepper:
 
     def step(self):
         """Execute the current equation (a whole while/cond/scan/jit at once) and move on."""
-        self.stop = self.note = None
+        self.stop = self.note = self.ended = None
         frames = self._frames
         top = frames[-1]
         pc, ops = top.pc, top.ops
@@ -374,6 +439,7 @@ class Stepper:
         op = ops[pc]
         env = top.env
         outs = self._bind(op, env)
+        taint = self._taint and self._tainted_inputs(op, env)
         types = op.types      # every value is checked against its declared type before it is written
         if len(outs) != len(types):
             check_types(op, outs)
@@ -388,9 +454,9 @@ class Stepper:
                 env[v] = x
             self._frames = frames[:-1] + (top.at(pc + 1),)
             self.last_eqn, self.last_outputs = op.eqn, outs
-            writes = ((env, op.outvars),)
+            writes = ((env, op.outvars), ("taint", self._mark(outs))) if taint else ((env, op.outvars),)
         else:
-            writes = []
+            writes = [("taint", self._mark(outs))] if taint else []
             try:
                 self._frames = self._complete(frames, outs, writes)
             except BaseException:
@@ -408,9 +474,28 @@ class Stepper:
                 self.stop = Stop("condition", self.last_eqn, hit)
         return self
 
+    def _tainted_inputs(self, op: _Op, env) -> bool:
+        taint = self._taint
+        return any(id(env[a]) in taint for a in op.invars if isinstance(a, Var))
+
+    def _mark(self, outs) -> list:
+        """Mark ``outs`` as changed by an edit; the ids newly marked (``back`` unmarks them)."""
+        taint, added = self._taint, []
+        for x in outs:
+            if id(x) not in taint:
+                taint[id(x)] = x
+                added.append(id(x))
+        return added
+
+    def _derived(self, new, sources):
+        """``new``, made from ``sources`` outside a bind (a scan slice, stacked ys): changed if one of them is."""
+        if self._taint and any(id(x) in self._taint for x in sources):
+            self._taint[id(new)] = new
+        return new
+
     def step_into(self):
         """Enter the current equation's sub-jaxpr (the branch taken, the loop's cond/body, the call)."""
-        self.stop = self.note = None
+        self.stop = self.note = self.ended = None
         eqn = self.current
         rule = enter_rules.get(eqn.primitive, enter_call) if eqn is not None else None
         frame = rule(self, eqn, self._frames[-1]) if rule is not None else None
@@ -447,10 +532,16 @@ class Stepper:
         return self.stop is None
 
     def step_out(self):
-        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller."""
+        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller.
+        At the top level there is no caller: it runs on like ``run()`` and says so (``ended == "out_top"``)."""
         depth = len(self._frames)
         if depth == 1:
-            return self.run()
+            if self.done:
+                return self
+            self.run()
+            if self.stop is None:
+                self.ended = "out_top"
+            return self
         first = True
         while len(self._frames) >= depth and not self.done:
             if not self._advance(first):
@@ -459,23 +550,27 @@ class Stepper:
         return self
 
     def run(self):
-        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one)."""
-        self.stop = self.note = None
+        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one).  When it ends with
+        breakpoints or conditions set and none fired, ``ended`` is ``"no_stop"``."""
+        self.stop = self.note = self.ended = None
         first = True
         if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
             step = self.step
             while not self.done:     # the hot path: one bind and one small record per eqn
                 step()
             return self
+        moved = not self.done
         while not self.done:
             if not self._advance(first):
                 return self
             first = False
+        if moved:
+            self.ended = "no_stop"
         return self
 
     def back(self) -> bool:
-        """Undo the last move exactly (values, position, frames); False when there is no history."""
-        self.stop = self.note = None
+        """Undo the last move exactly (values, position, frames, an edit); False when there is no history."""
+        self.stop = self.note = self.ended = None
         if not self._history:
             return False
         frames, writes, last_eqn, last_outputs = self._history.pop()
@@ -484,9 +579,22 @@ class Stepper:
         return True
 
     def _undo(self, writes, last_eqn, last_outputs):
-        for env, outvars in writes:
-            for v in outvars:
-                env.pop(v, None)
+        for w in writes:
+            head = w[0]
+            if head == "taint":
+                for i in w[1]:
+                    self._taint.pop(i, None)
+            elif head == "edit":
+                _, env, var, old, new = w
+                env[var] = old
+                self._taint.pop(id(new), None)
+                self._edits.pop()
+                if not self._edits:
+                    self._taint.clear()        # what is left is orphaned values: nothing is changed any more
+            else:
+                env, outvars = w
+                for v in outvars:
+                    env.pop(v, None)
         self.last_eqn, self.last_outputs = last_eqn, last_outputs
 
     def goto(self, position: int):
@@ -498,6 +606,80 @@ class Stepper:
             self.reset()
         while self.position < position:
             self.step()
+        return self
+
+    # ---------------------------------------------------------- what if: edit a value and step on
+    def set_value(self, name, value):
+        """Replace the value ``name`` (a printed name or a model ``Var``) defined at the current position -- an
+        input or constant of the current frame, or an output already computed -- with ``value`` of the same
+        shape and dtype.  Stepping goes on from there with it; ``back()`` undoes it; ``changed`` says which
+        values it reached."""
+        frame = self._frames[-1]
+        var = self._binder(frame, name)
+        old = frame.env[var]
+        new = _edited(var, old, value)
+        env = frame.env
+        env[var] = new
+        self._taint[id(new)] = new
+        self._edits.append(Edit(var.name, var, self.path_text, old, new))
+        before, last_eqn, last_outputs = self._frames, self.last_eqn, self.last_outputs
+        loop = frame.loop
+        if frame.kind == "while_cond" and var in frame.program.invars:     # the carry the body will get
+            k = frame.program.invars.index(var) - len(loop.cconsts)
+            if k >= 0:
+                carry = loop.carry[:k] + (new,) + loop.carry[k + 1:]
+                f = Frame(frame.program, frame.ops, env, frame.pc, frame.eqn, frame.sub, frame.kind,
+                          loop._replace(carry=carry))
+                self._frames = self._frames[:-1] + (f,)
+        if self.last_eqn is not None and var in self.last_eqn.outvars and self.last_outputs is not None:
+            self.last_outputs = [new if v is var else x for v, x in zip(self.last_eqn.outvars, self.last_outputs)]
+        self._record(before, [("edit", env, var, old, new)], last_eqn, last_outputs)
+        self.stop = self.note = self.ended = None
+        return self
+
+    def _binder(self, frame: Frame, name) -> Var:
+        env = frame.env
+        if isinstance(name, Var):
+            if name in env:
+                return name
+            name = name.name
+        name = str(name)
+        for v in env:
+            if v.name == name and not v.dropped:
+                return v
+        where = f"at {self.path_text}"
+        later = next((op.eqn for op in frame.ops[frame.pc:] if any(v.name == name for v in op.outvars)), None)
+        if later is not None:
+            raise ValueError(f"{name} is computed by eqn {later.id} ({later.primitive}), which has not run yet "
+                             f"({where}): step past it first, then set it")
+        names = [v.name for v in env if not v.dropped]
+        shown = ", ".join(names[:20]) + (f", … ({len(names) - 20} more)" if len(names) > 20 else "")
+        raise ValueError(f"no value {name!r} is defined {where} (the values defined here: {shown})")
+
+    @property
+    def edits(self) -> tuple:
+        """The ``set_value`` edits in effect, oldest first: ``Edit(name, var, where, old, new)``."""
+        return tuple(self._edits)
+
+    @property
+    def changed(self) -> frozenset:
+        """The current frame's values (model ``Var`` s) an edit changed: edited, or computed from one."""
+        taint = self._taint
+        if not taint:
+            return frozenset()
+        return frozenset(v for v, x in self._frames[-1].env.items() if id(x) in taint)
+
+    def is_changed(self, value) -> bool:
+        """Whether ``value`` (one the stepper holds) was edited or computed from an edited value."""
+        return id(value) in self._taint
+
+    def release(self):
+        """Drop every value the stepper computed (history, frames, edits, jax.jit's outputs), back at the start:
+        a debugger that is replaced calls this so its memory goes back at once."""
+        self._history.clear()
+        self._jit_outputs = None
+        self._consts_cache.clear()
+        self.reset()            # back at the first equation: the frames hold the inputs and constants only
         return self
 
     # ---------------------------------------------------------- eager vs compiled
@@ -528,6 +710,74 @@ class Stepper:
         return (f"{reasons[0]}{more}: the stepper runs each equation eagerly, jax.jit compiles the whole "
                 f"program (fusion, XLA's numerics, dead code removed)")
 
+    def low_precision(self) -> str:
+        """The narrowest float type (below float32) the program computes in, e.g. ``bfloat16``; "" if none."""
+        if self._low is None:
+            low, eps = "", float(np.finfo(np.float32).eps)
+            seen = set()
+            for v in list(self.program.invars) + [o for e in self.program.walk() for o in e.outvars]:
+                dtype = getattr(v.aval, "dtype", None)
+                if dtype is None or dtype in seen:
+                    continue
+                seen.add(dtype)
+                if jnp.issubdtype(dtype, jnp.floating) and float(jnp.finfo(dtype).eps) > eps:
+                    low, eps = str(np.dtype(dtype)), float(jnp.finfo(dtype).eps)
+            self._low = low
+        return self._low
+
+    def jit_check(self, want=None, rtol: float | None = None, atol: float | None = None,
+                  budget: int | None = -1) -> JitCheck:
+        """The stepped outputs against ``jax.jit`` of the program on the same inputs (or ``want``), as data.
+
+        An element is within the tolerance when ``|stepped - compiled| <= atol + rtol * m``, ``m`` the
+        output's largest magnitude (compiled code reassociates sums: the error scales with the operands, not
+        with a result that cancels).  ``rtol``/``atol`` default to the stepper's ``jit_rtol``/``jit_atol``;
+        ``rtol`` is at least twice the epsilon of the narrowest float type the program computes in.
+        ``budget``: the most equations to compile (default the stepper's ``jit_budget``; ``None``: any)."""
+        rtol = self.jit_rtol if rtol is None else float(rtol)
+        atol = self.jit_atol if atol is None else float(atol)
+        low = self.low_precision()
+        if low:
+            rtol = max(rtol, 2 * float(jnp.finfo(low).eps))
+        if not self.done:
+            return JitCheck("running", rtol, atol, low=low)
+        if self._edits:
+            return JitCheck("edited", rtol, atol, low=low)
+        if want is None:
+            budget = self.jit_budget if budget == -1 else budget
+            if self._jit_outputs is None and self._jit_error is None:
+                n = sum(1 for _ in self.program.walk()) if budget is not None else 0
+                if budget is not None and n > budget:
+                    return JitCheck("skipped", rtol, atol, low=low, eqns=n, budget=budget)
+                try:
+                    self._jit_outputs = list(jax.jit(jex.jaxpr_as_fun(self.program.jaxpr))(*self.args))
+                except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
+                    self._jit_error = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+            if self._jit_error is not None:
+                return JitCheck("failed", rtol, atol, low=low, detail=self._jit_error)
+            want = self._jit_outputs
+        flat = getattr(want, "flat_outputs", None) or jax.tree_util.tree_leaves(want)
+        got = _outputs(self._frames[0])
+        if len(flat) != len(got):
+            return JitCheck("mismatch", rtol, atol, low=low,
+                            detail=f"jax.jit gives {len(flat)} outputs, the stepper {len(got)}")
+        paths = self.program.out_paths or [f"out[{i}]" for i in range(len(got))]
+        worst = None                     # (beyond the tolerance, max_rel, max_abs, path) of the worst output
+        differing = total = outputs = 0
+        for path, g, w in zip(paths, got, flat):
+            d = _gap(g, w, rtol, atol)
+            if isinstance(d, str):
+                return JitCheck("mismatch", rtol, atol, low=low, path=path, detail=f"{path} {d}")
+            n, size, max_abs, max_rel, bad = d
+            differing, total, outputs = differing + n, total + size, outputs + (n > 0)
+            if n and (worst is None or (bad, max_rel, max_abs) > worst[:3]):
+                worst = (bad, max_rel, max_abs, path)
+        if worst is None:
+            return JitCheck("equal", rtol, atol, total=total, low=low)
+        bad, max_rel, max_abs, path = worst
+        return JitCheck("differ" if bad else "close", rtol, atol, max_abs, max_rel, differing, total, outputs,
+                        path, low)
+
     def __repr__(self) -> str:
         return f"<jaxprlens.Stepper at {self.path_text}>"
 
@@ -552,6 +802,39 @@ def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
     gap = np.abs(g[bad] - w[bad]) if jnp.issubdtype(g.dtype, jnp.number) else None
     gap_text = f", by up to {float(np.nanmax(gap)):.3g}" if gap is not None and np.isfinite(gap).any() else ""
     return f"{path}: {size} differ from jax.jit's{gap_text}"
+
+
+def _gap(got, want, rtol: float, atol: float):
+    """``(elements not identical, size, max |difference|, that relative to the largest |want|, beyond the
+    tolerance)`` of one output, or a sentence when shape or dtype differ."""
+    if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
+        got, want = jax.random.key_data(got), jax.random.key_data(want)
+    g, w = np.asarray(got), np.asarray(want)
+    if g.shape != w.shape or g.dtype != w.dtype:
+        return (f"is {_jax.aval_text(jax.typeof(jnp.asarray(got)))} stepped but "
+                f"{_jax.aval_text(jax.typeof(jnp.asarray(want)))} compiled")
+    if not jnp.issubdtype(g.dtype, jnp.inexact):
+        diff = g != w
+        n = int(diff.sum())
+        if not n:
+            return 0, g.size, 0.0, 0.0, False
+        gap = np.abs(g.astype(np.float64) - w.astype(np.float64))[diff] if g.dtype != bool else np.ones(n)
+        big = float(np.abs(w.astype(np.float64)).max()) if g.dtype != bool else 1.0
+        return n, g.size, float(gap.max()), float(gap.max()) / big if big else float("inf"), True
+    kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
+    g, w = g.astype(kind), w.astype(kind)
+    same = (g == w) | (np.isnan(g) & np.isnan(w))
+    n = int((~same).sum())
+    if not n:
+        return 0, g.size, 0.0, 0.0, False
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = np.abs(g - w)[~same]
+        gap = np.where(np.isnan(gap), np.inf, gap)          # NaN on one side only, or inf against a number
+        finite = np.abs(w[np.isfinite(w)])
+        big = float(finite.max()) if finite.size else 0.0
+        max_abs = float(gap.max())
+        bad = bool((gap > atol + rtol * big).any())
+        return n, g.size, max_abs, (max_abs / big if big else (0.0 if max_abs == 0 else float("inf"))), bad
 
 
 _CONDITION = re.compile(r"^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$", re.I)
@@ -602,3 +885,34 @@ def source_context(eqn: Eqn | None, radius: int = 3) -> list:
         return [(frame.line, frame.text, True)]
     lo, hi = max(1, frame.line - radius), min(len(lines), frame.line + radius)
     return [(n, lines[n - 1].rstrip("\n"), n == frame.line) for n in range(lo, hi + 1)]
+
+
+def _edited(var: Var, old, value):
+    """``value`` as the stepper's new value for ``var`` (same shape, dtype, weak type and device as ``old``),
+    or a ValueError saying what to pass."""
+    aval = var.aval
+    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+    if shape is None or dtype is None or not isinstance(old, (jax.Array, np.ndarray, np.generic, int, float,
+                                                              complex, bool)):
+        raise ValueError(f"{var.name}:{var.type} is not an array value: only arrays can be set")
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        if np.dtype(value.dtype) != np.dtype(dtype) or tuple(value.shape) != tuple(shape):
+            raise ValueError(f"{var.name} is {var.type}, but the value given is "
+                             f"{_jax.aval_text(jax.typeof(jnp.asarray(value)))}: pass a value of the same shape "
+                             f"and dtype, e.g. jnp.asarray(value, jnp.{np.dtype(dtype).name})")
+        x = jnp.asarray(value)
+    else:
+        raw = np.asarray(value)
+        if raw.shape != tuple(shape):
+            raise ValueError(f"{var.name} is {var.type}, but the value given has shape {raw.shape}: pass a value "
+                             f"of shape {tuple(shape)}")
+        target = np.dtype(dtype)
+        if (raw.dtype.kind == "c" and target.kind != "c") or (raw.dtype.kind in "fc" and target.kind in "biu") \
+                or raw.dtype.kind not in "biufc":
+            raise ValueError(f"{var.name} is {var.type}; {value!r} is not a {target.name} value")
+        x = jnp.asarray(raw, dtype=dtype)
+    x = _typed(x, aval)
+    sharding = getattr(old, "sharding", None)
+    if isinstance(old, jax.Array) and sharding is not None:
+        x = jax.device_put(x, sharding)
+    return x

@@ -230,6 +230,14 @@ def param_text(value: Any) -> str:
     return _ADDRESS.sub("", str(value))
 
 
+def var_text(a) -> str:
+    """A value with its type as JAX's printer writes a binder, ``c:f32[8]`` (a literal: ``2.0:f32[]``).
+
+    The one way to write it: ``present.nouns`` gives it to every view; it lives here, with ``param_text``,
+    because the engines' messages name variables too and may not import the presentation layer."""
+    return a.text if isinstance(a, Lit) else f"{a.name}:{a.type}"
+
+
 def effect_text(effect: Any) -> str:
     text = str(effect)
     return type(effect).__name__ if _ADDRESS.search(text) or text.startswith("<") else text

@@ -141,6 +141,7 @@ VIEW_TEXT = {
     # inlined calls (calls.py): the graph's overview and the table's folded rows
     "call_n_of": ("call {i} of {n}", "第 {i} 次调用，共 {n} 次"),
     "phase_forward": ("forward", "前向"), "phase_backward": ("backward", "反向"),
+    "phase_update": ("optimizer update", "优化器更新"),
     "graph_calls": ("; drawn by its inlined calls, {n} folded: {items}", "；按内联调用绘制，已折叠 {n} 个：{items}"),
     "zoom_fit": ("fit", "适应窗口"), "zoom_one": ("1:1", "1:1"), "program": ("program", "程序"),
     "crossing": ("in: {ins} → out: {outs}", "输入：{ins} → 输出：{outs}"),
@@ -167,10 +168,9 @@ VIEW_TEXT = {
     "output": ("output", "输出"), "stats": ("min {min}, max {max}, mean {mean}", "最小值 {min}，最大值 {max}，均值 {mean}"),
     "profile_head": ("profile on {device}, each equation compiled and run on its own (median of {n} runs)",
                      "在 {device} 上逐个方程剖析，每个方程单独编译、运行（{n} 次运行的中位数）"),
-    "estimate": ("estimate", "估计"), "measured_alone": ("measured on its own", "单独测得"),
-    "measured_share": ("measured {t} ({pct}% of time)", "实测 {t}（占时间 {pct}%）"),
+    "estimate": ("estimate", "估计"), "measured_alone": ("measured on its own (% of the sum)", "单独测得（占总和的比例）"),
+    "measured_share": ("measured {t} ({pct}% of sum)", "实测 {t}（占总和 {pct}%）"),
     "estimated_total": ("estimated total: {cost}; {intensity}", "估计合计：{cost}；{intensity}"),
-    "whole_program": ("whole program: {timing}", "整个程序：{timing}"),
     "between_devices": ("{bytes} between devices", "设备间 {bytes}"),
     "per_iteration": ("per iteration {per}; unknown trip count", "每次迭代 {per}；迭代次数未知"),
     "repeated": ("{times}{unit} × ({per}) = {total}", "{times}{unit} ×（{per}）= {total}"),
@@ -256,6 +256,87 @@ ONE = {"en": {"n_eqns": "{n} equation", "folded_n": "{n} equation (folded)", "n_
               "iqr_note": "(± half the interquartile range of {n} run)"}}
 
 for _key, _pair in VIEW_TEXT.items():
+    assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"
+    for _lang, _text in zip(LANGS, _pair):
+        TEXT[_lang][_key] = _text
+
+# The stepper's endings, the eager-vs-jax.jit comparison and what-if edits (views/dbgstate.py says them).
+STEP_TEXT = {
+    "stop_out_top": ("Step out at the top level: there is no caller to return to, so it ran on to the end, like Continue",
+                     "在顶层跳出：没有可以返回的调用处，所以像“继续”一样运行到了结尾"),
+    "stop_no_stop": ("ran to the end: no breakpoint or condition fired ({what})",
+                     "已运行到结尾：没有断点或条件被触发（{what}）"),
+    "no_stop_bps": ("{n} breakpoints", "{n} 个断点"),
+    "jit_close": ("Compared with jax.jit: {n} of {total} values differ in the last digits, by at most {abs} "
+                  "({rel} of the output's largest magnitude, in {path}), within the tolerance (rtol {rtol}, "
+                  "atol {atol}). Expected: {why}",
+                  "与 jax.jit 比较：{total} 个值中有 {n} 个在末几位不同，最大相差 {abs}（为输出最大绝对值的 {rel}，"
+                  "在 {path}），在容差之内（rtol {rtol}，atol {atol}）。这是预期的：{why}"),
+    "jit_differ": ("Differs from jax.jit beyond the tolerance: {n} of {total} values differ, by up to {abs} "
+                   "({rel} of the output's largest magnitude, in {path}); tolerance rtol {rtol}, atol {atol} "
+                   "(set it with jit_rtol= / jit_atol=). Rounding can explain a small difference: {why} "
+                   "More than that may be a stepper bug: please report the program.",
+                   "与 jax.jit 的差异超出容差：{total} 个值中有 {n} 个不同，最大相差 {abs}（为输出最大绝对值的 {rel}，"
+                   "在 {path}）；容差 rtol {rtol}，atol {atol}（可用 jit_rtol= / jit_atol= 设置）。舍入可以解释"
+                   "较小的差异：{why} 超出这些的可能是单步执行器的缺陷：请报告这个程序。"),
+    "jit_why": ("jax.jit compiles the whole program, and XLA may reorder (reassociate) and fuse floating-point "
+                "operations, where the stepper rounds after every equation.",
+                "jax.jit 编译整个程序，XLA 可能重新结合（reassociate）并融合浮点运算，而单步执行器在每个方程之后都舍入。"),
+    "jit_why_low": (" The program computes in {low}: compiled code may keep extra precision between operations "
+                    "and elide a cast round trip such as float32 → {low} → float32 (XLA does so on GPUs), where "
+                    "each eager step rounds to {low}.",
+                    "程序用 {low} 计算：编译后的代码可能在运算之间保留更高的精度，并省去 float32 → {low} → float32 "
+                    "这样的往返转换（XLA 在 GPU 上会这样做），而每个逐步执行的方程都舍入到 {low}。"),
+    "jit_failed": ("jax.jit raised where the stepper ran: {detail}", "单步执行器运行成功，而 jax.jit 报错：{detail}"),
+    "jit_mismatch": ("The stepped outputs do not match jax.jit's: {detail}", "逐步执行的输出与 jax.jit 的不一致：{detail}"),
+    "jit_skipped": ("Not compared with jax.jit: the program has {n} equations, past the budget of {budget} "
+                    "(compiling it would hold up the kernel). To compare anyway: stepper.jit_check(budget=None).",
+                    "未与 jax.jit 比较：程序有 {n} 个方程，超过预算 {budget}（编译它会长时间占用内核）。"
+                    "如仍要比较：stepper.jit_check(budget=None)。"),
+    "jit_edited": ("Not compared with jax.jit: an edit (set_value) changed this run.",
+                   "未与 jax.jit 比较：一次编辑（set_value）改变了这次运行。"),
+    "edit_note": ("{n} edits in effect ({names}); marked values were changed by an edit",
+                  "{n} 处编辑生效（{names}）；标记的值受编辑影响"),
+    "changed_by_edit": ("changed by an edit", "受编辑影响"),
+    "bad_toggle": ("no equation {eqn} in this program ({n} equations; ids look like {example})",
+                   "这个程序中没有方程 {eqn}（共 {n} 个方程；编号形如 {example}）"),
+}
+ONE["en"].update({"no_stop_bps": "{n} breakpoint", "edit_note": "{n} edit in effect ({names}); marked values "
+                                                                  "were changed by an edit"})
+
+for _key, _pair in STEP_TEXT.items():
+    assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"
+    for _lang, _text in zip(LANGS, _pair):
+        TEXT[_lang][_key] = _text
+
+
+# Time budgets of --run / --profile, and why the estimate and XLA's cost analysis differ (views/run.py).
+RUN_TEXT = {
+    "seconds": ("{n} s", "{n} 秒"),
+    "budget_stopped": ("stopped early: the time budget of {budget} was spent after {n} of {asked} runs "
+                       "(more with --budget S or budget=S)",
+                       "提前停止：{budget}的时间预算在 {asked} 次运行中的第 {n} 次后用完（用 --budget S 或 budget=S 放宽）"),
+    "profile_stopped": ("stopped early: the time budget of {budget} was spent; {detail} (more with --budget S or "
+                        "budget=S)", "提前停止：{budget}的时间预算已用完；{detail}（用 --budget S 或 budget=S 放宽）"),
+    "untimed_rows": ("{n} of {total} equations not timed", "{total} 个方程中有 {n} 个未计时"),
+    "fewer_runs": ("{n} timed fewer than {asked} times", "{n} 个方程计时少于 {asked} 次"),
+    "whole_fewer_runs": ("the whole program ran {n} of {asked} times", "整个程序运行了 {asked} 次中的 {n} 次"),
+    "not_timed": ("not timed (time budget spent)", "未计时（时间预算已用完）"),
+    "sum_and_whole": ("sum of the equations run on their own {t}; {whole}", "各方程单独运行之和 {t}；{whole}"),
+    "whole_compiled": ("whole program, compiled as one (XLA fuses equations): {timing}",
+                       "整个程序编译为一体（XLA 会融合方程）：{timing}"),
+    "cost_gap": ("why they differ: the estimate adds up each equation as written, every operand read from memory "
+                 "and every result written back, a transcendental (sin, exp, ...) counted as one FLOP per element; "
+                 "XLA counts the program it compiled, after fusion (intermediate values stay on chip) and "
+                 "simplification, transcendentals apart.",
+                 "为何不同：估计值把写出的每个方程相加，每个操作数都从内存读取、每个结果都写回内存，超越函数（正弦、指数等）"
+                 "每个元素计 1 FLOP；XLA 计的是它编译出的程序：经过融合（中间值留在芯片上）和化简，超越函数单独计数。"),
+    "cost_gap_calls": (" XLA does not count inside the library calls it hands work to ({calls}): on a GPU, "
+                       "matmuls go to cuBLAS and convolutions to cuDNN, so its FLOPs can be far below the estimate.",
+                       "XLA 不计入它交给库完成的调用（{calls}）内部的开销：在 GPU 上，矩阵乘法交给 cuBLAS、卷积交给 "
+                       "cuDNN，所以它的 FLOP 数可能远低于估计值。"),
+}
+for _key, _pair in RUN_TEXT.items():
     assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"
     for _lang, _text in zip(LANGS, _pair):
         TEXT[_lang][_key] = _text
@@ -356,12 +437,6 @@ def where_text(src, lang: str | None = None) -> str:
     """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``."""
     where = t("cell", lang) if src.where == "cell" else src.where
     return t("line_of", lang, where=where, line=src.line)
-
-
-def source_text(src, lang: str | None = None) -> str:
-    """``seeds.py line 10: return jnp.sum(temp)`` / ``seeds.py 第 10 行：return jnp.sum(temp)``."""
-    where = where_text(src, lang)
-    return t("labelled", lang, label=where, text=src.text) if src.text else where
 
 
 def count_word(n: int, word: str, lang: str | None = None) -> str:

@@ -1,15 +1,20 @@
-"""The presentation layer: what every view shows of an equation, decided once (params as JAX's printer
-hides them, a source line once per run of rows it made, an explanation once per primitive), as plain data.
+"""The presentation layer's nouns, each written one way: a variable (``var_text``), an operand
+(``atom_text``), params (``params_text``), an equation line (``eqn_text``), a source line (``source_text``,
+once per run of rows: ``repeats``), and the rows every view shows of a program (params as JAX's printer hides
+them, an explanation once per primitive), as plain data.
 
-Views (table, debugger, compare) render these rows; none of them decides again what to show.
+Text forms live here; ``rows.py`` builds the HTML and browser-data forms from the same pieces.  Views (table,
+graph, compare, diff, lower, run, debugger) call these; none of them writes a noun by hand.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from jaxprlens.model.explain import explain
-from jaxprlens.present.i18n import t, where_text  # noqa: F401 - where_text: one formatter, used here too
-from jaxprlens.model.program import Eqn, Program, Source, param_text
+from jaxprlens.model.program import Eqn, Lit, Program, Source, param_text
+from jaxprlens.model.program import var_text  # noqa: F401 - the one way to write ``c:f32[8]`` (see there)
+from jaxprlens.present.display import shorten
+from jaxprlens.present.i18n import t, where_text
 
 FOLD = 48          # a param value longer than this is folded (its full text one click away)
 
@@ -52,12 +57,18 @@ class Param:
     default: bool        # JAX's printer hides it; shown on demand ("all params")
 
     @property
+    def line(self) -> str:
+        """The text on one line (``debug_print``'s ``fmt`` may hold newlines): one row per equation."""
+        return self.text.replace("\r\n", "\\n").replace("\n", "\\n")
+
+    @property
     def folded(self) -> bool:
-        return len(self.text) > FOLD
+        return len(self.line) > FOLD
 
     @property
     def short(self) -> str:
-        return self.text if not self.folded else self.text[:FOLD - 1] + "…"
+        """``key=value`` as an equation line shows it: on one line, cut at ``FOLD`` characters."""
+        return shorten(self.line, FOLD)
 
 
 def params_of(eqn: Eqn) -> list[Param]:
@@ -96,22 +107,32 @@ class Block:
     rows: list[Row]
 
 
-def _same(a: Source | None, b: Source | None) -> bool:
-    return a is not None and b is not None and (a.where, a.line, a.text) == (b.where, b.line, b.text)
+def repeats(sources: list) -> list[bool]:
+    """For each row's source line (None: none, or a row that breaks the run), whether it is the line of the
+    row just above: a run of rows made by one line shows it once (the table, the debugger, the rows the
+    script draws)."""
+    out, prev = [], None
+    for src in sources:
+        out.append(src is not None and src == prev)
+        prev = src
+    return out
+
+
+def _line_of(src: Source | None):
+    return None if src is None else (src.where, src.line, src.text)
 
 
 def block(program: Program, lang: str = "en", seen: set | None = None) -> Block:
     """The rows of ``program`` and of its sub-jaxprs; ``seen`` holds primitives already explained."""
     seen = set() if seen is None else seen
-    rows, prev = [], None
-    for eqn in program.eqns:
+    rows = []
+    again = repeats([_line_of(e.source) for e in program.eqns])
+    for eqn, same in zip(program.eqns, again):
         first = eqn.primitive not in seen
         seen.add(eqn.primitive)
-        row = Row(eqn, params_of(eqn), eqn.source, _same(eqn.source, prev),
-                  explain(eqn.primitive, lang) if first else None)
+        row = Row(eqn, params_of(eqn), eqn.source, same, explain(eqn.primitive, lang) if first else None)
         row.subs = [block(s.program, lang, seen) for s in eqn.subs]
         rows.append(row)
-        prev = eqn.source
     return Block(program, rows)
 
 
@@ -120,15 +141,43 @@ def explanations(program: Program, lang: str = "en") -> dict[str, str]:
     return {e.primitive: explain(e.primitive, lang) for e in program.walk()}
 
 
-def eqn_text(eqn: Eqn, limit: int = 60) -> str:
-    """One equation as one short line, params as JAX shows them: ``c:f32[8] = sin b`` (compare, lower,
-    diff)."""
-    params = " ".join(f"{p.key}={p.text}" for p in params_of(eqn) if not p.default)
-    if len(params) > limit:
-        params = params[: limit - 1] + "…"
-    outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-    ins = " ".join(a.name for a in eqn.invars)
-    return f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "") + (f" {ins}" if ins else "")
+# ------------------------------------------------------------------ the nouns as text
+
+def atom_text(a) -> str:
+    """An operand as JAX's printer writes it: a variable's name (``c``), a literal with its type
+    (``2.0:f32[]``)."""
+    return a.text if isinstance(a, Lit) else a.name
 
 
+def vars_text(vs: list, lang: str | None = None, limit: int | None = None) -> str:
+    """Values with their types, ``a:f32[8] b:f32[]``, the first ``limit`` of them and ``+N more``."""
+    shown = " ".join(var_text(v) for v in vs[:limit])
+    more = len(vs) - limit if limit is not None and len(vs) > limit else 0
+    return shown + (" " + t("n_more", lang, n=more) if more else "")
 
+
+def param_words(params: list[Param], chars: int = FOLD, one_line: bool = True) -> list[str]:
+    """The params JAX's printer shows (not the defaults it hides), ``key=value`` each cut at ``chars``
+    characters, on one line (a graph's node label keeps the value's own line breaks: ``one_line=False``)."""
+    return [f"{p.key}={shorten(p.line if one_line else p.text, chars)}" for p in params if not p.default]
+
+
+def params_text(params: list[Param], limit: int | None = None) -> str:
+    """``axes=(0,) out_sharding=None``: the shown params of an equation, cut at ``limit`` characters."""
+    text = " ".join(param_words(params))
+    return text if limit is None else shorten(text, limit)
+
+
+def eqn_text(eqn: Eqn, limit: int | None = 60, params: list[Param] | None = None) -> str:
+    """One equation as one line, as JAX's printer writes it with short params: ``c:f32[8] = sin b``
+    (params cut at ``limit`` characters; ``params``: the row's, when the caller has them already)."""
+    ps = params_text(params_of(eqn) if params is None else params, limit)
+    outs, ins = vars_text(eqn.outvars), " ".join(atom_text(a) for a in eqn.invars)
+    head = (f"{outs} = " if outs else "") + eqn.primitive + (f"[{ps}]" if ps else "")
+    return head + (f" {ins}" if ins else "")
+
+
+def source_text(src: Source, lang: str | None = None) -> str:
+    """``seeds.py line 10: return jnp.sum(temp)`` / ``seeds.py 第 10 行：return jnp.sum(temp)``."""
+    where = where_text(src, lang)
+    return t("labelled", lang, label=where, text=src.text) if src.text else where

@@ -1,25 +1,36 @@
-"""Equation rows as HTML and as data: the one way the table and the debugger draw an equation (the script in
-``static/`` draws the data rows the same way)."""
+"""The nouns of ``nouns.py`` as HTML and as data for the browser, built from the same pieces: a variable
+(``binder_html``), an operand (``atom_html``), a param (``param_html``), a source line (``source_html``), an
+equation row (``Rows.row_html``, ``data_row``) and a call row (``group_html``, ``group_data``): the one way the
+table and the debugger draw them (the script in ``static/`` draws the data rows the same way)."""
 from __future__ import annotations
 
 import re
 from typing import Callable
 
-from jaxprlens.present.display import shorten
 from jaxprlens.present.escape import html
-from jaxprlens.present.i18n import role_summary, role_word, sub_label, t
-from jaxprlens.model.program import Eqn, Lit, Var
-from jaxprlens.present.nouns import FOLD, Param, Row, params_of, where_text
+from jaxprlens.present.i18n import role_summary, role_word, sub_label, t, where_text
+from jaxprlens.model.program import Eqn, Lit, Source, Var
+from jaxprlens.present.nouns import (Param, Row, atom_text, params_of, params_text, repeats, source_text,
+                                     var_text, vars_text)
+from jaxprlens.present.words import group_label
 
 
-def atom_html(a, constvars: set) -> str:
+def atom_html(a, constvars=(), came_from: Var | None = None) -> str:
+    """An operand: ``<var>c</var>`` (a constant's marked), a literal as text; ``came_from``: the outer value a
+    sub-jaxpr's binder is bound from (the script follows it)."""
     if isinstance(a, Lit):
-        return f'<span class="jl-lit">{html(a.text)}</span>'
-    return f'<var class="jl-const">{html(a.name)}</var>' if a in constvars else f"<var>{html(a.name)}</var>"
+        return f'<span class="jl-lit">{html(atom_text(a))}</span>'
+    attrs = ' class="jl-const"' if a in constvars else ""
+    if came_from is not None:
+        attrs += f' data-from="{html(came_from.name)}"'
+    return f"<var{attrs}>{html(atom_text(a))}</var>"
 
 
-def binder_html(v: Var) -> str:
-    return f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>'
+def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
+    """``var_text`` as HTML: the name as ``atom_html`` writes it, then its type (a literal has its own)."""
+    if isinstance(v, Lit):
+        return atom_html(v)
+    return atom_html(v, constvars, came_from) + f'<span class="jl-type">:{html(v.type)}</span>'
 
 
 def param_html(p: Param) -> str:
@@ -28,6 +39,12 @@ def param_html(p: Param) -> str:
         return f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
     return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
             f"<div>{html(p.text)}</div></details></span>")
+
+
+def source_html(src: Source, lang: str) -> str:
+    """``source_text`` as HTML: where, then the line as code."""
+    where = html(where_text(src, lang))
+    return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
 
 
 def explain_html(text: str) -> str:
@@ -68,8 +85,7 @@ class Rows:
         src = row.source
         if src is not None:
             if not row.same_source:      # a run of rows from one line shows it once
-                notes.append(f'<div class="jl-src" title="{html(src.function)}">{html(where_text(src, lang))}: '
-                             f"<code>{html(src.text)}</code></div>")
+                notes.append(f'<div class="jl-src" title="{html(src.function)}">{source_html(src, lang)}</div>')
         elif eqn.depth or eqn.subs or row.explain:
             notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
         if row.explain:
@@ -95,11 +111,6 @@ class Rows:
         return f'<span class="jl-inputs">{" ".join(out)}</span>'
 
 
-def short(text: str) -> str:
-    text = text.replace("\r\n", "\\n").replace("\n", "\\n")   # one row per equation (debug_print's fmt)
-    return shorten(text, FOLD)
-
-
 def walk(eqn: Eqn):
     """An equation and every equation nested in it, in program order."""
     yield eqn
@@ -110,23 +121,35 @@ def walk(eqn: Eqn):
 
 def data_row(eqn: Eqn, lang: str) -> list:
     """A row the script draws: ``[id, primitive, depth, outs, params, ins, source or 0]``."""
-    params = " ".join(f"{p.key}={short(p.text)}" for p in params_of(eqn) if not p.default)
-    src = f"{where_text(eqn.source, lang)}: {eqn.source.text}" if eqn.source else 0
-    return [eqn.id, eqn.primitive, eqn.depth, [f"{v.name}:{v.type}" for v in eqn.outvars], params,
-            [a.name for a in eqn.invars], src]
+    src = source_text(eqn.source, lang) if eqn.source else 0
+    return [eqn.id, eqn.primitive, eqn.depth, [var_text(v) for v in eqn.outvars], params_text(params_of(eqn)),
+            [atom_text(a) for a in eqn.invars], src]
 
 
 def source_once(items: list) -> list:
     """Data rows (and call rows ``["g", ...]``) with a source line written only where it changes, as the
     HTML rows do; a call row starts a new run."""
-    prev = None
-    for item in items:
-        if item[0] == "g":
-            prev = None
-            continue
-        src = item[6]
-        if src and src == prev:
+    again = repeats([None if item[0] == "g" else item[6] or None for item in items])
+    for item, same in zip(items, again):
+        if same:
             item[6] = 0
-        prev = src
     return items
 
+
+# ------------------------------------------------------------------ call groups (model.calls.Group)
+
+def group_data(g, lang: str) -> list:
+    """``[id, label, count, call site, crossing values, depth]`` of a call, as the row and the script show it."""
+    site = source_text(g.site, lang) if g.site else ""
+    crossing = t("crossing", lang, ins=vars_text(g.inputs, lang, 4) or "∅", outs=vars_text(g.outputs, lang, 4) or "∅")
+    return [g.id, group_label(g, lang, phases=g.parent.phase != g.phase), t("n_eqns", lang, n=g.size), site,
+            crossing, g.depth]
+
+
+def group_html(g, lang: str) -> str:
+    """A call's row in a folded table: its label and size, where it was called, the values crossing it."""
+    gid, label, count, site, cross, _ = group_data(g, lang)
+    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq">'
+            f'<b class="jl-gname">{html(label)}</b> <span class="jl-type">{html(count)}</span></td>'
+            f'<td class="jl-note"><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
+            "</td></tr>")

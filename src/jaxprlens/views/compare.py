@@ -6,7 +6,8 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.front import style
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Eqn, Program, count_eqns
-from jaxprlens.present.nouns import eqn_text as eqn_line, where_text
+from jaxprlens.present.nouns import eqn_text as eqn_line, source_text
+from jaxprlens.present.rows import source_html
 
 
 def _key(eqn: Eqn):
@@ -70,7 +71,7 @@ class Compare(View):
         lines = [f"{t('original', lang)}{colon}{counts_text(self.original, lang)}",
                  f"{self.label}{colon}{counts_text(self.transformed, lang)}"]
         for src, left, right in self.groups():
-            head = f"{where_text(src, lang)}{colon}{src.text}" if src else t("no_source_new", lang)
+            head = source_text(src, lang) if src else t("no_source_new", lang)
             lines.append("")
             lines.append(head)
             for i in range(max(len(left), len(right))):
@@ -84,8 +85,7 @@ class Compare(View):
         rows = []
         for src, left, right in self.groups():
             if src:
-                head = (f'<span class="jl-where">{html(where_text(src, lang))}</span>{colon}'
-                        f"<code>{html(src.text)}</code>")
+                head = source_html(src, lang)
             else:
                 head = f'<span class="jl-newhead">{html(t("no_source_new", lang))}</span>'
             rows.append(f'<tr class="jl-line"><td colspan="2">{head}</td></tr>')

@@ -14,10 +14,10 @@ import numpy as np
 from jaxprlens.present.display import array_text
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, sub_label, t
-from jaxprlens.model.program import Lit, Program, path_id
-from jaxprlens.present.nouns import block
+from jaxprlens.model.program import Program, path_id
+from jaxprlens.present.nouns import atom_text, block, eqn_text
 from jaxprlens.engine.stepper import Stepper, source_context
-from jaxprlens.present.rows import Rows, data_row
+from jaxprlens.present.rows import Rows, data_row, source_once
 from jaxprlens.present.words import stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
@@ -101,10 +101,6 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def atom_name(a) -> str:
-    return a.text if isinstance(a, Lit) else a.name
-
-
 def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS) -> list:
     """One value for the front end:
     ``[name, python path, shape, dtype, stats, preview, nan, inf, hist, min, max]`` (min/max of the finite values)."""
@@ -126,11 +122,31 @@ def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS) -> dict:
         body, is_html = [data_row(r.eqn, lang) for r in rows], False
         for r in body:
             r[2] = 0                         # a frame shows one level: no nesting indent
-        for prev, r in zip(body[-2::-1], body[:0:-1]):
-            if r[6] == prev[6]:
-                r[6] = 0                     # a source line once per run of rows it made
+        source_once(body)
     return {"path": path_id(program.path), "head": table.header_html(), "rows": body, "html": is_html,
             "n": len(rows)}
+
+
+def _g(x: float) -> str:
+    return f"{x:.2g}"
+
+
+def jit_note(check, lang: str) -> list | None:
+    """A ``JitCheck`` (``Stepper.jit_check``) in the reader's words: ``[kind, text]`` or None when equal."""
+    status = check.status
+    if status in ("equal", "running"):
+        return None
+    if status == "skipped":
+        return ["jit", t("jit_skipped", lang, n=check.eqns, budget=check.budget)]
+    if status == "edited":
+        return ["jit", t("jit_edited", lang)]
+    if status in ("failed", "mismatch"):
+        return ["jitdiff", t(f"jit_{status}", lang, detail=check.detail)]
+    why = t("jit_why", lang) + (t("jit_why_low", lang, low=check.low) if check.low else "")
+    rel = f"{check.max_rel:.1e}" if check.max_rel < 0.01 else f"{check.max_rel:.0%}"
+    text = t(f"jit_{status}", lang, n=check.differing, total=check.total, abs=_g(check.max_abs), rel=rel,
+             path=check.path, rtol=_g(check.rtol), atol=_g(check.atol), why=why)
+    return ["jitdiff" if status == "differ" else "jit", text]
 
 
 class StateView:
@@ -160,6 +176,24 @@ class StateView:
         """Why the last move stopped, in the reader's language."""
         return stop_text(self.stepper.stop, self.lang)
 
+    def ended_text(self) -> str | None:
+        """How the last run or step out ended when nothing stopped it (``Stepper.ended``), or None."""
+        st, lang = self.stepper, self.lang
+        if st.ended == "out_top":
+            return t("stop_out_top", lang)
+        if st.ended == "no_stop":
+            what = list(st.conditions) + (["NaN"] if st.break_on_nan and "any NaN" not in st.conditions else [])
+            n = len(st.breakpoints)
+            if n:
+                what.append(t("no_stop_bps", lang, n=n))
+            return t("stop_no_stop", lang, what=", ".join(what))
+        return None
+
+    def jit_note(self) -> list | None:
+        """``[kind, text]`` for the comparison of the stepped outputs with jax.jit's, or None (equal, or not
+        done): ``jitdiff`` (beyond the tolerance, or jit failed), ``jit`` (within it, skipped, edited)."""
+        return jit_note(self.stepper.jit_check(), self.lang)
+
     def notes(self, error: str | None = None, jit: bool = True) -> list:
         """``[[kind, text], ...]``: error, stop reason, a step run whole, eager vs jit (when ``jit``: it
         compiles the whole program once), history cap."""
@@ -168,13 +202,19 @@ class StateView:
             out.append(["error", error])
         if st.stop is not None:
             out.append(["stop", self.stop_text()])
+        ended = self.ended_text()
+        if ended:
+            out.append(["stop", ended])
         if getattr(st, "note", None):          # e.g. a combiner or a shard_map body run as one step
             out.append(["over", st.note])
+        if st.edits:
+            names = ", ".join(dict.fromkeys(e.name for e in st.edits))
+            out.append(["edit", t("edit_note", self.lang, n=len(st.edits), names=names)])
         if st.done and jit:
             with captured():                   # jit's own run prints again: not the reader's output
-                diff = st.compare_with_jit()
-            if diff:
-                out.append(["jitdiff", diff])
+                note = self.jit_note()
+            if note:
+                out.append(note)
         if st.history_truncated:
             out.append(["truncated", t("history_capped", self.lang, n=st.max_history)])
         return out
@@ -185,7 +225,7 @@ class StateView:
         eqn = st.current
         if eqn is not None and inputs:
             groups.append([t("inputs_title", lang), [
-                value_item(atom_name(a), getattr(a, "path", "") or "", x, lang, limit, chars)
+                value_item(atom_text(a), getattr(a, "path", "") or "", x, lang, limit, chars)
                 for a, x in zip(eqn.invars, st.current_inputs)]])
         if st.last_eqn is not None and st.last_outputs is not None:
             last = st.last_eqn
@@ -193,7 +233,7 @@ class StateView:
                 value_item(v.name, "", x, lang, limit, chars) for v, x in zip(last.outvars, st.last_outputs)]])
         if st.done:
             top = st.program
-            names = top.out_paths or [atom_name(a) for a in top.outvars]
+            names = top.out_paths or [atom_text(a) for a in top.outvars]
             groups.append([t("results", lang), [
                 value_item(n, n if top.out_paths else "", x, lang, limit, chars)
                 for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]])
@@ -212,7 +252,8 @@ class StateView:
         return {"frame": path_id(st.frame.program.path), "pc": st.frame.pc,
                 "eqn": st.current.id if st.current is not None else None, "crumbs": [t("top", self.lang)]
                 + self.crumbs(), "done": st.done, "back": st.can_back, "notes": self.notes(error, jit),
-                "values": self.values(**limits), "source": self.source(), "position": st.position}
+                "values": self.values(**limits), "source": self.source(), "position": st.position,
+                "depth": st.depth, "changed": sorted(v.name for v in st.changed)}
 
     # ---------------------------------------------------------- static snapshot (no script) and text
     def table_html(self) -> str:
@@ -274,11 +315,9 @@ class StateView:
         eqn = st.current
         flat = lambda x: " ".join(describe(x)["value"].split())[:80]   # noqa: E731
         if eqn is not None:
-            outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-            line = f"{outs} = {eqn.primitive} {' '.join(atom_name(a) for a in eqn.invars)}"
-            lines.append("  " + t("dbg_next", lang, line=line))
+            lines.append("  " + t("dbg_next", lang, line=eqn_text(eqn)))
             for a, x in zip(eqn.invars, st.current_inputs):
-                lines.append(f"    {atom_name(a)} = {flat(x)}")
+                lines.append(f"    {atom_text(a)} = {flat(x)}")
         if st.last_eqn is not None and st.last_outputs is not None:
             lines.append("  " + t("dbg_last", lang, id=st.last_eqn.id, prim=st.last_eqn.primitive))
             for v, x in zip(st.last_eqn.outvars, st.last_outputs):
@@ -288,6 +327,8 @@ class StateView:
                 lines.append(f"  {name} = {flat(x)}")
         if st.stop is not None:
             lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))
+        if st.ended:
+            lines.append("  " + self.ended_text())
         if st.history_truncated:
             lines.append("  " + t("dbg_capped", lang, n=st.max_history))
         if error:

@@ -6,6 +6,9 @@ the output bundle a recorded replay (``replay.py``) that a page without a kernel
 """
 from __future__ import annotations
 
+import math
+import weakref
+
 import anywidget
 import traitlets
 
@@ -16,6 +19,23 @@ from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
+ERROR_CHARS = 500          # an error note is cut here
+EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
+_cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
+
+
+def cell_key() -> tuple | None:
+    """``(cell id, message id)`` of the execution running now, when the front end says which cell it is
+    (JupyterLab and Notebook 7 send ``cellId`` in the request's metadata); None elsewhere."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        parent = getattr(shell, "parent_header", None) or {}
+    except Exception:  # noqa: BLE001 - no IPython, or no kernel
+        return None
+    cell = (parent.get("metadata") or {}).get("cellId")
+    msg = (parent.get("header") or {}).get("msg_id")
+    return (str(cell), str(msg)) if cell else None
 
 
 class Debugger(anywidget.AnyWidget):
@@ -26,7 +46,11 @@ class Debugger(anywidget.AnyWidget):
     labels = traitlets.Dict().tag(sync=True)
     lang = traitlets.Unicode("en").tag(sync=True)
 
-    def __init__(self, program: Program, *args, device=None, lang: str | None = None, **options):
+    def __init__(self, program: Program, *args, device=None, lang: str | None = None, cell: tuple | None = None,
+                 **options):
+        """``options`` go to the ``Stepper`` (``break_on_nan``, ``max_history``, ``jit_rtol``, ``jit_atol``,
+        ``jit_budget``).  ``cell``: ``(cell id, execution id)``, found by itself in a notebook; a debugger
+        made by a later run of the same cell closes this one (its widget, stepper and values go)."""
         self.stepper = Stepper(program, *args, device=device, **options)
         self.view = StateView(self.stepper, lang)
         self._args, self._device = args, device
@@ -38,6 +62,7 @@ class Debugger(anywidget.AnyWidget):
         self._replay: dict | None = None
         self._compared = False          # the end's comparison with jax.jit was sent
         self.on_msg(self._on_msg)
+        self._replaces(cell if cell is not None else cell_key())
 
     # ---------------------------------------------------------- moves (the front end's messages)
     @property
@@ -54,7 +79,9 @@ class Debugger(anywidget.AnyWidget):
             self._sent.clear()
             self._bps = None
         elif name == "toggle":
-            self._guard(lambda: self.stepper.toggle_breakpoint(eqn=arg["eqn"]))
+            self._guard(lambda: self.stepper.toggle_breakpoint(eqn=str(arg.get("eqn"))[:100]))
+        elif name == "edit":
+            self._guard(lambda: self.edit(str(arg.get("name")), str(arg.get("op")), arg.get("value")))
         elif name == "cond":
             self._guard(lambda: (self.stepper.add_condition if arg.get("on") else self.stepper.remove_condition)(
                 arg["text"]))
@@ -80,11 +107,43 @@ class Debugger(anywidget.AnyWidget):
         try:
             action()
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
-            self.error = f"{type(exc).__name__}: {exc}"
+            text = f"{type(exc).__name__}: {exc}"
+            # bounded: the start says what failed, the end (a callback's traceback) says why
+            self.error = text if len(text) <= ERROR_CHARS else f"{text[:200]} … {text[-(ERROR_CHARS - 203):]}"
+
+    def edit(self, name: str, op: str, value=None):
+        """The value panel's edit of value ``name``: ``nan``, ``zero``, ``scale`` (by ``value``), ``eps`` (add
+        ``value``, default 1e-3 of the largest magnitude or 1e-3) or ``set`` (to the number ``value``; a
+        scalar, or every element).  Through ``Stepper.set_value``."""
+        import jax.numpy as jnp
+        st = self.stepper
+        var = st._binder(st.frame, name)
+        old = st.frame.env[var]
+        if op not in EDITS:
+            raise ValueError(f"unknown edit {op!r} (must be one of {list(EDITS)})")
+        x = jnp.asarray(old)
+        if op == "nan":
+            if not jnp.issubdtype(x.dtype, jnp.inexact):
+                raise ValueError(f"{name} is {var.type}: only a float value can be NaN")
+            new = jnp.full_like(x, jnp.nan)
+        elif op == "zero":
+            new = jnp.zeros_like(x)
+        elif op == "scale":
+            new = (x * float(1.0 if value is None else value)).astype(x.dtype)
+        elif op == "eps":
+            if value is None:
+                big = float(jnp.max(jnp.abs(x))) if x.size else 0.0
+                value = 1e-3 * big if big and math.isfinite(big) else 1e-3
+            new = (x + float(value)).astype(x.dtype)
+        else:
+            if value is None or (isinstance(value, str) and not value.strip()):
+                raise ValueError("type a number to set the value to")
+            new = jnp.full_like(x, complex(value) if "j" in str(value) else float(value))
+        st.set_value(var, new)
 
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
-            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on")}
+            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "name", "op", "value")}
             self.press(str(content["do"]), **arg)
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:
@@ -103,6 +162,33 @@ class Debugger(anywidget.AnyWidget):
             msg["conds"] = list(st.conditions)
         msg["state"] = self.view.state(self.error, jit)
         return msg
+
+    # ---------------------------------------------------------- a bounded session
+    def _replaces(self, cell: tuple | None):
+        """Close the debuggers earlier runs of ``cell`` made (not those of this same run)."""
+        if cell is None:
+            return
+        key, run = cell
+        keep = []
+        for other_run, ref in _cells.get(key, []):
+            other = ref()
+            if other is None:
+                continue
+            if other_run == run:
+                keep.append((other_run, ref))
+            else:
+                other.close()
+        keep.append((run, weakref.ref(self)))
+        _cells[key] = keep
+
+    def close(self):
+        """Close the widget and drop the values its stepper computed (the inputs stay: a stored output or
+        ``Out[n]`` may still show it)."""
+        super().close()
+        stepper = getattr(self, "stepper", None)
+        if stepper is not None:
+            stepper.release()
+        self._replay = None
 
     # ---------------------------------------------------------- display
     def replay(self) -> dict:

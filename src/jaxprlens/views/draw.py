@@ -13,9 +13,10 @@ import graphviz
 
 from jaxprlens.present.display import array_text, shorten
 from jaxprlens.present.escape import dot, html
-from jaxprlens.present.i18n import role_word, source_text, sub_label, t
+from jaxprlens.present.i18n import role_word, sub_label, t
+from jaxprlens.present.nouns import param_words, params_of, source_text, var_text
 from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
-from jaxprlens.model.program import Lit, Program, Var, count_eqns, param_text, path_id
+from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
 MAX_NODES = 60        # a program of more equations is drawn by its inlined calls (overview.py), a sub-jaxpr
@@ -39,22 +40,14 @@ _NOISY = set("""out_sharding sharding in_shardings out_shardings in_layouts out_
     body_nconsts linear in_tree static_args np_printoptions has_placeholders partitioned""".split())
 
 
-def key_params(eqn) -> list:
-    subs = {s.param for s in eqn.subs}
-    return [(k, v) for k, v in eqn.params.items() if k not in subs and k not in _NOISY and v is not None]
-
-
-def _short(text: str, n: int = PARAM_CHARS) -> str:
-    return shorten(text, n)
-
-
 def _lines(*parts: str) -> str:
     """A multi-line DOT label: each part escaped once, joined by DOT's ``\\n``."""
     return "\\n".join(dot(p) for p in parts if p != "")
 
 
 def eqn_label(eqn) -> str:
-    words = [eqn.primitive] + [f"{k}={_short(param_text(v))}" for k, v in key_params(eqn)]
+    words = [eqn.primitive] + param_words([p for p in params_of(eqn) if p.key not in _NOISY], PARAM_CHARS,
+                                          one_line=False)
     lines = [words[0]]
     for w in words[1:]:
         if len(lines[-1]) + 1 + len(w) <= LINE_CHARS:
@@ -116,7 +109,7 @@ class _Draw:
         name = self.node_of.get(a)
         if name is None:           # not bound in any scope we drew (should not happen): keep it visible
             name = self.node_of[a] = f"free-{owner}"
-            g.node(name, label=_lines(f"{a.name}:{a.type}", t("free", self.lang)), **STYLES["unused"])
+            g.node(name, label=_lines(var_text(a), t("free", self.lang)), **STYLES["unused"])
         return name
 
     # ------------------------------------------------------------ programs
@@ -124,15 +117,15 @@ class _Draw:
         pre = f"p/{path_id(p.path)}" if p.path else "p"
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
-            g.node(name, label=_lines(f"{v.name}:{v.type}", f"= {_preview(value)}"),
-                   tooltip=dot(t("const_tip", self.lang, var=f"{v.name}:{v.type}")), **STYLES["constant"])
+            g.node(name, label=_lines(var_text(v), f"= {_preview(value)}"),
+                   tooltip=dot(t("const_tip", self.lang, var=var_text(v))), **STYLES["constant"])
         for i, v in enumerate(p.invars):
             name = self.node_of[v] = f"{pre}/in{i}"
             if binder:
-                g.node(name, label=_lines(f"{v.name}:{v.type}"), **STYLES["binder"])
+                g.node(name, label=_lines(var_text(v)), **STYLES["binder"])
             else:
                 head = (binding[i] if binding else None) or v.path or t("input_n", self.lang, i=i)
-                g.node(name, label=_lines(head, f"{v.name}:{v.type}"), tooltip=dot(head), **STYLES["input"])
+                g.node(name, label=_lines(head, var_text(v)), tooltip=dot(head), **STYLES["input"])
 
     def outputs(self, p: Program, g, results=None):
         pre = f"p/{path_id(p.path)}" if p.path else "p"
@@ -141,7 +134,7 @@ class _Draw:
             head = (p.out_paths[i] if i < len(p.out_paths) else
                     results[i] if results else t("output_n", self.lang, i=i))
             g.node(name, label=_lines(head, a.type), tooltip=dot(head), **STYLES["output"])
-            self.edge(self.atom(a, g, f"{pre}-out{i}"), name, [f"{a.name}:{a.type}"] if isinstance(a, Var) else [])
+            self.edge(self.atom(a, g, f"{pre}-out{i}"), name, [var_text(a)] if isinstance(a, Var) else [])
 
     def program(self, p: Program, g, level: int):
         used = {a for e in p.eqns for a in e.invars if isinstance(a, Var)}
@@ -172,7 +165,7 @@ class _Draw:
         for j, a in enumerate(eqn.invars):
             role = role_word(eqn.roles.of_operand(j), 1, self.lang) if eqn.roles else ""
             tail = self.atom(a, g, f"{eqn.id}-{j}")
-            parts = ([f"{a.name}:{a.type}"] if isinstance(a, Var) else []) + (
+            parts = ([var_text(a)] if isinstance(a, Var) else []) + (
                 [t("paren", self.lang, x=role)] if role else [])
             for head in targets.get(j) or [nid]:
                 self.edge(tail, head, parts)
@@ -180,7 +173,7 @@ class _Draw:
             self.node_of[v] = nid
             if v not in used:
                 sink = f"{nid}-unused{k}"
-                g.node(sink, label=dot(f"{v.name}:{v.type}" + ("" if v.dropped else " " + t("unused", self.lang))),
+                g.node(sink, label=dot(var_text(v) + ("" if v.dropped else " " + t("unused", self.lang))),
                        **STYLES["unused"])
                 self.edge(nid, sink, (), style="dashed", arrowhead="none")
 
@@ -211,7 +204,7 @@ class _Draw:
         for k, out in enumerate(sub.program.outvars):
             r = sub.out_map[k] if k < len(sub.out_map) else None
             tail = self.atom(out, sc, f"{spath}-out{k}")
-            name = f"{out.name}:{out.type}" if isinstance(out, Var) else out.type
+            name = var_text(out) if isinstance(out, Var) else out.type
             if r is not None:
                 self.edge(tail, nid, [f"{name} → {eqn.outvars[r].name}"])
             else:

@@ -15,9 +15,9 @@ import graphviz
 from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
 from jaxprlens.views.draw import DEPTH, RUNS, _Draw, _digraph, _lines
-from jaxprlens.present.i18n import source_text, t
+from jaxprlens.present.i18n import t, where_text
 from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
-from jaxprlens.present.nouns import where_text
+from jaxprlens.present.nouns import source_text, var_text, vars_text
 from jaxprlens.views.render import MID, STYLES
 from jaxprlens.present.words import group_label, group_summary
 
@@ -172,7 +172,7 @@ class Fold(_Draw):
             for a in e.invars:
                 if isinstance(a, Var) and a not in made and a not in seen:
                     seen.add(a)
-                    self.edge(self.atom(a, g, nid), nid, [f"{a.name}:{a.type}"])
+                    self.edge(self.atom(a, g, nid), nid, [var_text(a)])
         for v in made:
             self.node_of[v] = nid
 
@@ -188,14 +188,14 @@ class Fold(_Draw):
         pre = "p"
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
-            g.node(name, label=_lines(f"{v.name}:{v.type}"), **STYLES["constant"])
+            g.node(name, label=_lines(var_text(v)), **STYLES["constant"])
         by_arg: dict = {}
         for i, v in enumerate(p.invars):
             by_arg.setdefault(_head(v.path or t("input_n", self.lang, i=i)), []).append(v)
         for k, (arg, vs) in enumerate(by_arg.items()):
             name = f"{pre}/arg{k}"
             g.node(name, label=_lines(arg, t("n_values", self.lang, n=len(vs))) if len(vs) > 1 else
-                   _lines(vs[0].path or arg, f"{vs[0].name}:{vs[0].type}"), tooltip=dot(arg), **STYLES["input"])
+                   _lines(vs[0].path or arg, var_text(vs[0])), tooltip=dot(arg), **STYLES["input"])
             for v in vs:
                 self.node_of[v] = name
             if len(vs) > 1:
@@ -215,7 +215,7 @@ class Fold(_Draw):
             g.node(name, label=_lines(head, t("n_values", self.lang, n=len(atoms))), **STYLES["output"])
             for a in atoms:
                 self.edge(self.atom(a, g, f"{name}-{a.name}"), name,
-                          [f"{a.name}:{a.type}"] if isinstance(a, Var) else [])
+                          [var_text(a)] if isinstance(a, Var) else [])
 
     def side(self, eqn: Eqn) -> str:
         """The call next to ``top`` (under a call that holds both) that holds ``eqn``, as a label."""
@@ -243,14 +243,14 @@ class Fold(_Draw):
             by.setdefault(where(v), []).append(v)
         for i, (place, vs) in enumerate(by.items()):
             name = f"p/{kind}{i}"
-            words = f"{vs[0].name}:{vs[0].type}" if len(vs) == 1 else t("n_values", self.lang, n=len(vs))
-            g.node(name, label=_lines(place, words), tooltip=dot(" ".join(f"{v.name}:{v.type}" for v in vs)),
+            words = var_text(vs[0]) if len(vs) == 1 else t("n_values", self.lang, n=len(vs))
+            g.node(name, label=_lines(place, words), tooltip=dot(vars_text(vs, self.lang)),
                    **STYLES[style])
             for v in vs:
                 if kind == "in":
                     self.node_of[v] = name
                 else:
-                    self.edge(self.atom(v, g, name), name, [f"{v.name}:{v.type}"])
+                    self.edge(self.atom(v, g, name), name, [var_text(v)])
             if kind == "in" and len(vs) > 1:
                 self.grouped.add(name)
 

@@ -20,6 +20,7 @@ from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve, t, width
 from jaxprlens.present.words import cost_text, device_text, intensity_text
+from jaxprlens.present.nouns import vars_text
 
 SMALL = 64          # arrays with at most this many elements are shown in full
 
@@ -162,7 +163,7 @@ class Profile(View):
         return t("measured_share", self.lang, t=fmt_time(seconds), pct=pct)
 
     def _cells(self, r: ProfileRow) -> list:
-        outs = " ".join(f"{v.name}:{v.type}" for v in r.eqn.outvars)
+        outs = vars_text(r.eqn.outvars, self.lang)
         return [str(r.eqn.index), outs, r.eqn.primitive, cost_text(r.estimate, self.lang), self._share(r.median)]
 
     def _head(self) -> list:

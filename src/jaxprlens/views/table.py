@@ -8,9 +8,9 @@ from jaxprlens.present.front import data, labels, script, style
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
-from jaxprlens.present.nouns import Block, block, explanations, where_text
-from jaxprlens.present.rows import Rows, atom_html, binder_html, data_row, short, source_once, walk
-from jaxprlens.present.words import cost_text, group_label, total_text
+from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
+from jaxprlens.present.rows import Rows, atom_html, binder_html, data_row, group_data, group_html, source_once, walk
+from jaxprlens.present.words import cost_text, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -80,15 +80,15 @@ class Table(View):
             where, bound = html(v.path or ""), binder_html(v)
             if binding is not None and binding[i]:
                 outer, role = binding[i]
-                where = f"{t('bound_from', lang)} {atom_html(outer, set())} ({html(role)})"
+                where = f"{t('bound_from', lang)} {atom_html(outer)} ({html(role)})"
                 if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
-                    bound = bound.replace("<var>", f'<var data-from="{html(outer.name)}">', 1)
+                    bound = binder_html(v, came_from=outer)
             rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td>{bound}</td>'
                         f"<td>{where}</td></tr>")
         for i, v in enumerate(p.outvars):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
-            rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td>{atom_html(v, consts)}'
-                        f'<span class="jl-type">:{html(v.type)}</span></td><td>{html(path)}</td></tr>')
+            rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td>{binder_html(v, consts)}</td>'
+                        f"<td>{html(path)}</td></tr>")
         title = f"{html(p.title)} — " if p.title else ""
         return (f'<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
                 f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
@@ -163,7 +163,7 @@ class Table(View):
     def _folded_html(self, tree, doc: Block) -> str:
         """The top of the call tree as rows; the program's own equations (made inside JAX) as they are."""
         consts, own = set(doc.program.constvars), {id(r.eqn): r for r in doc.rows}
-        rows = [group_row(c, self.lang) if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts)
+        rows = [group_html(c, self.lang) if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts)
                 for c in top_items(tree)]
         note = (f'<tbody><tr class="jl-more-note"><td colspan="3">{html(t("table_folded", self.lang))}'
                 "</td></tr></tbody>")
@@ -190,29 +190,25 @@ class Table(View):
 
         lines = []
         for v, value in zip(p.constvars, p.consts):
-            lines.append(f"{pad}{t('constvar', lang)}{colon}{v.name}:{v.type} = {_fmt_value(value)}")
+            lines.append(f"{pad}{t('constvar', lang)}{colon}{var_text(v)} = {_fmt_value(value)}")
         for i, v in enumerate(p.invars):
             if binding and binding[i]:
                 outer, role = binding[i]
-                where = f"  {t('bound_from', lang)} {outer.name}" + paren(role).lstrip()
+                where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip()
             else:
                 where = paren(v.path) if v.path else ""
-            lines.append(f"{pad}{t('inputs_title', lang)}{colon}{v.name}:{v.type}{where}")
+            lines.append(f"{pad}{t('inputs_title', lang)}{colon}{var_text(v)}{where}")
         for i, v in enumerate(p.outvars):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
-            lines.append(f"{pad}{t('results', lang)}{colon}{v.name}:{v.type}" + (paren(path) if path else ""))
+            lines.append(f"{pad}{t('results', lang)}{colon}{var_text(v)}" + (paren(path) if path else ""))
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")
         for row in doc.rows[:limit]:
             eqn = row.eqn
-            outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-            params = " ".join(f"{x.key}={short(x.text)}" for x in row.params if not x.default)
-            head = f"{outs} = {eqn.primitive}" + (f"[{params}]" if params else "")
-            ins = " ".join(a.name for a in eqn.invars)
-            lines.append(f"{pad}{eqn.index:>3}  {head} {ins}".rstrip())
+            lines.append(f"{pad}{eqn.index:>3}  {eqn_text(eqn, None, row.params)}")
             note = explain(eqn.primitive, lang)
             if eqn.source:
-                note = f"{where_text(eqn.source, lang)}{colon}{eqn.source.text}  — {note}"
+                note = f"{source_text(eqn.source, lang)}  — {note}"
             lines.append(f"{pad}       {note}")
             if self.cost:
                 lines.append(f"{pad}       {t('cost', lang)}{colon}{self._cost_text(eqn)}")
@@ -263,32 +259,12 @@ def top_items(tree) -> list:
     return g.children
 
 
-def _values(vs: list, lang: str, limit: int = 4) -> str:
-    shown = " ".join(f"{v.name}:{v.type}" for v in vs[:limit])
-    return (shown + (" " + t("n_more", lang, n=len(vs) - limit) if len(vs) > limit else "")) or "∅"
-
-
-def _group_cells(g, lang: str) -> list:
-    """``[id, label, count, call site, crossing values, depth]`` of a call, as the row and the script show it."""
-    site = f"{where_text(g.site, lang)}: {g.site.text}" if g.site else ""
-    return [g.id, group_label(g, lang, phases=g.parent.phase != g.phase), t("n_eqns", lang, n=g.size), site,
-            t("crossing", lang, ins=_values(g.inputs, lang), outs=_values(g.outputs, lang)), g.depth]
-
-
-def group_row(g, lang: str) -> str:
-    gid, label, count, site, cross, _ = _group_cells(g, lang)
-    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq">'
-            f'<b class="jl-gname">{html(label)}</b> <span class="jl-type">{html(count)}</span></td>'
-            f'<td class="jl-note"><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
-            "</td></tr>")
-
-
 def group_items(tree, lang: str) -> dict:
     """``{call id: [item, ...]}``: a call's rows in order, each a call (``["g", cells...]``) or a data row."""
     out = {}
     for g in tree.root.walk():
         if g.parent is not None:
             out[g.id] = source_once([row for c in g.children     # an equation brings the ones nested in it
-                                     for row in ([["g"] + _group_cells(c, lang)] if not isinstance(c, Eqn)
+                                     for row in ([["g"] + group_data(c, lang)] if not isinstance(c, Eqn)
                                                  else [data_row(e, lang) for e in walk(c)])])
     return out

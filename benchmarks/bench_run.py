@@ -59,7 +59,7 @@ def bench(fn, args, device, repeat: int, rounds: int) -> tuple[float, float]:
         # Alternate which goes first: the machine may be shared, and load drifts.
         for which in (("jit", "run") if i % 2 == 0 else ("run", "jit")):
             if which == "jit":
-                best_jit = min(best_jit, float(np.median(time_calls(call, list(pos), repeat))))
+                best_jit = min(best_jit, time_calls(call, list(pos), repeat).median)
             else:
                 best_run = min(best_run, program.run(device=device, repeat=repeat).median)
     return best_run, best_jit

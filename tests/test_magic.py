@@ -1,5 +1,7 @@
 """Drive %%jaxpr / %jaxpr as a user does, through a real IPython shell."""
 import inspect
+import os
+import re
 
 import jax
 import jax.numpy as jnp
@@ -126,16 +128,25 @@ def test_unknown_option_lists_valid_ones(ip):
         ip.run_cell_magic("jaxpr", "--static-argnums x", cell("func1"))
 
 
-def test_user_exception_shows_user_traceback_and_kernel_survives(ip, capsys):
-    result = ip.run_cell_magic("jaxpr", "", "def boom(x):\n    return 1 / 0\nboom(1.)")
-    assert result is None
-    out = capsys.readouterr()
-    text = out.out + out.err
+def _shown(exc) -> str:
+    """The traceback IPython shows for ``exc`` (its ``_render_traceback_``), without colours."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(exc._render_traceback_()))
+
+
+def test_user_exception_fails_the_cell_with_the_users_traceback(ip):
+    with pytest.raises(ZeroDivisionError) as info:
+        ip.run_cell_magic("jaxpr", "", "def boom(x):\n    return 1 / 0\nboom(1.)")
+    text = _shown(info.value)
     assert "ZeroDivisionError" in text and "return 1 / 0" in text
-    assert "jaxprlens" not in text.replace("jaxprlens-", "")   # none of our frames
+    assert "jaxprlens" not in text.replace("jaxprlens-", "") and "interactiveshell" not in text   # no frames of ours
     assert "boom" in ip.user_ns
-    result = ip.run_cell_magic("jaxpr", "", "undefined_name(1.)")
-    assert result is None and "NameError" in "".join(capsys.readouterr())
+    with pytest.raises(NameError) as info:
+        ip.run_cell_magic("jaxpr", "", "undefined_name(1.)")
+    assert "----> 1 undefined_name(1.)" in _shown(info.value)
+    # in the shell the cell fails as a plain Python cell does, and the next one runs
+    result = ip.run_cell("%%jaxpr\nundefined_name(1.)")
+    assert isinstance(result.error_in_exec, NameError)
+    assert ip.run_cell("boom").result is ip.user_ns["boom"]
 
 
 def test_magic_result_is_stored_in_underscore(ip):
@@ -177,7 +188,8 @@ def test_tuple_targets_get_the_call_results(ip):
     assert view.program.out_paths == ["out[0]", "out[1]"]
     # the cell as written fails (two results into three names): the user's traceback, nothing traced
     ip.user_ns.pop("c", None)
-    assert ip.run_cell_magic("jaxpr", "", "c, d, e = two(jnp.arange(3.))") is None
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        ip.run_cell_magic("jaxpr", "", "c, d, e = two(jnp.arange(3.))")
     assert "c" not in ip.user_ns
 
 
@@ -314,3 +326,47 @@ def test_help_says_what_vmap_does_with_the_arguments():
     helps = {a.option_strings[0]: a.help for a in JaxprMagics.jaxpr.parser._actions if a.option_strings}
     assert "stacks each mapped argument twice" in helps["--transform"]
     assert "jax.vmap(f, in_axes)(*args)" in helps["--batched"]
+
+
+# ---------------------------------------------------------------- in a real kernel, as Run All and nbval see it
+
+@pytest.fixture(scope="module")
+def kernel():
+    """Run code in a fresh IPython kernel with jaxprlens loaded: ``(execute_reply content, traceback text)``."""
+    from jupyter_client.manager import start_new_kernel
+    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, JAX_PLATFORMS="cpu"))
+
+    def run(code: str):
+        shown = []
+
+        def hook(msg):
+            if msg["msg_type"] == "error":
+                shown.extend(msg["content"]["traceback"])
+            elif msg["msg_type"] == "stream" and msg["content"]["name"] == "stderr":
+                shown.append(msg["content"]["text"])
+        reply = kc.execute_interactive(code, timeout=60, output_hook=hook)["content"]
+        return reply, re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(shown))
+    try:
+        assert run("%load_ext jaxprlens")[0]["status"] == "ok"
+        yield run
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+@pytest.mark.parametrize("code, ename, shown", [
+    ("%%jaxpr\nimport jax.numpy as jnp\nundefined_name(1.)", "NameError", "----> 2 undefined_name(1.)"),
+    ("%%jaxpr\ndef boom(x):\n    return 1 / 0\nboom(1.)", "ZeroDivisionError", "----> 2     return 1 / 0"),
+    ("%jaxpr undefined_name(1.)", "NameError", "undefined_name(1.)"),
+    ("%%jaxpr --bogus\nabs(1.)", "UsageError", "UsageError: unrecognized arguments: --bogus"),
+    ("%%jaxpr\ndef g(x):\n    if x > 0:\n        return x\n    return -x\ng(1.)", "UsageError",
+     "UsageError: TracerBoolConversionError (cell line 2: if x > 0:)"),
+])
+def test_an_error_in_a_jaxpr_cell_fails_the_cell(kernel, code, ename, shown):
+    reply, text = kernel(code)
+    assert (reply["status"], reply["ename"]) == ("error", ename)      # Run All and nbval stop here
+    assert shown in text
+    if ename != "UsageError":
+        assert f"Cell In[{reply['execution_count']}], line " in text     # the cell's own number
+        assert "jaxprlens" not in text and "IPython" not in text        # the user's frames only
+    assert kernel("1 + 1")[0]["status"] == "ok"                          # the kernel goes on

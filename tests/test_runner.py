@@ -35,7 +35,8 @@ def test_run_result_fields_and_bundle():
     r = model.trace(fn, *args).run(device="cpu", repeat=5)
     assert isinstance(r, RunResult)
     assert (r.device.platform, r.device.id, r.device.name) == ("cpu", 0, "cpu:0")
-    assert len(r.times) == 5 and r.median > 0 and r.spread >= 0 and r.compile_time > 0
+    assert r.repeat == r.timings.count == r.timings.asked == 5 and not r.timings.stopped
+    assert r.median > 0 and r.spread >= 0 and r.compile_time > 0
     assert r.cost_analysis is None or isinstance(r.cost_analysis, dict)
     bundle = r._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
@@ -60,7 +61,7 @@ def test_timings_are_sanitized_by_the_notebook_config():
                 for regex, replace in patterns:
                     text = re.sub(regex, replace, text)
                 assert not re.search(TIME, text), text          # no timing left after sanitizing
-                assert not re.search(r"\d+% of time|\d+%）", text)
+                assert not re.search(r"\d+% of sum|\d+%）", text)
 
 
 def test_fmt_time_and_value_text():
@@ -82,13 +83,44 @@ def test_device_selection():
     assert r.device.name == "cpu:0"
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("tpu:3", r"no tpu device here for 'tpu:3'; devices here: cpu:0 \(cpu\)"),
-    ("gpu", r"no gpu device here for 'gpu'; devices here: cpu:0"),
-    ("cpu:5", r"no device 'cpu:5': there are 1 cpu device\(s\) \(indices 0..0\); devices here: cpu:0"),
-    ("gpu-1", r"unknown device 'gpu-1' \(write platform\[:index\]"),
-])
-def test_bad_device_lists_devices(spec, message):
+def _devices_here() -> list:
+    """Every device JAX can start here, the default backend's first, straight from JAX."""
+    out = list(jax.local_devices())
+    for platform in ("cpu", "gpu", "tpu"):
+        try:
+            out += [d for d in jax.local_devices(backend=platform) if d not in out]
+        except RuntimeError:
+            pass
+    return out
+
+
+def _name(d) -> str:
+    platform = "gpu" if d.platform in ("cuda", "rocm") else d.platform
+    same = [x for x in _devices_here() if x.platform == d.platform]
+    return f"{platform}:{same.index(d)}"
+
+
+def _listing() -> str:
+    return re.escape(", ".join(f"{_name(d)} ({d.device_kind})" for d in _devices_here()))
+
+
+def _absent() -> str:
+    """A platform with no device here (tpu on a CPU or GPU machine, gpu on a TPU one)."""
+    present = {_name(d).split(":")[0] for d in _devices_here()}
+    return next(p for p in ("tpu", "gpu") if p not in present)
+
+
+@pytest.mark.parametrize("case", ["absent with index", "absent", "index past the end", "malformed"])
+def test_bad_device_lists_devices(case):
+    absent, n_cpu = _absent(), len(jax.devices("cpu"))
+    spec, message = {
+        "absent with index": (f"{absent}:3", rf"^no {absent} device here for '{absent}:3'; devices here: {_listing()}$"),
+        "absent": (absent, rf"^no {absent} device here for '{absent}'; devices here: {_listing()}$"),
+        "index past the end": (f"cpu:{n_cpu + 4}", rf"^no device 'cpu:{n_cpu + 4}': there are {n_cpu} cpu "
+                                                   rf"device\(s\) \(indices 0..{n_cpu - 1}\); devices here: {_listing()}$"),
+        "malformed": ("gpu-1", r"^unknown device 'gpu-1' \(write platform\[:index\], e\.g\. cpu, gpu:1, tpu:0\); "
+                               rf"devices here: {_listing()}$"),
+    }[case]
     with pytest.raises(ValueError, match=message):
         resolve_device(spec)
 
@@ -97,10 +129,15 @@ def test_devices_view():
     view = devices_view()
     assert isinstance(view, DevicesView)
     bundle = view._repr_mimebundle_()
-    assert bundle["text/plain"].splitlines() == [
-        "devices (name, platform, kind, id):",
-        "  cpu:0    cpu   cpu                  0  (default)"]
-    assert 'data-device="cpu:0"' in bundle["text/html"]
+    here, default = _devices_here(), jax.devices()[0]
+    assert bundle["text/plain"].splitlines() == ["devices (name, platform, kind, id):"] + [
+        f"  {_name(d):<8} {_name(d).split(':')[0]:<5} {d.device_kind:<20} {d.id}{'  (default)' if d == default else ''}"
+        for d in here]
+    assert bundle["text/plain"].count("(default)") == 1 and _name(here[0]) in bundle["text/plain"].splitlines()[1]
+    for d in here:
+        assert f'data-device="{_name(d)}"' in bundle["text/html"]
+    if [d.platform for d in here] == ["cpu"]:               # a CPU-only machine: the whole text, literally
+        assert bundle["text/plain"].splitlines()[1] == "  cpu:0    cpu   cpu                  0  (default)"
 
 
 def test_profile_rows_beside_estimates():
@@ -111,8 +148,13 @@ def test_profile_rows_beside_estimates():
     assert [r.eqn.primitive for r in prof.rows] == [e.primitive for e in p.eqns]
     assert all(r.median > 0 for r in prof.rows)
     lines = prof.text().splitlines()
-    assert lines[1].split() == ["#", "outputs", "primitive", "estimate", "measured", "on", "its", "own"]
-    assert re.match(rf"^0  c:f32\[8\] +sin +8 FLOP, 64 B +measured {TIME} \(\d+% of time\)$", lines[2])
+    assert lines[1].split() == ["#", "outputs", "primitive", "estimate", "measured", "on", "its", "own", "(%", "of",
+                                "the", "sum)"]
+    assert re.match(rf"^0  c:f32\[8\] +sin +8 FLOP, 64 B +measured {TIME} \(\d+% of sum\)$", lines[2])
+    # the share is of the sum of the equations run alone; the whole program, fused, is shown beside it
+    assert re.match(rf"^sum of the equations run on their own {TIME}; whole program, compiled as one \(XLA fuses "
+                    rf"equations\): compile {TIME}; run median {TIME} ± {TIME}$", lines[6])
+    assert sum(int(x) for x in re.findall(r"\((\d+)% of sum\)", prof.text())) in (99, 100, 101)
     assert "estimated total: 31 FLOP, 264 B; intensity 0.12 FLOP/B" in lines
     assert prof.html().count("<tr data-eqn=") == len(p.eqns)
 
@@ -131,8 +173,9 @@ def test_magic_run_profile_devices_and_bad_device(ip):
     prof = ip.run_cell_magic("jaxpr", "--profile --device cpu --repeat 2", cell)
     assert isinstance(prof, Profile) and len(prof.rows) == 4
     assert isinstance(ip.run_line_magic("jaxpr", "--devices"), DevicesView)
-    with pytest.raises(UsageError, match=r"no tpu device here for 'tpu:3'; devices here: cpu:0"):
-        ip.run_cell_magic("jaxpr", "--run --device tpu:3", cell)
+    absent = _absent()
+    with pytest.raises(UsageError, match=rf"no {absent} device here for '{absent}:3'; devices here: {_listing()}$"):
+        ip.run_cell_magic("jaxpr", f"--run --device {absent}:3", cell)
 
 
 def test_program_without_arguments_is_a_clear_error():
@@ -188,3 +231,116 @@ def test_program_without_inputs_runs_on_the_chosen_device():
     r = run(p, device="cpu:0", repeat=2)
     np.testing.assert_array_equal(np.asarray(r.outputs), [0.0, 2.0, 4.0])
     assert r.outputs.devices() == {jax.devices("cpu")[0]}
+
+
+# ---------------------------------------------------------------- --profile on every program --run runs
+
+@jax.custom_vjp
+def _sin_vjp(x):
+    return jnp.sin(x)
+
+
+_sin_vjp.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * jnp.cos(x),))
+
+TOP_LEVEL = {   # one top-level equation of a kind that is not a plain primitive
+    "custom_jvp (jax.nn.relu)": (jax.nn.relu, (jnp.linspace(-1., 1., 8),), "custom_jvp_call"),
+    "custom_vjp": (_sin_vjp, (jnp.ones(4),), "custom_vjp_call"),
+    "jit (pjit)": (jax.jit(lambda x: x * 2. + 1.), (jnp.ones(4),), "jit"),
+    "cond": (lambda p, x: jax.lax.cond(p, jnp.sin, jnp.cos, x), (True, jnp.ones(4)), "cond"),
+    "while": (lambda x: jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.), (0, x)),
+              (jnp.ones(4),), "while"),
+    "scan": (lambda xs: jax.lax.scan(lambda c, x: (c + x, c), 0., xs), (jnp.ones(4),), "scan"),
+    "remat": (jax.checkpoint(lambda x: jnp.sin(jnp.sin(x))), (jnp.ones(4),), "remat2"),
+    "grad of relu": (jax.grad(lambda x: jax.nn.relu(x).sum()), (jnp.linspace(-1., 1., 8),), "custom_jvp_call"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOP_LEVEL))
+def test_profile_runs_what_run_runs(name):
+    fn, args, primitive = TOP_LEVEL[name]
+    p = model.trace(fn, *args)
+    assert primitive in [e.primitive for e in p.eqns]
+    want = run(p, repeat=1).outputs
+    jax.tree_util.tree_map(np.testing.assert_array_equal, want, jax.jit(fn)(*args))
+    prof = profile(p, repeat=1)
+    assert [r.eqn.primitive for r in prof.rows] == [e.primitive for e in p.eqns]
+    assert all(r.timings is not None and r.median > 0 for r in prof.rows)
+
+
+# ---------------------------------------------------------------- time budgets: bounded, and they say so
+
+def test_run_stops_at_its_time_budget_and_says_so():
+    fn, args = SEEDS["func1"]
+    r = run(model.trace(fn, *args), repeat=100_000_000_000, budget=0.2)
+    assert r.timings.stopped and 1 <= r.repeat < r.timings.asked == 100_000_000_000
+    assert r.budget == 0.2 and r.median > 0
+    assert f"the time budget of 0.2 s was spent after {r.repeat} of 100000000000 runs (more with --budget S or " \
+           "budget=S)" in r.text()
+    assert "jl-stopped" in r.html()
+    zh = run(model.trace(fn, *args), repeat=100_000_000_000, budget=0.2, lang="zh").text()
+    assert re.search(r"^提前停止：0\.2 秒的时间预算在 100000000000 次运行中的第 \d+ 次后用完", zh, re.M)
+    assert "stopped" not in run(model.trace(fn, *args), repeat=3).text()       # within budget: no word
+
+
+def test_profile_stops_at_its_time_budget_and_says_which_rows():
+    fn, args = SEEDS["func1"]
+    prof = profile(model.trace(fn, *args), repeat=100_000_000_000, budget=0.2)
+    untimed = [r for r in prof.rows if r.timings is None]
+    timed = [r for r in prof.rows if r.timings is not None]
+    assert all(r.timings.stopped for r in timed)
+    text = prof.text()
+    assert text.count("not timed (time budget spent)") == len(untimed)
+    assert re.search(r"^stopped early: the time budget of 0\.2 s was spent; .*the whole program ran \d+ of "
+                     r"100000000000 times \(more with --budget S or budget=S\)$", text, re.M)
+    if untimed:
+        assert f"{len(untimed)} of 4 equations not timed" in text
+
+
+def test_timings_are_summarised_not_kept():
+    from jaxprlens.engine.runner import KEPT, Timings, _Series
+    series = _Series()
+    for i in range(20 * KEPT):
+        series.add(float(i % 1000))
+    assert series.count == 20 * KEPT and len(series.kept) == KEPT      # bounded, however many runs
+    summary = series.summary(asked=10 ** 11, stopped=True)
+    assert isinstance(summary, Timings) and summary.count == 20 * KEPT
+    assert abs(summary.median - 500) < 50 and abs(summary.spread - 250) < 40   # uniform 0..999
+    with pytest.raises(ValueError, match="time budget must be a positive number of seconds"):
+        fn, args = SEEDS["func1"]
+        run(model.trace(fn, *args), budget=0)
+
+
+def test_magic_repeat_huge_returns_within_the_budget(ip):
+    cell = "import jax.numpy as jnp\njnp.sin(jnp.ones(8))"
+    result = ip.run_cell_magic("jaxpr", "--run --repeat 100000000000 --budget 0.2", cell)
+    assert isinstance(result, RunResult) and result.timings.stopped and result.budget == 0.2
+    prof = ip.run_cell_magic("jaxpr", "--profile --repeat 100000000000 --budget 0.2", cell)
+    assert prof.whole.budget == 0.2 and "stopped early" in prof.text()
+    with pytest.raises(UsageError, match="time budget must be a positive number of seconds, got -1"):
+        ip.run_cell_magic("jaxpr", "--run --budget -1", cell)
+    assert ip.run_cell_magic("jaxpr", "--run", cell).budget == 10.0           # the default
+
+
+# ---------------------------------------------------------------- estimate vs XLA's cost analysis
+
+def test_run_says_why_the_estimate_and_xla_differ():
+    from dataclasses import replace
+    fn, args = SEEDS["func1"]
+    r = run(model.trace(fn, *args), repeat=1)
+    lines = r.text().splitlines()
+    if r.cost_analysis is None:
+        pytest.skip("this backend has no cost analysis")
+    i = next(i for i, x in enumerate(lines) if x.startswith("XLA cost analysis: "))
+    assert lines[i - 1] == "estimate: 31 FLOP, 264 B"
+    assert lines[i + 1].startswith("why they differ: the estimate adds up each equation as written, every operand "
+                                   "read from memory and every result written back")
+    assert "after fusion" in lines[i + 1] and "cuBLAS" not in lines[i + 1]
+    # a GPU program whose matmuls XLA hands to cuBLAS: its cost analysis does not see them, and we say so
+    gpu = replace(r, custom_calls=("__cublas$gemm",))
+    assert ("XLA does not count inside the library calls it hands work to (__cublas$gemm): on a GPU, matmuls go "
+            "to cuBLAS and convolutions to cuDNN, so its FLOPs can be far below the estimate.") in gpu.text()
+    assert "cuBLAS" in replace(r, custom_calls=("__cublas$gemm",), lang="zh").text()
+    # when the two agree there is nothing to explain
+    agree = replace(r, cost_analysis={"flops": 31.0, "bytes accessed": 264.0})
+    assert not any(x.startswith("why they differ") for x in agree.text().splitlines())
+    assert 'class="jl-cost-gap"' in r.html() and 'class="jl-cost-gap"' not in agree.html()

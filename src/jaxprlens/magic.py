@@ -21,7 +21,7 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # Options that take a value (used to find where the line magic's call expression starts).
 _VALUED = {"--static-argnums", "--lang", "--device", "--depth", "--max-nodes", "--path", "--transform",
-           "--argnums", "--in-axes", "--repeat"}
+           "--argnums", "--in-axes", "--repeat", "--budget"}
 
 _TRACER_FIX = {
     "TracerBoolConversionError":
@@ -85,6 +85,19 @@ def _cell_location(exc, filename: str) -> str:
     import linecache
     text = linecache.getline(filename, found.tb_lineno).strip()
     return f" (cell line {found.tb_lineno}: {text})"
+
+
+def _cell_number(shell) -> int:
+    """The running cell's ``In[N]``: the number IPython compiled the calling cell under (IPython 9 counts
+    the next cell while one runs, 8 the running one, so the counter alone is off by one on some)."""
+    import sys
+    numbers = getattr(shell.compile, "_filename_map", {})
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename in numbers:
+            return numbers[frame.f_code.co_filename]
+        frame = frame.f_back
+    return getattr(shell, "execution_count", 0) or 0
 
 
 class _Call(NamedTuple):
@@ -161,6 +174,8 @@ class JaxprMagics(Magics):
     @argument("--devices", action="store_true", help="list the devices JAX can use and stop")
     @argument("--device", default=None, help="device to run on: cpu, gpu, gpu:1, tpu:0")
     @argument("--repeat", type=int, default=20, help="timed repeats for --run/--profile (default 20)")
+    @argument("--budget", type=float, default=10.0,
+              help="seconds --run/--profile may spend timing (default 10); they stop early past it and say so")
     @argument("--static-argnums", default=None, help="positions of static arguments, e.g. 0,1")
     @argument("--lang", default=None, help="language of this cell's views: en or zh (default: %%jaxpr_config "
                                            "--lang, else $JAXPRLENS_LANG, else en)")
@@ -308,7 +323,7 @@ class JaxprMagics(Magics):
         if not tree.body:
             raise UsageError("the cell is empty; end it with the call to trace, e.g. `f(x, y)`")
         static = _static_argnums(args.static_argnums)
-        filename = shell.compile.cache(code) if hasattr(shell, "compile") else "<jaxprlens-cell>"
+        filename = self._cache(code, source)
         ns = shell.user_ns
         last = tree.body[-1]
         call = _call_of(last)
@@ -333,9 +348,8 @@ class JaxprMagics(Magics):
                         kw[k.arg] = self._eval(k.value, filename, ns)
                 if not isinstance(last, ast.Expr):        # y = f(x): run the call, bind y
                     _bind(last, fn(*pos, **kw), filename, ns)
-        except Exception:  # noqa: BLE001 - user code failed: show the user's traceback
-            self._show_user_error()
-            return None
+        except Exception as e:  # noqa: BLE001 - user code failed: the cell fails with the user's traceback
+            raise self._user_error(e)
         if call is None:
             raise UsageError(_not_a_call(last, code))
         text = ast.get_source_segment(code, call) or ast.unparse(call)
@@ -361,16 +375,13 @@ class JaxprMagics(Magics):
             return model.trace(call.fn, *call.pos, static_argnums=call.static, **call.kw), None
         except model.TraceError as e:
             raise UsageError(str(e)) from None
-        except jax.errors.JAXTypeError as e:
-            raise self._tracer_usage_error(e, call.filename) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename) from None
             if vmap:
                 raise self._vmap_error(e, call, args, f"`{shorten(call.text, 60)}` fails on its arguments as "
                                                       "written") from None
-            self._show_user_error()
-            return None
+            raise self._user_error(e)
 
     def _vmap_error(self, e, call: _Call, args, what: str) -> UsageError:
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
@@ -391,7 +402,7 @@ class JaxprMagics(Magics):
 
     def _tracer_usage_error(self, e, filename: str) -> UsageError:
         name = type(e).__name__
-        fix = _TRACER_FIX.get(name, "see the error above")
+        fix = _TRACER_FIX[name]
         return UsageError(f"{name}{_cell_location(e, filename)}: {fix}")
 
     @staticmethod
@@ -400,10 +411,27 @@ class JaxprMagics(Magics):
         ast.fix_missing_locations(expr)
         return eval(compile(expr, filename, "eval"), ns)
 
-    def _show_user_error(self):
-        import sys
-        etype, value, tb = sys.exc_info()
-        self.shell.showtraceback((etype, value, _user_tb(tb)))
+    def _cache(self, code: str, raw: str) -> str:
+        """The filename the cell's code is compiled under: IPython's own for this cell, so tracebacks
+        read ``Cell In[N]`` with the cell's execution count and show its lines."""
+        shell = self.shell
+        if not hasattr(shell, "compile"):
+            return "<jaxprlens-cell>"
+        return shell.compile.cache(code, _cell_number(shell), raw_code=raw)
+
+    def _user_error(self, e: BaseException) -> BaseException:
+        """The user's exception, to raise again so the cell fails as a plain Python cell would (the kernel
+        replies ``error``; Run All and nbval stop), shown from the user's first frame: IPython renders an
+        exception's ``_render_traceback_`` in place of the magic machinery's frames and ours."""
+        user, tb_format = _user_tb(e.__traceback__), self.shell.InteractiveTB
+
+        def render():
+            return tb_format.structured_traceback(type(e), e, user)
+        try:
+            e._render_traceback_ = render
+        except AttributeError:      # an exception that takes no attributes: shown whole, still an error
+            pass
+        return e
 
     def _view(self, call: _Call, args, program, transformed=None):
         from jaxprlens.views import Options, build_view

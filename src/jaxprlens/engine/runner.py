@@ -1,8 +1,13 @@
 """Running a traced program on a device: one compile, timed steady-state runs, and each top-level equation
-timed on its own beside its cost estimate.  Returns data (``Run``, ``ProfileRow``); ``views.run`` shows it."""
+timed on its own beside its cost estimate.  Returns data (``Run``, ``ProfileRow``); ``views.run`` shows it.
+
+Timing is bounded: runs stop at ``repeat`` or when a time budget is spent (``BUDGET`` seconds by default),
+and timings are summarised as they come (count, median, interquartile range), never all kept."""
 from __future__ import annotations
 
 import contextlib
+import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +18,11 @@ import numpy as np
 
 from jaxprlens.engine.cost import costs
 from jaxprlens.engine.devices import DeviceInfo, resolve_device
+from jaxprlens.engine.frames import _bind_params
 from jaxprlens.model.program import Lit, Program
+
+BUDGET = 10.0        # seconds of timing per run() / profile() unless told otherwise
+KEPT = 1000          # timings kept to estimate the median and quartiles of a longer series
 
 
 def _cost_analysis(compiled) -> dict | None:
@@ -27,23 +36,74 @@ def _cost_analysis(compiled) -> dict | None:
     return dict(ca) if ca else None
 
 
+def _custom_calls(compiled) -> tuple:
+    """The library calls XLA hands work to in the compiled program (``__cublas$gemm``, ...): its cost
+    analysis does not see inside them."""
+    try:
+        text = compiled.as_text()
+    except Exception:  # noqa: BLE001 - not every backend prints its executable
+        return ()
+    return tuple(sorted(set(re.findall(r'custom_call_target="([^"]+)"', text or ""))))
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Steady-state runs summarised: how many ran, their median and half their interquartile range (from
+    at most ``KEPT`` of them, sampled evenly), how many were asked for, and whether the budget stopped them."""
+    count: int
+    median: float
+    spread: float
+    asked: int
+    stopped: bool = False
+
+
+class _Series:
+    """Timings added one by one; keeps a fixed-size uniform sample (reservoir, seeded: reproducible)."""
+
+    def __init__(self):
+        self.count, self.kept, self._rng = 0, [], random.Random(0)
+
+    def add(self, seconds: float):
+        self.count += 1
+        if len(self.kept) < KEPT:
+            self.kept.append(seconds)
+        else:
+            j = self._rng.randrange(self.count)
+            if j < KEPT:
+                self.kept[j] = seconds
+
+    def summary(self, asked: int, stopped: bool) -> Timings:
+        q1, med, q3 = np.percentile(np.asarray(self.kept), [25, 50, 75])
+        return Timings(self.count, float(med), float(q3 - q1) / 2, asked, stopped)
+
+
 @dataclass
 class Run:
     """One compiled program run on a device: its outputs and timings (``views.run.RunResult`` shows it)."""
     outputs: Any                 # the function's own output pytree
     device: DeviceInfo
     compile_time: float          # seconds: lower + compile
-    times: list                  # seconds per steady-state run
-    median: float
-    spread: float                # half the interquartile range of ``times``
+    timings: Timings             # the steady-state runs, summarised
     cost_analysis: dict | None = None
     out_paths: list = field(default_factory=list)
     flat_outputs: list = field(default_factory=list, repr=False)
     estimate: Any = None         # our own cost.Cost total, for comparison
+    budget: float = BUDGET       # seconds the timing could take
+    custom_calls: tuple = ()     # library calls in the compiled program (XLA's cost analysis skips them)
+
+    @property
+    def median(self) -> float:
+        return self.timings.median
+
+    @property
+    def spread(self) -> float:
+        """Half the interquartile range of the timed runs."""
+        return self.timings.spread
 
     @property
     def repeat(self) -> int:
-        return len(self.times)
+        """How many timed runs there were (fewer than asked when the budget stopped them)."""
+        return self.timings.count
 
 
 def _check_args(program: Program):
@@ -89,38 +149,47 @@ def on_device(device, args: list):
     return jax.default_device(device) if not args else contextlib.nullcontext()
 
 
-def time_calls(call, args: list, repeat: int) -> list:
-    """Seconds per call of ``call(*args)``, each waited for with ``block_until_ready``, after one warm-up."""
-    jax.block_until_ready(call(*args))
-    times = []
-    for _ in range(max(int(repeat), 1)):
-        start = time.perf_counter()
-        jax.block_until_ready(call(*args))
-        times.append(time.perf_counter() - start)
-    return times
-
-
-def _stats(times: list) -> tuple[float, float]:
-    q1, med, q3 = np.percentile(np.asarray(times), [25, 50, 75])
-    return float(med), float(q3 - q1) / 2
-
-
-def measure(program: Program, device=None, repeat: int = 20, estimate: bool = True) -> Run:
-    """Execute ``program`` compiled on ``device`` (see ``resolve_device``) and time ``repeat`` runs."""
+def _check(repeat: int, budget: float):
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
+    if not budget > 0:
+        raise ValueError(f"the time budget must be a positive number of seconds, got {budget}")
+
+
+def time_calls(call, args: list, repeat: int, budget: float = BUDGET) -> Timings:
+    """Time ``call(*args)`` after one warm-up, each call waited for with ``block_until_ready``: ``repeat``
+    calls, or fewer when ``budget`` seconds are spent (at least one is timed)."""
+    jax.block_until_ready(call(*args))
+    series, asked = _Series(), max(int(repeat), 1)
+    end = time.perf_counter() + budget
+    while True:
+        start = time.perf_counter()
+        jax.block_until_ready(call(*args))
+        now = time.perf_counter()
+        series.add(now - start)
+        if series.count >= asked:
+            return series.summary(asked, stopped=False)
+        if now >= end:
+            return series.summary(asked, stopped=True)
+
+
+def measure(program: Program, device=None, repeat: int = 20, estimate: bool = True,
+            budget: float = BUDGET) -> Run:
+    """Execute ``program`` compiled on ``device`` (see ``resolve_device``) and time ``repeat`` runs, or as
+    many as fit in ``budget`` seconds."""
+    _check(repeat, budget)
     dev = resolve_device(device)
     _check_args(program)
     args = place(program, dev, explicit=device is not None)
     jitted, compiled, compile_time = compile_program(program, args, dev)
     with on_device(dev, args):      # the same context as at compile time, so the cache entry matches
-        times = time_calls(jitted, args, repeat)
+        timings = time_calls(jitted, args, repeat, budget)
         flat = list(jitted(*args))
-    median, spread = _stats(times)
-    return Run(outputs=program.unflatten_outputs(flat), device=DeviceInfo.of(dev),
-                     compile_time=compile_time, times=times, median=median, spread=spread,
-                     cost_analysis=_cost_analysis(compiled), out_paths=list(program.out_paths),
-                     flat_outputs=flat, estimate=costs(program).total if estimate else None)
+    ca = _cost_analysis(compiled)
+    return Run(outputs=program.unflatten_outputs(flat), device=DeviceInfo.of(dev), compile_time=compile_time,
+               timings=timings, cost_analysis=ca, out_paths=list(program.out_paths), flat_outputs=flat,
+               estimate=costs(program).total if estimate else None, budget=budget,
+               custom_calls=_custom_calls(compiled) if ca else ())
 
 
 # ---------------------------------------------------------------- profile
@@ -129,31 +198,49 @@ def measure(program: Program, device=None, repeat: int = 20, estimate: bool = Tr
 class ProfileRow:
     eqn: Any
     estimate: Any                # cost.Cost
-    median: float
-    spread: float
+    timings: Timings | None      # None: not timed, the budget was spent before this equation
+
+    @property
+    def median(self) -> float | None:
+        return self.timings.median if self.timings else None
+
+    @property
+    def spread(self) -> float | None:
+        return self.timings.spread if self.timings else None
 
 
 def _one_eqn_fun(eqn):
-    """A function running just ``eqn`` (its literal operands baked in), taking its Var operands."""
+    """A function running just ``eqn`` (its literal operands baked in), taking its Var operands.  It binds
+    as ``eval_jaxpr`` does (``get_bind_params``: a custom_jvp/vjp call gets its functions back) under the
+    equation's context, so any top-level equation the program runs can run alone."""
     raw = eqn.raw
     lits = {i: a.val for i, a in enumerate(eqn.invars) if isinstance(a, Lit)}
     n = len(eqn.invars)
+    params = _bind_params(raw.primitive, raw.params)
 
     def fun(*vals):
         it = iter(vals)
         operands = [lits[i] if i in lits else next(it) for i in range(n)]
-        out = raw.primitive.bind(*operands, **raw.params)
+        with raw.ctx.manager:
+            out = raw.primitive.bind(*operands, **params)
         return list(out) if raw.primitive.multiple_results else [out]
     return fun
 
 
-def measure_each(program: Program, device=None, repeat: int = 20) -> tuple:
+def measure_each(program: Program, device=None, repeat: int = 20, budget: float = BUDGET) -> tuple:
     """Time every top-level equation on its own on ``device`` (compiled, warm, median of ``repeat``),
     feeding each the values the previous ones computed.  Returns the whole program's ``Run``, a
-    ``ProfileRow`` per equation (with the estimate of ``cost.costs``) and those costs."""
-    if repeat < 1:
-        raise ValueError(f"repeat must be at least 1, got {repeat}")
-    whole = measure(program, device=device, repeat=repeat)
+    ``ProfileRow`` per equation (with the estimate of ``cost.costs``) and those costs.
+
+    The whole takes about ``budget`` seconds at most: each measurement gets an even share of the time
+    left once the compiles still to come are set aside, and when it is spent the remaining equations are
+    not timed (their rows say so)."""
+    _check(repeat, budget)
+    end = time.perf_counter() + budget
+    eqns = list(program.eqns)
+    whole = measure(program, device=device, repeat=repeat, budget=budget / (len(eqns) + 1))
+    whole.budget = budget
+    overhead, done = whole.compile_time, 0       # seconds per equation outside its timed runs (compile, warm-up)
     dev = resolve_device(device)
     env = {}
     for v, a in zip(program.invars, place(program, dev, explicit=device is not None)):
@@ -162,13 +249,21 @@ def measure_each(program: Program, device=None, repeat: int = 20) -> tuple:
         env[v] = jax.device_put(c, dev)
     table_costs = costs(program)
     rows = []
-    for eqn in program.eqns:
+    for i, eqn in enumerate(eqns):
+        left = end - time.perf_counter()
+        if left <= 0:
+            rows.extend(ProfileRow(e, table_costs.get(e.id), None) for e in eqns[i:])
+            break
         ins = [env[a] for a in eqn.invars if not isinstance(a, Lit)]
         jitted = jax.jit(_one_eqn_fun(eqn))
+        share = max(left - overhead * (len(eqns) - i), 0.0) / (len(eqns) - i)
+        start = time.perf_counter()
         with on_device(dev, ins):
-            times = time_calls(jitted, ins, repeat)      # the warm-up call compiles
+            timings = time_calls(jitted, ins, repeat, share)      # the warm-up call compiles
             for v, val in zip(eqn.outvars, jitted(*ins)):
                 env[v] = val
-        median, spread = _stats(times)
-        rows.append(ProfileRow(eqn, table_costs.get(eqn.id), median, spread))
+        spent = time.perf_counter() - start - timings.count * timings.median
+        done += 1
+        overhead += (max(spent, 0.0) - overhead) / (done + 1)      # a running mean, the whole's compile first
+        rows.append(ProfileRow(eqn, table_costs.get(eqn.id), timings))
     return whole, rows, table_costs

@@ -51,6 +51,7 @@ class Options:
     lang: str | None = None            # None: the kernel-wide default (``%jaxpr_config --lang``)
     device: str | None = None
     repeat: int = 20
+    budget: float = 10.0               # seconds --run / --profile may spend timing (engine.runner.BUDGET)
     depth: int | None = None
     max_nodes: int | None = None
     path: str | None = None
@@ -98,10 +99,10 @@ def build_view(program, opts: Options, transformed=None):
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
     if opts.run:
-        parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang))
+        parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
     if opts.profile:
         from jaxprlens.views.run import profile
-        parts.append(profile(program, device=opts.device, repeat=opts.repeat, lang=lang))
+        parts.append(profile(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
     if opts.debug:
         debugger = program.debugger(device=opts.device, lang=lang)
         if parts:

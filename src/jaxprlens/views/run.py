@@ -2,8 +2,9 @@
 beside its estimate) and ``--devices``.
 
 Timings are the only varying text in these views; they always read ``compile 12.3 ms``,
-``run median 45.6 µs ± 7.8 µs`` or ``measured 1.2 µs (12% of time)`` so ``notebooks/sanitize.cfg``
-can mask them for nbval.
+``run median 45.6 µs ± 7.8 µs``, ``measured 1.2 µs (12% of sum)`` or ``run on their own 3.4 µs`` so
+``notebooks/sanitize.cfg`` can mask them for nbval.  (A run the time budget stopped also says how many
+runs it made, which varies too; the course's cells never reach the budget.)
 """
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ import numpy as np
 from jaxprlens.engine import runner
 from jaxprlens.engine.cost import Costs, si
 from jaxprlens.engine.devices import DeviceInfo, available_devices, default_device
-from jaxprlens.engine.runner import ProfileRow, Run
+from jaxprlens.engine.runner import BUDGET, ProfileRow, Run
 from jaxprlens.model.program import Program
 from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve, t, width
-from jaxprlens.present.words import cost_text, device_text, intensity_text
 from jaxprlens.present.nouns import vars_text
+from jaxprlens.present.words import cost_text, device_text, intensity_text
 
 SMALL = 64          # arrays with at most this many elements are shown in full
 
@@ -94,6 +95,29 @@ def cost_analysis_text(ca: dict | None, lang: str = "en") -> str:
     return t("xla_cost", lang, items=t("sep", lang).join(b for b in bits if b))
 
 
+def _differ(a: float, b: float) -> bool:
+    return abs(a - b) > 0.01 * max(abs(a), abs(b))
+
+
+def cost_gap_text(r: Run, lang: str = "en") -> str | None:
+    """Why our estimate and XLA's cost analysis disagree (None when they agree or one is missing): they
+    count different programs, and XLA does not see inside the library calls it makes (cuBLAS on a GPU)."""
+    ca, est = r.cost_analysis, r.estimate
+    if not ca or est is None:
+        return None
+    xla_flops = ca.get("flops", 0) + ca.get("transcendentals", 0)
+    if not (_differ(est.flops, xla_flops) or _differ(est.bytes, ca.get("bytes accessed", est.bytes))):
+        return None
+    text = t("cost_gap", lang)
+    if r.custom_calls:
+        text += t("cost_gap_calls", lang, calls=t("sep", lang).join(r.custom_calls))
+    return text
+
+
+def budget_text(budget: float, lang: str = "en") -> str:
+    return t("seconds", lang, n=f"{budget:g}")
+
+
 # ---------------------------------------------------------------- run
 
 @dataclass
@@ -119,13 +143,26 @@ class RunResult(Run, View):
     def _estimate_text(self) -> str:
         return t("estimate_is", self.lang, cost=cost_text(self.estimate, self.lang))
 
+    def _stopped_text(self) -> str | None:
+        """The budget ended the timed runs early: how many of how many, and how to allow more."""
+        if not self.timings.stopped:
+            return None
+        return t("budget_stopped", self.lang, budget=budget_text(self.budget, self.lang), n=self.repeat,
+                 asked=self.timings.asked)
+
+    def _notes(self) -> list:
+        """What follows the timing line: early stop, our estimate, XLA's count, why those two differ."""
+        lines = [self._stopped_text()]
+        if self.estimate is not None:
+            lines.append(self._estimate_text())
+        lines += [cost_analysis_text(self.cost_analysis, self.lang), cost_gap_text(self, self.lang)]
+        return [x for x in lines if x]
+
     def text(self) -> str:
         lang = self.lang
         lines = [t("ran_on", lang, device=device_text(self.device, lang)),
                  f"{self.timing_text()}  {t('iqr_note', lang, n=self.repeat)}"]
-        if self.estimate is not None:
-            lines.append(self._estimate_text())
-        lines.append(cost_analysis_text(self.cost_analysis, lang))
+        lines.extend(self._notes())
         lines.append(t("outputs_head", lang))
         lines.extend(f"  {p} = {v}" for p, v in self._output_rows())
         return "\n".join(lines)
@@ -134,12 +171,16 @@ class RunResult(Run, View):
         lang = self.lang
         outs = "".join(f'<tr class="jl-output"><td>{html(p)}</td><td><code>{html(v)}</code></td></tr>'
                        for p, v in self._output_rows())
+        stopped = self._stopped_text()
         est = (f'<div class="jl-estimate">{html(self._estimate_text())}</div>'
                if self.estimate is not None else "")
+        gap = cost_gap_text(self, lang)
         return (f'<div class="jaxprlens jl-run" lang="{lang}" data-device="{html(self.device.name)}">'
                 f'<div class="jl-device">{html(t("ran_on", lang, device=device_text(self.device, lang)))}</div>'
-                f"<div>{self.timing_html()} {html(t('iqr_note', lang, n=self.repeat))}</div>{est}"
+                f"<div>{self.timing_html()} {html(t('iqr_note', lang, n=self.repeat))}</div>"
+                + (f'<div class="jl-stopped">{html(stopped)}</div>' if stopped else "") + est +
                 f'<div class="jl-xla">{html(cost_analysis_text(self.cost_analysis, lang))}</div>'
+                + (f'<div class="jl-cost-gap">{html(gap)}</div>' if gap else "") +
                 f"<table><thead><tr><th>{t('output', lang)}</th><th>{t('value', lang)}</th></tr></thead>"
                 f"<tbody>{outs}</tbody></table></div>")
 
@@ -155,9 +196,12 @@ class Profile(View):
 
     @property
     def measured_total(self) -> float:
-        return sum(r.median for r in self.rows)
+        """The sum of the equations' times, each run on its own: what the share column divides by."""
+        return sum(r.median for r in self.rows if r.timings is not None)
 
-    def _share(self, seconds: float) -> str:
+    def _share(self, seconds: float | None) -> str:
+        if seconds is None:
+            return t("not_timed", self.lang)
         total = self.measured_total
         pct = int(round(100 * seconds / total)) if total else 0
         return t("measured_share", self.lang, t=fmt_time(seconds), pct=pct)
@@ -170,11 +214,40 @@ class Profile(View):
         return ["#"] + [t(k, self.lang) for k in ("outputs", "primitive", "estimate", "measured_alone")]
 
     def _intro(self) -> str:
-        return t("profile_head", self.lang, device=device_text(self.device, self.lang), n=self.whole.repeat)
+        return t("profile_head", self.lang, device=device_text(self.device, self.lang), n=self.whole.timings.asked)
 
     def _total(self) -> str:
         total = self.costs.total
         return t("estimated_total", self.lang, cost=cost_text(total, self.lang), intensity=intensity_text(total, self.lang))
+
+    def _stopped_text(self) -> str | None:
+        """The budget ended the profile early: how many equations were not timed, or timed fewer times."""
+        asked = self.whole.timings.asked
+        untimed = sum(r.timings is None for r in self.rows)
+        fewer = sum(r.timings is not None and r.timings.count < asked for r in self.rows)
+        if not (untimed or fewer or self.whole.timings.stopped):
+            return None
+        lang = self.lang
+        parts = [t("untimed_rows", lang, n=untimed, total=len(self.rows))] if untimed else []
+        parts += [t("fewer_runs", lang, n=fewer, asked=asked)] if fewer else []
+        if self.whole.timings.stopped:
+            parts.append(t("whole_fewer_runs", lang, n=self.whole.repeat, asked=asked))
+        return t("profile_stopped", lang, budget=budget_text(self.whole.budget, lang),
+                 detail=t("sep", lang).join(parts))
+
+    def _sum(self, timing: str) -> str:
+        """The sum the share column divides, beside the whole program compiled as one (usually less)."""
+        whole = t("whole_compiled", self.lang, timing=timing)
+        if all(r.timings is None for r in self.rows):
+            return whole
+        return t("sum_and_whole", self.lang, t=fmt_time(self.measured_total), whole=whole)
+
+    def _after(self) -> list:
+        """The lines under the table except the whole program's timing: total estimate, XLA's count, why
+        they differ, an early stop."""
+        w = self.whole
+        return [x for x in (self._total(), cost_analysis_text(w.cost_analysis, self.lang),
+                            cost_gap_text(w, self.lang), self._stopped_text()) if x]
 
     def text(self) -> str:
         head = self._head()
@@ -184,9 +257,8 @@ class Profile(View):
         lines = [self._intro()]
         for cells in [head] + rows:
             lines.append("  ".join(ljust(c, w) for c, w in zip(cells[:4], widths)) + "  " + cells[4])
-        lines.append(self._total())
-        lines.append(t("whole_program", self.lang, timing=self.whole.timing_text()))
-        lines.append(cost_analysis_text(self.whole.cost_analysis, self.lang))
+        lines.append(self._sum(self.whole.timing_text()))
+        lines.extend(self._after())
         return "\n".join(lines)
 
     def html(self) -> str:
@@ -200,23 +272,26 @@ class Profile(View):
         return (f'<div class="jaxprlens jl-profile" lang="{self.lang}" data-device="{html(self.device.name)}">'
                 f"<div>{html(self._intro())}</div>"
                 f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-                f'<div class="jl-total">{html(self._total())}</div>'
-                f"<div>{t('whole_program', self.lang, timing=self.whole.timing_html())}</div>"
-                f'<div class="jl-xla">{html(cost_analysis_text(self.whole.cost_analysis, self.lang))}</div></div>')
+                f'<div class="jl-sum">{self._sum(self.whole.timing_html())}</div>'
+                + "".join(f"<div>{html(x)}</div>" for x in self._after()) + "</div>")
 
 
 def run(program: Program, device=None, repeat: int = 20, estimate: bool = True,
-        lang: str | None = None) -> RunResult:
-    """Execute ``program`` compiled on ``device`` (see ``engine.devices.resolve_device``) and time ``repeat`` runs."""
-    return _shown(runner.measure(program, device=device, repeat=repeat, estimate=estimate), resolve(lang))
+        lang: str | None = None, budget: float = BUDGET) -> RunResult:
+    """Execute ``program`` compiled on ``device`` (see ``engine.devices.resolve_device``) and time ``repeat``
+    runs, or as many as ``budget`` seconds allow (the result says when the budget stopped them)."""
+    return _shown(runner.measure(program, device=device, repeat=repeat, estimate=estimate, budget=budget),
+                  resolve(lang))
 
 
 def _shown(r: Run, lang: str) -> RunResult:
     return RunResult(**{f.name: getattr(r, f.name) for f in fields(Run)}, lang=lang)
 
 
-def profile(program: Program, device=None, repeat: int = 20, lang: str | None = None) -> "Profile":
-    """``--profile``: every top-level equation timed on its own (``engine.runner.measure_each``)."""
-    whole, rows, table_costs = runner.measure_each(program, device=device, repeat=repeat)
+def profile(program: Program, device=None, repeat: int = 20, lang: str | None = None,
+            budget: float = BUDGET) -> "Profile":
+    """``--profile``: every top-level equation timed on its own (``engine.runner.measure_each``), in about
+    ``budget`` seconds at most."""
+    whole, rows, table_costs = runner.measure_each(program, device=device, repeat=repeat, budget=budget)
     lang = resolve(lang)
     return Profile(program, whole.device, rows, _shown(whole, lang), table_costs, lang)

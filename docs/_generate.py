@@ -3,6 +3,7 @@ editions."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -36,8 +37,7 @@ def write_options(target: Path) -> None:
         "```",
         "",
     ])
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    _write(target, text)
 
 
 def _code_options(text: str) -> str:
@@ -73,9 +73,7 @@ def copy_notebooks(src: Path, dest: Path, langs=("en", "zh")) -> None:
         for name in sorted(wanted):
             nb = json.loads((src / lang / name).read_text(encoding="utf-8"))
             text = json.dumps(fold_solutions(nb, lang), ensure_ascii=False, indent=1) + "\n"
-            d = into / name
-            if not d.exists() or d.read_text(encoding="utf-8") != text:   # unchanged: Sphinx need not reread it
-                d.write_text(text, encoding="utf-8")
+            _write(into / name, text)
 
 
 def fold_solutions(nb: dict, lang: str) -> dict:
@@ -88,3 +86,13 @@ def fold_solutions(nb: dict, lang: str) -> dict:
             cell["metadata"]["tags"] = [*tags, "hide-cell"] if "hide-cell" not in tags else tags
             cell["metadata"]["mystnb"] = {"code_prompt_show": show, "code_prompt_hide": hide}
     return nb
+
+
+def _write(target: Path, text: str) -> None:
+    """Write ``target`` only when its text changes (Sphinx then need not reread it), all at once (a build running
+    beside this one never reads half a file)."""
+    if target.exists() and target.read_text(encoding="utf-8") == text:
+        return
+    part = target.with_name(f".{target.name}.{os.getpid()}")
+    part.write_text(text, encoding="utf-8")
+    os.replace(part, target)

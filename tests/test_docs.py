@@ -93,7 +93,8 @@ CURRENT_CSS = """css => { for (const s of document.querySelectorAll('style'))
 
 MEASURE = """() => {
   const art = document.querySelector('article.bd-article').getBoundingClientRect();
-  const views = [...document.querySelectorAll('.cell_output .jaxprlens')].filter(v => !v.parentElement.closest('.jaxprlens'));
+  const views = [...document.querySelectorAll('.cell_output .jaxprlens')]
+    .filter(v => !v.parentElement.closest('.jaxprlens'));
   const past = views.filter(v => v.getBoundingClientRect().right > art.right + 1 || v.scrollWidth > v.clientWidth + 1)
     .map(v => v.className);
   const box = s => { const e = document.querySelector(s); const r = e.getBoundingClientRect();
@@ -101,8 +102,8 @@ MEASURE = """() => {
             hidden: e.scrollWidth - e.clientWidth}; };
   return {article: art.width, views: views.length, past, dbg: box('.jl-dbg'), frame: box('.jl-dbg-frame'),
           side: box('.jl-dbg-side'), code: box('.jl-dbg-side pre.jl-code'),
-          notes: Math.max(...[...document.querySelectorAll('.jl-dbg-frame td.jl-note, .jl-dbg-frame td.jl-note > div')].map(
-            td => td.scrollWidth - td.clientWidth))}; }"""
+          notes: Math.max(...[...document.querySelectorAll('.jl-dbg-frame td.jl-note, .jl-dbg-frame td.jl-note > div')]
+            .map(td => td.scrollWidth - td.clientWidth))}; }"""
 
 
 @pytest.mark.browser

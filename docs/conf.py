@@ -29,9 +29,10 @@ html_theme = "sphinx_book_theme"   # what JAX's docs use
 html_theme_options = {
     "navbar_persistent": [],   # one search box (the sidebar's), no header bar above the article
     "show_toc_level": 2,
+    "toc_title": "Contents / 目录",   # the site is bilingual, like its section titles
     "use_download_button": True,   # a lecture's page offers its .ipynb
 }
-html_css_files = ["jaxprlens_docs.css"]   # the views' colours and table layouts under the theme
+html_css_files = ["jaxprlens_docs.css"]   # what the theme does to the views' outputs, undone
 templates_path = ["_templates"]
 html_context = {"teacher_notes": sorted(p.stem for p in (DOCS / "teachers").glob("*.md"))}
 html_title = "jaxprlens"

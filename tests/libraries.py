@@ -283,3 +283,35 @@ def outcomes(names):
 
 if __name__ == "__main__":
     print(json.dumps(outcomes(sys.argv[1:])))
+
+
+def nnx_transformer_train_step(blocks=2):
+    """A ``blocks``-block nnx transformer (embedding, pre-norm blocks, tied output) and its train step with
+    optax adam: the model-size program of issue 19 (names, signature tree, default view)."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+    d, vocab = 16, 11
+    graphdef, block_state = _block(nnx, d=d)
+    Block = type(nnx.merge(graphdef, block_state))
+
+    class Transformer(nnx.Module):
+        def __init__(self, rngs):
+            self.embed = nnx.Embed(vocab, d, rngs=rngs)
+            self.blocks = nnx.List([Block(rngs) for _ in range(blocks)])
+
+        def __call__(self, tokens):
+            x = self.embed(tokens)
+            for block in self.blocks:
+                x = block(x)
+            return self.embed.attend(x)
+
+    model = Transformer(nnx.Rngs(0))
+    graphdef, state = nnx.split((model, nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)))
+
+    def train_step(state, tokens):
+        model, optimizer = nnx.merge(graphdef, state)
+        loss, grads = nnx.value_and_grad(lambda m: _cross_entropy(m(tokens[:, :-1]), tokens[:, 1:]))(model)
+        optimizer.update(model, grads)
+        return loss, nnx.state((model, optimizer))
+
+    return train_step, (state, jax.random.randint(jax.random.key(5), (2, 9), 0, vocab))

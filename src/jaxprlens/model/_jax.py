@@ -118,6 +118,15 @@ def user_frames(tb: Any) -> tuple:
                  for f in _siu.user_frames(tb))
 
 
+@functools.lru_cache(maxsize=8192)
+def user_frame_names(tb: Any) -> tuple:
+    """Beside ``user_frames``: each frame's qualified name (``Linear.__call__``) and where its running
+    expression starts ``(line, column)``, innermost first."""
+    if tb is None:
+        return ()
+    return tuple((f.function_name, (f.start_line, f.start_column)) for f in _siu.user_frames(tb))
+
+
 def name_stack(eqn: Any) -> str:
     return str(getattr(eqn.source_info, "name_stack", "") or "")
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import sys
 import weakref
 from dataclasses import dataclass, field
 
+from jaxprlens.model import _jax
 from jaxprlens.model import program as _model
 from jaxprlens.model.program import Eqn, Program, Source, Var, where_label
 
@@ -42,6 +45,11 @@ class Group:
     key: tuple = field(default=(), repr=False)
     first: tuple = (0, 0)        # position (end line, column) inside the function where this call began
     last: tuple = (0, 0)
+    name: str = ""               # what the user wrote: ``blocks[0].attn · MultiHeadAttention``, ``optimizer.update``
+    qualname: str = field(default="", repr=False)    # ``MultiHeadAttention.__call__``
+    callee: str = field(default="", repr=False)      # the call's expression before its arguments: ``self.attn``
+    params: tuple = field(default=(), repr=False)    # path of the parameters it reads, as tokens
+    kind: str = ""               # "phase": the traced function re-entered for a phase of grad; "update": after it
 
     @property
     def groups(self) -> list:
@@ -100,11 +108,12 @@ class CallTree:
         self._build()
         self.by_id = {g.id: g for g in self.root.walk()}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
+        _name_all(self)
 
     # ------------------------------------------------------------ building
     def _build(self):
         eqns = self.program.eqns
-        chains = [tuple(f for f in reversed(e.frames) if not f[0].startswith(_OWN)) for e in eqns]
+        chains = [tuple(f for f in reversed(_frames(e)) if not f[0].startswith(_OWN)) for e in eqns]
         cut = _common(chains)
         sources: dict = {}
         stack = [self.root]
@@ -116,7 +125,7 @@ class CallTree:
             phase = phase_of(e)
             self.phases.add(phase)
             back = phase == "backward"
-            for i, (file, line, function, end) in enumerate(frames):
+            for i, (file, line, function, end, qualname, _) in enumerate(frames):
                 caller = frames[i - 1] if i else (chain[cut - 1] if cut else None)
                 key = (phase, file, function, caller[:2] if caller else None)
                 cur = stack[i + 1] if len(stack) > i + 1 else None
@@ -128,7 +137,8 @@ class CallTree:
                     continue
                 del stack[i + 1:]
                 site = None if caller is None else _source(caller, sources)
-                g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at)
+                g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at,
+                          qualname=qualname, callee=_callee(caller) if caller else "")
                 stack[i].children.append(g)
                 stack.append(g)
             del stack[len(frames) + 1:]
@@ -143,7 +153,9 @@ class CallTree:
             for i, c in enumerate(same, 1):
                 c.call, c.calls = (len(same) + 1 - i if c.phase == "backward" else i), len(same)
         for c in g.groups:
-            seg = c.function + (f".{c.call}" if c.calls > 1 else "") + ("~bwd" if c.phase == "backward" else "")
+            twin = c.phase == "forward" and any(o.function == c.function and not o.phase for o in g.groups)
+            seg = (c.function + (f".{c.call}" if c.calls > 1 else "")
+                   + ("~bwd" if c.phase == "backward" else "~fwd" if twin else ""))
             c.id = f"{g.id}/{seg}" if g.id else seg
             self._number(c)
 
@@ -251,6 +263,169 @@ def _source(frame: tuple, cache: dict) -> Source:
 
 def _root_name(p: Program) -> str:
     return p.title or getattr(p.fn, "__name__", None) or "program"
+
+
+# ---------------------------------------------------------------- names: what the user wrote
+# A module's call (flax.nnx, flax.linen, equinox) is named by its attribute path and class:
+# ``blocks[0].attn · MultiHeadAttention``.  The path comes from the parameters the call reads (the pytree
+# paths of the program's inputs, so it is the model's own structure: ``blocks[0]``, not the loop's ``blk``),
+# relative to the module call around it; without parameters, from the call's own text (``self.attn``).
+
+_TOKEN = re.compile(r"\.(\w+)|\[(-?\d+)\]|\[(['\"])(.*?)\3\]|^(\w+)")
+
+
+def _frames(e: Eqn) -> tuple:
+    """``(file, line, function, end, qualname, start)`` of each user frame, innermost first."""
+    tb = _jax.traceback(e.raw)
+    return tuple(f + n for f, n in zip(_jax.user_frames(tb), _jax.user_frame_names(tb)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _callee_at(file: str, start: tuple, end: tuple) -> str:
+    """The function part of the call expression between ``start`` and ``end`` (``self.attn`` of
+    ``self.attn(self.ln1(x), mask=mask)``), or ``""``."""
+    import ast
+    import linecache
+    (l0, c0), (l1, c1) = start, end
+    if not l0 or l1 < l0 or l1 - l0 > 40 or c0 is None or c1 is None or c0 < 0 or c1 < 0:
+        return ""
+    lines = [linecache.getline(file, n).encode() for n in range(l0, l1 + 1)]
+    lines[-1] = lines[-1][:c1]                  # columns count UTF-8 bytes
+    lines[0] = lines[0][c0:]
+    try:
+        node = ast.parse(b"".join(lines).decode().strip(), mode="eval").body
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return ""
+    return ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+
+
+def _callee(caller: tuple) -> str:
+    return _callee_at(caller[0], caller[5], caller[3]) if len(caller) > 5 else ""
+
+
+def _tokens(path: str) -> tuple:
+    """``state[0]['hidden']['kernel'].value`` → ``("state", 0, "hidden", "kernel", "value")``."""
+    out, i = [], 0
+    while i < len(path):
+        m = _TOKEN.match(path, i)
+        if m is None or m.end() == i:
+            return tuple(out)
+        attr, index, _, key, head = m.groups()
+        out.append(int(index) if index is not None else attr or key or head)
+        i = m.end()
+    return tuple(out)
+
+
+def _prefix(paths: list) -> tuple:
+    """The path of the module that holds ``paths`` (parameter leaves): their common prefix; one leaf
+    alone is a parameter of its module (``ln1.scale`` → ``ln1``)."""
+    paths = [p[:-1] if p and p[-1] == "value" else p for p in set(paths)]      # nnx's Variable.value
+    if not paths:
+        return ()
+    if len(paths) == 1:
+        return paths[0][:-1]
+    first, n = paths[0], min(len(p) for p in paths)
+    k = 0
+    while k < n and all(p[k] == first[k] for p in paths):
+        k += 1
+    return first[:k]
+
+
+def _path_text(tokens: tuple) -> str:
+    out = ""
+    for x in tokens:
+        out += f"[{x}]" if isinstance(x, int) else (f".{x}" if out else str(x))
+    return out
+
+
+def _class_of(qualname: str) -> str:
+    """``Block`` of ``_block.<locals>.Block.__call__``; ``""`` for a plain function."""
+    parts = qualname.split(".")
+    return parts[-2] if len(parts) > 1 and not parts[-2].startswith("<") else ""
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _name_all(tree: "CallTree") -> None:
+    """Give every group its ``name`` (and ``kind``), then number calls of one name under one caller."""
+    root = tree.root
+    root.name = root.function
+    paths = {v: k for v in tree.program.invars if len(k := _tokens(v.path or "")) > 1}   # leaves in a tree
+    rel: dict = {}            # module group -> its path tokens relative to the outermost module call
+    for g in root.walk():
+        if g.parent is None:
+            continue
+        cls = _class_of(g.qualname)
+        if not cls:
+            g.name = g.function
+            continue
+        if paths:
+            g.params = _prefix([paths[v] for v in g.inputs if v in paths])
+        module = _is_module(g.key[1], g.qualname)
+        if module is None:                      # a class defined in a function: a module if it reads any
+            module = bool(g.params) or g.callee.startswith("self.")
+        g.name = _method_name(g, cls, rel) if module else f"{cls}.{g.function}"
+    forward = {g.id.replace("~fwd", ""): g for g in root.walk() if g.phase == "forward"}
+    for g in root.walk():     # a backward call reads fewer parameters: named as the forward call it reverses
+        twin = forward.get(g.id.replace("~bwd", "")) if g.phase == "backward" else None
+        if twin is not None and twin.name != twin.function and " · " not in g.name and "." not in g.name:
+            g.name = twin.name
+    backward = {g.function for g in root.groups if g.phase == "backward"}
+    for g in root.groups:     # the traced function re-entered for each phase of grad, and what follows
+        if g.function == root.function and g.phase:
+            g.kind = "phase"
+        elif g.function in backward and not g.phase:
+            g.kind = "update"
+    for g in root.walk():
+        seen: dict = {}
+        for c in g.groups:
+            seen.setdefault((c.phase, c.name), []).append(c)
+        for same in seen.values():
+            for i, c in enumerate(same, 1):
+                c.call, c.calls = (len(same) + 1 - i if c.phase == "backward" else i), len(same)
+
+
+_MODULE_BASES = ("flax.", "equinox.", "haiku.", "penzai.")
+
+
+def _is_module(file: str, qualname: str) -> bool | None:
+    """Whether the class of method ``qualname`` defined in ``file`` is a model library's module (its
+    classes derive from a ``Module`` of flax, equinox, ...); None when the class cannot be looked up."""
+    cls = _lookup(file, qualname.rsplit(".", 1)[0])
+    if cls is None:
+        return None
+    return any(b.__name__ == "Module" and b.__module__.startswith(_MODULE_BASES) for b in getattr(cls, "__mro__", ()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup(file: str, qualname: str):
+    if "<" in qualname:
+        return None
+    module = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == file), None)
+    for part in qualname.split(".") if module is not None else ():
+        module = getattr(module, part, None)
+    return module if isinstance(module, type) else None
+
+
+def _method_name(g: Group, cls: str, rel: dict) -> str:
+    method = g.qualname.rsplit(".", 1)[-1]
+    if method != "__call__":       # ``optimizer.update`` as written; a wrapper's ``f(...)`` says nothing
+        return g.callee if g.callee.endswith("." + method) and _DOTTED.match(g.callee) else f"{cls}.{method}"
+    outer = next((a for a in g.crumbs()[-2::-1] if a in rel), None)
+    path = None
+    if outer is not None and g.params and g.params[:len(outer.params)] == outer.params and outer.params:
+        path = rel[outer] + g.params[len(outer.params):]
+    elif outer is not None and g.callee.startswith("self.") and _DOTTED.match(g.callee):
+        path = rel[outer] + tuple(g.callee[5:].split("."))
+    elif outer is None:
+        rel[g] = ()            # the model itself: its parts are named from here
+        callee = g.callee.removesuffix(".apply")      # flax.linen's ``model.apply(params, x)``
+        return f"{callee} · {cls}" if _DOTTED.match(callee) else cls
+    if path is None:
+        return cls
+    rel[g] = path
+    return f"{_path_text(path)} · {cls}" if path else cls
 
 
 _TREES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -13,14 +13,18 @@ def group_label(group, lang: str | None = None, phases: bool = True) -> str:
     bits = [t("call_n_of", lang, i=group.call, n=group.calls)] if group.calls > 1 else []
     if phases and group.phase and group.tree is not None and len(group.tree.phases) > 1:
         bits.append(t("phase_" + group.phase, lang))
-    return t("paren_after", lang, text=group.function, x=t("sep", lang).join(bits)) if bits else group.function
+    if getattr(group, "kind", "") == "update":
+        bits.append(t("phase_update", lang))
+    name = getattr(group, "name", "") or group.function
+    return t("paren_after", lang, text=name, x=t("sep", lang).join(bits)) if bits else name
 
 
 def group_summary(group, lang: str | None = None, limit: int = 4) -> str:
     """The functions a group calls, ``layer_norm ×2, attention, mlp``, in first-call order."""
     counts: dict = {}
     for g in group.groups:
-        counts[g.function] = counts.get(g.function, 0) + 1
+        name = getattr(g, "name", "") or g.function
+        counts[name] = counts.get(name, 0) + 1
     items = [f"{k} ×{n}" if n > 1 else k for k, n in counts.items()]
     return t("list_sep", lang).join(items[:limit] + (["…"] if len(items) > limit else []))
 

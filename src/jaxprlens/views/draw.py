@@ -31,6 +31,7 @@ VIRTUAL = 600         # out in ~0.3 s, not ~3 s).  dot routes an edge through on
                       # spans: past this many in all, the longest edges end at a reference node named after
                       # the value instead (one input used by 1,000 eqns would cost minutes of layout)
 PARAM_CHARS = 40
+LEGEND_CHARS = 110    # characters in one legend row: 9 pt Helvetica at ~5.5 px, well inside 970 px
 LINE_CHARS = 36
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
@@ -235,11 +236,23 @@ class _Draw:
     def legend(self, g):
         cells = [(k, *KIND_COLORS[k]) for k in KIND_COLORS if k in self.kinds]
         cells += [(k, STYLES[k]["fillcolor"], STYLES[k]["color"]) for k in ("input", "constant", "output")]
-        row = "".join(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">'
-                      f'{html(t("kind_" + k.replace(" ", "_"), self.lang))}</FONT></TD>' for k, fill, stroke in cells)
+        rows, width = [[]], 0
+        for k, fill, stroke in cells:      # rows that fit the notebook's ~970 px at 1:1
+            word = t("kind_" + k.replace(" ", "_"), self.lang)
+            w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
+            if rows[-1] and width + w > LEGEND_CHARS:
+                rows.append([])
+                width = 0
+            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
+            width += w
+        rows += self.extra_legend()
+        body = "".join(f"<TR>{''.join(r)}</TR>" if isinstance(r, list) else r for r in rows)
         g.node("legend", label=f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
-                               f"<TR>{row}</TR></TABLE>>", shape="plaintext", style="", fontsize="9",
-               id="legend")
+                               f"{body}</TABLE>>", shape="plaintext", style="", fontsize="9", id="legend")
+
+    def extra_legend(self) -> list:
+        """More legend rows (whole ``<TR>`` strings): the cost scale when nodes are coloured by cost."""
+        return []
 
     def ranks(self) -> dict:
         """Longest-path rank of every node over the recorded edges, as dot will roughly rank them."""

@@ -87,6 +87,8 @@ def unfold(top: Group, max_nodes: int, depth: int | None) -> dict:
     then whole levels of calls below it while the drawing keeps to ``max_nodes`` nodes and ``depth``
     levels.  A level of one call is opened in the room left (a function that calls nothing else)."""
     opened = {top: max_nodes}
+    if depth is None and any(c.kind == "update" for c in top.groups):
+        return opened               # a training step opens on its forward, backward and update
     level, n, d = [top], len(_segments(top, True, max_nodes)), 0
     while depth is None or d < depth:
         nxt = [c for g in level for c in g.groups]

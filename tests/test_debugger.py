@@ -354,3 +354,123 @@ def test_user_markup_in_the_stored_debugger_is_escaped_once():
     page = data["text/html"]
     assert "<script>alert(1)</script>" not in page          # neither in the snapshot HTML nor in the replay data
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&amp;lt;" not in page
+
+
+# ---------------------------------------------------------------- bounded sessions and what-if edits
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_rerunning_a_debug_cell_frees_the_debugger_it_replaces():
+    """A 20-eqn program on 1M-element arrays, re-run and continued 10 times in the same cell: the kernel
+    stays flat (each run computes ~80 MB of values; IPython's Out[n] keeps every debugger object)."""
+    import gc
+
+    def f(x):
+        for _ in range(20):
+            x = jnp.sin(x) * 1.01
+        return x
+
+    x = jnp.linspace(0., 1., 1_000_000)
+    p = trace(f, x)
+    kept, sizes = [], []
+    for run in range(10):
+        d = Debugger(p, cell=("cell-1", f"run-{run}"))
+        d._send = d.sent = Sent()
+        d.press("ready")
+        d.press("continue")
+        assert state(d)["done"]
+        kept.append(d)                      # as Out[n] would
+        gc.collect()
+        sizes.append(_rss_mb())
+    assert all(k.comm is None for k in kept[:-1])               # closed: the front end's view goes too
+    assert all(k.stepper.history_length == 0 and k.stepper.position == 0 for k in kept[:-1])
+    assert kept[-1].stepper.done
+    assert sizes[-1] - sizes[1] < 100, sizes
+    same = Debugger(p, cell=("cell-1", "run-9"))    # a second debugger made by the same run: both stay
+    assert kept[-1].stepper.done and same.stepper.position == 0
+    other = Debugger(p, cell=("cell-2", "run-10"))  # another cell's debugger: untouched
+    assert kept[-1].stepper.done and other is not None
+
+
+def test_a_bad_toggle_gives_a_bounded_note():
+    d = debugger("func10")
+    d.press("toggle", eqn="9/" * 5000)
+    kind, text = state(d)["notes"][0]
+    assert kind == "error" and len(text) <= 500
+    assert text.startswith("ValueError: no equation '9/9/9/") and "ids like 0, 1, 2" in text
+
+
+def test_edit_actions_go_through_set_value_and_mark_what_changed():
+    d = debugger("func10")
+    d.press("step")
+    name = state(d)["values"][-1][1][0][0]          # the value eqn 0 wrote
+    d.press("edit", var=name, op="nan")
+    s = state(d)
+    assert s["changed"] == [name] and s["changed_eqns"] == ["0"]
+    assert [n[0] for n in s["notes"]] == ["edit"] and s["notes"][0][1].startswith(f"1 edit in effect ({name})")
+    assert d.stepper.edits[0].name == name
+    d.press("continue")
+    s = state(d)
+    assert s["done"] and "nan" in s["values"][-1][1][0][5]
+    assert ["jit", "Not compared with jax.jit: an edit (set_value) changed this run."] in s["notes"]
+    d.press("edit", var=name, op="nope")
+    assert state(d)["notes"][0] == ["error", "ValueError: unknown edit 'nope' (must be one of ['nan', 'zero', "
+                                             "'scale', 'eps', 'set'])"]
+    d.press("reset")
+    d.press("edit", var="a", op="scale", value=2)
+    d.press("edit", var="a", op="set", value="oops")
+    assert state(d)["notes"][0][0] == "error" and len(d.stepper.edits) == 1
+    d.press("back")
+    assert not d.stepper.edits and state(d)["changed"] == []
+
+
+def test_step_out_at_the_top_level_is_disabled_and_said():
+    d = debugger("func10")
+    assert state(d)["depth"] == 1
+    d.press("out")
+    s = state(d)
+    assert s["done"] and ["stop", "Step out at the top level: there is no caller to return to, so it ran on to "
+                          "the end, like Continue"] in s["notes"]
+
+
+def test_save_hook_survives_malformed_notebooks_and_touches_only_its_outputs():
+    from jaxprlens.serverext import pre_save
+    live = {"output_type": "display_data", "metadata": {"jaxprlens": {"live": True}},
+            "data": {WIDGET_VIEW: {"model_id": "m"}, "text/html": "<div>replay</div>", "text/plain": "d"}}
+    foreign = [
+        {"output_type": "display_data", "metadata": None, "data": {WIDGET_VIEW: {}}},       # metadata not a dict
+        {"output_type": "display_data", "metadata": {"jaxprlens": "live"}, "data": {WIDGET_VIEW: {},
+                                                                                   "text/html": "x"}},
+        {"output_type": "display_data", "metadata": {"jaxprlens": {"live": True}}, "data": ["not", "a", "dict"]},
+        {"output_type": "display_data", "metadata": {"jaxprlens": {"live": 1}}, "data": {WIDGET_VIEW: {},
+                                                                                        "text/html": "y"}},
+        "an output that is a string", None, 42,
+        {"output_type": "stream", "name": "stdout", "text": "hi"},
+    ]
+    nb = {"cells": [
+        {"cell_type": "code", "outputs": list(foreign[:4]) + [json.loads(json.dumps(live))] + foreign[4:]},
+        {"cell_type": "code", "outputs": "not a list"},
+        "a cell that is a string",
+        {"cell_type": "markdown", "source": "# x", "outputs": [json.loads(json.dumps(live))]},
+        {"cell_type": "code", "outputs": [json.loads(json.dumps(live))]},
+        None]}
+    before = json.dumps(nb, sort_keys=True)
+    model = {"type": "notebook", "content": nb}
+    pre_save(model)
+    outs = nb["cells"][0]["outputs"]
+    assert WIDGET_VIEW not in outs[4]["data"] and WIDGET_VIEW not in nb["cells"][4]["outputs"][0]["data"]
+    # everything else byte-identical: put the two stripped views back and compare with what came in
+    outs[4]["data"][WIDGET_VIEW] = {"model_id": "m"}
+    nb["cells"][4]["outputs"][0]["data"][WIDGET_VIEW] = {"model_id": "m"}
+    assert json.dumps(nb, sort_keys=True) == before
+    for bad in (None, 3, {"type": "notebook", "content": None}, {"type": "notebook", "content": {"cells": 7}},
+                {"type": "notebook", "content": {"cells": [{"cell_type": "code", "outputs": [{"metadata": 5}]}]}},
+                {"type": "file", "content": "text"}):
+        pre_save(bad)                       # never raises
+    assert strip_live_widgets([]) == 0 and strip_live_widgets({"cells": None}) == 0

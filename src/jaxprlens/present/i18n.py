@@ -298,6 +298,12 @@ STEP_TEXT = {
     "edit_note": ("{n} edits in effect ({names}); marked values were changed by an edit",
                   "{n} 处编辑生效（{names}）；标记的值受编辑影响"),
     "changed_by_edit": ("changed by an edit", "受编辑影响"),
+    "edit_nan": ("NaN", "NaN"), "edit_zero": ("0", "0"), "edit_scale": ("×2", "×2"), "edit_eps": ("+ε", "+ε"),
+    "edit_set": ("= value", "= 数值"),
+    "tip_edit": ("what if: replace this value (NaN, zero, doubled, plus a small ε, or a number you type) and step on "
+                 "with it; Back undoes it", "假如：替换这个值（NaN、零、加倍、加一个小 ε，或输入的数），然后继续单步；后退可撤销"),
+    "edit_needs_kernel": ("editing a value needs the kernel (this is a recorded replay)",
+                          "编辑值需要内核（这是录制的回放）"),
     "bad_toggle": ("no equation {eqn} in this program ({n} equations; ids look like {example})",
                    "这个程序中没有方程 {eqn}（共 {n} 个方程；编号形如 {example}）"),
 }

@@ -1,21 +1,17 @@
 /* jaxprlens debugger front end: one ES module for the live widget (anywidget's render) and for the
-   recorded replay stored in a notebook's HTML (replayAll), which steps with no kernel.
+   recorded replay stored in a notebook's HTML (replay, booted by main.js), which steps with no kernel.
    The kernel (or the recording) gives a frame's rows once; each move then sends only a small state:
    frame path, position, crumbs, notes, the current equation's values, source lines, printed output. */
-"use strict";
+import { el } from "./dom.js";
+import { dataRow } from "./table.js";
 
 const KEYS = { n: "step", i: "into", o: "out", b: "back", c: "continue", r: "reset" };
 const BUTTONS = ["step", "into", "out", "back", "continue", "reset"];
 
-function h(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = text;
-  return e;
-}
+const h = el;      // the one DOM helper (dom.js)
 
-// one row builder for the table and the debugger: the table's script (static/jaxprlens.js) runs first
-function dataRow(r) { return window.jaxprlens.dataRow(r, true); }
+// one row builder for the table and the debugger (table.js): a frame shows one level
+function frameRow(r) { return dataRow(r, true); }
 
 function histogram(counts, title) {   // a small bar chart of an array's finite values (SVG, theme colours)
   const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
@@ -150,7 +146,7 @@ class Debugger {
       table.innerHTML = cols;
       const body = h("tbody");
       if (f.html) body.innerHTML = part.join("");   // Table.row_html: escaped once in Python
-      else part.forEach((r) => body.appendChild(dataRow(r)));
+      else part.forEach((r) => body.appendChild(frameRow(r)));
       for (const tr of body.children) rows.push(tr);
       table.appendChild(body);
       box.appendChild(table);
@@ -187,11 +183,42 @@ class Debugger {
     });
     this.side.textContent = "";
     (s.notes || []).forEach((n) => this.side.appendChild(h("div", "jl-note jl-" + n[0], n[1])));
+    this.changed = new Set(s.changed || []);          // values an edit reached (what-if stepping)
+    if (f) this.marks(f, s.changed_eqns || []);
     this.values(s.values || []);
     this.source(s.source);
     const end = !!s.done;
     ["step", "into", "out", "continue"].forEach((n) => { this.buttons[n].disabled = end; });
+    this.buttons.out.disabled = end || s.depth === 1;   // at the top level there is no caller to return to
     this.buttons.back.disabled = !s.back;
+  }
+
+  marks(f, ids) {   // rows whose results an edit changed
+    const set = new Set(ids);
+    if (!set.size && !f.marked) return;
+    f.rows.forEach((tr) => tr.classList.toggle("jl-changed", set.has(tr.getAttribute("data-eqn"))));
+    f.marked = set.size > 0;
+  }
+
+  editor(name) {   // the value panel's what-if actions for one value (live: through Stepper.set_value)
+    const L = this.L, box = h("span", "jl-edit");
+    if (this.mode !== "live") { box.title = L.edit_needs_kernel || ""; return box; }
+    [["nan", L.edit_nan || "NaN"], ["zero", L.edit_zero || "0"], ["scale", L.edit_scale || "×2", 2],
+     ["eps", L.edit_eps || "+ε"]].forEach((e) => {
+      const b = h("button", "jl-btn jl-edit-btn", e[1]);
+      b.type = "button";
+      b.title = L.tip_edit || "";
+      b.setAttribute("data-edit", e[0]);
+      b.addEventListener("click", () => this.act("edit", { var: name, op: e[0], value: e[2] }));
+      box.appendChild(b);
+    });
+    const input = h("input", "jl-edit-set");
+    input.type = "text"; input.size = 6; input.placeholder = L.edit_set || "= value";
+    input.addEventListener("change", () => {
+      if (input.value.trim()) this.act("edit", { var: name, op: "set", value: input.value.trim() });
+    });
+    box.appendChild(input);
+    return box;
   }
 
   position(f, pc) {   // only the rows between the old and the new position change class
@@ -226,6 +253,10 @@ class Debugger {
       const tr = h("tr", "jl-value"), name = h("td", "jl-vname");
       tr.setAttribute("data-var", it[0]);
       if (it[6] || it[7]) tr.classList.add("jl-nonfinite");
+      if (this.changed && this.changed.has(it[0])) {
+        tr.classList.add("jl-changed");
+        tr.title = L.changed_by_edit || "changed by an edit";
+      }
       tr.appendChild(h("td", "jl-vtitle", g[0]));
       name.appendChild(h("var", "", it[0]));
       if (it[1] && it[1] !== it[0]) name.appendChild(h("span", "jl-path", it[1]));
@@ -236,6 +267,7 @@ class Debugger {
       const vr = h("tr", "jl-value-data"), cell = h("td", "jl-vcell");
       cell.colSpan = 4;
       if (it[4]) cell.appendChild(h("div", "jl-stats", it[4]));
+      if (this.mode === "live" && /^[a-z_][a-z0-9_]*$/i.test(it[0])) cell.appendChild(this.editor(it[0]));
       const row = h("div", "jl-vrow");
       if (it[8]) row.appendChild(histogram(it[8], L.histogram || "histogram"));
       row.appendChild(preview(it[5]));
@@ -300,11 +332,11 @@ function stops(s, bps, conds) {   // a breakpoint row is current, or a recorded 
   return conds.some((c) => (s.values || []).some((g) => g[1].some((it) => c(it))));
 }
 
-function condition(text) {   // the stepper's conditions, on the recorded summaries
+function condition(text, grammar) {   // the stepper's conditions (its grammar: data.conditions), on the recorded summaries
   const t = text.trim().toLowerCase().replace(/\s+/g, " ");
-  if (t === "any nan" || t === "nan") return (it) => it[6] > 0;
-  if (t === "any inf" || t === "inf") return (it) => it[7] > 0;
-  const m = /^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/.exec(t);
+  if (grammar.nan.indexOf(t) >= 0) return (it) => it[6] > 0;
+  if (grammar.inf.indexOf(t) >= 0) return (it) => it[7] > 0;
+  const m = new RegExp(grammar.compare).exec(t);
   if (!m) return null;
   const bound = Number(m[3]);
   const cmp = { ">": (a) => a > bound, "<": (a) => a < bound, ">=": (a) => a >= bound, "<=": (a) => a <= bound }[m[2]];
@@ -346,7 +378,7 @@ function replay(root) {
       dbg.breakpoints(Array.from(bps));
       return;
     }
-    if (name === "cond") { conds[arg.text] = arg.on ? condition(arg.text) : null; return; }
+    if (name === "cond") { conds[arg.text] = arg.on ? condition(arg.text, data.conditions) : null; return; }
     if (name === "reset") k = 0;
     else if (name === "back") k = at - 1;
     else if (name === "into") k = at + 1;
@@ -362,9 +394,4 @@ function replay(root) {
   go(0);
 }
 
-function replayAll() {
-  document.querySelectorAll(".jl-dbg-replay:not([data-jl-ready])").forEach(replay);
-}
-
-export { render, replay, replayAll };
-export default { render };
+export { render, replay };

@@ -253,7 +253,16 @@ class StateView:
                 "eqn": st.current.id if st.current is not None else None, "crumbs": [t("top", self.lang)]
                 + self.crumbs(), "done": st.done, "back": st.can_back, "notes": self.notes(error, jit),
                 "values": self.values(**limits), "source": self.source(), "position": st.position,
-                "depth": st.depth, "changed": sorted(v.name for v in st.changed)}
+                "depth": st.depth, "changed": sorted(v.name for v in st.changed),
+                "changed_eqns": self.changed_eqns()}
+
+    def changed_eqns(self) -> list:
+        """Ids of the current frame's eqns (run so far) whose results an edit changed."""
+        st = self.stepper
+        changed = st.changed
+        if not changed:
+            return []
+        return [op.eqn.id for op in st.frame.ops[:st.frame.pc] if any(v in changed for v in op.outvars)]
 
     # ---------------------------------------------------------- static snapshot (no script) and text
     def table_html(self) -> str:

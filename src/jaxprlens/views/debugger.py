@@ -73,7 +73,8 @@ class Debugger(anywidget.AnyWidget):
 
     def press(self, name: str, **arg) -> dict:
         """Do what the front end asks (``step``, ``into``, ``out``, ``back``, ``continue``, ``reset``,
-        ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``ready``) and send the delta."""
+        ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
+        (see ``edit``), ``ready``) and send the delta."""
         self.error, text = None, ""
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
@@ -81,7 +82,7 @@ class Debugger(anywidget.AnyWidget):
         elif name == "toggle":
             self._guard(lambda: self.stepper.toggle_breakpoint(eqn=str(arg.get("eqn"))[:100]))
         elif name == "edit":
-            self._guard(lambda: self.edit(str(arg.get("name")), str(arg.get("op")), arg.get("value")))
+            self._guard(lambda: self.edit(str(arg.get("var")), str(arg.get("op")), arg.get("value")))
         elif name == "cond":
             self._guard(lambda: (self.stepper.add_condition if arg.get("on") else self.stepper.remove_condition)(
                 arg["text"]))
@@ -143,7 +144,7 @@ class Debugger(anywidget.AnyWidget):
 
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
-            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "name", "op", "value")}
+            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value")}
             self.press(str(content["do"]), **arg)
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:

@@ -11,7 +11,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.front import data as front_data, module as front_module, style
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
-from jaxprlens.engine.stepper import Stepper
+from jaxprlens.engine.stepper import CONDITIONS, Stepper
 
 MAX_STEPS = 1000
 MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)
@@ -23,7 +23,8 @@ SPARE_ROWS = 20              # rows kept past the last one a recorded run reache
 WORDS = ("btn_step", "btn_into", "btn_out", "btn_back", "btn_continue", "btn_reset", "tip_step", "tip_into",
          "tip_out", "tip_back", "tip_continue", "tip_reset", "stop_on_nan", "stop_when", "cond_example",
          "mode_live", "mode_replay", "tip_live", "tip_replay", "keys_hint", "printed", "tip_gutter", "histogram",
-         "name", "shape", "dtype", "statistics")
+         "name", "shape", "dtype", "statistics", "edit_nan", "edit_zero", "edit_scale", "edit_eps", "edit_set",
+         "tip_edit", "edit_needs_kernel", "changed_by_edit")
 
 
 def labels(lang: str) -> dict:
@@ -69,6 +70,9 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         visit()
         s = view.state(jit=False, inputs=False, **limits)   # no jax.jit compile while the cell runs
         del s["back"], s["position"]        # the replay knows both from the step's index
+        for key in ("changed", "changed_eqns"):
+            if not s[key]:
+                del s[key]                  # a recording has no edits: nothing to mark
         if s["source"] == last_source:
             s["source"] = 0                 # the same lines as the step before: not stored again
         else:
@@ -84,7 +88,8 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         if len(f["rows"]) > keep:
             f["more"] = t("more_rows", lang).format(n=len(f["rows"]) - keep)
             f["rows"] = f["rows"][:keep]
-    out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang)}
+    out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang),
+           "conditions": CONDITIONS}          # the grammar the script reads a typed condition with
     spare = _size(out) + 400                 # the note, said below, fits in 400 bytes
     while spare > max_bytes and len(steps) > 1:
         spare -= _size(steps.pop()) + 1

@@ -9,7 +9,7 @@ from jaxprlens.views.draw import DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYT
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import labels
-from jaxprlens.views.render import LINK_HOOK, VIEWER, missing_html
+from jaxprlens.views.render import LINK_HOOK, VIEWER, missing_html, missing_text
 from jaxprlens.model.calls import call_tree
 from jaxprlens.model.program import Program, count_eqns, path_id
 from jaxprlens.present.words import group_label
@@ -144,7 +144,8 @@ class Graph:
         try:
             svg = self.svg()
         except render.RenderError as e:
-            return {"text/plain": self.source, "text/html": missing_html(str(e), self.source, self.lang)}
+            return {"text/plain": missing_text(str(e), self.source, self.lang),
+                    "text/html": missing_html(str(e), self.source, self.lang)}
         del svg          # the SVG travels once, inside the HTML (with its pan and zoom)
         return {"text/plain": self.summary(), "text/html": self.html()}
 

@@ -36,12 +36,31 @@ class RenderError(RuntimeError):
     """No renderer, or the renderer failed; the message says what to do."""
 
 
+def _runnable(path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _installed_binaries(exe: str):
+    """Where the ``graphviz-pure`` distribution on ``sys.path`` put its binary: as its RECORD says (a venv,
+    ``pip install --user``), or in ``bin/`` beside the dist-info, where ``pip install --target DIR`` moves it
+    (its RECORD then points outside ``DIR``)."""
+    from importlib import metadata
+    for dist in metadata.distributions(name=PURE, path=sys.path):
+        for f in dist.files or ():
+            if f.name == exe:
+                yield Path(os.path.normpath(dist.locate_file(f)))
+        home = Path(dist.locate_file(""))
+        yield from (home / d / exe for d in ("bin", "Scripts"))
+
+
 def _pure_binary() -> str | None:
+    """graphviz-pure's binary: beside this Python, where its Python package installed it, or on PATH."""
     exe = "graphviz-pure.exe" if os.name == "nt" else "graphviz-pure"
     beside = Path(sys.executable).parent / exe
-    if beside.is_file() and os.access(beside, os.X_OK):
+    if _runnable(beside):
         return str(beside)
-    return shutil.which(PURE)
+    found = next((p for p in _installed_binaries(exe) if _runnable(p)), None)
+    return str(found) if found is not None else shutil.which(PURE)
 
 
 def find_renderer() -> tuple[str, str]:
@@ -141,6 +160,12 @@ STYLES = {        # the non-equation nodes
 
 def kind_of(primitive: str, has_subs: bool = False) -> str:
     return graph_kind(primitive, has_subs)
+
+
+def missing_text(error: str, source: str, lang: str = "en") -> str:
+    """What a graph says in text when nothing can draw it: why, what to install, then its DOT source."""
+    how = t("get_svg", lang, pip="pip install graphviz-pure", env=f"{ENV}=dot")
+    return f"{t('no_svg', lang, error=error)}\n{how}\n\n{source}"
 
 
 def missing_html(error: str, source: str, lang: str = "en") -> str:

@@ -159,10 +159,10 @@ print([e.primitive.name for e in make_jaxpr(doubled_n)(1., 4).jaxpr.eqns])
 # %%
 def noisy(x):
     def yes(x):
-        print("tracing the true branch")
+        print("trace: yes")
         return x + 1.
     def no(x):
-        print("tracing the false branch")
+        print("trace: no")
         return x - 1.
     return lax.cond(x > 0, yes, no, x)
 

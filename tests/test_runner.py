@@ -9,7 +9,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from IPython.core.error import UsageError
 
 from jaxprlens import model
 from jaxprlens.engine.devices import resolve_device
@@ -160,6 +159,7 @@ def test_profile_rows_beside_estimates():
 
 
 def test_magic_run_profile_devices_and_bad_device(ip):
+    from IPython.core.error import UsageError
     cell = textwrap.dedent("""
         import jax.numpy as jnp
         def func1(first, second):
@@ -311,6 +311,7 @@ def test_timings_are_summarised_not_kept():
 
 
 def test_magic_repeat_huge_returns_within_the_budget(ip):
+    from IPython.core.error import UsageError
     cell = "import jax.numpy as jnp\njnp.sin(jnp.ones(8))"
     result = ip.run_cell_magic("jaxpr", "--run --repeat 100000000000 --budget 0.2", cell)
     assert isinstance(result, RunResult) and result.timings.stopped and result.budget == 0.2

@@ -13,6 +13,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from jaxprlens.engine.transform import int_list
 from jaxprlens.model import program as model
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import resolve, set_default_lang, settings, t
@@ -61,9 +62,9 @@ def _static_argnums(text: str | None) -> tuple:
     if not text:
         return ()
     try:
-        return tuple(int(x) for x in text.replace(" ", "").split(",") if x)
-    except ValueError:
-        raise UsageError(f"--static-argnums takes comma-separated integers such as 0,1; got {text!r}") from None
+        return int_list(text, "--static-argnums")
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _user_tb(tb):

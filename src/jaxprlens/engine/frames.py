@@ -14,7 +14,7 @@ import numpy as np
 from jax import lax
 
 from jaxprlens.model import _jax
-from jaxprlens.model.program import Eqn, Var
+from jaxprlens.model.program import Eqn, Var, var_text
 
 
 # ---------------------------------------------------------------- frames
@@ -56,7 +56,7 @@ def check_types(op: "_Op", outs) -> None:
     eqn = op.eqn
     if len(outs) != len(op.types):
         raise StepTypeError(f"eqn {eqn.id} ({eqn.primitive}) gave {len(outs)} value(s) where the jaxpr declares "
-                            f"{len(op.types)} ({', '.join(f'{v.name}:{v.type}' for v in op.outvars)})")
+                            f"{len(op.types)} ({', '.join(var_text(v) for v in op.outvars)})")
     for v, x, (shape, dtype) in zip(op.outvars, outs, op.types):
         if shape is None:
             continue
@@ -67,7 +67,7 @@ def check_types(op: "_Op", outs) -> None:
         elif got == shape and x.dtype == dtype:
             continue
         raise StepTypeError(f"eqn {eqn.id} ({eqn.primitive}) would write {v.name} as {_value_type(x)}, but the "
-                            f"jaxpr declares {v.name}:{v.type}; the stepper stops here rather than show a "
+                            f"jaxpr declares {var_text(v)}; the stepper stops here rather than show a "
                             f"wrong value (please report this program)")
 
 

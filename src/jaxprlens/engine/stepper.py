@@ -23,7 +23,7 @@ from jax import lax
 from jaxprlens.model import _jax
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      _typed, check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
-from jaxprlens.model.program import Eqn, Lit, Program, Var
+from jaxprlens.model.program import Eqn, Lit, Program, Var, var_text
 
 
 # ---------------------------------------------------------------- devices
@@ -166,7 +166,7 @@ class Stepper:
             for v, c in zip(program.constvars, consts):
                 if isinstance(c, jax.core.Tracer):
                     raise ValueError(
-                        f"constant {v.name}:{v.type} is a leaked tracer (a traced value kept from another "
+                        f"constant {var_text(v)} is a leaked tracer (a traced value kept from another "
                         f"trace, e.g. in a global): it has no value to step with; compute it inside the "
                         f"function or pass it as an argument")
             if self.device is not None:
@@ -837,18 +837,26 @@ def _gap(got, want, rtol: float, atol: float):
         return n, g.size, max_abs, (max_abs / big if big else (0.0 if max_abs == 0 else float("inf"))), bad
 
 
-_CONDITION = re.compile(r"^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$", re.I)
+# The grammar of a condition, as data: the stepper reads it here, and a recorded replay carries it to the
+# script, which tests its stored value summaries with it (``static/debugger.js`` keeps no copy of it).
+# Words are matched lower case, with runs of white space as one space.
+CONDITIONS = {
+    "nan": ["any nan", "nan"],
+    "inf": ["any inf", "inf"],
+    "compare": r"^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$",   # stat, op, bound
+}
+_CONDITION = re.compile(CONDITIONS["compare"])
 _COMPARE = {">": np.greater, "<": np.less, ">=": np.greater_equal, "<=": np.less_equal}
 
 
 def condition(text: str):
     """The predicate on one value for a condition's text (see ``Stepper.add_condition``)."""
-    low = text.lower()
-    if low in ("any nan", "nan"):
+    low = " ".join(text.lower().split())
+    if low in CONDITIONS["nan"]:
         return lambda x: _has_nan([x])
-    if low in ("any inf", "inf"):
+    if low in CONDITIONS["inf"]:
         return lambda x: _numeric(x) and bool(jnp.isinf(x).any())
-    m = _CONDITION.match(text)
+    m = _CONDITION.match(low)
     if m is None:
         raise ValueError(f"unknown condition {text!r} (must be one of 'any NaN', 'any Inf', "
                          f"'max > 1e3', 'min < -1', 'abs max >= 10')")
@@ -894,7 +902,7 @@ def _edited(var: Var, old, value):
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     if shape is None or dtype is None or not isinstance(old, (jax.Array, np.ndarray, np.generic, int, float,
                                                               complex, bool)):
-        raise ValueError(f"{var.name}:{var.type} is not an array value: only arrays can be set")
+        raise ValueError(f"{var_text(var)} is not an array value: only arrays can be set")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         if np.dtype(value.dtype) != np.dtype(dtype) or tuple(value.shape) != tuple(shape):
             raise ValueError(f"{var.name} is {var.type}, but the value given is "

@@ -16,6 +16,22 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
 
 
+# ---------------------------------------------------------------- options written as text
+
+def comma_items(text: str) -> list[str]:
+    """``"0, None"`` -> ``["0", "None"]``: an option's comma-separated items, white space and empty ones
+    dropped."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def int_list(text: str, option: str = "--argnums") -> tuple[int, ...]:
+    """``"0,1"`` -> ``(0, 1)``, or a ``ValueError`` that says what ``option`` takes."""
+    try:
+        return tuple(int(x) for x in comma_items(text))
+    except ValueError:
+        raise ValueError(f"{option} takes comma-separated integers such as 0 or 0,1; got {text!r}") from None
+
+
 # ---------------------------------------------------------------- rebuilding the call
 
 def call_args(program: Program) -> tuple[tuple, dict]:
@@ -61,11 +77,7 @@ def _dynamic_positions(static, name: str, options: dict, n_traced: int) -> dict:
     argnums = options.get("argnums")
     if argnums is not None:
         if isinstance(argnums, str):
-            try:
-                argnums = tuple(int(x) for x in argnums.replace(" ", "").split(",") if x)
-            except ValueError:
-                raise ValueError(f"--argnums takes comma-separated integers such as 0 or 0,1; "
-                                 f"got {argnums!r}") from None
+            argnums = int_list(argnums)
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for i in nums:
             if i in static:
@@ -74,7 +86,7 @@ def _dynamic_positions(static, name: str, options: dict, n_traced: int) -> dict:
         out["argnums"] = tuple(i - sum(1 for s in static if s < i) for i in nums)
     in_axes, n_all = options.get("in_axes"), len(static) + n_traced
     if isinstance(in_axes, str):
-        parts = [x.strip() for x in in_axes.split(",") if x.strip()]
+        parts = comma_items(in_axes)
         if len(parts) == n_all:
             out["in_axes"] = ",".join(x for i, x in enumerate(parts) if i not in static)
     elif isinstance(in_axes, (tuple, list)) and len(in_axes) == n_all:
@@ -91,10 +103,7 @@ def parse_argnums(argnums, args: tuple, default) -> tuple[int, ...]:
     if argnums is None:
         argnums = default
     if isinstance(argnums, str):
-        try:
-            argnums = tuple(int(x) for x in argnums.replace(" ", "").split(",") if x)
-        except ValueError:
-            raise ValueError(f"--argnums takes comma-separated integers such as 0 or 0,1; got {argnums!r}") from None
+        argnums = int_list(argnums)
     if isinstance(argnums, int):
         argnums = (argnums,)
     valid = [i for i, a in enumerate(args) if _inexact(a)]
@@ -124,9 +133,8 @@ def parse_in_axes(in_axes, args: tuple):
     if in_axes is None:
         in_axes = 0
     if isinstance(in_axes, str):
-        parts = [x.strip() for x in in_axes.split(",") if x.strip()]
         try:
-            axes = tuple(None if x == "None" else int(x) for x in parts)
+            axes = tuple(None if x == "None" else int(x) for x in comma_items(in_axes))
         except ValueError:
             raise ValueError(f"--in-axes takes integers or None separated by commas, such as 0,None; "
                              f"got {in_axes!r}") from None

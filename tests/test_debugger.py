@@ -1,6 +1,10 @@
 """The debugger: press its moves in Python and read the messages it sends its ES module (position, crumbs,
 values), the recorded replay it stores, and the hook that saves a live output as its replay."""
 import json
+import re
+import shutil
+import subprocess
+from importlib.resources import files
 
 import jax
 import jax.numpy as jnp
@@ -10,6 +14,7 @@ import pytest
 from jaxprlens.views.debugger import Debugger, describe, sparkline
 from jaxprlens.model import trace
 from jaxprlens.views.replay import record, replay_html
+from jaxprlens.engine.stepper import CONDITIONS
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
 from seeds import SEEDS
 
@@ -474,3 +479,73 @@ def test_save_hook_survives_malformed_notebooks_and_touches_only_its_outputs():
                 {"type": "file", "content": "text"}):
         pre_save(bad)                       # never raises
     assert strip_live_widgets([]) == 0 and strip_live_widgets({"cells": None}) == 0
+
+
+def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
+    from jaxprlens.views import debugger as dbg
+
+    def chain(x):
+        for i in range(1500):
+            x = jnp.sin(x) * 1.001 if i % 2 else x + 0.5
+        return x
+
+    monkeypatch.setattr(dbg, "ROWS_PER_MESSAGE", 1000)
+    d = trace(chain, jnp.ones(3)).debugger()
+    d._send = d.sent = Sent()
+    d.press("ready")
+    first = d.sent[-1]["content"]
+    frame = first["frame"]
+    n = frame["n"]
+    assert n > 2000 and frame["from"] == 0 and len(frame["rows"]) == 1000 and not frame["html"]
+    per_row = len(json.dumps(frame["rows"]).encode()) / 1000
+    assert per_row * dbg.ROWS_PER_MESSAGE < 400_000               # 4,000 rows a message: well under 1 MB
+    got = list(frame["rows"])
+    while len(got) < n:                                              # what the front end asks for, chunk by chunk
+        d._on_msg(d, {"do": "rows", "path": "", "from": len(got)}, [])
+        chunk = d.sent[-1]["content"]["rows"]
+        assert chunk["from"] == len(got) and len(chunk["rows"]) <= 1000 and set(chunk) >= {"rows", "n", "path"}
+        got += chunk["rows"]
+    assert [r["id"] if isinstance(r, dict) else r for r in got][:1] and len(got) == n
+    assert d.press("rows", path="nope", **{"from": 0}) == {} and d.press("rows", path="") == {}
+    d.press("step")
+    assert "frame" not in d.sent[-1]["content"]                    # sent once
+
+
+def _stored_data(html: str) -> dict:
+    """The recorded replay as the page's script reads it from the stored output."""
+    m = re.search(r'<script type="application/json" class="jl-dbg-data">(.*?)</script>', html, re.S)
+    assert m, "the replay stores its data in one script tag"
+    return json.loads(m.group(1))
+
+
+def test_replay_carries_the_condition_grammar_and_the_script_keeps_no_copy():
+    """The stepper's condition grammar is stated once (engine.stepper.CONDITIONS): the stored replay carries it
+    and static/debugger.js builds its matcher from that data, so the two can never disagree."""
+    fn, args = SEEDS["func10"]
+    stored = _stored_data(replay_html(record(trace(fn, *args), max_steps=3), "en"))
+    assert stored["conditions"] == CONDITIONS
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in (files("jaxprlens") / "static").iterdir()
+               if p.name.endswith(".js")}
+    assert "data.conditions" in scripts["debugger.js"]
+    for name, js in scripts.items():
+        for copy in (CONDITIONS["compare"], "abs max", "max|min", ">=|<=", "any nan", "any inf"):
+            assert copy not in js, f"static/{name} keeps its own copy of the condition grammar ({copy!r})"
+
+
+CONDITION_TEXTS = ["max > 1e3", "MAX>1E3", "min < -1", "abs max >= 10", "abs  max<=.5", "max > +2.5e-3",
+                   "max > x", "mean > 1", "max >> 1", "max > 1.", "any NaN"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the grammar as the browser does")
+def test_the_condition_grammar_reads_the_same_in_python_and_in_javascript():
+    """A JavaScript RegExp made from CONDITIONS["compare"] (as debugger.js makes it) matches what the stepper's
+    re matches, with the same groups: the grammar uses no syntax only one of them knows."""
+    norm = [" ".join(x.lower().split()) for x in CONDITION_TEXTS]
+    py = [list(m.groups()) if (m := re.match(CONDITIONS["compare"], x)) else None for x in norm]
+    js = ("const [re, texts] = JSON.parse(process.argv[1]);"
+          "console.log(JSON.stringify(texts.map((t) => { const m = new RegExp(re).exec(t);"
+          " return m ? m.slice(1) : null; })));")
+    out = subprocess.run(["node", "-e", js, json.dumps([CONDITIONS["compare"], norm])], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert json.loads(out) == py
+    assert [g is not None for g in py] == [True] * 6 + [False] * 3 + [True, False]

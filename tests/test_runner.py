@@ -271,7 +271,7 @@ def test_profile_runs_what_run_runs(name):
 
 def test_run_stops_at_its_time_budget_and_says_so():
     fn, args = SEEDS["func1"]
-    r = run(model.trace(fn, *args), repeat=100_000_000_000, budget=0.2)
+    r = model.trace(fn, *args).run(repeat=100_000_000_000, budget=0.2)         # program.run() takes it too
     assert r.timings.stopped and 1 <= r.repeat < r.timings.asked == 100_000_000_000
     assert r.budget == 0.2 and r.median > 0
     assert f"the time budget of 0.2 s was spent after {r.repeat} of 100000000000 runs (more with --budget S or " \

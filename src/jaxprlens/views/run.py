@@ -243,11 +243,12 @@ class Profile(View):
         return t("sum_and_whole", self.lang, t=fmt_time(self.measured_total), whole=whole)
 
     def _after(self) -> list:
-        """The lines under the table except the whole program's timing: total estimate, XLA's count, why
-        they differ, an early stop."""
+        """``(class, line)`` under the table after the timings: total estimate, XLA's count, why they differ,
+        an early stop."""
         w = self.whole
-        return [x for x in (self._total(), cost_analysis_text(w.cost_analysis, self.lang),
-                            cost_gap_text(w, self.lang), self._stopped_text()) if x]
+        lines = (("jl-total", self._total()), ("jl-xla", cost_analysis_text(w.cost_analysis, self.lang)),
+                 ("jl-cost-gap", cost_gap_text(w, self.lang)), ("jl-stopped", self._stopped_text()))
+        return [(cls, x) for cls, x in lines if x]
 
     def text(self) -> str:
         head = self._head()
@@ -258,7 +259,7 @@ class Profile(View):
         for cells in [head] + rows:
             lines.append("  ".join(ljust(c, w) for c, w in zip(cells[:4], widths)) + "  " + cells[4])
         lines.append(self._sum(self.whole.timing_text()))
-        lines.extend(self._after())
+        lines.extend(x for _, x in self._after())
         return "\n".join(lines)
 
     def html(self) -> str:
@@ -273,7 +274,7 @@ class Profile(View):
                 f"<div>{html(self._intro())}</div>"
                 f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
                 f'<div class="jl-sum">{self._sum(self.whole.timing_html())}</div>'
-                + "".join(f"<div>{html(x)}</div>" for x in self._after()) + "</div>")
+                + "".join(f'<div class="{cls}">{html(x)}</div>' for cls, x in self._after()) + "</div>")
 
 
 def run(program: Program, device=None, repeat: int = 20, estimate: bool = True,

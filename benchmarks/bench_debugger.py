@@ -4,7 +4,9 @@ the stepper's history memory per value, on chains of 1,000 and 10,000 elementwis
 Goals (issue 13): <= 20 kB per step plus the current values' previews, independent of the program's size;
 a recorded 1,000-step replay <= 1 MB.  Bytes are counted where the widget hands a message to its comm
 (``Widget._send``), as the JSON the comm writes.
-Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``.
+Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BLOCKS]`` times the first
+``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python (issue 19: goal <= 3 s), with
+``--profile`` where its time goes.
 """
 from __future__ import annotations
 
@@ -78,10 +80,107 @@ def measure(n: int, moves: int = 50) -> dict:
             "history_kib_per_value": grown / values / 1024, "value_kib": value_bytes / 1024}
 
 
+# ---------------------------------------------------------------- cold: the first --debug in a fresh kernel
+
+COLD = r"""
+import os, sys, time, json
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+t = {"start": time.perf_counter()}
+import jax, jax.numpy as jnp, optax
+from flax import nnx
+import jaxprlens
+from jaxprlens.views.debugger import Debugger
+t["import"] = time.perf_counter()
+
+class Block(nnx.Module):
+    def __init__(self, d, rngs):
+        self.ln1, self.ln2 = nnx.LayerNorm(d, rngs=rngs), nnx.LayerNorm(d, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(2, d, decode=False, rngs=rngs)
+        self.up, self.down = nnx.Linear(d, 4 * d, rngs=rngs), nnx.Linear(4 * d, d, rngs=rngs)
+
+    def __call__(self, x):
+        x = x + self.attn(self.ln1(x), mask=nnx.make_causal_mask(jnp.ones(x.shape[:2])))
+        return x + self.down(nnx.gelu(self.up(self.ln2(x))))
+
+class Model(nnx.Module):
+    def __init__(self, rngs, d=16, vocab=11, blocks=BLOCKS):
+        self.embed = nnx.Embed(vocab, d, rngs=rngs)
+        self.blocks = nnx.List([Block(d, rngs) for _ in range(blocks)])
+
+    def __call__(self, tokens):
+        h = self.embed(tokens)
+        for b in self.blocks:
+            h = b(h)
+        return self.embed.attend(h)
+
+model = Model(nnx.Rngs(0))
+graphdef, state = nnx.split((model, nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)))
+
+def train_step(state, tokens):
+    model, opt = nnx.merge(graphdef, state)
+    def loss(m):
+        logits = m(tokens[:, :-1])
+        return optax.softmax_cross_entropy_with_integer_labels(logits, tokens[:, 1:]).mean()
+    value, grads = nnx.value_and_grad(loss)(model)
+    opt.update(model, grads)
+    return value, nnx.state((model, opt))
+
+tokens = jax.random.randint(jax.random.key(1), (2, 9), 0, 11)
+t["model"] = time.perf_counter()
+program = jaxprlens.trace(train_step, state, tokens)
+t["trace"] = time.perf_counter()
+d = Debugger(program)
+t["debugger"] = time.perf_counter()
+sent = []
+d._send = lambda msg, buffers=None: sent.append(len(json.dumps(msg, ensure_ascii=False).encode()))
+if PROFILE:
+    import cProfile, pstats
+    pr = cProfile.Profile(); pr.enable()
+data, _ = d._repr_mimebundle_()
+t["bundle"] = time.perf_counter()
+d.press("ready")
+t["ready"] = time.perf_counter()
+if PROFILE:
+    pr.disable(); pstats.Stats(pr, stream=sys.stderr).sort_stats("cumulative").print_stats(45)
+eqns = sum(1 for _ in program.walk())
+print(json.dumps({"eqns": len(program.eqns), "walk": eqns, "html_kb": len(data["text/html"].encode()) / 1e3,
+                  "ready_kb": sent[-1] / 1e3,
+                  **{k: t[k] - t[p] for p, k in zip(list(t), list(t)[1:])}}))
+"""
+
+
+def cold(blocks: int = 2, profile: bool = False) -> dict:
+    """The first ``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python: seconds per
+    phase (import, model, trace, Debugger(), the output bundle with its recorded replay, the first message)."""
+    import subprocess
+    import sys
+    code = COLD.replace("BLOCKS", str(blocks)).replace("PROFILE", str(profile))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    if profile:
+        print(out.stderr[-12000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--eqns", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--cold", type=int, nargs="*", metavar="BLOCKS",
+                    help="only the cold first --debug of a flax.nnx train step with this many blocks (default 2)")
+    ap.add_argument("--profile", action="store_true", help="with --cold: cProfile of the bundle and first message")
     args = ap.parse_args(argv)
+    if args.cold is not None:
+        for blocks in args.cold or [2]:
+            r = cold(blocks, args.profile)
+            first = r["debugger"] + r["bundle"] + r["ready"]
+            print(f"nnx train step, {blocks} blocks: {r['eqns']} top-level eqns ({r['walk']} in all); import "
+                  f"{r['import']:.2f} s, trace {r['trace']:.2f} s, Debugger() {r['debugger']:.2f} s, bundle "
+                  f"(replay + snapshot) {r['bundle']:.2f} s, ready {r['ready']:.2f} s; trace + debugger "
+                  f"{r['trace'] + first:.2f} s (goal <= 3 s); html {r['html_kb']:.0f} kB, ready message "
+                  f"{r['ready_kb']:.0f} kB")
+        return 0
     print(f"{'eqns':>6}{'ready B':>10}{'step B':>8}{'back B':>8}{'step ms':>9}{'back ms':>9}{'bundle s':>10}"
           f"{'html kB':>9}{'replay kB':>11}{'steps':>7}{'hist KiB/value':>16}")
     rows = [measure(n) for n in args.eqns]

@@ -21,7 +21,7 @@ TEXT = {
         "sub_inputs": "binders", "bound_from": "bound from", "total": "total",
         "intensity": "intensity", "n/a": "n/a",
         "equation": "equation", "notes": "source · what it does", "original": "original", "no_source_new": "new: no source line in the original", "more_text": "… {n} more equations (print(program) or %%jaxpr --text shows them all)", "more_rows": "{n} more equations: run or trust the notebook to draw them as you scroll (--text prints them all)", "search": "search rows",
-        "all_params": "all params", "matches": "matching rows", "colon": ": ", "n_eqns": "{n} equations",
+        "all_params": "all params", "matches": "{n} matching rows", "match_one": "{n} matching row", "colon": ": ", "n_eqns": "{n} equations",
         "n_in_all": " ({n} in all)", "no_frame": "no user frame (made inside JAX)",
     },
     "zh": {
@@ -34,7 +34,7 @@ TEXT = {
         "sub_inputs": "绑定变量", "bound_from": "来自", "total": "合计",
         "intensity": "算术强度", "n/a": "无",
         "equation": "方程", "notes": "源码 · 含义", "original": "原程序", "no_source_new": "新增：原程序中没有对应的源码行", "more_text": "…… 另有 {n} 个方程（print(program) 或 %%jaxpr --text 可全部显示）", "more_rows": "另有 {n} 个方程：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）", "search": "搜索行",
-        "all_params": "全部参数", "matches": "行匹配", "colon": "：", "n_eqns": "{n} 个方程",
+        "all_params": "全部参数", "matches": "{n} 行匹配", "match_one": "{n} 行匹配", "colon": "：", "n_eqns": "{n} 个方程",
         "n_in_all": "（共 {n} 个）", "no_frame": "没有用户代码帧（由 JAX 内部生成）",
     },
 }
@@ -117,6 +117,11 @@ VIEW_TEXT = {
     "unfold_tip": ("unfold with depth={depth} or max_nodes={n}, or path={path}",
                    "用 depth={depth} 或 max_nodes={n} 展开，或用 path={path} 单独查看"),
     "run_range": ("equations {first}–{last}", "方程 {first}–{last}"),
+    "fold_copy": ("copy {i} of {n}", "第 {i} 份，共 {n} 份"), "fold_copies": ("copies {first}–{last}", "第 {first}–{last} 份"),
+    "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges ({k} nodes); "
+                  "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"
+                  "（{k} 个节点）；点击一个可展开，或用 path="),
+    "graph_folds": ("; drawn by repeated blocks and ranges, {n} folded: {items}", "；按重复块和方程区间绘制，已折叠 {n} 个：{items}"),
     "n_values": ("{n} values", "{n} 个值"), "value": ("value", "值"),
     "made_above": ("a value made {n} steps above", "在上方 {n} 步处产生的值"),
     "role_from": ("{role} from {name}", "来自 {name} 的{role}"), "used_inside": ("(used inside)", "（在内部使用）"),
@@ -129,9 +134,13 @@ VIEW_TEXT = {
     "graph_counts": ("{n} equations, {drawn} drawn", "{n} 个方程，绘制了 {drawn} 个"),
     "graph_folded": ("; folded: {items}", "；已折叠：{items}"),
     "folded_item": ("{path} ({n} eqns)", "{path}（{n} 个方程）"),
-    "graph_untrusted": ("This graph is inline SVG, which JupyterLab hides in a notebook it does not trust: trust "
-                        "the notebook (File › Trust Notebook) or run the cell to see it.",
-                        "此图是内嵌 SVG，未受信任的笔记本不会显示它：信任此笔记本或重新运行该单元格即可看到。"),
+    "graph_untrusted": ("A picture of the graph. To pan, zoom and open its calls, trust the notebook (JupyterLab: "
+                        "command palette › Trust Notebook) or re-run the cell.",
+                        "这是数据流图的图片。要平移、缩放并展开其中的调用，请信任此笔记本（命令面板 › 信任笔记本）"
+                        "或重新运行该单元格。"),
+    "graph_hint": ("Drag to pan; Ctrl/⌘ + wheel or pinch to zoom (a plain wheel scrolls the page); "
+                   "click a folded call to open it.",
+                   "拖动可平移；⌃/⌘ + 滚轮或双指捏合可缩放（普通滚轮滚动页面）；点击折叠的调用可展开。"),
     "graph_save": (". DOT source: .source; save with .save('graph.svg')",
                    "。DOT 源码：.source；用 .save('graph.svg') 保存"),
     "no_svg": ("No SVG for this graph: {error}", "这张图没有 SVG：{error}"),
@@ -142,6 +151,9 @@ VIEW_TEXT = {
     "call_n_of": ("call {i} of {n}", "第 {i} 次调用，共 {n} 次"),
     "phase_forward": ("forward", "前向"), "phase_backward": ("backward", "反向"),
     "phase_update": ("optimizer update", "优化器更新"),
+    "share_of": ("{pct} of {what}", "占{what}的 {pct}"), "metric_flops": ("FLOPs", "FLOPs"),
+    "metric_bytes": ("bytes moved", "访存字节"),
+    "share_legend": ("share of estimated {what} (total {total})", "估计{what}占比（总计 {total}）"),
     "graph_calls": ("; drawn by its inlined calls, {n} folded: {items}", "；按内联调用绘制，已折叠 {n} 个：{items}"),
     "zoom_fit": ("fit", "适应窗口"), "zoom_one": ("1:1", "1:1"), "program": ("program", "程序"),
     "crossing": ("in: {ins} → out: {outs}", "输入：{ins} → 输出：{outs}"),
@@ -298,6 +310,8 @@ STEP_TEXT = {
     "edit_note": ("{n} edits in effect ({names}); marked values were changed by an edit",
                   "{n} 处编辑生效（{names}）；标记的值受编辑影响"),
     "changed_by_edit": ("changed by an edit", "受编辑影响"),
+    "cap_kinds": ("the cap of {n} kinds of operation (XLA compiles each new kind the first time it runs; the live "
+                  "debugger steps on)", "{n} 种运算的上限（每种新运算第一次运行时 XLA 都要编译；实时调试器可继续单步）"),
     "edit_nan": ("NaN", "NaN"), "edit_zero": ("0", "0"), "edit_scale": ("×2", "×2"), "edit_eps": ("+ε", "+ε"),
     "edit_set": ("= value", "= 数值"),
     "tip_edit": ("what if: replace this value (NaN, zero, doubled, plus a small ε, or a number you type) and step on "

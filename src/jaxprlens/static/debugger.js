@@ -131,7 +131,7 @@ class Debugger {
     if (b && !b.disabled) this.act(name);
   }
 
-  frame(f) {   // a frame's rows, drawn once and kept
+  frame(f) {   // a frame's rows, drawn once and kept; a large frame comes in chunks (rows(), "from" and "n")
     if (this.frames.has(f.path)) return;
     // One table per 200 rows, each in a box the browser skips while it is off screen (a table's own
     // row groups cannot be skipped: one class change would lay out all 10,000 rows again).
@@ -140,25 +140,36 @@ class Debugger {
     const head = h("table", "jl-eqns jl-fhead");
     head.innerHTML = f.head;   // the kernel's escaped column heads
     frame.appendChild(head);
-    const rows = [];
+    const entry = { table: frame, rows: [], pc: 0, cols: cols, html: f.html, n: f.n || f.rows.length, tail: null };
+    if (f.more) { entry.tail = h("div", "jl-note jl-more-note", f.more); frame.appendChild(entry.tail); }
+    this.frames.set(f.path, entry);
+    this.rows(f);
+  }
+
+  rows(f) {   // a chunk of a frame's rows (from f.from): drawn after those there; in live mode asks for the next
+    const e = this.frames.get(f.path);
+    if (!e || (f.from || 0) !== e.rows.length) return;
+    const start = e.rows.length;
     for (let i = 0; i < f.rows.length; i += 200) {
       const box = h("div", "jl-fchunk"), table = h("table", "jl-eqns"), part = f.rows.slice(i, i + 200);
-      table.innerHTML = cols;
+      table.innerHTML = e.cols;
       const body = h("tbody");
-      if (f.html) body.innerHTML = part.join("");   // Table.row_html: escaped once in Python
+      if (e.html) body.innerHTML = part.join("");   // Table.row_html: escaped once in Python
       else part.forEach((r) => body.appendChild(frameRow(r)));
-      for (const tr of body.children) rows.push(tr);
+      for (const tr of body.children) e.rows.push(tr);
       table.appendChild(body);
       box.appendChild(table);
-      frame.appendChild(box);
+      e.table.insertBefore(box, e.tail);
     }
-    if (f.more) frame.appendChild(h("div", "jl-note jl-more-note", f.more));
-    rows.forEach((tr) => {
+    for (let i = start; i < e.rows.length; i++) {
+      const tr = e.rows[i];
       tr.firstElementChild.classList.add("jl-gutter");
       tr.firstElementChild.title = this.L.tip_gutter || "";
       if (this.bps.has(tr.getAttribute("data-eqn"))) tr.classList.add("jl-bp");
-    });
-    this.frames.set(f.path, { table: frame, rows: rows, pc: 0 });
+      if (e.drawn && i < e.pc) tr.classList.add("jl-done");
+      if (e.drawn && i === e.pc) { e.cur = tr; tr.classList.add("jl-hl"); }
+    }
+    if (e.rows.length < e.n && this.mode === "live") this.act("rows", { path: f.path, from: e.rows.length });
   }
 
   breakpoints(ids) {
@@ -310,6 +321,7 @@ function render({ model, el }) {
   const onMsg = (msg) => {
     const t0 = performance.now();
     if (msg.frame) dbg.frame(msg.frame);
+    if (msg.rows) dbg.rows(msg.rows);
     if (msg.bps) dbg.breakpoints(msg.bps);
     if (msg.conds) { dbg.nan.checked = msg.conds.indexOf("any NaN") >= 0; }
     if (msg.state) dbg.show(msg.state);

@@ -57,7 +57,7 @@ def sparkline(values, width: int = SPARK) -> str:
     return "".join(BLOCKS[i] for i in idx)
 
 
-def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS) -> dict:
+def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS, spark: bool = True) -> dict:
     """Shape, dtype, device, statistics, NaN/Inf counts, a histogram and a printable value (full, or
     summarised past ``limit`` elements and cut at ``chars`` characters) of one value."""
     info = {"shape": "", "dtype": type(value).__name__, "device": "", "stats": "", "value": "", "spark": "",
@@ -92,7 +92,7 @@ def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_C
             info["stats"] += "  " + t("dbg_inf", lang, n=info["inf"])
     text = array_text(arr, limit, precision=5, one_line=False, linewidth=100)
     info["value"] = text if len(text) <= chars else text[:chars - 1] + "…"
-    if arr.size > limit and arr.dtype.kind == "f":
+    if spark and arr.size > limit and arr.dtype.kind == "f":
         info["spark"] = sparkline(arr)
     return info
 
@@ -104,27 +104,31 @@ def _num(x: float) -> str:
 def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS) -> list:
     """One value for the front end:
     ``[name, python path, shape, dtype, stats, preview, nan, inf, hist, min, max]`` (min/max of the finite values)."""
-    d = describe(value, lang, limit, chars)
+    d = describe(value, lang, limit, chars, spark=False)      # the panel draws the histogram, not the sparkline
     return [name, path or "", d["shape"], d["dtype"], d["stats"], d["value"], d["nan"], d["inf"], d["hist"],
             d["min"], d["max"]]
 
 
 # ---------------------------------------------------------------- frames and state as data
 
-def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS) -> dict:
+def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS, start: int = 0,
+               count: int | None = None, rows: list | None = None) -> dict:
     """A frame's rows, sent once per frame the front end has not seen (HTML rows as the table draws them,
-    or compact rows past ``html_rows``)."""
-    table, rows = Rows(lang), block(program, lang).rows
+    or compact rows past ``html_rows``): ``count`` rows from ``start`` (all by default); ``from`` and ``n``
+    (the frame's row count) let the front end ask for the next chunk.  ``rows``: ``block(program, lang).rows``
+    when the caller keeps them between chunks."""
+    table, rows = Rows(lang), block(program, lang).rows if rows is None else rows
+    part = rows[start:] if count is None else rows[start:start + count]
     if len(rows) <= html_rows:
         consts = set(program.constvars)
-        body, is_html = [table.row_html(r, consts) for r in rows], True
+        body, is_html = [table.row_html(r, consts) for r in part], True
     else:
-        body, is_html = [data_row(r.eqn, lang) for r in rows], False
+        body, is_html = [data_row(r.eqn, lang) for r in part], False
         for r in body:
-            r[2] = 0                         # a frame shows one level: no nesting indent
+            r["depth"] = 0                   # a frame shows one level: no nesting indent
         source_once(body)
     return {"path": path_id(program.path), "head": table.header_html(), "rows": body, "html": is_html,
-            "n": len(rows)}
+            "n": len(rows), "from": start}
 
 
 def _g(x: float) -> str:

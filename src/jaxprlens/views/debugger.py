@@ -13,13 +13,15 @@ import anywidget
 import traitlets
 
 from jaxprlens.views.dbgstate import StateView, captured, describe, frame_data, sparkline  # noqa: F401 - public helpers
-from jaxprlens.present.front import _asset, module
+from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.program import Program, path_id
+from jaxprlens.present.nouns import block
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
 ERROR_CHARS = 500          # an error note is cut here
+ROWS_PER_MESSAGE = 4000    # a frame's rows per message (compact rows are ~100 bytes: a message stays under 1 MB)
 EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
@@ -41,8 +43,8 @@ def cell_key() -> tuple | None:
 class Debugger(anywidget.AnyWidget):
     """``program.debugger()`` / ``%%jaxpr --debug``: step through the program with real values."""
 
-    _esm = module("debugger.js")
-    _css = _asset("jaxprlens.css")
+    _esm = widget_module()       # static/main.js bundled with the debugger (and the table rows it draws)
+    _css = widget_css()
     labels = traitlets.Dict().tag(sync=True)
     lang = traitlets.Unicode("en").tag(sync=True)
 
@@ -57,7 +59,8 @@ class Debugger(anywidget.AnyWidget):
         super().__init__(labels=labels(self.view.lang), lang=self.view.lang)
         self.error: str | None = None
         self.printed = ""               # everything jax.debug.print/callback printed while stepping
-        self._sent: set = set()         # frames whose rows the front end has
+        self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program
+        self._rows: dict = {}           # path -> a large frame's rows while its chunks are being sent
         self._bps: list | None = None   # breakpoints as last sent
         self._replay: dict | None = None
         self._compared = False          # the end's comparison with jax.jit was sent
@@ -76,6 +79,20 @@ class Debugger(anywidget.AnyWidget):
         ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
         (see ``edit``), ``ready``) and send the delta."""
         self.error, text = None, ""
+        if name == "rows":                  # the next chunk of a large frame's rows: nothing else changes
+            program = self._sent.get(str(arg.get("path")))
+            start = arg.get("from")
+            if program is None or not isinstance(start, int) or start < 0:
+                return {}
+            key = str(arg.get("path"))
+            rows = self._rows.get(key)
+            if rows is None:
+                rows = self._rows[key] = block(program, self.view.lang).rows
+            msg = {"rows": frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE, rows=rows)}
+            if start + ROWS_PER_MESSAGE >= len(rows):
+                self._rows.pop(key, None)        # all sent: the rows are not kept
+            self.send(msg)
+            return msg
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
             self._bps = None
@@ -144,7 +161,8 @@ class Debugger(anywidget.AnyWidget):
 
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
-            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value")}
+            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
+                                                              "from")}
             self.press(str(content["do"]), **arg)
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:
@@ -153,9 +171,9 @@ class Debugger(anywidget.AnyWidget):
         st, msg = self.stepper, {}
         program = st.frame.program
         key = path_id(program.path)
-        if key not in self._sent:
-            msg["frame"] = frame_data(program, self.view.lang)
-            self._sent.add(key)
+        if key not in self._sent:          # a large frame: its first rows now, the rest as the front end asks
+            msg["frame"] = frame_data(program, self.view.lang, count=ROWS_PER_MESSAGE)
+            self._sent[key] = program
         bps = sorted(e.id for e in st.breakpoint_eqns)
         if bps != self._bps:
             msg["bps"] = self._bps = bps

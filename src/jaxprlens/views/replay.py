@@ -8,12 +8,13 @@ import json
 
 from jaxprlens.views.dbgstate import StateView, captured, frame_data
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import data as front_data, module as front_module, style
+from jaxprlens.present.front import assets, data as front_data
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.stepper import CONDITIONS, Stepper
 
 MAX_STEPS = 1000
+MAX_KINDS = 48               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
 MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)
 HTML_ROWS = 200              # a recorded frame of more rows stores them compact
 REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)
@@ -36,10 +37,19 @@ def _size(x) -> int:
     return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
 
 
+def _kind(eqn) -> tuple | None:
+    """What makes XLA compile anew when ``eqn`` runs eagerly: its primitive and types (None: it is entered)."""
+    if eqn is None or eqn.subs:
+        return None
+    return (eqn.primitive, tuple(getattr(a, "type", "") for a in eqn.invars), tuple(v.type for v in eqn.outvars))
+
+
 def record(program, *args, lang: str | None = None, device=None, max_steps: int = MAX_STEPS,
-           max_bytes: int = MAX_BYTES) -> dict:
+           max_bytes: int = MAX_BYTES, max_kinds: int | None = MAX_KINDS) -> dict:
     """Step ``program`` into every sub-jaxpr from the start, keeping per step the state the front end draws
-    (position, crumbs, the values written, printed text); frames' rows once each."""
+    (position, crumbs, the values written, printed text); frames' rows once each.  Capped by steps, bytes and
+    ``max_kinds`` kinds of operation (each new one costs an XLA compile while the cell runs: the cap keeps the
+    first ``--debug`` of a large model within seconds, and is the same on every machine)."""
     st = Stepper(program, *args, device=device, max_history=max_steps + 1)
     lang = resolve(lang)
     view = StateView(st, lang)
@@ -57,10 +67,17 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     steps = [view.state(**limits)]
     last_source = steps[0]["source"]
     used, why = _size(steps[0]), None
+    kinds: set = set()
     while not st.done:
         if len(steps) > max_steps:
             why = t("cap_steps", lang, n=max_steps)
             break
+        kind = _kind(st.current)
+        if kind is not None and max_kinds is not None and kind not in kinds:
+            if len(kinds) >= max_kinds:
+                why = t("cap_kinds", lang, n=max_kinds)
+                break
+            kinds.add(kind)
         try:
             with captured() as out:
                 st.step_into()
@@ -99,9 +116,15 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     return out
 
 
+NEEDS = ("debugger",)        # the front end a replay uses (``front.assets``)
+
+
 def replay_html(data: dict, lang: str, static: str = "") -> str:
-    """The replay as one HTML output: the snapshot (shown where scripts do not run), the data, the module."""
-    module = front_module("debugger.js").replace("</script", "<\\/script")
-    return (f'{style()}<div class="jaxprlens jl-dbg-replay" lang="{html(lang)}"><div class="jl-dbg-static">{static}</div>'
-            f'{front_data(data, "jl-dbg-data")}'
-            f'<script type="module">{module}\nreplayAll();</script></div>')
+    """The replay as one HTML output: the snapshot (shown where scripts do not run), the data, the front end."""
+    return replay_body(data, lang, static) + assets(NEEDS)
+
+
+def replay_body(data: dict, lang: str, static: str = "") -> str:
+    """The replay without the front end: the snapshot and the recorded data (``static/debugger.js`` replays it)."""
+    return (f'<div class="jaxprlens jl-dbg-replay" data-jl-view="replay" lang="{html(lang)}">'
+            f'<div class="jl-dbg-static">{static}</div>{front_data(data, "jl-dbg-data")}</div>')

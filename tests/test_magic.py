@@ -333,7 +333,8 @@ def test_help_says_what_vmap_does_with_the_arguments():
 @pytest.fixture(scope="module")
 def kernel():
     """Run code in a fresh IPython kernel with jaxprlens loaded: ``(execute_reply content, traceback text)``."""
-    from jupyter_client.manager import start_new_kernel
+    pytest.importorskip("ipykernel")
+    start_new_kernel = pytest.importorskip("jupyter_client.manager").start_new_kernel
     km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, JAX_PLATFORMS="cpu"))
 
     def run(code: str):

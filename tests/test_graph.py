@@ -482,3 +482,84 @@ def test_a_call_holding_control_flow_draws_its_box_with_binders():
     assert f"cluster_eqn_{loop.id}" in g.source and f'"p/{loop.id}/body/in0"' in g.source
     assert '"p/in0" [label="from x' in g.source and '"p/out0" [label="to outer' in g.source
     assert "</svg>" in g.svg()
+
+
+# ---------------------------------------------------------------- cost on the graph (issue 22 §2)
+
+def _luminance(hex_colour: str) -> float:
+    rgb = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _matmul_tanh():
+    return trace(lambda x, w: jnp.tanh(x @ w).sum(), jnp.ones((4, 8)), jnp.ones((8, 8)))
+
+
+def test_cost_colours_each_node_by_its_share():
+    from jaxprlens.engine.cost import costs
+    from jaxprlens.views.draw import COST_FILLS, Shares
+    p = _matmul_tanh()
+    shares = Shares(p, "flops")
+    assert shares.total == costs(p).total.flops == 575                  # the total --cost prints
+    assert [round(shares.share[e.id], 4) for e in p.eqns] == [round(512 / 575, 4), round(32 / 575, 4),
+                                                              round(31 / 575, 4)]
+    src = p.graph(cost="flops").source
+    dot_node = re.search(r'"eqn-0" \[label="dot_general[^"]*\\n89%" color="#a63603" fillcolor="([^"]+)"', src)
+    assert dot_node and dot_node.group(1) == COST_FILLS[-1]              # ≥ 40%: the strongest fill
+    assert 'tooltip="' in src and "· 89% of FLOPs" in src and "· 5.6% of FLOPs" in src
+    assert "share of estimated FLOPs (total 575 FLOP)" in src and "&lt;1%" in src and "≥40%" in src
+    assert "kind_" not in src and ">contraction<" not in src             # the scale replaces the kinds
+    by_bytes = p.graph(cost="bytes").source
+    assert "· 57% of bytes moved" in by_bytes and "share of estimated bytes moved (total 900 B)" in by_bytes
+    zh = p.graph(cost="flops", lang="zh").source
+    assert "占FLOPs的 89%" in zh and "估计FLOPs占比（总计 575 FLOP）" in zh
+    assert "89%" not in p.graph().source                                 # no cost asked: no number
+    with pytest.raises(ValueError, match=r"unknown cost 'time' \(must be one of \['flops', 'bytes'\]\)"):
+        p.graph(cost="time")
+
+
+def test_cost_fills_are_one_hue_and_readable_in_both_themes():
+    from jaxprlens.views.draw import COST_FILLS, COST_STROKE, cost_fill
+    from jaxprlens.views.render import INK
+    lum = [_luminance(c) for c in COST_FILLS]
+    assert lum == sorted(lum, reverse=True)                             # sequential: light → strong
+    assert all(_contrast(INK, c) >= 7 for c in COST_FILLS)              # the node text (the number too)
+    # the fills carry their own background: the stroke sets a node off the light and the dark page
+    assert _contrast(COST_STROKE, "#ffffff") >= 3 and _contrast(COST_STROKE, COST_FILLS[0]) >= 3
+    assert [cost_fill(x) for x in (0, 0.009, 0.01, 0.2, 0.5, 1.0)] == [
+        COST_FILLS[0], COST_FILLS[0], COST_FILLS[1], COST_FILLS[3], COST_FILLS[4], COST_FILLS[4]]
+
+
+def test_folded_calls_show_their_summed_share(model_grad):
+    from jaxprlens.views.draw import Shares
+    shares = Shares(model_grad, "flops")
+    assert abs(sum(shares.share[e.id] for e in model_grad.eqns) - 1) < 1e-9      # every FLOP counted once
+    g = model_grad.graph(cost="flops")
+    blocks = re.findall(r'"grp-([^"]+)" \[label="([^"\\]+)', g.source)
+    assert len(blocks) == 12 and all(re.fullmatch(r"block \(call \d of 6\) · [\d.]+% of FLOPs", lab)
+                                     for _, lab in blocks), blocks
+    block3 = shares.of(model_grad.graph(path="model_loss/block.3").group.eqns)
+    assert ("model_loss/block.3", f"block (call 3 of 6) · {100 * block3:.1f}% of FLOPs") in blocks
+    phases = [float(x) for x in re.findall(r'id="grpbox-[^"]+" label="[^"]* · ([\d.]+)% of FLOPs"', g.source)]
+    assert len(phases) == 2 and abs(sum(phases) - 100) < 1.5            # forward + backward: all of it
+    one = model_grad.graph(cost="flops", path="model_loss/block.3")      # a call drawn on its own: same scale
+    assert "of FLOPs" in one.source
+    assert all("of FLOPs" in v.source for v in g.views(3))             # the calls drawn ahead, coloured too
+
+
+def test_magic_graph_cost_and_table_bar(ip):
+    from IPython.core.error import UsageError
+    view = ip.run_cell_magic("jaxpr", "--graph --cost bytes", CELL)
+    assert isinstance(view, Graph) and view.cost == "bytes" and "of bytes moved" in view.source
+    assert ip.run_cell_magic("jaxpr", "--graph --cost", CELL).cost == "flops"
+    with pytest.raises(UsageError, match="invalid choice: 'time'.*'flops', 'bytes'"):
+        ip.run_cell_magic("jaxpr", "--graph --cost time", CELL)
+    table = _matmul_tanh().table(cost=True).text()      # the table: the same share, as a small bar
+    assert "cost: 512 FLOP, 512 B  ███████▏ 89%" in table and "cost: 32 FLOP, 256 B  ▌░░░░░░░ 5.6%" in table
+    assert "████▌░░░ 57%" in _matmul_tanh().table(cost="bytes").text()

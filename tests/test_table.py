@@ -234,5 +234,42 @@ def test_model_size_table_draws_a_head_and_ships_the_rest_as_data():
     assert "1000 more equations" in s.select_one("tbody.jl-more").get_text()
     text = bundle["text/plain"].splitlines()
     assert text[-1] == "… 1000 more equations (print(program) or %%jaxpr --text shows them all)"
-    assert len(bundle["text/html"]) + len(bundle["text/plain"]) < 250_000      # 1,400 full rows: ~400 kB
+    assert len(bundle["text/html"]) + len(bundle["text/plain"]) < 310_000      # 1,400 full rows: ~450 kB
 
+
+
+def test_signature_folds_pytrees_by_path():
+    """A model's parameters are one folded tree by path (issue 19), counted and sized at every level;
+    ``<details>`` opens it with scripts stripped, so the first equation is on the first screen."""
+    import numpy as np
+    params = {"blocks": [{"attn": {"wq": np.ones((4, 4), "f4"), "wk": np.ones((4, 4), "f4")},
+                          "mlp": {"w": np.ones((4, 8), "f4")}} for _ in range(2)],
+              "embed": np.ones((10, 4), "f4")}
+
+    def loss(params, x):
+        for b in params["blocks"]:
+            x = x @ b["attn"]["wq"] @ b["attn"]["wk"] @ b["mlp"]["w"][:, :4]
+        return (x @ params["embed"].T).sum(), params
+
+    page = soup(jaxprlens.trace(loss, params, np.ones((3, 4), "f4")).table())
+    sig = page.select_one("table.jl-sig")
+    ins, outs = sig.select(":scope > tr")
+    assert "jl-sigtree" in ins["class"] and "jl-invar" in ins["class"] and "jl-outvar" in outs["class"]
+    top = ins.select_one("ul.jl-tree")
+    assert [li.select_one("summary").get_text(" ").split() if li.details else li.get_text(" ").split()
+            for li in top.find_all("li", recursive=False)] == [["params", "7", "values", "·", "672", "B"], ["h", ":f32[3,4]", "x"]]
+    blocks = top.li.details.ul.find_all("li", recursive=False)
+    assert blocks[0].summary.get_text(" ").split() == ["blocks", "6", "values", "·", "512", "B"]
+    assert blocks[1].get_text(" ").split() == ["g", ":f32[10,4]", "params['embed']"]        # one leaf: no fold
+    first = blocks[0].details.ul.li.details
+    assert first.summary.get_text(" ").split() == ["[0]", "3", "values", "·", "256", "B"]
+    assert [li.summary.b.get_text() if li.details else li.select_one(".jl-path").get_text()
+            for li in first.ul.find_all("li", recursive=False)] == ["attn", "params['blocks'][0]['mlp']['w']"]
+    leaves = ins.select("li.jl-leaf")
+    assert len(leaves) == 8 and leaves[0].select_one("span.jl-path").get_text() == "params['blocks'][0]['attn']['wk']"
+    assert not sig.select("details[open]")                        # folded until the reader opens it
+    # the results: the loss alone, the returned params as a tree below ``out``
+    assert [li.get_text(" ").split() if not li.details else li.summary.get_text(" ").split()
+            for li in outs.ul.find_all("li", recursive=False)][1] == ["out[1]", "7", "values", "·", "672", "B"]
+    small = soup(jaxprlens.trace(lambda a, b: a + b, 1.0, 2.0).table())       # a few values: rows as before
+    assert len(small.select("table.jl-sig tr.jl-invar")) == 2 and not small.select("tr.jl-sigtree")

@@ -171,7 +171,9 @@ class JaxprMagics(Magics):
     @argument("--debug", action="store_true", help="open the step-by-step debugger widget")
     @argument("--run", action="store_true", help="run the program compiled on the device, with timings")
     @argument("--profile", action="store_true", help="time each top-level equation on the device")
-    @argument("--cost", action="store_true", help="add the FLOPs/bytes cost column to the table")
+    @argument("--cost", nargs="?", const="flops", default=None, choices=["flops", "bytes"],
+              help="add the FLOPs/bytes cost column to the table; with --graph, colour each node by its "
+                   "share of the estimated FLOPs (--cost bytes: of the bytes moved)")
     @argument("--devices", action="store_true", help="list the devices JAX can use and stop")
     @argument("--device", default=None, help="device to run on: cpu, gpu, gpu:1, tpu:0")
     @argument("--repeat", type=int, default=20, help="timed repeats for --run/--profile (default 20)")

@@ -303,7 +303,7 @@ def _callee(caller: tuple) -> str:
     return _callee_at(caller[0], caller[5], caller[3]) if len(caller) > 5 else ""
 
 
-def _tokens(path: str) -> tuple:
+def path_tokens(path: str) -> tuple:
     """``state[0]['hidden']['kernel'].value`` → ``("state", 0, "hidden", "kernel", "value")``."""
     out, i = [], 0
     while i < len(path):
@@ -351,7 +351,7 @@ def _name_all(tree: "CallTree") -> None:
     """Give every group its ``name`` (and ``kind``), then number calls of one name under one caller."""
     root = tree.root
     root.name = root.function
-    paths = {v: k for v in tree.program.invars if len(k := _tokens(v.path or "")) > 1}   # leaves in a tree
+    paths = {v: k for v in tree.program.invars if len(k := path_tokens(v.path or "")) > 1}   # leaves in a tree
     rel: dict = {}            # module group -> its path tokens relative to the outermost module call
     for g in root.walk():
         if g.parent is None:

@@ -50,6 +50,24 @@ def cost_text(c: Cost, lang: str | None = None) -> str:
     return t("repeated", lang, times=c.times, unit=unit, per=per, total=_base_cost_text(c, lang))
 
 
+def percent(x: float) -> str:
+    """``14%``, ``3.2%``, ``<0.1%``, ``0%``: a share as a reader compares them."""
+    p = 100.0 * x
+    if p <= 0:
+        return "0%"
+    if p < 0.1:
+        return "<0.1%"
+    return f"{p:.1f}%" if p < 9.95 else f"{p:.0f}%"
+
+
+def share_bar(x: float, width: int = 8) -> str:
+    """A share as a small bar of ``width`` cells, in eighths: ``███▍░░░░`` for 43%; text, so it survives
+    stripped scripts and styles and reads in the plain-text table too."""
+    n = max(0, min(width * 8, round(x * width * 8)))
+    full, part = divmod(n, 8)
+    return ("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")).ljust(width, "░")
+
+
 def intensity_text(c: Cost, lang: str | None = None) -> str:
     i = c.intensity
     word = t("intensity", lang)

@@ -45,7 +45,7 @@ class Options:
     debug: bool = False
     run: bool = False
     profile: bool = False
-    cost: bool = False
+    cost: str | None = None            # "flops" or "bytes" (``--cost``, ``--cost bytes``)
     lower: bool = False
     compiled: bool = False
     lang: str | None = None            # None: the kernel-wide default (``%jaxpr_config --lang``)
@@ -90,11 +90,12 @@ def build_view(program, opts: Options, transformed=None):
     parts = []
     if opts.text:
         parts.append(program.text_view())
-    if opts.table or opts.cost or not (opts.text or opts.graph or opts.debug or opts.run or opts.profile
-                                       or opts.lower or opts.compiled):
+    if opts.table or (opts.cost and not opts.graph) or not (    # --graph --cost: the cost is on the graph
+            opts.text or opts.graph or opts.debug or opts.run or opts.profile or opts.lower or opts.compiled):
         parts.append(program.table(lang=lang, cost=opts.cost))
     if opts.graph:
-        parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang))
+        parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
+                                   cost=opts.cost))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))

@@ -15,6 +15,7 @@ from jaxprlens.present.display import array_text, shorten
 from jaxprlens.present.escape import dot, html
 from jaxprlens.present.i18n import role_word, sub_label, t
 from jaxprlens.present.nouns import param_words, params_of, source_text, var_text
+from jaxprlens.present.words import percent
 from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
 from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id
 
@@ -89,7 +90,7 @@ def select(program: Program, path) -> tuple:
 class _Draw:
     """Walks a Program once, emitting nodes into (nested) ``graphviz.Digraph``s and collecting edges."""
 
-    def __init__(self, depth: int, max_nodes: int, lang: str = "en"):
+    def __init__(self, depth: int, max_nodes: int, lang: str = "en", shares: "Shares | None" = None):
         self.depth, self.max_nodes, self.lang = depth, max_nodes, lang
         self.node_of: dict = {}       # Var -> node name (one Var object per JAX var)
         self.edges: list = []         # (tail, head, label parts, attrs)
@@ -97,6 +98,7 @@ class _Draw:
         self.folded: list = []        # (path, equations)
         self.drawn = 0
         self.compact = False          # edge labels as ``xlabel``s: they take no rank of their own
+        self.shares = shares          # colour equations by their share of the cost (issue 22)
 
     def edge(self, tail, head, parts=(), **attrs):
         self.edges.append((tail, head, parts, attrs))
@@ -149,8 +151,14 @@ class _Draw:
         self.kinds.add(kind)
         self.drawn += 1
         fill, stroke = KIND_COLORS[kind]
-        attrs = dict(label=eqn_label(eqn), id=dot(nid), fillcolor=fill, color=stroke,
-                     tooltip=dot(source_text(eqn.source, self.lang) if eqn.source else t("no_frame", self.lang)),
+        label = eqn_label(eqn)
+        tip = source_text(eqn.source, self.lang) if eqn.source else t("no_frame", self.lang)
+        if self.shares is not None:        # coloured by its share of the program's cost, the number beside
+            x = self.shares.of([eqn])
+            fill, stroke = cost_fill(x), COST_STROKE
+            label += "\\n" + dot(percent(x))
+            tip += " · " + self.shares.words(x, self.lang)
+        attrs = dict(label=label, id=dot(nid), fillcolor=fill, color=stroke, tooltip=dot(tip),
                      _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
         targets: dict = {}            # operand index -> [node the operand flows into]
         if eqn.subs:
@@ -234,25 +242,25 @@ class _Draw:
                 self.edge(tail, name, [t("n_values", self.lang, n=count)])
 
     def legend(self, g):
-        cells = [(k, *KIND_COLORS[k]) for k in KIND_COLORS if k in self.kinds]
-        cells += [(k, STYLES[k]["fillcolor"], STYLES[k]["color"]) for k in ("input", "constant", "output")]
+        cells = [(t("kind_" + k.replace(" ", "_"), self.lang), *KIND_COLORS[k]) for k in KIND_COLORS
+                 if k in self.kinds and self.shares is None]
+        cells += [(t("kind_" + k, self.lang), STYLES[k]["fillcolor"], STYLES[k]["color"])
+                  for k in ("input", "constant", "output")]
+        if self.shares is not None:        # the cost scale first: what the colours mean, and the total
+            cells[:0] = [(self.shares.title(self.lang), "transparent", "transparent")] + [
+                (word, fill, COST_STROKE) for word, fill in cost_scale()]
         rows, width = [[]], 0
-        for k, fill, stroke in cells:      # rows that fit the notebook's ~970 px at 1:1
-            word = t("kind_" + k.replace(" ", "_"), self.lang)
+        for word, fill, stroke in cells:   # rows that fit the notebook's ~970 px at 1:1
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
             if rows[-1] and width + w > LEGEND_CHARS:
                 rows.append([])
                 width = 0
-            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
+            ink = MID if fill == "transparent" else INK
+            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{ink}">{html(word)}</FONT></TD>')
             width += w
-        rows += self.extra_legend()
-        body = "".join(f"<TR>{''.join(r)}</TR>" if isinstance(r, list) else r for r in rows)
+        body = "".join(f"<TR>{''.join(r)}</TR>" for r in rows)
         g.node("legend", label=f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
                                f"{body}</TABLE>>", shape="plaintext", style="", fontsize="9", id="legend")
-
-    def extra_legend(self) -> list:
-        """More legend rows (whole ``<TR>`` strings): the cost scale when nodes are coloured by cost."""
-        return []
 
     def ranks(self) -> dict:
         """Longest-path rank of every node over the recorded edges, as dot will roughly rank them."""
@@ -293,6 +301,68 @@ class _Draw:
             g.edge(tail, head, **attrs)
 
 
+# ------------------------------------------------------------ cost on the graph (issue 22)
+# One hue, light to strong (ColorBrewer Oranges: colour-blind safe, in print too), always with the number
+# beside it; the fills stay light enough for the dark text (>= 7:1) and they carry their own background,
+# so the nodes read the same in the light and the dark theme.
+COST_FILLS = ("#fff5eb", "#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c")
+COST_BOUNDS = (0.0, 0.01, 0.05, 0.15, 0.40, 1.0)      # share bins: < 1 %, 1-5 %, 5-15 %, 15-40 %, >= 40 %
+COST_STROKE = "#a63603"
+METRICS = ("flops", "bytes")
+
+
+def cost_fill(x: float) -> str:
+    for fill, hi in zip(COST_FILLS, COST_BOUNDS[1:]):
+        if x < hi:
+            return fill
+    return COST_FILLS[-1]
+
+
+def cost_scale() -> list:
+    """``(words, fill)`` of each bin, as the legend shows them: ``<1%``, ``1–5%``, ... ``≥40%``."""
+    pct = [f"{round(100 * b)}" for b in COST_BOUNDS]
+    words = [f"<{pct[1]}%"] + [f"{lo}–{hi}%" for lo, hi in zip(pct[1:-2], pct[2:-1])] + [f"≥{pct[-2]}%"]
+    return list(zip(words, COST_FILLS))
+
+
+class Shares:
+    """Each equation's share (every depth) of the program's estimated cost in ``metric`` (``flops`` or
+    ``bytes``), from ``engine.cost.costs``: the top level's shares add up to 1 against the same total
+    ``--cost`` prints.  A nested equation's share is its part of the sub-program's total, times the
+    share of the equation that runs the sub-program (a loop's trip count is in the outer cost)."""
+
+    def __init__(self, program: Program, metric: str = "flops", costs=None):
+        if metric not in METRICS:
+            raise ValueError(f"unknown cost {metric!r} (must be one of {list(METRICS)})")
+        from jaxprlens.engine.cost import costs as estimate
+        self.metric, self.costs = metric, costs if costs is not None else estimate(program)
+        self.total = getattr(self.costs.total, metric)
+        self.share: dict = {}
+        self._walk(program, 1.0, self.total)
+
+    def _walk(self, p: Program, scale: float, total: float):
+        for e in p.eqns:
+            x = scale * getattr(self.costs.get(e.id), self.metric, 0) / total if total else 0.0
+            self.share[e.id] = x
+            for sub in e.subs:
+                inner = getattr(self.costs.totals.get(path_id(sub.program.path)), self.metric, 0)
+                self._walk(sub.program, x, inner)
+
+    def of(self, eqns) -> float:
+        """The summed share of ``eqns`` (top-level equations of one program: a folded call, a run)."""
+        return sum(self.share.get(e.id, 0.0) for e in eqns)
+
+    def words(self, x: float, lang: str) -> str:
+        """``14% of FLOPs`` / ``占 FLOPs 的 14%``."""
+        return t("share_of", lang, pct=percent(x), what=t(f"metric_{self.metric}", lang))
+
+    def title(self, lang: str) -> str:
+        """The legend's head: ``share of estimated FLOPs (total 2.3 MFLOP)``."""
+        from jaxprlens.engine.cost import si
+        return t("share_legend", lang, what=t(f"metric_{self.metric}", lang),
+                 total=si(self.total, "FLOP" if self.metric == "flops" else "B"))
+
+
 def _digraph():
     g = graphviz.Digraph(name="jaxpr")
     g.attr(rankdir="TB", bgcolor="transparent", fontname="Helvetica", fontsize="10", fontcolor=MID,
@@ -304,10 +374,11 @@ def _digraph():
 
 
 def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
-              lang: str = "en") -> tuple:
-    """DOT source for ``root`` and the drawing's bookkeeping (for the summary)."""
+              lang: str = "en", shares: Shares | None = None) -> tuple:
+    """DOT source for ``root`` and the drawing's bookkeeping (for the summary); ``shares``: colour each
+    equation by its share of the cost."""
     g = _digraph()
-    d = _Draw(depth, max_nodes, lang)
+    d = _Draw(depth, max_nodes, lang, shares)
     binding = results = None
     if parent is not None:
         binding = [t("role_from", lang, role=role_word(parent.roles.of_operand(j) if parent.roles else "operand",

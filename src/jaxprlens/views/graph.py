@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from jaxprlens.views import overview, render
-from jaxprlens.views.draw import DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, build_dot, select
+from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, Shares, build_dot,
+                                  select)
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import labels
@@ -16,15 +17,19 @@ from jaxprlens.present.words import group_label
 
 
 class Graph:
-    """``program.graph(depth=None, max_nodes=60, path=None, lang=None)``: the dataflow graph, as DOT and SVG.
+    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None)``: the dataflow graph, as
+    DOT and SVG; ``cost="flops"`` (or ``"bytes"``) colours each equation and call by its share of the cost.
 
     A program of more than ``max_nodes`` equations is drawn by the Python calls that tracing inlined
     (``overview.py``); ``path`` shows a nested program (``2/body``), a call (``model_loss/block.3``), or both.
     """
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
-                 path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None):
+                 path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None,
+                 cost: str | None = None, shares: Shares | None = None):
         self.program, self.lang = program, resolve(lang)
+        self.cost = None if not cost else "flops" if cost is True else str(cost)
+        self.shares = shares if shares is not None or self.cost is None else Shares(program, self.cost)
         self.asked_depth = depth
         self.depth = DEPTH if depth is None else int(depth)
         self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
@@ -39,10 +44,10 @@ class Graph:
             self.group = tree.find(gid) if gid is not None else tree.root
             self.prefix = path_id(self.root.path)
             self.source, self._draw = overview.build(tree, self.group, depth, self.max_nodes, self.lang,
-                                                     self.prefix)
+                                                     self.prefix, self.shares)
         else:
             self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top,
-                                                self.lang)
+                                                self.lang, self.shares)
         self._svg: str | None = None
 
     def views(self, limit: int = PREDRAW) -> list:
@@ -57,7 +62,8 @@ class Graph:
                 continue
             seen.add(grp.id)
             path = f"{self.prefix}/{grp.id}" if self.prefix else grp.id
-            view = Graph(self.program, depth=self.asked_depth, max_nodes=self.max_nodes, path=path, lang=self.lang)
+            view = Graph(self.program, depth=self.asked_depth, max_nodes=self.max_nodes, path=path, lang=self.lang,
+                         cost=self.cost, shares=self.shares)
             out.append(view)
             nodes += view._draw.drawn
             queue.extend(view._draw.closed + view._draw.boxes)

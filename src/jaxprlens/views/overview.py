@@ -14,7 +14,7 @@ import graphviz
 
 from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
-from jaxprlens.views.draw import DEPTH, RUNS, _Draw, _digraph, _lines
+from jaxprlens.views.draw import COST_STROKE, DEPTH, RUNS, _Draw, _digraph, _lines, cost_fill, percent
 from jaxprlens.present.i18n import t, where_text
 from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
 from jaxprlens.present.nouns import source_text, var_text, vars_text
@@ -107,8 +107,8 @@ class Fold(_Draw):
     """Draws a group (the whole program, or one call) with the groups ``opened`` as boxes, the rest as nodes."""
 
     def __init__(self, tree: CallTree, top: Group, opened: set, depth: int, max_nodes: int, lang: str,
-                 prefix: str = ""):
-        super().__init__(depth, max_nodes, lang)
+                 prefix: str = "", shares=None):
+        super().__init__(depth, max_nodes, lang, shares)
         self.prefix = f"{prefix}/" if prefix else ""      # a sub-jaxpr's path before its calls' ids
         self.tree, self.top, self.opened = tree, top, opened
         p = tree.program
@@ -133,7 +133,10 @@ class Fold(_Draw):
             elif seg in self.opened:
                 self.boxes.append(seg)
                 c = graphviz.Digraph(name=f"cluster_grp_{seg.id}")
-                c.attr(label=dot(group_label(seg, self.lang, phases=seg.parent.phase != seg.phase)), style="rounded", color=MID, fontcolor=MID,
+                label = group_label(seg, self.lang, phases=seg.parent.phase != seg.phase)
+                if self.shares is not None:
+                    label += " · " + self.shares.words(self.shares.of(seg.eqns), self.lang)
+                c.attr(label=dot(label), style="rounded", color=MID, fontcolor=MID,
                        id=dot(f"grpbox-{self.prefix}{seg.id}"), tooltip=dot(self.site(seg)))
                 self.items(seg, c, False)
                 g.subgraph(c)
@@ -150,8 +153,13 @@ class Fold(_Draw):
         lines = [group_label(grp, self.lang, phases=grp.parent is None or grp.parent.phase != grp.phase)]
         count = t("n_eqns", self.lang, n=grp.size)
         lines.append(f"{group_summary(grp, self.lang)} · {count}" if grp.groups else count)
-        g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(f"{self.site(grp)} · path={self.prefix}{grp.id}"),
-               _attributes={"class": "jl-grp"}, **STYLES["group"])
+        tip, style = f"{self.site(grp)} · path={self.prefix}{grp.id}", STYLES["group"]
+        if self.shares is not None:        # ``block (call 3 of 6) · 14% of FLOPs``, filled by its share
+            x = self.shares.of(grp.eqns)
+            lines[0] += " · " + self.shares.words(x, self.lang)
+            tip += " · " + self.shares.words(x, self.lang)
+            style = {**style, "fillcolor": cost_fill(x)}
+        g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(tip), _attributes={"class": "jl-grp"}, **style)
         self.into(grp.eqns, nid, g)
 
     def run(self, eqns: list, g):
@@ -162,8 +170,13 @@ class Fold(_Draw):
         src = eqns[0].source
         head = (where_text(src, self.lang) if src and src == eqns[-1].source else
                 t("run_range", self.lang, first=eqns[0].index, last=eqns[-1].index))
-        g.node(nid, label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common), id=dot(nid),
-               tooltip=dot(src.text if src else t("no_frame", self.lang)), **STYLES["run"])
+        tip, style, share = src.text if src else t("no_frame", self.lang), STYLES["run"], ""
+        if self.shares is not None:
+            x = self.shares.of(eqns)
+            share, tip = percent(x), f"{tip} · {self.shares.words(x, self.lang)}"
+            style = {**style, "fillcolor": cost_fill(x), "color": COST_STROKE}
+        g.node(nid, label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common, share), id=dot(nid),
+               tooltip=dot(tip), **style)
         self.into(eqns, nid, g)
 
     def into(self, eqns: list, nid: str, g):
@@ -293,11 +306,14 @@ def _head(path: str) -> str:
     return path[:j + 1] if j > 0 else path
 
 
-def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "") -> tuple:
-    """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded)."""
+def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "",
+          shares=None) -> tuple:
+    """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded);
+    ``shares`` (``draw.Shares``): nodes coloured by their share of the cost."""
     g = _digraph()
     g.attr(nodesep="0.15")
-    d = Fold(tree, top, unfold(top, max_nodes, depth), DEPTH if depth is None else depth, max_nodes, lang, prefix)
+    d = Fold(tree, top, unfold(top, max_nodes, depth), DEPTH if depth is None else depth, max_nodes, lang, prefix,
+             shares)
     d.header(tree.program, g)
     d.draw(g)
     d.outputs(tree.program, g)

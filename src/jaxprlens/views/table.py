@@ -10,7 +10,7 @@ from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
 from jaxprlens.present.rows import Rows, atom_html, binder_html, data_row, group_data, group_html, source_once, walk
-from jaxprlens.present.words import cost_text, total_text
+from jaxprlens.present.words import cost_text, percent, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -76,7 +76,9 @@ class Table(View):
         for v, value in zip(p.constvars, p.consts):
             rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td>{binder_html(v)}</td>'
                         f"<td>= {html(_fmt_value(value))}</td></tr>")
-        for i, v in enumerate(p.invars):
+        if binding is None and len(p.invars) > TREE_AT:       # pytrees of arguments: folded by path
+            rows.append(sig_tree("jl-invar", t("inputs_title", lang), [(v.path or "", v) for v in p.invars], lang))
+        for i, v in enumerate(p.invars if binding is not None or len(p.invars) <= TREE_AT else ()):
             where, bound = html(v.path or ""), binder_html(v)
             if binding is not None and binding[i]:
                 outer, role = binding[i]
@@ -85,7 +87,10 @@ class Table(View):
                     bound = binder_html(v, came_from=outer)
             rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td>{bound}</td>'
                         f"<td>{where}</td></tr>")
-        for i, v in enumerate(p.outvars):
+        if binding is None and len(p.outvars) > TREE_AT:
+            paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
+            rows.append(sig_tree("jl-outvar", t("results", lang), list(zip(paths, p.outvars)), lang, consts))
+        for i, v in enumerate(p.outvars if binding is not None or len(p.outvars) <= TREE_AT else ()):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td>{binder_html(v, consts)}</td>'
                         f"<td>{html(path)}</td></tr>")
@@ -130,7 +135,14 @@ class Table(View):
         if not self.costs:
             return ""
         c = self.costs.get(eqn.id)
-        return "" if c is None else cost_text(c, self.lang)
+        if c is None:
+            return ""
+        if getattr(self, "_shares", None) is None and hasattr(self.costs, "totals"):     # issue 22: the share
+            from jaxprlens.views.draw import Shares
+            self._shares = Shares(self.program, "bytes" if self.cost == "bytes" else "flops", self.costs)
+        shares = getattr(self, "_shares", None)
+        x = shares.share.get(eqn.id) if shares is not None else None
+        return cost_text(c, self.lang) + ("" if x is None else f"  {share_bar(x)} {percent(x)}")
 
     def _total_text(self, p: Program, word: bool = True) -> str:
         """``total 31 FLOP, 264 B; intensity 0.12 FLOP/B`` for a (sub-)program (cost column only)."""
@@ -230,6 +242,79 @@ def _head_rows(doc: Block, budget: int) -> int:
         if n > budget:
             return max(i, 1)
     return len(doc.rows)
+# ------------------------------------------------------------------ the signature's pytrees (issue 19)
+# A train step's inputs are every leaf of its params and optimizer state: hundreds of rows before the first
+# equation.  Past TREE_AT values they are one row each side, a tree folded by path (``<details>``: opens
+# with scripts stripped too), each level with its count of values and their bytes.
+
+TREE_AT = 6
+
+
+class _Node:
+    def __init__(self):
+        self.kids: dict = {}
+        self.leaves: list = []       # (path, atom) ending here
+
+    def all(self) -> list:
+        return self.leaves + [x for k in self.kids.values() for x in k.all()]
+
+
+def _nbytes(a) -> int:
+    import numpy as np
+    try:
+        return int(np.prod(a.aval.shape)) * np.dtype(a.aval.dtype).itemsize
+    except (AttributeError, TypeError):
+        return 0
+
+
+def _key_text(k) -> str:
+    return f"[{k}]" if isinstance(k, int) else str(k)
+
+
+def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
+    """One signature row holding ``items`` (``(path, atom)``) as a folded tree by path:
+    ``state ▸ [0] ▸ blocks ▸ [0] ▸ attn ▸ …``, each level ``name · 12 values · 3.1 kB``."""
+    from jaxprlens.model.calls import path_tokens
+    root = _Node()
+    for path, a in items:
+        node = root
+        keys = path_tokens(path)
+        for k in keys[:-1] if keys[-1:] == ("value",) else keys:      # flax.nnx's Variable.value
+            node = node.kids.setdefault(k, _Node())
+        node.leaves.append((path, a))
+    head = []
+    while len(root.kids) == 1 and not root.leaves:      # ``out`` of every result: start below it
+        k, root = next(iter(root.kids.items()))
+        head.append(k)
+    entries = [("".join(_key_text(k) if i else str(k) for i, k in enumerate(head)), root)] if not root.kids else [
+        ("".join(_key_text(x) if i else str(x) for i, x in enumerate(head + [k])), n) for k, n in root.kids.items()]
+    if root.kids and root.leaves:
+        entries.insert(0, ("", _Node()))
+        entries[0][1].leaves = root.leaves
+    body = "".join(_tree_item(label, node, lang, consts) for label, node in entries)
+    return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree">{body}</ul></td></tr>'
+
+
+def _tree_item(label: str, node: _Node, lang: str, consts) -> str:
+    from jaxprlens.engine.cost import si
+    leaves = node.all()
+    if len(leaves) == 1:
+        path, a = leaves[0]
+        return f'<li class="jl-leaf">{binder_html(a, consts)} <span class="jl-path">{html(path)}</span></li>'
+    size = t("n_values", lang, n=len(leaves)) + " · " + si(sum(_nbytes(a) for _, a in leaves), "B")
+    inner = "".join(_tree_item("", _leaf(x), lang, consts) for x in node.leaves)
+    inner += "".join(_tree_item(_key_text(k), n, lang, consts) for k, n in node.kids.items())
+    return (f'<li><details><summary><b>{html(label)}</b> <span class="jl-type">{html(size)}</span></summary>'
+            f'<ul class="jl-tree">{inner}</ul></details></li>')
+
+
+def _leaf(x) -> _Node:
+    n = _Node()
+    n.leaves.append(x)
+    return n
+
+
+
 
 
 # ------------------------------------------------------------------ folding by inlined calls (issue 12)

@@ -201,17 +201,18 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
         items = groups[g.id]
         assert len(items) == len(g.children)
         for item, child in zip(items, g.children):
-            if item[0] == "g":                                   # a call: its id, label, count, site, values
-                assert item[1:4] == [child.id, group_label(child, phases=False), f"{child.size} equations"]
-                assert item[4] == (f"test_calls.py line {child.site.line}: {child.site.text}")
+            if "group" in item:                                  # a call: its id, label, count, site, values
+                assert [item["group"], item["label"], item["count"]] == [
+                    child.id, group_label(child, phases=False), f"{child.size} equations"]
+                assert item["site"] == (f"test_calls.py line {child.site.line}: {child.site.text}")
             else:                                                # an equation: the script's data row
-                assert item[0] == child.id and item[1] == child.primitive
-        rows = [i for i in items if i[0] != "g"]
-        assert all(not (a[6] and a[6] == b[6]) for a, b in zip(rows, rows[1:])), g.id   # a source line once a run
-    attention = groups["model_loss/block.1/attention"]
-    assert sum(1 for i in attention if i[0] != "g" and i[6]) < sum(1 for i in attention if i[0] != "g")
+                assert item["id"] == child.id and item["prim"] == child.primitive
+        rows = [i for i in items if "group" not in i]
+        assert all(not (a.get("src") and a.get("src") == b.get("src")) for a, b in zip(rows, rows[1:])), g.id
+    attention = groups["model_loss/block.1/attention"]                 # a source line once a run (then same: 1)
+    assert sum(1 for i in attention if "group" not in i and i.get("src")) < sum(1 for i in attention if "group" not in i)
     block3 = groups["model_loss/block.3"]
-    assert [i[2] for i in block3 if i[0] == "g"] == ["layer_norm (call 1 of 2)", "attention",
+    assert [i["label"] for i in block3 if "group" in i] == ["layer_norm (call 1 of 2)", "attention",
                                                      "layer_norm (call 2 of 2)", "mlp"]
     zh = grad.table(lang="zh").html()
     assert "model_loss（前向）" in zh and "输入：" in zh and "方程按追踪时内联的 Python 调用折叠" in zh

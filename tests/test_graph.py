@@ -1,4 +1,5 @@
 """The graph view: DOT structure for every seed, SVG from the bundled graphviz-pure, folding, fallbacks."""
+import base64
 import re
 import shutil
 import textwrap
@@ -11,10 +12,16 @@ import pytest
 from jax import lax
 
 from jaxprlens.views import draw as graph_mod
+from jaxprlens.present import front
 from jaxprlens.views import render
 from jaxprlens.views.graph import Graph
 from jaxprlens.model import Var, count_eqns, trace
 from seeds import SEEDS
+
+
+def pictures(page: str) -> list:
+    """The SVG of each graph picture (``<img src="data:image/svg+xml;base64,...">``) in an output."""
+    return [base64.b64decode(b).decode("utf-8") for b in re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', page)]
 
 
 @pytest.fixture(autouse=True)
@@ -135,9 +142,10 @@ def test_seed_svg(name):
     assert svg == p.graph().svg()                                 # byte-identical twice
     bundle = g._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}            # the SVG once, inside the HTML
-    assert bundle["text/html"].count("<svg") >= 1 and 'class="jl-untrusted"' in bundle["text/html"]
+    page = bundle["text/html"]
+    assert "<svg" not in page and pictures(page)[0] == render.inline_svg(svg)   # the SVG once, as a picture
+    assert 'class="jl-hint"' in page and page.count("<script data-z=") == 1      # one front end, its loader
     assert bundle["text/plain"].startswith("Dataflow graph of the program")
-    assert "<?xml" not in bundle["text/html"] and "document.currentScript" in bundle["text/html"]
 
 
 def test_renderer_choice(monkeypatch, tmp_path):
@@ -324,11 +332,11 @@ def test_magic_graph(ip):
     view = ip.run_cell_magic("jaxpr", "--graph", CELL)
     assert isinstance(view, Graph)
     assert "first\\na:f32[8]" in view.source
-    assert "</svg>" in view._repr_mimebundle_()["text/html"]
+    assert "</svg>" in pictures(view._repr_mimebundle_()["text/html"])[0]
     stacked = ip.run_cell_magic("jaxpr", "--table --graph", CELL)
     page = stacked._repr_mimebundle_()["text/html"]
     assert page.index('data-eqn="0"') < page.index('<div class="jaxprlens jl-graph"')
-    assert "jl-hl" in page
+    assert page.count("<script data-z=") == 1                  # table and graph share one front end (it links them)
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="unknown path"):
         ip.run_cell_magic("jaxpr", "--graph --path 9/body", CELL)
@@ -449,13 +457,13 @@ def test_page_draws_the_folded_calls_ahead_with_breadcrumbs(model_grad):
     assert groups[0] == "" and "model_loss/block.1" in groups and "model_loss~bwd/block.6~bwd" in groups
     blocks = [f"model_loss/block.{i}" for i in range(1, 7)] + [f"model_loss~bwd/block.{i}~bwd" for i in range(1, 7)]
     assert set(blocks) <= set(groups) and len(set(groups)) == len(groups)   # every block opens with a click
-    assert len(page) < graph_mod.PREDRAW_BYTES + 2 * len(g.svg())
+    assert len(page) < graph_mod.PREDRAW_BYTES + 3 * len(g.svg())
     assert page.count(" hidden>") == len(groups) - 1                # the overview shows first
     assert ('<a class="jl-crumb" data-open="">model_loss</a> › <a class="jl-crumb" data-open="model_loss">'
             'model_loss (forward)</a> › <span class="jl-here">block (call 1 of 6, forward)</span>') in page
-    assert 'id="grp&#45;model_loss/block.1"' in page                  # the node a click opens
+    assert 'id="grp&#45;model_loss/block.1"' in pictures(page)[0]     # the node a click opens
     assert page == model_grad.graph().html()                        # deterministic
-    assert "jl-port" in page and "wheel" in page and "jl-crumb" in page
+    assert "jl-port" in page and "jl-crumb" in page and "wheel" in front.bundle(frozenset({"graph"}))
     zh = model_grad.graph(lang="zh")
     assert "block（第 3 次调用，共 6 次）" in zh.source and "model_loss（反向）" in zh.source
 

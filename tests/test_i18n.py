@@ -1,5 +1,6 @@
 """The catalogue (en, zh): complete in both languages, Chinese punctuation and terms, no English word left
 in a zh view, and the kernel-wide language (%jaxpr_config, JAXPRLENS_LANG) with a cell's --lang on top."""
+import base64
 import inspect
 import re
 import string
@@ -96,6 +97,9 @@ def test_roles_in_chinese():
 
 # ---------------------------------------------------------------- no English left in a zh view
 
+SVG_PICTURE = "data:image/svg+xml;base64,"
+
+
 class _Visible(HTMLParser):
     """The words a reader sees in HTML: text outside <style>/<script> and Graphviz's node-id <title>s,
     plus tooltips (title, xlink:title), placeholders and the script's words (data-l-*)."""
@@ -108,8 +112,13 @@ class _Visible(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.skip += tag in self.SKIP
-        self.out.extend(v or "" for k, v in attrs if k in ("title", "xlink:title", "placeholder")
+        self.out.extend(v or "" for k, v in attrs if k in ("title", "xlink:title", "placeholder", "alt")
                         or k.startswith("data-l-"))
+        src = dict(attrs).get("src") or ""
+        if tag == "img" and src.startswith(SVG_PICTURE):      # a graph's picture: the words drawn in it
+            inner = _Visible()
+            inner.feed(base64.b64decode(src[len(SVG_PICTURE):]).decode("utf-8"))
+            self.out.extend(inner.out)
 
     def handle_endtag(self, tag):
         self.skip -= tag in self.SKIP and self.skip > 0

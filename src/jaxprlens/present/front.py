@@ -1,12 +1,26 @@
-"""The front end shipped in the package: one CSS file and one script, inlined into HTML outputs so the
-views need no kernel and no install step (JupyterLab, Notebook 7, VS Code, Colab, nbconvert, Sphinx)."""
+"""The front end shipped in the package (``static/``: ES modules and CSS), carried once per output and small.
+
+An output says which views it holds (``needs``: ``table``, ``graph``, ``debugger``); ``assets(needs)`` gives
+the CSS of those views and one ES module bundled from ``main.js`` with only the modules they import, compressed
+(deflate, base64) behind a small loader that inflates it with the browser's ``DecompressionStream`` (as
+treescope does).  Where scripts are stripped (untrusted notebooks, GitHub) the HTML reads on its own: inline
+attributes and styles keep its layout, graphs are ``<img>`` pictures.
+"""
 from __future__ import annotations
 
+import base64
 import functools
 import json
+import re
+import zlib
 from importlib import resources
 
 from jaxprlens.present.escape import html
+
+CSS = {"base": "jaxprlens.css", "table": None, "graph": "graph.css", "debugger": "debugger.css",
+       "views": "views.css"}
+MODULES = {"table": "table", "graph": "graph", "debugger": "debugger"}   # view -> its module in static/
+ENTRY = "main"
 
 
 @functools.cache
@@ -14,15 +28,112 @@ def _asset(name: str) -> str:
     return resources.files("jaxprlens").joinpath("static", name).read_text(encoding="utf-8")
 
 
+# ------------------------------------------------------------------ minifying (comments and spaces only)
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_SPACE = re.compile(r"\s*([{};:,>])\s*")
+_JS_BLOCK = re.compile(r"^\s*/\*.*?\*/\s*$", re.S | re.M)
+_JS_LINE = re.compile(r"^\s*//.*$|\s+//\s.*$", re.M)
+
+
+def _min_css(text: str) -> str:
+    text = _CSS_SPACE.sub(r"\1", " ".join(_CSS_COMMENT.sub("", text).split()))
+    return text.replace(";}", "}")
+
+
+# strings and regular expression literals are kept as they are; between them, spaces beside punctuation go
+_JS_KEEP = re.compile(r'''"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`'''
+                      r"|(?<=[(,=:\[!&|?{};])[ \t]*/(?![/*])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n])+/[a-z]*")
+_JS_SPACE = re.compile(r"[ \t]*([=,;:{}()\[\]<>?&|!])[ \t]*")
+
+
+def _min_js(text: str) -> str:
+    """Comments, indentation and spaces beside punctuation out; lines kept (ASI sees the same code)."""
+    text = _JS_LINE.sub("", _JS_BLOCK.sub("", text))
+    text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    out, at = [], 0
+    for m in _JS_KEEP.finditer(text):
+        out += [_JS_SPACE.sub(r"\1", text[at:m.start()]), m.group(0)]
+        at = m.end()
+    return "".join(out + [_JS_SPACE.sub(r"\1", text[at:])])
+
+
+# ------------------------------------------------------------------ bundling the ES modules
+
+_IMPORT = re.compile(r'^import\s+(?:\{([^}]*)\}|\*\s+as\s+(\w+))\s+from\s+"\./(\w+)\.js";\s*$', re.M)
+_EXPORT_DECL = re.compile(r"^export\s+(?=(?:async\s+)?(?:function|const|let|class)\b)", re.M)
+_EXPORT_NAME = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+(\w+)", re.M)
+_EXPORT_LIST = re.compile(r"^export\s*\{([^}]*)\};?\s*$", re.M)
+
+
+def _deps(name: str) -> list:
+    return [m.group(3) for m in _IMPORT.finditer(_asset(f"{name}.js"))]
+
+
+def _wrap(name: str, included: set) -> str:
+    """A module as a function scope: its imports read from the modules bundled before it, its exports returned."""
+    text = _asset(f"{name}.js")
+    exports = _EXPORT_NAME.findall(text)
+    for m in _EXPORT_LIST.finditer(text):
+        exports += [x.strip() for x in m.group(1).split(",") if x.strip()]
+
+    def imp(m):
+        src = f"__{m.group(3)}" if m.group(3) in included else "{}"
+        if m.group(2):
+            return f"const {m.group(2)} = {src};"
+        names = [x.strip().replace(" as ", ": ") for x in m.group(1).split(",") if x.strip()]
+        return f"const {{ {', '.join(names)} }} = {src};"
+
+    body = _EXPORT_LIST.sub("", _EXPORT_DECL.sub("", _IMPORT.sub(imp, text)))
+    return f"const __{name} = (() => {{\n{body}\nreturn {{ {', '.join(exports)} }};\n}})();"
+
+
+@functools.cache
+def bundle(needs: frozenset) -> str:
+    """One ES module: ``main.js`` with the modules of ``needs`` and what they import (in dependency order)."""
+    order, seen = [], set()
+
+    def visit(name):
+        if name in seen:
+            return
+        seen.add(name)
+        for dep in _deps(name):
+            if dep != ENTRY and (dep not in MODULES.values() or dep in wanted):
+                visit(dep)
+        order.append(name)
+
+    wanted = {MODULES[n] for n in needs if n in MODULES}
+    for dep in _deps(ENTRY):          # keep the entry's order; pull in what the wanted modules import
+        if dep in wanted:
+            visit(dep)
+    for name in sorted(wanted):
+        visit(name)
+    visit(ENTRY)
+    code = "\n".join(_wrap(n, set(order)) for n in order)
+    return _min_js(f"{code}\nexport const {{ boot, render }} = __{ENTRY};\nexport default {{ render }};\n")
+
+
+@functools.cache
+def css(needs: frozenset) -> str:
+    """The stylesheet of ``needs``: the shared base, then each view's own."""
+    names = ["base"] + sorted(n for n in needs if CSS.get(n))
+    return "".join(_min_css(_asset(CSS[n])) for n in names)
+
+
+@functools.cache
+def assets(needs: frozenset | tuple | set) -> str:
+    """The CSS and script of the views in ``needs``, compressed behind the loader: put once at the end of an
+    output (the loader enhances its parent, every view in it)."""
+    needs = frozenset(needs)
+    payload = (css(needs) + "\0" + bundle(needs)).encode("utf-8")
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)           # deflate-raw, as DecompressionStream reads it
+    z = base64.b64encode(packer.compress(payload) + packer.flush()).decode("ascii")
+    return f'<script data-z="{z}">{_min_js(_asset("loader.js"))}</script>'
+
+
 def style() -> str:
-    """The ``<style>`` every view's HTML starts with."""
-    return f"<style>{_asset('jaxprlens.css')}</style>"
-
-
-def script() -> str:
-    """The front end's script and the call that enhances the output it ends (runs only where trusted)."""
-    return (f"<script>{_asset('jaxprlens.js')}\n"
-            "window.jaxprlens&&window.jaxprlens.enhance(document.currentScript.parentNode);</script>")
+    """The plain ``<style>`` of the views with no script (lowering, compare, diff)."""
+    return f"<style>{css(frozenset({'views'}))}</style>"
 
 
 def data(payload: dict, cls: str = "jl-data") -> str:
@@ -36,6 +147,10 @@ def labels(**words: str) -> str:
     return "".join(f' data-l-{k}="{html(v)}"' for k, v in words.items())
 
 
-def module(name: str) -> str:
-    """An ES module of ``static/`` with the table's script before it (the module reuses its row builder)."""
-    return _asset("jaxprlens.js") + "\n" + _asset(name)
+def widget_module() -> str:
+    """The debugger widget's ES module (anywidget's ``_esm``): the same bundle, with the debugger in it."""
+    return bundle(frozenset({"debugger"}))
+
+
+def widget_css() -> str:
+    return css(frozenset({"debugger"}))

@@ -15,6 +15,9 @@ from jaxprlens.present.nouns import (Param, Row, atom_text, params_of, params_te
 from jaxprlens.present.words import group_label
 
 
+LEFT = ' style="text-align:left"'   # kept where a sanitizer strips <style> (notebook CSS right-aligns cells)
+
+
 def atom_html(a, constvars=(), came_from: Var | None = None) -> str:
     """An operand: ``<var>c</var>`` (a constant's marked), a literal as text; ``came_from``: the outer value a
     sub-jaxpr's binder is bound from (the script follows it)."""
@@ -66,7 +69,7 @@ class Rows:
         keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
         return ("<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup><thead><tr>"
-                + "".join(f"<th>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
+                + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
 
     def row_html(self, row: Row, consts: set, cls: str = "") -> str:
         """One equation's row: ``outs = prim[params] ins`` with role chips, then its source and meaning."""
@@ -90,12 +93,13 @@ class Rows:
             notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
         if row.explain:
             notes.append(f'<div class="jl-explain">{explain_html(row.explain)}</div>')
-        cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq">{line}</td>',
-                 f'<td class="jl-note">{"".join(notes)}</td>']
+        cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq"{LEFT}>{line}</td>',
+                 f'<td class="jl-note"{LEFT}>{"".join(notes)}</td>']
         if self.cost_text is not None:
             cells.append(f'<td class="jl-cost">{html(self.cost_text(eqn))}</td>')
+        same = " data-same" if src is not None and row.same_source else ""   # search reads the run's line here too
         return (f'<tr class="jl-row{" " + cls if cls else ""}" data-eqn="{html(eqn.id)}" '
-                f'data-primitive="{html(eqn.primitive)}">{"".join(cells)}</tr>')
+                f'data-primitive="{html(eqn.primitive)}"{same}>{"".join(cells)}</tr>')
 
     def inputs_html(self, eqn: Eqn, consts: set) -> str:
         atoms = [atom_html(a, consts) for a in eqn.invars]
@@ -119,20 +123,27 @@ def walk(eqn: Eqn):
             yield from walk(e)
 
 
-def data_row(eqn: Eqn, lang: str) -> list:
-    """A row the script draws: ``[id, primitive, depth, outs, params, ins, source or 0]``."""
-    src = source_text(eqn.source, lang) if eqn.source else 0
-    return [eqn.id, eqn.primitive, eqn.depth, [var_text(v) for v in eqn.outvars], params_text(params_of(eqn)),
-            [atom_text(a) for a in eqn.invars], src]
+def data_row(eqn: Eqn, lang: str) -> dict:
+    """A row the script draws (``static/table.js`` dataRow): ``{id, prim, depth, outs: [{name, type}], params,
+    ins: [{name} | {lit}], src}`` (``src`` only where the equation has a source line)."""
+    row = {"id": eqn.id, "prim": eqn.primitive, "depth": eqn.depth,
+           "outs": [{"name": atom_text(v), "type": v.type} for v in eqn.outvars],
+           "params": params_text(params_of(eqn)),
+           "ins": [{"lit": atom_text(a)} if isinstance(a, Lit) else {"name": atom_text(a)} for a in eqn.invars]}
+    if eqn.source:
+        row["src"] = source_text(eqn.source, lang)
+    return row
 
 
 def source_once(items: list) -> list:
-    """Data rows (and call rows ``["g", ...]``) with a source line written only where it changes, as the
-    HTML rows do; a call row starts a new run."""
-    again = repeats([None if item[0] == "g" else item[6] or None for item in items])
+    """Data rows (and call rows ``{"group": ...}``) with a source line written only where it changes, as the
+    HTML rows do: a row continuing a run says ``same: 1`` instead (the script still searches it by that
+    line); a call row starts a new run."""
+    again = repeats([None if "group" in item else item.get("src") for item in items])
     for item, same in zip(items, again):
         if same:
-            item[6] = 0
+            del item["src"]
+            item["same"] = 1
     return items
 
 
@@ -149,7 +160,7 @@ def group_data(g, lang: str) -> list:
 def group_html(g, lang: str) -> str:
     """A call's row in a folded table: its label and size, where it was called, the values crossing it."""
     gid, label, count, site, cross, _ = group_data(g, lang)
-    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq">'
+    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq"{LEFT}>'
             f'<b class="jl-gname">{html(label)}</b> <span class="jl-type">{html(count)}</span></td>'
-            f'<td class="jl-note"><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
+            f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
             "</td></tr>")

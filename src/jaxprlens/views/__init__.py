@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from jaxprlens.present.escape import html
+from jaxprlens.present.front import assets
 from jaxprlens.present.i18n import resolve
 
 
@@ -17,8 +18,13 @@ class Stack:
         return iter(self.parts)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        htmls, texts = [], []
+        htmls, texts, needs = [], [], set()
         for part in self.parts:
+            if hasattr(part, "body") and hasattr(part, "needs"):   # the front end once, after every part
+                texts.append(part.text() if hasattr(part, "text") else repr(part))
+                htmls.append(part.body())
+                needs.update(part.needs)
+                continue
             bundle = part._repr_mimebundle_()
             if isinstance(bundle, tuple):
                 bundle = bundle[0]
@@ -29,6 +35,8 @@ class Stack:
                 htmls.append(f'<div class="jaxprlens jl-svg">{bundle["image/svg+xml"]}</div>')
             else:
                 htmls.append(f"<pre>{html(bundle.get('text/plain', ''))}</pre>")
+        if needs:
+            htmls.append(assets(frozenset(needs)))
         return {"text/plain": "\n\n".join(texts), "text/html": "\n".join(htmls)}
 
     def __repr__(self) -> str:

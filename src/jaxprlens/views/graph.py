@@ -2,16 +2,16 @@
 rendered to SVG and shown in a pan-and-zoom viewer."""
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
-from jaxprlens.views import overview, render
+from jaxprlens.views import fold, overview, render
 from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, Shares, build_dot,
                                   select)
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, t
-from jaxprlens.present.front import labels
-from jaxprlens.views.render import LINK_HOOK, VIEWER, missing_html, missing_text
-from jaxprlens.model.calls import call_tree
+from jaxprlens.present.front import assets, labels
+from jaxprlens.views.render import missing_html, missing_text
 from jaxprlens.model.program import Program, count_eqns, path_id
 from jaxprlens.present.words import group_label
 
@@ -40,7 +40,7 @@ class Graph:
         self.root, parent, sub, gid = select(program, path)
         self.group = None                 # the call drawn at the top, when drawn by calls
         if gid is not None or count_eqns(self.root) > self.max_nodes:
-            tree = call_tree(self.root)
+            tree = fold.tree_of(self.root, self.lang)    # its calls, or its folds when it has none
             self.group = tree.find(gid) if gid is not None else tree.root
             self.prefix = path_id(self.root.path)
             self.source, self._draw = overview.build(tree, self.group, depth, self.max_nodes, self.lang,
@@ -108,12 +108,19 @@ class Graph:
         if closed:
             items = [t("folded_item", lang, path=g.id, n=g.size) for g in closed[:6]]
             items += ["..."] if len(closed) > 6 else []
-            text += t("graph_calls", lang, n=len(closed), items=t("sep", lang).join(items))
+            key = "graph_folds" if isinstance(self.group.tree, fold.FoldTree) else "graph_calls"
+            text += t(key, lang, n=len(closed), items=t("sep", lang).join(items))
         return text + t("graph_save", lang)
 
+    needs = ("graph",)     # the front end this view's HTML uses (``front.assets``; a Stack carries it once)
+
     def html(self) -> str:
-        """The SVG inline in a pan-and-zoom port, with the calls left folded drawn ahead of time (a click
-        opens one, a breadcrumb goes back) and the hook that links nodes and ``tr[data-eqn]`` table rows."""
+        return self.body() + assets(self.needs)
+
+    def body(self) -> str:
+        """The drawing as a picture (an ``<img>`` of the SVG: sanitizers keep it, untrusted pages show it),
+        with the calls left folded drawn ahead of time; where trusted the script makes each picture the live
+        SVG (pan, zoom, a click opens a call, a breadcrumb goes back) and links nodes with table rows."""
         views = self.views()
         try:
             svgs = render.svg_many([self.source] + [v.source for v in views]) if views else [self.svg()]
@@ -121,15 +128,17 @@ class Graph:
             return missing_html(str(e), self.source, self.lang)
         if self._svg is None:
             self._svg = svgs[0]
-        keep, size = 1, len(svgs[0])
-        while keep < len(svgs) and size + len(svgs[keep]) <= PREDRAW_BYTES:
-            size += len(svgs[keep])
+        keep, size = 1, len(svgs[0]) * 4 // 3              # each drawing travels as base64 (4 bytes per 3)
+        while keep < len(svgs) and size + len(svgs[keep]) * 4 // 3 <= PREDRAW_BYTES:
+            size += len(svgs[keep]) * 4 // 3
             keep += 1
         parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
-        words = labels(fit=t("zoom_fit", self.lang), one=t("zoom_one", self.lang))
-        # shown only where styles are dropped with the SVG (an untrusted notebook): never an empty box
-        note = f'<p class="jl-untrusted">{html(t("graph_untrusted", self.lang))} {html(self.summary())}</p>'
-        return f'<div class="jaxprlens jl-graph"{words}>{note}{"".join(parts)}</div>{LINK_HOOK}{VIEWER}'
+        lang = self.lang
+        words = labels(fit=t("zoom_fit", lang), one=t("zoom_one", lang), hint=t("graph_hint", lang))
+        # the hint says how to make the picture live; the script replaces it with how to pan and zoom
+        hint = f'<p class="jl-hint">{html(t("graph_untrusted", lang))}</p>'
+        return (f'<div class="jaxprlens jl-graph" data-jl-view="graph" lang="{lang}"{words}>{hint}'
+                f'{"".join(parts)}</div>')
 
     def _view_html(self, svg: str, hidden: bool) -> str:
         if self.group is not None:
@@ -143,8 +152,10 @@ class Graph:
         here = crumbs[-1][0]
         trail = " › ".join(f'<a class="jl-crumb" data-open="{html(k)}">{html(label)}</a>' for k, label in crumbs[:-1])
         trail += (" › " if trail else "") + f'<span class="jl-here">{html(crumbs[-1][1])}</span>'
+        picture = base64.b64encode(render.inline_svg(svg).encode("utf-8")).decode("ascii")
         return (f'<div class="jl-gview" data-group="{html(here)}"{" hidden" if hidden else ""}>'
-                f'<div class="jl-crumbs">{trail}</div><div class="jl-port">{render.inline_svg(svg)}</div></div>')
+                f'<div class="jl-crumbs">{trail}</div><div class="jl-port"><img alt="{html(self.summary())}" '
+                f'style="max-width:100%;height:auto" src="data:image/svg+xml;base64,{picture}"></div></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         try:
@@ -152,7 +163,7 @@ class Graph:
         except render.RenderError as e:
             return {"text/plain": missing_text(str(e), self.source, self.lang),
                     "text/html": missing_html(str(e), self.source, self.lang)}
-        del svg          # the SVG travels once, inside the HTML (with its pan and zoom)
+        del svg          # the SVG travels once, as the HTML's picture (the script makes it live)
         return {"text/plain": self.summary(), "text/html": self.html()}
 
     def __repr__(self) -> str:

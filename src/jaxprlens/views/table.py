@@ -4,7 +4,7 @@ from __future__ import annotations
 from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.model.explain import explain
-from jaxprlens.present.front import data, labels, script, style
+from jaxprlens.present.front import assets, data, labels
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
@@ -50,24 +50,32 @@ class Table(View):
         return n
 
     # -------------------------------------------------------------- HTML
+    needs = ("table",)     # the front end this view's HTML uses (``front.assets``; a Stack carries it once)
+
     def html(self) -> str:
+        return self.body() + assets(self.needs)
+
+    def body(self) -> str:
+        """The table's HTML without the front end (complete without it: scripts only add interaction)."""
         p, lang = self.program, self.lang
         doc = self.doc()
-        words = labels(search=t("search", lang), allparams=t("all_params", lang), matches=t("matches", lang))
-        payload = {"explain": explanations(p, lang)}
+        words = labels(search=t("search", lang), allparams=t("all_params", lang), matches=t("matches", lang),
+                       matchone=t("match_one", lang))
+        payload = {}        # hover help for rows the script draws; HTML rows carry theirs (first of a primitive)
         head = len(doc.rows)
         tree = fold_tree(p, self.count(p))
         if tree is not None:           # model size with calls: a row per inlined call, opened on click
             payload["groups"] = group_items(tree, lang)
-            return "".join([style(), f'<div class="jaxprlens jl-table jl-folded" lang="{lang}" data-lang="{lang}"'
+            payload["explain"] = explanations(p, lang)
+            return "".join([f'<div class="jaxprlens jl-table jl-folded" data-jl-view="table" lang="{lang}"'
                             f'{words}>', self._signature_html(p), self._folded_html(tree, doc),
-                            data(payload), script(), "</div>"])
+                            data(payload), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
             payload["rows"] = source_once([data_row(e, lang) for row in doc.rows[head:] for e in walk(row.eqn)])
-        return "".join([style(), f'<div class="jaxprlens jl-table" lang="{lang}" data-lang="{lang}"{words}>',
-                        self._signature_html(p), self._eqns_html(doc, head),
-                        data(payload), script(), "</div>"])
+            payload["explain"] = explanations(p, lang)
+        return "".join([f'<div class="jaxprlens jl-table" data-jl-view="table" lang="{lang}"'
+                        f'{words}>', self._signature_html(p), self._eqns_html(doc, head), data(payload) if payload else "", "</div>"])
 
     def _signature_html(self, p: Program, binding: list | None = None) -> str:
         lang = self.lang
@@ -234,14 +242,6 @@ class Table(View):
         return lines
 
 
-def _head_rows(doc: Block, budget: int) -> int:
-    """How many top-level rows fit in ``budget`` equations (nested ones count)."""
-    n = 0
-    for i, row in enumerate(doc.rows):
-        n += sum(1 for _ in walk(row.eqn))
-        if n > budget:
-            return max(i, 1)
-    return len(doc.rows)
 # ------------------------------------------------------------------ the signature's pytrees (issue 19)
 # A train step's inputs are every leaf of its params and optimizer state: hundreds of rows before the first
 # equation.  Past TREE_AT values they are one row each side, a tree folded by path (``<details>``: opens
@@ -315,6 +315,14 @@ def _leaf(x) -> _Node:
 
 
 
+def _head_rows(doc: Block, budget: int) -> int:
+    """How many top-level rows fit in ``budget`` equations (nested ones count)."""
+    n = 0
+    for i, row in enumerate(doc.rows):
+        n += sum(1 for _ in walk(row.eqn))
+        if n > budget:
+            return max(i, 1)
+    return len(doc.rows)
 
 
 # ------------------------------------------------------------------ folding by inlined calls (issue 12)
@@ -345,11 +353,17 @@ def top_items(tree) -> list:
 
 
 def group_items(tree, lang: str) -> dict:
-    """``{call id: [item, ...]}``: a call's rows in order, each a call (``["g", cells...]``) or a data row."""
+    """``{call id: [item, ...]}``: a call's rows in order, each a call (``{group, label, count, site, cross,
+    depth}``) or a data row."""
     out = {}
     for g in tree.root.walk():
         if g.parent is not None:
             out[g.id] = source_once([row for c in g.children     # an equation brings the ones nested in it
-                                     for row in ([["g"] + group_data(c, lang)] if not isinstance(c, Eqn)
+                                     for row in ([_group_item(c, lang)] if not isinstance(c, Eqn)
                                                  else [data_row(e, lang) for e in walk(c)])])
     return out
+
+
+def _group_item(g, lang: str) -> dict:
+    """A call as the script draws its row (``static/table.js`` groupRow)."""
+    return dict(zip(("group", "label", "count", "site", "cross", "depth"), group_data(g, lang)))

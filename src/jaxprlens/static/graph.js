@@ -1,0 +1,142 @@
+/* The graph's script, run only where the output is trusted: each drawing (an <img> of the SVG, what untrusted
+   pages show) becomes the live SVG in a port: drag pans, Ctrl/Cmd+wheel or a pinch zooms (a plain wheel scrolls
+   the page), fit / 1:1 / - / + buttons; a click on a folded call opens its drawing, the breadcrumb goes back.
+   The default zoom fits the drawing but never below MIN (no text under 9 px). */
+import { el, word } from "./dom.js";
+
+const MIN = 0.75;
+
+function inline(img) {   // the picture's SVG, parsed once and put in its place (the SVG travels once: in the img)
+  const b64 = img.getAttribute("src").split(",", 2)[1];
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), "image/svg+xml");
+  const svg = document.importNode(doc.documentElement, true);
+  img.replaceWith(svg);
+  return svg;
+}
+
+function viewer(box, view) {
+  const img = view.querySelector(".jl-port>img");
+  if (!img) return;
+  const svg = inline(img), port = svg.parentNode;
+  const z = { w: svg.width.baseVal.value || 1, h: svg.height.baseVal.value || 1, s: 1, x: 0, y: 0 };
+  const apply = () => { svg.style.transform = "translate(" + z.x + "px," + z.y + "px) scale(" + z.s + ")"; };
+  const fit = (floor) => {
+    const W = port.clientWidth || 970, H = Math.max(200, window.innerHeight * 0.85);
+    let s = Math.min(1, W / z.w, H / z.h);
+    if (floor) s = Math.max(MIN, s);
+    z.s = s; port.style.height = Math.min(z.h * s, H) + "px"; z.x = Math.max(0, (W - z.w * s) / 2); z.y = 0;
+    apply();
+  };
+  const zoomAt = (f, cx, cy) => {
+    const s = Math.min(4, Math.max(0.05, z.s * f));
+    z.x = cx - (cx - z.x) * s / z.s; z.y = cy - (cy - z.y) * s / z.s; z.s = s;
+    apply();
+    view.setAttribute("data-zoom", s.toFixed(3));
+  };
+  const bar = el("span", "jl-zoom");
+  [["fit", word(box, "fit", "fit"), () => fit(false)],
+   ["one", word(box, "one", "1:1"), () => { z.s = 1; z.x = 0; z.y = 0; apply(); }],
+   ["out", "\u2212", () => zoomAt(1 / 1.25, port.clientWidth / 2, port.clientHeight / 2)],
+   ["in", "+", () => zoomAt(1.25, port.clientWidth / 2, port.clientHeight / 2)]].forEach(([key, text, act]) => {
+    const b = el("button", "jl-z-" + key, text);
+    b.type = "button";
+    b.addEventListener("click", act);
+    bar.appendChild(b);
+  });
+  view.querySelector(".jl-crumbs").appendChild(bar);
+  port.addEventListener("wheel", (e) => {   // a plain wheel is the page's; Ctrl/Cmd (and a pinch) zoom
+    if (!(e.ctrlKey || e.metaKey)) return;
+    e.preventDefault();
+    const r = port.getBoundingClientRect();
+    zoomAt(Math.exp(-e.deltaY * 0.002), e.clientX - r.left, e.clientY - r.top);
+  }, { passive: false });
+  let drag = null, dragged = false;
+  port.addEventListener("pointerdown", (e) => { if (!e.button) drag = { x: e.clientX, y: e.clientY, moved: false }; });
+  port.addEventListener("pointermove", (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      port.classList.add("jl-drag");
+      if (port.setPointerCapture) port.setPointerCapture(e.pointerId);
+    }
+    z.x += dx; z.y += dy; drag.x = e.clientX; drag.y = e.clientY;
+    apply();
+  });
+  port.addEventListener("pointerup", () => {
+    if (drag && drag.moved) dragged = true;
+    drag = null;
+    port.classList.remove("jl-drag");
+  });
+  port.addEventListener("click", (e) => {   // the click that ends a drag opens nothing
+    if (dragged) { dragged = false; e.stopPropagation(); e.preventDefault(); }
+  }, true);
+  fit(true);
+}
+
+export function enhance(box) {
+  if (box.getAttribute("data-jl-ready")) return;
+  box.setAttribute("data-jl-ready", "1");
+  box.classList.add("jl-live");
+  const hint = box.querySelector(":scope>.jl-hint");
+  if (hint) hint.textContent = word(box, "hint", hint.textContent);
+  const views = Array.from(box.querySelectorAll(":scope>.jl-gview")), live = new Set();
+  const show = (view) => {
+    views.forEach((v) => { v.hidden = v !== view; });
+    if (!live.has(view)) { live.add(view); viewer(box, view); }
+  };
+  const open = (key) => {   // the drawing of a call, or of the nearest enclosing call drawn ahead of time
+    let pick = null;
+    while (pick === null) {
+      pick = views.find((v) => v.getAttribute("data-group") === key) || null;
+      if (pick === null) {
+        if (!key) { pick = views[0]; break; }
+        const i = key.lastIndexOf("/");
+        key = i > 0 ? key.slice(0, i) : "";
+      }
+    }
+    if (pick) show(pick);
+  };
+  if (views.length) show(views.find((v) => !v.hidden) || views[0]);
+  box.addEventListener("click", (e) => {
+    const t = e.target.closest ? e.target : null;
+    const c = t && t.closest(".jl-crumb");
+    if (c) { open(c.getAttribute("data-open")); return; }
+    const g = t && t.closest("g.jl-grp");
+    if (g && g.id.startsWith("grp-")) { open(g.id.slice(4)); return; }
+    const c2 = t && t.closest("g.cluster");
+    if (c2 && c2.id.startsWith("grpbox-")) open(c2.id.slice(7));
+  });
+}
+
+/* Graph nodes and table rows of one output (--table --graph) that share an eqn id light up together;
+   a click pins one and scrolls its partner into view. */
+export function link(host) {
+  if (!host.querySelector(".jl-graph") || host.getAttribute("data-jl-linked")) return;
+  host.setAttribute("data-jl-linked", "1");
+  let pinned = null;
+  const rows = (id) => host.querySelectorAll('tr[data-eqn="' + CSS.escape(id) + '"]');
+  const nodes = (id) => host.querySelectorAll('g[id="eqn-' + CSS.escape(id) + '"]');
+  const mark = (id, on) => [rows(id), nodes(id)].forEach((l) => l.forEach((e) => e.classList.toggle("jl-hl", on)));
+  const idOf = (t) => {
+    if (!t || !t.closest) return null;
+    const g = t.closest("g.node");
+    if (g && g.id.startsWith("eqn-")) return g.id.slice(4);
+    const r = t.closest("tr[data-eqn]");
+    return r ? r.getAttribute("data-eqn") : null;
+  };
+  host.addEventListener("mouseover", (e) => { const id = idOf(e.target); if (id) mark(id, true); });
+  host.addEventListener("mouseout", (e) => { const id = idOf(e.target); if (id && id !== pinned) mark(id, false); });
+  host.addEventListener("click", (e) => {
+    const id = idOf(e.target);
+    if (!id) return;
+    if (pinned) mark(pinned, false);
+    pinned = pinned === id ? null : id;
+    if (!pinned) return;
+    mark(id, true);
+    const target = e.target.closest("tr") ? nodes(id)[0] : rows(id)[0];
+    if (target && target.scrollIntoView) target.scrollIntoView({ block: "nearest" });
+  });
+}

@@ -1,0 +1,257 @@
+/* The table's script: search, all params, def/use highlight, hover help, rows drawn from data as they scroll
+   into view, and calls folded into one row each.  The HTML it enhances reads the same without it. */
+import { el, data, word } from "./dom.js";
+
+/* A data row ({id, prim, depth, outs: [{name, type}], params, ins: [{name} | {lit}], src, same}) as the
+   table's row; `frame`: one level of a debugger frame (no indent, the id's last part). */
+export function dataRow(r, frame) {
+  const tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
+  tr.setAttribute("data-eqn", r.id);
+  tr.setAttribute("data-primitive", r.prim);
+  if (r.same) tr.setAttribute("data-same", "");
+  tr.appendChild(el("td", "", frame ? r.id.split("/").pop() : r.id));
+  if (!frame) eq.style.paddingLeft = (4 + 18 * (r.depth || 0)) + "px";
+  r.outs.forEach((b) => {
+    eq.appendChild(el("var", "", b.name));
+    eq.appendChild(el("span", "jl-type", ":" + b.type));
+    eq.appendChild(document.createTextNode(" "));
+  });
+  if (r.outs.length) eq.appendChild(document.createTextNode("= "));
+  eq.appendChild(el("b", "jl-prim", r.prim));
+  if (r.params) {
+    eq.appendChild(document.createTextNode("["));
+    eq.appendChild(el("span", "jl-param", r.params));
+    eq.appendChild(document.createTextNode("]"));
+  }
+  r.ins.forEach((a) => {
+    eq.appendChild(document.createTextNode(" "));
+    eq.appendChild(a.lit !== undefined ? el("span", "jl-lit", a.lit) : el("var", "", a.name));
+  });
+  if (r.src && !r.same) note.appendChild(el("div", "jl-src", r.src));
+  tr.appendChild(eq);
+  tr.appendChild(note);
+  return tr;
+}
+
+/* A call folded into one row: {group, label, count, site, cross, depth}. */
+function groupRow(g) {
+  const tr = el("tr", "jl-grow"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
+  tr.setAttribute("data-group", g.group);
+  tr.appendChild(el("td", "", "\u25b8"));
+  eq.appendChild(el("b", "jl-gname", g.label));
+  eq.appendChild(document.createTextNode(" "));
+  eq.appendChild(el("span", "jl-type", g.count));
+  if (g.site) note.appendChild(el("div", "jl-src", g.site));
+  note.appendChild(el("div", "jl-cross", g.cross));
+  tr.appendChild(eq);
+  tr.appendChild(note);
+  return tr;
+}
+
+/* Each data row's source line, also on the rows that continue a run (they show it once, search sees it on all). */
+function withSources(items) {
+  let last = "";
+  items.forEach((it) => {
+    if (it.group !== undefined) { last = ""; return; }
+    if (it.src) last = it.src;
+    it.line = it.same ? last : it.src || "";
+  });
+  return items;
+}
+
+function itemText(it) {
+  return [it.id, it.prim, it.params, it.line].concat(it.outs.map((b) => b.name + ":" + b.type),
+    it.ins.map((a) => a.name || a.lit)).join(" ").toLowerCase();
+}
+
+export function enhance(root) {
+  if (!root || root.getAttribute("data-jl-ready")) return;
+  root.setAttribute("data-jl-ready", "1");
+  const d = data(root), explain = d.explain || {}, groups = d.groups || {};
+  const rows = withSources(d.rows || []);
+  Object.values(groups).forEach(withSources);
+  const drawn = new WeakMap();      // a row the script drew -> its data
+  const built = new Set();          // calls whose rows are drawn
+  let selected = null, shown = 0, lazyIO = null;
+
+  /* ---- values: a name, and the binders of sub-jaxprs bound from it, highlighted together ---- */
+  function vars(name) {
+    const all = root.querySelectorAll("var"), names = new Set([name]);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      all.forEach((v) => {
+        const from = v.getAttribute("data-from");
+        if (from && names.has(from) && !names.has(v.textContent)) { names.add(v.textContent); grew = true; }
+      });
+    }
+    return Array.prototype.filter.call(all, (v) => names.has(v.textContent));
+  }
+  const isDef = (v) => !!(v.nextElementSibling && v.nextElementSibling.classList.contains("jl-type"));
+  function select(name) {
+    root.querySelectorAll(".jl-vsel, .jl-vdef").forEach((e) => e.classList.remove("jl-vsel", "jl-vdef"));
+    if (!name || selected === name) { selected = null; return; }
+    selected = name;
+    vars(name).forEach((e) => {
+      e.classList.add("jl-vsel");
+      if (isDef(e)) e.classList.add("jl-vdef");
+    });
+  }
+
+  /* ---- rows past the head, drawn as they scroll into view ---- */
+  function drawMore(count) {
+    const more = root.querySelector("tbody.jl-more");
+    if (!more || shown >= rows.length) return;
+    const body = el("tbody", "jl-chunk"), end = Math.min(rows.length, shown + count);
+    for (let i = shown; i < end; i++) {
+      const tr = dataRow(rows[i]);
+      drawn.set(tr, rows[i]);
+      body.appendChild(tr);
+    }
+    shown = end;
+    more.parentNode.insertBefore(body, more);
+    if (end >= rows.length) { more.remove(); if (lazyIO) lazyIO.disconnect(); }
+  }
+  if (rows.length) {
+    const note = root.querySelector("tbody.jl-more td");
+    if (note) {
+      note.textContent = "\u2026";
+      lazyIO = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) drawMore(400);
+      }, { rootMargin: "800px" });
+      lazyIO.observe(note);
+    }
+  }
+
+  /* ---- calls folded into a row each; a call's rows are drawn the first time it opens ---- */
+  const indent = (tr) => { let n = 0, id = tr.getAttribute("data-in"); while (id) { n++; id = id.includes("/") ? id.slice(0, id.lastIndexOf("/")) : ""; } return n; };
+  function toggle(tr, open) {
+    const id = tr.getAttribute("data-group"), depth = indent(tr);
+    tr.classList.toggle("jl-open", open);
+    tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
+    if (open && !built.has(id)) {
+      built.add(id);
+      let after = tr;
+      (groups[id] || []).forEach((it) => {
+        const call = it.group !== undefined, row = call ? groupRow(it) : dataRow(it);
+        if (!call) drawn.set(row, it);
+        row.setAttribute("data-in", id);
+        row.children[1].style.paddingLeft = (4 + 18 * (depth + 1 + (call ? 0 : it.depth))) + "px";
+        after.parentNode.insertBefore(row, after.nextSibling);
+        after = row;
+      });
+    }
+    root.querySelectorAll("tr[data-in]").forEach((r) => {
+      const parent = r.getAttribute("data-in"), inside = parent === id || parent.startsWith(id + "/");
+      if (parent === id) r.hidden = !open;
+      else if (!open && inside) r.hidden = true;
+      if (!open && inside && r.classList.contains("jl-open")) {
+        r.classList.remove("jl-open");
+        r.firstChild.textContent = "\u25b8";
+      }
+    });
+  }
+
+  /* ---- search: every equation whose name, primitive, params, source line or call matches ---- */
+  function matches(q) {   // text -> does it match (a primitive by its exact name, anything else by substring)
+    return (text, prim) => prim === q || text.indexOf(q) >= 0;
+  }
+  function rowHit(tr, hit, carried) {
+    const it = drawn.get(tr);
+    if (it) return hit(itemText(it), it.prim);
+    return hit((tr.textContent + " " + carried).toLowerCase(), tr.getAttribute("data-primitive"));
+  }
+  function groupHits(id, hit, inherited, memo) {   // matching equations inside a call (folded or not)
+    const key = id + (inherited ? "+" : "");
+    if (memo.has(key)) return memo.get(key);
+    let n = 0;
+    (groups[id] || []).forEach((it) => {
+      if (it.group !== undefined) n += groupHits(it.group, hit, inherited || hit(it.label.toLowerCase(), ""), memo);
+      else if (inherited || hit(itemText(it), it.prim)) n++;
+    });
+    memo.set(key, n);
+    return n;
+  }
+  function search(q, counter) {
+    q = q.trim().toLowerCase();
+    if (q) drawMore(rows.length);      // search looks at every row, drawn or not
+    const hit = matches(q), memo = new Map();
+    let n = 0, carried = "";
+    const visitGroup = (tr, inherited) => {   // open exactly the calls that hold matches
+      const id = tr.getAttribute("data-group");
+      const inh = inherited || hit(tr.querySelector(".jl-gname").textContent.toLowerCase(), "");
+      const k = groupHits(id, hit, inh, memo);
+      tr.classList.toggle("jl-miss", !k);
+      if (!k) { if (tr.classList.contains("jl-open")) toggle(tr, false); return; }
+      if (!tr.classList.contains("jl-open")) toggle(tr, true);
+      root.querySelectorAll('tr[data-in="' + CSS.escape(id) + '"]').forEach((r) => {
+        if (r.classList.contains("jl-grow")) visitGroup(r, inh);
+        else r.classList.toggle("jl-miss", !(inh || rowHit(r, hit, "")));
+      });
+      n += k;
+    };
+    if (!q) {
+      root.querySelectorAll(".jl-miss").forEach((r) => r.classList.remove("jl-miss"));
+      counter.textContent = "";
+      return;
+    }
+    root.querySelectorAll("tr.jl-row:not([data-in])").forEach((r) => {
+      const src = r.querySelector(".jl-src");
+      if (src && !r.hasAttribute("data-same")) carried = src.textContent;
+      const ok = rowHit(r, hit, r.hasAttribute("data-same") ? carried : "");
+      r.classList.toggle("jl-miss", !ok);
+      if (ok) n++;
+    });
+    root.querySelectorAll("tr.jl-grow:not([data-in]), tr.jl-grow[data-in='']").forEach((tr) => visitGroup(tr, false));
+    root.querySelectorAll("tr.jl-nested").forEach((r) => {
+      const ok = r.querySelector("tr.jl-row:not(.jl-miss)");
+      r.classList.toggle("jl-miss", !ok);
+      const parent = ok && root.querySelector('tr.jl-row[data-eqn="' + CSS.escape(r.getAttribute("data-parent")) + '"]');
+      if (parent) parent.classList.remove("jl-miss");
+    });
+    counter.textContent = (n === 1 ? word(root, "matchone", "{n} matching row") : word(root, "matches", "{n} matching rows"))
+      .replace("{n}", n);
+  }
+
+  /* ---- the bar above the table ---- */
+  if (root.classList.contains("jl-table")) {
+    const bar = el("div", "jl-tools"), box = el("input"), counter = el("span", "jl-note-js");
+    box.type = "search";
+    box.placeholder = word(root, "search", "search");
+    box.addEventListener("input", () => search(box.value, counter));
+    bar.appendChild(box);
+    bar.appendChild(counter);
+    if (root.querySelector(".jl-param.jl-default")) {
+      const label = el("label"), check = el("input");
+      check.type = "checkbox";
+      check.addEventListener("change", () => root.classList.toggle("jl-allparams", check.checked));
+      label.appendChild(check);
+      label.appendChild(document.createTextNode(" " + word(root, "allparams", "all params")));
+      bar.appendChild(label);
+    }
+    root.insertBefore(bar, root.firstChild);
+  }
+
+  root.addEventListener("click", (e) => {
+    const t = e.target.closest ? e.target : null;
+    const g = t && t.closest("tr.jl-grow");
+    if (g && root.contains(g)) { toggle(g, !g.classList.contains("jl-open")); return; }
+    const v = t && t.closest("var");
+    if (v && root.contains(v)) select(v.textContent);
+  });
+  root.addEventListener("mouseover", (e) => {
+    const t = e.target.closest ? e.target : null;
+    const v = t && t.closest("var");
+    if (v && !v.title) {     // a name's hover: its type, from the binder that defines it
+      const def = vars(v.textContent).filter(isDef)[0];
+      if (def) v.title = v.textContent + def.nextElementSibling.textContent;
+    }
+    const p = t && t.closest(".jl-prim");
+    if (p && !p.title) {
+      const prim = p.textContent, first = explain[prim] ? null
+        : root.querySelector('tr.jl-row[data-primitive="' + CSS.escape(prim) + '"] .jl-explain');
+      const text = explain[prim] || (first && first.textContent);
+      if (text) p.title = text;
+    }
+  });
+}

@@ -79,10 +79,12 @@ print(make_jaxpr(func10)(np.ones(16), 5).pretty_print(use_color=False))
 
 # %%
 import jaxprlens
+from jaxprlens.present.i18n import role_summary
 
 program = jaxprlens.trace(func10, np.ones(16), 5)
 loop = program.eqns[2]
-print(loop.primitive, "|", loop.roles.summary("en"), "|", loop.roles.summary("zh"))
+print(loop.primitive, "|", loop.roles.groups)
+print(role_summary(loop.roles, "en"), "|", role_summary(loop.roles, "zh"))
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
 # ## Step through it / 单步执行

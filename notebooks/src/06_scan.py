@@ -90,11 +90,13 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 
 # %%
 import jaxprlens
+from jaxprlens.present.i18n import role_summary
 
 program = jaxprlens.trace(func11, np.ones(16), 5.)
 scan = program.eqns[1]
-print(scan.roles.summary("en"))
-print(scan.roles.summary("zh"))
+print(scan.roles.groups)
+print(role_summary(scan.roles, "en"))
+print(role_summary(scan.roles, "zh"))
 print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]

@@ -12,7 +12,7 @@ import jaxprlens
 from jaxprlens.views.diff import diff
 from jaxprlens.views.lower import clean_compiled, lowering_view, parse_stablehlo
 from jaxprlens.views.compare import Compare, alignment
-from jaxprlens.engine.transform import TRANSFORMS, batched_call, call_args
+from jaxprlens.engine.transform import TRANSFORMS, batched_call, call_args, comma_items, int_list, parse_argnums
 from seeds import SEEDS
 
 
@@ -390,3 +390,14 @@ def test_batched_vmap_says_why_there_is_no_batch(args, options, message):
 def test_only_vmap_takes_batched():
     with pytest.raises(ValueError, match=r"grad does not take batched"):
         program("func1").transform("grad", batched=True)
+
+
+def test_comma_separated_options_are_read_one_way():
+    assert comma_items(" 0 , None ,, 1 ") == ["0", "None", "1"] and comma_items("") == []
+    assert int_list("0,1") == int_list(" 0 , 1 ,") == (0, 1) and int_list("") == () and int_list("-1") == (-1,)
+    with pytest.raises(ValueError) as e:
+        int_list("0,x", "--static-argnums")
+    assert str(e.value) == "--static-argnums takes comma-separated integers such as 0 or 0,1; got '0,x'"
+    with pytest.raises(ValueError, match=r"^--argnums takes comma-separated integers such as 0 or 0,1; got '1.5'$"):
+        parse_argnums("1.5", (jnp.ones(2), jnp.ones(2)), 0)
+    assert parse_argnums(" 1 ", (jnp.ones(2), jnp.ones(2)), 0) == (1,)

@@ -571,3 +571,54 @@ def test_magic_graph_cost_and_table_bar(ip):
     table = _matmul_tanh().table(cost=True).text()      # the table: the same share, as a small bar
     assert "cost: 512 FLOP, 512 B  ███████▏ 89%" in table and "cost: 32 FLOP, 256 B  ▌░░░░░░░ 5.6%" in table
     assert "████▌░░░ 57%" in _matmul_tanh().table(cost="bytes").text()
+
+
+# ------------------------------------------------------------------ no calls to fold by (issue 21): views/fold.py
+
+def _unrolled(blocks):
+    """An unrolled loop of 4-equation blocks from two lines, between a cos and a sum: no Python calls."""
+    def f(x, w):
+        x = lax.cos(x)
+        for _ in range(blocks):
+            h = lax.mul(lax.sin(x), w)
+            x = lax.sub(lax.tanh(h), x)
+        return jnp.sum(x)
+    return f
+
+
+def test_fold_repeats_finds_blocks_around_prologue_and_epilogue():
+    from jaxprlens.views.fold import repeats
+    assert repeats([9, 0, 1, 2, 0, 1, 2, 0, 1, 2, 7]) == [(1, 3, 3)]
+    assert repeats([0, 0, 1] * 6) == [(0, 3, 6)]           # the block, not the pair inside it
+    assert repeats([5] * 10) == [(0, 1, 10)]
+    assert repeats([0, 1, 2, 3, 4]) == [] and repeats([]) == []
+
+
+def test_graph_of_an_unrolled_loop_draws_the_block_once_with_its_count():
+    from jaxprlens.views.fold import FoldTree
+    program = trace(_unrolled(30), jnp.ones(8), jnp.ones(8))
+    g = Graph(program)
+    tree = g.group.tree
+    assert isinstance(tree, FoldTree)
+    rep = tree.root.groups[0]
+    assert rep.id == "rep1" and rep.size == 120 and rep.name.startswith("4 equations ×30: test_graph.py line")
+    assert [c.id for c in rep.groups] == ["rep1/copy1", "rep1/copies2-30"]
+    assert f'label="{rep.name}' in g.source and "copy 1 of 30" in g.source        # the block drawn once, ×30
+    assert g._draw.drawn <= 12                          # the block once, the other copies one node
+    assert "repeated blocks" in g.summary() and "no Python calls to fold by" in g.source
+    one = Graph(program, path="rep1/copy1")           # a click opens the block: its 4 equations, one node each
+    assert sorted(re.findall(r'id="eqn-(\d+)"', one.source), key=int) == ["1", "2", "3", "4"]
+    rest = Graph(program, path="rep1/copies2-30")          # the other copies: at most 8 ranges a level
+    assert [c.id for c in rest.group.groups][:2] == ["rep1/copies2-30/copies2-5", "rep1/copies2-30/copies6-9"]
+    assert len(rest.group.groups) == 8 and rest.group.size == 116
+    zh = Graph(program, lang="zh")
+    assert "4 个方程 ×30" in zh.source and "第 1 份，共 30 份" in zh.source
+
+
+def test_graph_folds_a_flat_program_of_100k_equations_to_a_few_nodes():
+    program = trace(_unrolled(25_000), jnp.ones(8), jnp.ones(8))
+    assert len(program.eqns) == 100_002
+    g = Graph(program)
+    assert g._draw.drawn <= 20 and g.group.groups[0].name.startswith("4 equations ×25000")
+    views = g.views()
+    assert views and all(v._draw.drawn <= 60 for v in views)       # every drawing a click opens stays small

@@ -13,7 +13,6 @@ import functools
 import os
 import re
 import sys
-import weakref
 from dataclasses import dataclass, field
 
 from jaxprlens.model import _jax
@@ -428,12 +427,10 @@ def _method_name(g: Group, cls: str, rel: dict) -> str:
     return f"{_path_text(path)} · {cls}" if path else cls
 
 
-_TREES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def call_tree(program: Program) -> CallTree:
-    """The call tree of ``program`` (built once per program)."""
-    tree = _TREES.get(program)
+    """The call tree of ``program`` (built once per program, kept in its ``memo``: a weak-keyed cache would
+    never let go, since the tree holds its program)."""
+    tree = program.memo.get("calls.call_tree")
     if tree is None:
-        tree = _TREES[program] = CallTree(program)
+        tree = program.memo["calls.call_tree"] = CallTree(program)
     return tree

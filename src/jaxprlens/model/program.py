@@ -97,7 +97,7 @@ class Eqn:
         ``attention`` line 4, ``block`` line 12, ``model_loss`` line 16 (on demand; see ``calls.py``)."""
         return _jax.user_frames(_jax.traceback(self.raw))
 
-    @property
+    @functools.cached_property
     def depth(self) -> int:
         """How deeply nested the equation is: 0 at top level, 1 inside a while body, ..."""
         return sum(1 for x in self.path if isinstance(x, str))
@@ -132,6 +132,8 @@ class Program:
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
     static: dict = field(default_factory=dict)       # static positional args {position: value}
     title: str = ""                                  # what it is, when not the traced call itself
+    memo: dict = field(default_factory=dict, repr=False, compare=False)   # what views derive once per program
+                                                     # (it lives and dies with the program: no global cache)
 
     def __str__(self) -> str:
         return self.text or _jax.print_jaxpr(self.jaxpr).text
@@ -218,6 +220,8 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 def param_text(value: Any) -> str:
     """A param value as short deterministic text (no memory addresses)."""
+    if type(value) in _PLAIN:                   # most params (axes, sizes, flags): nothing to clean
+        return str(value)
     if isinstance(value, Program):
         return f"{{ jaxpr: {len(value.eqns)} eqns }}"
     if isinstance(value, tuple) and value and all(isinstance(v, Program) for v in value):
@@ -227,7 +231,11 @@ def param_text(value: Any) -> str:
     if type(value).__name__ == "WrappedFun":    # custom_jvp's jvp: str() is a multi-line dump
         info = getattr(value, "debug_info", None)
         return f"<function {getattr(info, 'func_name', None) or '?'}>"
-    return _ADDRESS.sub("", str(value))
+    text = str(value)
+    return _ADDRESS.sub("", text) if " at 0x" in text else text
+
+
+_PLAIN = frozenset((int, float, bool, str, type(None)))
 
 
 def var_text(a) -> str:

@@ -13,9 +13,21 @@ def plain(s: object) -> str:
     return _ANSI.sub("", s) if "\x1b" in s else s
 
 
+_HTML: dict = {}      # text -> escaped: a table escapes the same names, types and lines thousands of times
+_HTML_MAX = 1 << 15      # short strings only: at most a few MB
+
+
 def html(s: object) -> str:
     """Escape for HTML/SVG text and attribute values (also Graphviz HTML-like labels)."""
-    return _html.escape(plain(s), quote=True)
+    s = s if type(s) is str else str(s)
+    out = _HTML.get(s)
+    if out is None:
+        out = _html.escape(plain(s), quote=True)
+        if len(s) <= 200:                # bounded: a long session escapes many distinct strings
+            if len(_HTML) >= _HTML_MAX:
+                _HTML.clear()
+            _HTML[s] = out
+    return out
 
 
 def dot(s: object) -> str:

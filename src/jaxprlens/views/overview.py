@@ -91,7 +91,7 @@ def unfold(top: Group, max_nodes: int, depth: int | None) -> dict:
         return opened               # a training step opens on its forward, backward and update
     level, n, d = [top], len(_segments(top, True, max_nodes)), 0
     while depth is None or d < depth:
-        nxt = [c for g in level for c in g.groups]
+        nxt = [c for g in level for c in g.groups if not getattr(c, "shut", False)]  # fold.py: other copies
         if not nxt:
             break
         room = max_nodes - n + 1 if len(nxt) == 1 else None
@@ -112,8 +112,10 @@ class Fold(_Draw):
         self.prefix = f"{prefix}/" if prefix else ""      # a sub-jaxpr's path before its calls' ids
         self.tree, self.top, self.opened = tree, top, opened
         p = tree.program
-        self.used = {a for e in p.eqns for a in e.invars if isinstance(a, Var)}
-        self.used.update(a for a in p.outvars if isinstance(a, Var))
+        self.used = p.memo.get("overview.used")     # made once: the page draws a dozen calls of one program
+        if self.used is None:
+            self.used = p.memo["overview.used"] = {a for e in p.eqns for a in e.invars if isinstance(a, Var)}
+            self.used.update(a for a in p.outvars if isinstance(a, Var))
         self.closed: list = []        # groups drawn folded, in program order (the page draws them ahead)
         self.boxes: list = []         # groups drawn open, as boxes (a click opens them on their own)
         self.compact = True
@@ -319,7 +321,7 @@ def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: s
     d.outputs(tree.program, g)
     d.merge()
     n = count_eqns(tree.program) if top.parent is None else top.size
-    notes = [t("overview_note", lang, n=n, k=d.drawn)]
+    notes = [t(getattr(tree, "note", "overview_note"), lang, n=n, k=d.drawn)]     # fold.FoldTree: its own words
     if d.folded:
         notes.append(t("folded_note", lang, n=len(d.folded), depth=d.depth, max_nodes=max_nodes))
     g.attr(label=_lines(*notes))

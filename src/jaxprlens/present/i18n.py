@@ -122,11 +122,6 @@ VIEW_TEXT = {
                   "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"
                   "（{k} 个节点）；点击一个可展开，或用 path="),
     "graph_folds": ("; drawn by repeated blocks and ranges, {n} folded: {items}", "；按重复块和方程区间绘制，已折叠 {n} 个：{items}"),
-    "fold_copy": ("copy {i} of {n}", "第 {i} 份，共 {n} 份"), "fold_copies": ("copies {first}–{last}", "第 {first}–{last} 份"),
-    "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges ({k} nodes); "
-                  "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"
-                  "（{k} 个节点）；点击一个可展开，或用 path="),
-    "graph_folds": ("; drawn by repeated blocks and ranges, {n} folded: {items}", "；按重复块和方程区间绘制，已折叠 {n} 个：{items}"),
     "n_values": ("{n} values", "{n} 个值"), "value": ("value", "值"),
     "made_above": ("a value made {n} steps above", "在上方 {n} 步处产生的值"),
     "role_from": ("{role} from {name}", "来自 {name} 的{role}"), "used_inside": ("(used inside)", "（在内部使用）"),

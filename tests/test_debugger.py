@@ -549,3 +549,17 @@ def test_the_condition_grammar_reads_the_same_in_python_and_in_javascript():
                          text=True, timeout=60, check=True).stdout
     assert json.loads(out) == py
     assert [g is not None for g in py] == [True] * 6 + [False] * 3 + [True, False]
+
+
+def test_the_jit_comparison_past_its_budget_is_a_button():
+    fn, args = SEEDS["func10"]
+    d = trace(fn, *args).debugger(jit_budget=2)
+    d._send = d.sent = Sent()
+    d.press("ready")
+    d.press("continue")
+    notes = dict(state(d)["notes"])
+    assert notes["jitskip"].startswith("Not compared with jax.jit: the program has ") and "budget of 2" in notes["jitskip"]
+    d.press("jit")
+    assert d.stepper.jit_budget is None
+    assert "jitskip" not in dict(state(d)["notes"]) and "jitdiff" not in dict(state(d)["notes"])
+    assert d.stepper.jit_check().status in ("equal", "close")

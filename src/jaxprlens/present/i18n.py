@@ -284,13 +284,15 @@ STEP_TEXT = {
                   "atol {atol}). Expected: {why}",
                   "与 jax.jit 比较：{total} 个值中有 {n} 个在末几位不同，最大相差 {abs}（为输出最大绝对值的 {rel}，"
                   "在 {path}），在容差之内（rtol {rtol}，atol {atol}）。这是预期的：{why}"),
-    "jit_differ": ("Differs from jax.jit beyond the tolerance: {n} of {total} values differ, by up to {abs} "
-                   "({rel} of the output's largest magnitude, in {path}); tolerance rtol {rtol}, atol {atol} "
-                   "(set it with jit_rtol= / jit_atol=). Rounding can explain a small difference: {why} "
-                   "More than that may be a stepper bug: please report the program.",
-                   "与 jax.jit 的差异超出容差：{total} 个值中有 {n} 个不同，最大相差 {abs}（为输出最大绝对值的 {rel}，"
-                   "在 {path}）；容差 rtol {rtol}，atol {atol}（可用 jit_rtol= / jit_atol= 设置）。舍入可以解释"
-                   "较小的差异：{why} 超出这些的可能是单步执行器的缺陷：请报告这个程序。"),
+    "jit_differ": ("Compared with jax.jit: {beyond} of {total} values differ beyond the tolerance (rtol {rtol}, "
+                   "atol {atol}; set it with jit_rtol= / jit_atol=), by up to {abs} ({rel} of the output's largest "
+                   "magnitude, in {path}); {n} differ in all. Rounding differences are expected: {why} They grow "
+                   "where a program divides by a value near zero, e.g. Adam's update of a parameter whose gradient "
+                   "is ~0; if many values are far off, it may be a stepper bug: please report the program.",
+                   "与 jax.jit 比较：{total} 个值中有 {beyond} 个的差异超出容差（rtol {rtol}，atol {atol}；可用 "
+                   "jit_rtol= / jit_atol= 设置），最大相差 {abs}（为输出最大绝对值的 {rel}，在 {path}）；共有 {n} 个值"
+                   "不同。舍入差异是预期的：{why}在程序除以接近零的值时，差异会被放大，例如梯度约为 0 的参数的 Adam 更新；"
+                   "如果许多值相差很远，可能是单步执行器的缺陷：请报告这个程序。"),
     "jit_why": ("jax.jit compiles the whole program, and XLA may reorder (reassociate) and fuse floating-point "
                 "operations, where the stepper rounds after every equation.",
                 "jax.jit 编译整个程序，XLA 可能重新结合（reassociate）并融合浮点运算，而单步执行器在每个方程之后都舍入。"),
@@ -314,6 +316,9 @@ STEP_TEXT = {
                   "debugger steps on)", "{n} 种运算的上限（每种新运算第一次运行时 XLA 都要编译；实时调试器可继续单步）"),
     "edit_nan": ("NaN", "NaN"), "edit_zero": ("0", "0"), "edit_scale": ("×2", "×2"), "edit_eps": ("+ε", "+ε"),
     "edit_set": ("= value", "= 数值"),
+    "btn_jit": ("compare now", "现在比较"),
+    "tip_jit": ("compile the whole program with jax.jit and compare (this holds up the kernel while XLA compiles)",
+                "用 jax.jit 编译整个程序并比较（XLA 编译期间内核会被占用）"),
     "tip_edit": ("what if: replace this value (NaN, zero, doubled, plus a small ε, or a number you type) and step on "
                  "with it; Back undoes it", "假如：替换这个值（NaN、零、加倍、加一个小 ε，或输入的数），然后继续单步；后退可撤销"),
     "edit_needs_kernel": ("editing a value needs the kernel (this is a recorded replay)",

@@ -193,7 +193,14 @@ class Debugger {
       this.crumbs.appendChild(h("span", "", c));
     });
     this.side.textContent = "";
-    (s.notes || []).forEach((n) => this.side.appendChild(h("div", "jl-note jl-" + n[0], n[1])));
+    (s.notes || []).forEach((n) => {
+      const note = this.side.appendChild(h("div", "jl-note jl-" + n[0], n[1]));
+      if (n[0] === "jitskip" && this.mode === "live") {   // the comparison past its budget: run it on request
+        const b = note.appendChild(h("button", "jl-btn jl-jit-btn", this.L.btn_jit || "compare now"));
+        b.type = "button"; b.title = this.L.tip_jit || "";
+        b.addEventListener("click", () => this.act("jit"));
+      }
+    });
     this.changed = new Set(s.changed || []);          // values an edit reached (what-if stepping)
     if (f) this.marks(f, s.changed_eqns || []);
     this.values(s.values || []);

@@ -140,8 +140,8 @@ def jit_note(check, lang: str) -> list | None:
     status = check.status
     if status in ("equal", "running"):
         return None
-    if status == "skipped":
-        return ["jit", t("jit_skipped", lang, n=check.eqns, budget=check.budget)]
+    if status == "skipped":      # the live front end offers a button that runs it (``press("jit")``)
+        return ["jitskip", t("jit_skipped", lang, n=check.eqns, budget=check.budget)]
     if status == "edited":
         return ["jit", t("jit_edited", lang)]
     if status in ("failed", "mismatch"):
@@ -149,7 +149,7 @@ def jit_note(check, lang: str) -> list | None:
     why = t("jit_why", lang) + (t("jit_why_low", lang, low=check.low) if check.low else "")
     rel = f"{check.max_rel:.1e}" if check.max_rel < 0.01 else f"{check.max_rel:.0%}"
     text = t(f"jit_{status}", lang, n=check.differing, total=check.total, abs=_g(check.max_abs), rel=rel,
-             path=check.path, rtol=_g(check.rtol), atol=_g(check.atol), why=why)
+             path=check.path, rtol=_g(check.rtol), atol=_g(check.atol), why=why, beyond=check.beyond)
     return ["jitdiff" if status == "differ" else "jit", text]
 
 

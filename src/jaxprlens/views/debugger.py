@@ -98,6 +98,9 @@ class Debugger(anywidget.AnyWidget):
             self._bps = None
         elif name == "toggle":
             self._guard(lambda: self.stepper.toggle_breakpoint(eqn=str(arg.get("eqn"))[:100]))
+        elif name == "jit":                 # "compare now": the comparison past its budget, asked for
+            self.stepper.jit_budget = None
+            self._compared = False          # drawn first, compared after (below)
         elif name == "edit":
             self._guard(lambda: self.edit(str(arg.get("var")), str(arg.get("op")), arg.get("value")))
         elif name == "cond":

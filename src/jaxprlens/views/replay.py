@@ -25,7 +25,7 @@ WORDS = ("btn_step", "btn_into", "btn_out", "btn_back", "btn_continue", "btn_res
          "tip_out", "tip_back", "tip_continue", "tip_reset", "stop_on_nan", "stop_when", "cond_example",
          "mode_live", "mode_replay", "tip_live", "tip_replay", "keys_hint", "printed", "tip_gutter", "histogram",
          "name", "shape", "dtype", "statistics", "edit_nan", "edit_zero", "edit_scale", "edit_eps", "edit_set",
-         "tip_edit", "edit_needs_kernel", "changed_by_edit")
+         "tip_edit", "edit_needs_kernel", "changed_by_edit", "btn_jit", "tip_jit")
 
 
 def labels(lang: str) -> dict:

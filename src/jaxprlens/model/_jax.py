@@ -119,12 +119,13 @@ def user_frames(tb: Any) -> tuple:
 
 
 @functools.lru_cache(maxsize=8192)
-def user_frame_names(tb: Any) -> tuple:
-    """Beside ``user_frames``: each frame's qualified name (``Linear.__call__``) and where its running
-    expression starts ``(line, column)``, innermost first."""
+def user_frames_named(tb: Any) -> tuple:
+    """``user_frames`` with each frame's qualified name (``Linear.__call__``) and where its running
+    expression starts: ``(file, line, function, end, qualname, (start line, column))``, innermost first."""
     if tb is None:
         return ()
-    return tuple((f.function_name, (f.start_line, f.start_column)) for f in _siu.user_frames(tb))
+    return tuple((f.file_name, f.start_line, f.function_name.rsplit(".", 1)[-1], (f.end_line, f.end_column),
+                  f.function_name, (f.start_line, f.start_column)) for f in _siu.user_frames(tb))
 
 
 def name_stack(eqn: Any) -> str:

@@ -275,8 +275,7 @@ _TOKEN = re.compile(r"\.(\w+)|\[(-?\d+)\]|\[(['\"])(.*?)\3\]|^(\w+)")
 
 def _frames(e: Eqn) -> tuple:
     """``(file, line, function, end, qualname, start)`` of each user frame, innermost first."""
-    tb = _jax.traceback(e.raw)
-    return tuple(f + n for f, n in zip(_jax.user_frames(tb), _jax.user_frame_names(tb)))
+    return _jax.user_frames_named(_jax.traceback(e.raw))
 
 
 @functools.lru_cache(maxsize=4096)

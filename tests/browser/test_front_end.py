@@ -235,9 +235,13 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
         assert out.locator("input[type=search]").count() == 0          # no script ran...
         assert rows.nth(2).inner_text().split()[:3] == ["2", "_:i32[]", "_:i32[]"]   # ...and it reads well
         graph = page.locator(".jp-Notebook .jp-CodeCell").nth(1).locator(".jp-OutputArea")
-        note = graph.locator(".jl-untrusted")
-        note.wait_for()                    # the SVG is dropped untrusted: the graph says how to see it
-        assert note.is_visible() and "trust the notebook" in note.inner_text()
+        picture = graph.locator(".jl-gview:not([hidden]) img").first
+        picture.wait_for()                 # a graph is always a picture: the SVG as an <img>, kept untrusted
+        assert picture.evaluate("i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().height > 50")
+        assert graph.locator("svg").count() == 0 and "->" not in graph.inner_text()   # no SVG or DOT text
+        note = graph.locator(".jl-hint")
+        assert note.is_visible() and "Trust Notebook" in note.inner_text() and "command palette" in note.inner_text()
+        assert out.locator("td.jl-eq").first.evaluate("e => getComputedStyle(e).textAlign") == "left"
         page.screenshot(path=str(harness.OUTPUT / "untrusted.png"), full_page=True)
     finally:
         if context is not None:

@@ -108,7 +108,7 @@ def test_graph_clusters_and_linked_rows(lab, open_notebook):
     assert graph.locator("svg g.cluster").count() == 3      # the while equation's box holds both
     assert graph.locator("svg g.node[id^='eqn-']").count() == 8
     assert graph.locator("table.jl-eqns").count() == 0      # --graph alone: no table
-    assert not graph.locator(".jl-untrusted").is_visible()    # trusted: the note for untrusted pages is hidden
+    assert graph.locator(".jl-port img").count() == 0        # trusted: the pictures became live SVG
     # edge and cluster labels take the theme's secondary text colour: readable on the page (WCAG 4.5:1)
     label = graph.locator("svg g.edge text").first
     fill = label.evaluate("e => getComputedStyle(e).fill")
@@ -238,3 +238,53 @@ def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='0']").wait_for()
     step.click()
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)
+
+
+FUNC1 = """\
+import jax, numpy as np, jax.numpy as jnp
+def func1(first, second):
+    temp = first + jnp.sin(second) * 3.
+    return jnp.sum(temp)
+"""
+
+
+def test_search_wheel_and_zoom(lab, open_notebook):
+    """Search finds every row a source line made (the add of temp, not only its first row), says 1 row / n rows;
+    a plain wheel over a graph scrolls the notebook, Ctrl+wheel zooms the graph."""
+    page = open_notebook(lab, [LOAD, FUNC1, "%%jaxpr --table --graph\nfunc1(jnp.zeros(8), jnp.ones(8))",
+                               *["print(%d)" % i for i in range(30)]])
+    out = harness.output(page, 2)
+    box = out.locator("input[type=search]")
+    box.wait_for()
+    box.fill("temp")
+    rows = out.locator("tr.jl-row:not(.jl-miss)")
+    page.wait_for_function("n => n.textContent.includes('4 matching rows')", arg=out.locator(".jl-note-js").element_handle(),
+                           timeout=10_000)       # temp = first + sin(second) * 3. makes three rows; sum(temp) one
+    assert sorted(rows.nth(i).get_attribute("data-primitive") for i in range(rows.count())) == [
+        "add", "mul", "reduce_sum", "sin"]
+    box.fill("reduce_sum")
+    assert out.locator(".jl-note-js").inner_text() == "1 matching row"
+    box.fill("")
+    graph = out.locator(".jl-graph")
+    port = graph.locator(".jl-port").first
+    port.locator("svg").wait_for()                         # trusted: the picture became the live SVG
+    assert graph.locator(".jl-port img").count() == 0
+    assert "wheel" in graph.locator(".jl-hint").inner_text()
+    port.scroll_into_view_if_needed()
+    page.evaluate("() => { window.jlWheel = []; document.addEventListener('wheel', "
+                  "(e) => window.jlWheel.push(e.defaultPrevented), {passive: true}); }")   # what the page got
+    zoom = port.locator("svg").evaluate("s => s.style.transform")
+    b = port.bounding_box()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + min(40, b["height"] / 2))
+    page.mouse.wheel(0, 300)
+    page.wait_for_timeout(400)
+    assert page.evaluate("() => window.jlWheel") == [False]               # a plain wheel is the page's: it scrolls
+    assert port.locator("svg").evaluate("s => s.style.transform") == zoom   # the graph did not zoom
+    b = port.bounding_box()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + min(40, b["height"] / 2))
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -200)
+    page.keyboard.up("Control")
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.jlWheel")[-1] is True                # Ctrl+wheel is the graph's...
+    assert port.locator("svg").evaluate("s => s.style.transform") != zoom   # ...and zooms it

@@ -308,3 +308,27 @@ def test_signature_folds_pytrees_by_path():
             for li in outs.ul.find_all("li", recursive=False)][1] == ["out[1]", "7", "values", "·", "672", "B"]
     small = soup(jaxprlens.trace(lambda a, b: a + b, 1.0, 2.0).table())       # a few values: rows as before
     assert len(small.select("table.jl-sig tr.jl-invar")) == 2 and not small.select("tr.jl-sigtree")
+
+
+def test_stored_table_of_a_huge_program_is_bounded():
+    """Issue 21: what a notebook stores of a 100k-equation table stays under 3 MB: the head as HTML, then at most
+    STORED rows as data, and a note (read without scripts too) saying how many more are left out."""
+    from jax import lax
+    from jaxprlens.views import table as table_mod
+
+    def f(x):
+        for _ in range(12_500):
+            x = lax.mul(lax.sin(x), x)
+        return x
+    p = jaxprlens.trace(f, jnp.ones(4))              # 25,000 equations: past BIG and STORED
+    bundle = p.table()._repr_mimebundle_()
+    s = BeautifulSoup(bundle["text/html"], "html.parser")
+    assert len(s.select("tr.jl-row")) == 400                              # first rows readable static
+    rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
+    assert len(rows) == table_mod.STORED and rows[-1]["id"] == str(400 + table_mod.STORED - 1)
+    cut = 25_000 - 400 - table_mod.STORED
+    assert s.select_one("tbody.jl-cut").get_text() == (
+        f"{cut} more equations are not stored in the notebook (it keeps the first {table_mod.STORED} as data): "
+        "print(program) or %%jaxpr --text shows them all")
+    # bounded at any size: the head, STORED data rows and the notes (100k equations stored 12.9 MB before)
+    assert len(bundle["text/html"].encode()) + len(bundle["text/plain"].encode()) <= 3 * 1024 * 1024

@@ -1,6 +1,8 @@
 """The annotated table view: one row per equation, with types, params, source, meaning and roles."""
 from __future__ import annotations
 
+import itertools
+
 from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.model.explain import explain
@@ -16,6 +18,7 @@ PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
 HEAD = 400         # a program of more equations than BIG shows this many as HTML, the rest as data
 BIG = 1000         # rows the script draws as they scroll into view (and the text view summarises)
+STORED = 10_000    # ... at most this many of them stored as data (issue 21: a 100k-equation table <= 3 MB)
 
 
 
@@ -72,7 +75,9 @@ class Table(View):
                             data(payload), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
-            payload["rows"] = source_once([data_row(e, lang) for row in doc.rows[head:] for e in walk(row.eqn)])
+            later = (data_row(e, lang) for row in doc.rows[head:] for e in walk(row.eqn))
+            payload["rows"] = source_once(list(itertools.islice(later, STORED)))     # issue 21: bounded
+            self._cut = sum(1 for row in doc.rows[head:] for _ in walk(row.eqn)) - len(payload["rows"])
             payload["explain"] = explanations(p, lang)
         return "".join([f'<div class="jaxprlens jl-table" data-jl-view="table" lang="{lang}"'
                         f'{words}>', self._signature_html(p), self._eqns_html(doc, head), data(payload) if payload else "", "</div>"])
@@ -136,6 +141,10 @@ class Table(View):
             note = t("more_rows", self.lang).format(n=rest)
             tbodies += (f'<tbody class="jl-more"><tr class="jl-more-note"><td colspan="{ncols}">{html(note)}'
                         "</td></tr></tbody>")
+            if getattr(self, "_cut", 0):       # past STORED rows the notebook keeps none (the script draws none)
+                cut = t("rows_cut", self.lang, n=self._cut, k=STORED)
+                tbodies += (f'<tbody class="jl-cut"><tr class="jl-more-note"><td colspan="{ncols}">{html(cut)}'
+                            "</td></tr></tbody>")
         return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}">{self.rows.header_html()}'
                 f"{tbodies}{self._total_html(p, ncols)}</table>")
 

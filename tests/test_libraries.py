@@ -132,8 +132,13 @@ def test_train_step_opens_on_forward_backward_update(train2):
             "blocks[1].ln2 · LayerNorm"} <= set(fwd), fwd
     graph = train2.graph()
     assert [g.id for g in graph._draw.closed] == ["train_step~fwd", "train_step~bwd", "train_step"]
+    assert "update_context_manager_wrapper" not in graph.source          # a library's wrappers: seen through
+    assert "Optimizer.update · " in graph.source and "m · Transformer" in graph.source
     width = float(re.search(r'<svg width="([\d.]+)pt"', graph.svg()).group(1))
     assert width * 4 / 3 <= 970                                  # legend and all, at 1:1
+    costed = train2.graph(cost="flops")
+    width = float(re.search(r'<svg width="([\d.]+)pt"', costed.svg()).group(1))
+    assert width * 4 / 3 <= 970 and "train_step (optimizer update) · " in costed.source
     page = BeautifulSoup(train2.table()._repr_mimebundle_()["text/html"], "html.parser")
     assert [b.get_text() for b in page.select("tr.jl-grow b.jl-gname")] == [
         "train_step (forward)", "train_step (backward)", "train_step (optimizer update)"]

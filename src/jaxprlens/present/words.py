@@ -22,7 +22,10 @@ def group_label(group, lang: str | None = None, phases: bool = True) -> str:
 def group_summary(group, lang: str | None = None, limit: int = 4) -> str:
     """The functions a group calls, ``layer_norm ×2, attention, mlp``, in first-call order."""
     counts: dict = {}
-    for g in group.groups:
+    kids = group.groups
+    while len(kids) == 1 and not kids[0].own and kids[0].groups:     # through wrappers (a library's
+        kids = kids[0].groups                                          # grad_wrapper) to what they call
+    for g in kids:
         name = getattr(g, "name", "") or g.function
         counts[name] = counts.get(name, 0) + 1
     items = [f"{k} ×{n}" if n > 1 else k for k, n in counts.items()]

@@ -246,18 +246,20 @@ class _Draw:
                  if k in self.kinds and self.shares is None]
         cells += [(t("kind_" + k, self.lang), STYLES[k]["fillcolor"], STYLES[k]["color"])
                   for k in ("input", "constant", "output")]
-        if self.shares is not None:        # the cost scale first: what the colours mean, and the total
-            cells[:0] = [(self.shares.title(self.lang), "transparent", "transparent")] + [
-                (word, fill, COST_STROKE) for word, fill in cost_scale()]
+        if self.shares is not None:        # the cost scale first: what the colours mean
+            cells[:0] = [(word, fill, COST_STROKE) for word, fill in cost_scale()]
         rows, width = [[]], 0
         for word, fill, stroke in cells:   # rows that fit the notebook's ~970 px at 1:1
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
             if rows[-1] and width + w > LEGEND_CHARS:
                 rows.append([])
                 width = 0
-            ink = MID if fill == "transparent" else INK
-            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{ink}">{html(word)}</FONT></TD>')
+            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
             width += w
+        if self.shares is not None:        # ... under its title, which says the total --cost prints
+            span = max(len(r) for r in rows)
+            rows.insert(0, [f'<TD COLSPAN="{span}" BORDER="0" ALIGN="LEFT"><FONT COLOR="{MID}">'
+                            f"{html(self.shares.title(self.lang))}</FONT></TD>"])
         body = "".join(f"<TR>{''.join(r)}</TR>" for r in rows)
         g.node("legend", label=f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
                                f"{body}</TABLE>>", shape="plaintext", style="", fontsize="9", id="legend")

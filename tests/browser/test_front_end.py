@@ -242,6 +242,8 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
         note = graph.locator(".jl-hint")
         assert note.is_visible() and "Trust Notebook" in note.inner_text() and "command palette" in note.inner_text()
         assert out.locator("td.jl-eq").first.evaluate("e => getComputedStyle(e).textAlign") == "left"
+        graph.scroll_into_view_if_needed()
+        graph.screenshot(path=str(harness.OUTPUT / "untrusted_graph.png"))
         page.screenshot(path=str(harness.OUTPUT / "untrusted.png"), full_page=True)
     finally:
         if context is not None:

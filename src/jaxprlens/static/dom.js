@@ -15,5 +15,5 @@ export function data(root, cls) {
 
 /* Words the kernel wrote into data-l-* attributes, in the reader's language. */
 export function word(root, key, fallback) {
-  return root.getAttribute("data-l-" + key) || fallback;
+  return root.getAttribute("data-l-" + key) || fallback || "";
 }

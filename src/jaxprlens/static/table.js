@@ -124,9 +124,9 @@ export function enhance(root) {
   }
 
   /* ---- calls folded into a row each; a call's rows are drawn the first time it opens ---- */
-  const indent = (tr) => { let n = 0, id = tr.getAttribute("data-in"); while (id) { n++; id = id.includes("/") ? id.slice(0, id.lastIndexOf("/")) : ""; } return n; };
+  const depthOf = new Map();        // a call's nesting below the table's top rows
   function toggle(tr, open) {
-    const id = tr.getAttribute("data-group"), depth = indent(tr);
+    const id = tr.getAttribute("data-group"), depth = depthOf.get(id) || 0;
     tr.classList.toggle("jl-open", open);
     tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
     if (open && !built.has(id)) {
@@ -134,7 +134,8 @@ export function enhance(root) {
       let after = tr;
       (groups[id] || []).forEach((it) => {
         const call = it.group !== undefined, row = call ? groupRow(it) : dataRow(it);
-        if (!call) drawn.set(row, it);
+        if (call) depthOf.set(it.group, depth + 1);
+        else drawn.set(row, it);
         row.setAttribute("data-in", id);
         row.children[1].style.paddingLeft = (4 + 18 * (depth + 1 + (call ? 0 : it.depth))) + "px";
         after.parentNode.insertBefore(row, after.nextSibling);
@@ -153,9 +154,6 @@ export function enhance(root) {
   }
 
   /* ---- search: every equation whose name, primitive, params, source line or call matches ---- */
-  function matches(q) {   // text -> does it match (a primitive by its exact name, anything else by substring)
-    return (text, prim) => prim === q || text.indexOf(q) >= 0;
-  }
   function rowHit(tr, hit, carried) {
     const it = drawn.get(tr);
     if (it) return hit(itemText(it), it.prim);
@@ -175,7 +173,7 @@ export function enhance(root) {
   function search(q, counter) {
     q = q.trim().toLowerCase();
     if (q) drawMore(rows.length);      // search looks at every row, drawn or not
-    const hit = matches(q), memo = new Map();
+    const hit = (text, prim) => prim === q || text.includes(q), memo = new Map();   // a primitive by name
     let n = 0, carried = "";
     const visitGroup = (tr, inherited) => {   // open exactly the calls that hold matches
       const id = tr.getAttribute("data-group");
@@ -209,15 +207,14 @@ export function enhance(root) {
       const parent = ok && root.querySelector('tr.jl-row[data-eqn="' + CSS.escape(r.getAttribute("data-parent")) + '"]');
       if (parent) parent.classList.remove("jl-miss");
     });
-    counter.textContent = (n === 1 ? word(root, "matchone", "{n} matching row") : word(root, "matches", "{n} matching rows"))
-      .replace("{n}", n);
+    counter.textContent = word(root, n === 1 ? "matchone" : "matches").replace("{n}", n);
   }
 
   /* ---- the bar above the table ---- */
   if (root.classList.contains("jl-table")) {
     const bar = el("div", "jl-tools"), box = el("input"), counter = el("span", "jl-note-js");
     box.type = "search";
-    box.placeholder = word(root, "search", "search");
+    box.placeholder = word(root, "search");
     box.addEventListener("input", () => search(box.value, counter));
     bar.appendChild(box);
     bar.appendChild(counter);
@@ -226,7 +223,7 @@ export function enhance(root) {
       check.type = "checkbox";
       check.addEventListener("change", () => root.classList.toggle("jl-allparams", check.checked));
       label.appendChild(check);
-      label.appendChild(document.createTextNode(" " + word(root, "allparams", "all params")));
+      label.appendChild(document.createTextNode(" " + word(root, "allparams")));
       bar.appendChild(label);
     }
     root.insertBefore(bar, root.firstChild);

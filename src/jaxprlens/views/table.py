@@ -11,7 +11,7 @@ from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, 
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
-from jaxprlens.present.rows import Rows, atom_html, binder_html, data_row, group_data, group_html, source_once, walk
+from jaxprlens.present.rows import LEFT, Rows, atom_html, binder_html, data_row, group_data, group_html, source_once, walk
 from jaxprlens.present.words import cost_text, percent, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
@@ -87,8 +87,8 @@ class Table(View):
         rows = []
         consts = set(p.constvars)
         for v, value in zip(p.constvars, p.consts):
-            rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td>{binder_html(v)}</td>'
-                        f"<td>= {html(_fmt_value(value))}</td></tr>")
+            rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td{LEFT}>{binder_html(v)}</td>'
+                        f"<td{LEFT}>= {html(_fmt_value(value))}</td></tr>")
         if binding is None and len(p.invars) > TREE_AT:       # pytrees of arguments: folded by path
             rows.append(sig_tree("jl-invar", t("inputs_title", lang), [(v.path or "", v) for v in p.invars], lang))
         for i, v in enumerate(p.invars if binding is not None or len(p.invars) <= TREE_AT else ()):
@@ -98,15 +98,15 @@ class Table(View):
                 where = f"{t('bound_from', lang)} {atom_html(outer)} ({html(role)})"
                 if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
                     bound = binder_html(v, came_from=outer)
-            rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td>{bound}</td>'
-                        f"<td>{where}</td></tr>")
+            rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td{LEFT}>{bound}</td>'
+                        f"<td{LEFT}>{where}</td></tr>")
         if binding is None and len(p.outvars) > TREE_AT:
             paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
             rows.append(sig_tree("jl-outvar", t("results", lang), list(zip(paths, p.outvars)), lang, consts))
         for i, v in enumerate(p.outvars if binding is not None or len(p.outvars) <= TREE_AT else ()):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
-            rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td>{binder_html(v, consts)}</td>'
-                        f"<td>{html(path)}</td></tr>")
+            rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td{LEFT}>{binder_html(v, consts)}</td>'
+                        f"<td{LEFT}>{html(path)}</td></tr>")
         title = f"{html(p.title)} — " if p.title else ""
         return (f'<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
                 f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
@@ -128,7 +128,7 @@ class Table(View):
             if row.subs:
                 nested = "".join(self._sub_html(row.eqn, s, b) for s, b in zip(row.eqn.subs, row.subs))
                 body.append(f'<tr class="jl-nested" data-parent="{html(row.eqn.id)}">'
-                            f'<td colspan="{ncols}">{nested}</td></tr>')
+                            f'<td colspan="{ncols}"{LEFT}>{nested}</td></tr>')
             if len(body) >= CHUNK:
                 chunks.append(body)
                 body = []

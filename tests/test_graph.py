@@ -622,3 +622,17 @@ def test_graph_folds_a_flat_program_of_100k_equations_to_a_few_nodes():
     assert g._draw.drawn <= 20 and g.group.groups[0].name.startswith("4 equations ×25000")
     views = g.views()
     assert views and all(v._draw.drawn <= 60 for v in views)       # every drawing a click opens stays small
+
+
+def test_graph_profile_colours_by_measured_time(ip):
+    from jaxprlens.views import Stack
+    from jaxprlens.views.run import Profile
+    out = ip.run_cell_magic("jaxpr", "--graph --profile --repeat 2", CELL)
+    assert isinstance(out, Stack)
+    graph, prof = out.parts
+    assert isinstance(graph, Graph) and isinstance(prof, Profile)          # measured once, shown both ways
+    assert graph.shares.metric == "time" and graph.shares.total == prof.measured_total
+    timed = [r for r in prof.rows if r.median is not None]
+    assert abs(sum(graph.shares.share[r.eqn.id] for r in timed) - 1) < 1e-9
+    assert "of measured time" in graph.source and "share of measured time (each equation run on its own: " in graph.source
+    assert "of FLOPs" in ip.run_cell_magic("jaxpr", "--graph --profile --cost --repeat 1", CELL).parts[0].source

@@ -101,17 +101,22 @@ def build_view(program, opts: Options, transformed=None):
     if opts.table or (opts.cost and not opts.graph) or not (    # --graph --cost: the cost is on the graph
             opts.text or opts.graph or opts.debug or opts.run or opts.profile or opts.lower or opts.compiled):
         parts.append(program.table(lang=lang, cost=opts.cost))
-    if opts.graph:
+    measured = None
+    if opts.profile:
+        from jaxprlens.views.run import profile
+        measured = profile(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget)
+    if opts.graph:                     # --graph --profile: coloured by measured time (--cost: by the estimate)
+        from jaxprlens.views.draw import Shares
+        shares = Shares.measured(program, measured) if measured is not None and not opts.cost else None
         parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
-                                   cost=opts.cost))
+                                   cost=opts.cost, shares=shares))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
     if opts.run:
         parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
-    if opts.profile:
-        from jaxprlens.views.run import profile
-        parts.append(profile(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
+    if measured is not None:
+        parts.append(measured)
     if opts.debug:
         debugger = program.debugger(device=opts.device, lang=lang)
         if parts:

@@ -342,13 +342,29 @@ class Shares:
         self.share: dict = {}
         self._walk(program, 1.0, self.total)
 
-    def _walk(self, p: Program, scale: float, total: float):
+    def _walk(self, p: Program, scale: float, total: float, metric: str | None = None):
+        metric = metric or self.metric
         for e in p.eqns:
-            x = scale * getattr(self.costs.get(e.id), self.metric, 0) / total if total else 0.0
+            x = scale * getattr(self.costs.get(e.id), metric, 0) / total if total else 0.0
             self.share[e.id] = x
             for sub in e.subs:
-                inner = getattr(self.costs.totals.get(path_id(sub.program.path)), self.metric, 0)
-                self._walk(sub.program, x, inner)
+                inner = getattr(self.costs.totals.get(path_id(sub.program.path)), metric, 0)
+                self._walk(sub.program, x, inner, metric)
+
+    @classmethod
+    def measured(cls, program: Program, profile) -> "Shares":
+        """Shares of measured time (``--graph --profile``): each top-level equation's time, run on its own,
+        over their sum (``views.run.Profile``); inside one, the estimate splits its share."""
+        self = cls(program, "flops", profile.costs if hasattr(profile.costs, "totals") else None)
+        self.metric, self.total = "time", profile.measured_total
+        times = {r.eqn.id: r.median for r in profile.rows if r.median is not None}
+        for e in program.eqns:
+            x = times.get(e.id, 0.0) / self.total if self.total else 0.0
+            self.share[e.id] = x
+            for sub in e.subs:
+                self._walk(sub.program, x, getattr(self.costs.totals.get(path_id(sub.program.path)), "flops", 0),
+                           "flops")
+        return self
 
     def of(self, eqns) -> float:
         """The summed share of ``eqns`` (top-level equations of one program: a folded call, a run)."""
@@ -360,6 +376,9 @@ class Shares:
 
     def title(self, lang: str) -> str:
         """The legend's head: ``share of estimated FLOPs (total 2.3 MFLOP)``."""
+        if self.metric == "time":
+            from jaxprlens.views.run import fmt_time
+            return t("share_legend_time", lang, total=fmt_time(self.total))
         from jaxprlens.engine.cost import si
         return t("share_legend", lang, what=t(f"metric_{self.metric}", lang),
                  total=si(self.total, "FLOP" if self.metric == "flops" else "B"))

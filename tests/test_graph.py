@@ -636,3 +636,22 @@ def test_graph_profile_colours_by_measured_time(ip):
     assert abs(sum(graph.shares.share[r.eqn.id] for r in timed) - 1) < 1e-9
     assert "of measured time" in graph.source and "share of measured time (each equation run on its own: " in graph.source
     assert "of FLOPs" in ip.run_cell_magic("jaxpr", "--graph --profile --cost --repeat 1", CELL).parts[0].source
+
+
+def test_cost_shares_go_inside_loops_and_calls():
+    from jaxprlens.views.draw import Shares
+
+    def f(x, w):
+        def body(c, _):
+            return jnp.tanh(c @ w), None
+        y, _ = lax.scan(body, x, None, length=5)
+        return jnp.sin(y).sum()
+
+    p = trace(f, jnp.ones((4, 8)), jnp.ones((8, 8)))
+    shares = Shares(p, "flops")
+    scan = next(e for e in p.eqns if e.primitive == "scan")
+    inner = scan.subs[0].program.eqns
+    assert abs(sum(shares.share[e.id] for e in inner) - shares.share[scan.id]) < 1e-9   # the loop's share, split
+    assert shares.share[scan.id] > 0.9                                  # 5 matmuls against one sin and a sum
+    src = p.graph(cost="flops").source
+    assert f'"eqn-{inner[0].id}" [label="dot_general' in src and "of FLOPs" in src

@@ -132,8 +132,9 @@ class Program:
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
     static: dict = field(default_factory=dict)       # static positional args {position: value}
     title: str = ""                                  # what it is, when not the traced call itself
-    memo: dict = field(default_factory=dict, repr=False, compare=False)   # what views derive once per program
-                                                     # (it lives and dies with the program: no global cache)
+    memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # what views derive once
+                                                     # per program (lives and dies with it: no global cache;
+                                                     # a dataclasses.replace copy starts with its own)
 
     def __str__(self) -> str:
         return self.text or _jax.print_jaxpr(self.jaxpr).text

@@ -17,10 +17,10 @@
 # 第一个 NaN 出现在哪里？下面用一个小型两层 MLP，其输出是对可能为负的值取 `log`。
 #
 # **Goal.** Use breakpoints, the stop on NaN and the dataflow graph to answer questions about your own program.
-# **Time:** 30 minutes.
+# **Time:** 35 minutes.
 #
 # **目标**：用断点、遇 NaN 即停和数据流图回答关于你自己程序的问题。
-# **时长**：30 分钟。
+# **时长**：35 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -94,6 +94,43 @@ stepper = program.stepper(break_on_nan=True)
 stepper.run()
 print(stepper.stop.kind, stepper.stop.eqn.id, stepper.stop.eqn.primitive)  # why it stopped, where / 为何停下、停在哪里
 print(stepper.last_eqn.source.line, stepper.last_eqn.source.text)
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+# ## What if? Edit a value and step on / 如果……会怎样？修改一个值再继续执行
+#
+# Stopped before `log`, replace its operand with a value of the same type and run on: `set_value` tries a fix
+# before you change the code. Here the absolute value removes every NaN. `changed` lists the values an edit
+# reached; `back()` undoes it. In the debugger widget, the value panel does the same (NaN, 0, ×2, +ε, or a
+# number you type).
+#
+# 停在 `log` 之前，把它的操作数换成一个同类型的值，再继续运行：`set_value` 让你在改代码之前先试一试修复方法。这里取
+# 绝对值就消除了所有 NaN。`changed` 列出一次修改影响到的值；`back()` 撤销修改。在调试器小部件中，值面板可以做同样的事
+# （NaN、0、×2、+ε，或输入一个数）。
+
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+stepper = program.stepper()
+stepper.add_breakpoint(primitive="log")
+stepper.run()
+operand = stepper.current.invars[0].name
+stepper.set_value(operand, jnp.abs(stepper.current_inputs[0]))
+stepper.run()
+print(operand, np.asarray(stepper.outputs).ravel())
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+# Edit an input instead, at the start, and `changed` traces its path through the dataflow: a new bias `b1`
+# reaches `f`, `g`, `h`, `i` and `j`, but not `e = x @ w1`, which does not depend on it. A NaN put there would
+# spread along exactly these values.
+#
+# 改为在开头修改一个输入，`changed` 就沿数据流描出它的路径：新的偏置 `b1` 影响到 `f`、`g`、`h`、`i` 和 `j`，却影响不到
+# `e = x @ w1`，因为后者不依赖它。在那里放一个 NaN，它也会恰好沿着这些值扩散。
+
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+b1 = next(v for v in program.invars if "b1" in v.path)
+what_if = program.stepper()
+what_if.set_value(b1.name, np.full(8, np.nan, np.float32))
+what_if.run()
+print(b1.name, "→", sorted(v.name for v in what_if.changed))
+print(np.asarray(what_if.outputs).ravel())
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
 # The same in the debugger widget: toggle breakpoints on the table rows and press Continue. In these docs, on

@@ -102,7 +102,10 @@ def test_equinox_groups_named_by_class():
     program = traced("equinox_mlp_train_step").program        # filter_jit: one pjit, the step inside
     tree = call_tree(program.eqns[0].subs[0].program)
     labels = _labels(tree)
-    assert "MLP" in " ".join(labels) and "Linear" in " ".join(labels)
+    assert "MLP" in labels and "layers[-1] · Linear" in labels          # ``self.layers[-1](x)``
+    # ``for i, layer in enumerate(self.layers[:-1]): layer(x)``: the loop's list, indexed by the call
+    assert [x for x in _labels(tree, "backward") if "Linear" in x] == [
+        "layers[-1] · Linear", "layers[1] · Linear", "layers[0] · Linear"]
     assert not any(x.startswith("__call__") for x in labels)
     assert [group_label_of(g) for g in tree.root.groups][-1] == "train_step (optimizer update)"
 

@@ -406,6 +406,29 @@ def _lookup(file: str, qualname: str):
     return module if isinstance(module, type) else None
 
 
+_FOR = (r"^\s*for\s+(?:\w+\s*,\s*)?{name}\s+in\s+(?:enumerate\()?self\.(\w+)(?:\[(-?\d*):[^\]]*\])?\)?"
+        r"\s*:")
+
+
+def _looped(g: Group) -> tuple | None:
+    """``("layers", 2)`` for the third call of ``layer`` in ``for layer in self.layers[...]:`` just above
+    the call's line (equinox's MLP); None when the call is not made by such a loop."""
+    import linecache
+    caller = g.key[3]
+    if not caller:
+        return None
+    file, line = caller
+    pattern = re.compile(_FOR.format(name=re.escape(g.callee)))
+    for n in range(line - 1, max(0, line - 12), -1):
+        m = pattern.match(linecache.getline(file, n))
+        if m:
+            same = [c for c in g.parent.groups if c.key == g.key]
+            i = same.index(g)
+            i = len(same) - 1 - i if g.phase == "backward" else i      # the backward pass runs them last first
+            return (m.group(1), int(m.group(2) or 0) + i)
+    return None
+
+
 def _method_name(g: Group, cls: str, rel: dict) -> str:
     method = g.qualname.rsplit(".", 1)[-1]
     if method != "__call__":       # ``optimizer.update`` as written; a wrapper's ``f(...)`` says nothing
@@ -414,8 +437,11 @@ def _method_name(g: Group, cls: str, rel: dict) -> str:
     path = None
     if outer is not None and g.params and g.params[:len(outer.params)] == outer.params and outer.params:
         path = rel[outer] + g.params[len(outer.params):]
-    elif outer is not None and g.callee.startswith("self.") and _DOTTED.match(g.callee):
-        path = rel[outer] + tuple(g.callee[5:].split("."))
+    elif outer is not None and g.callee.startswith("self.") and path_tokens(g.callee[5:]):
+        path = rel[outer] + path_tokens(g.callee[5:])          # ``self.attn``, ``self.layers[-1]``
+    elif outer is not None and g.callee.isidentifier():
+        path = _looped(g)                                       # ``for layer in self.layers: layer(x)``
+        path = None if path is None else rel[outer] + path
     elif outer is None:
         rel[g] = ()            # the model itself: its parts are named from here
         callee = g.callee.removesuffix(".apply")      # flax.linen's ``model.apply(params, x)``

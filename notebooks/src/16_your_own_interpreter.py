@@ -11,12 +11,12 @@
 #
 # Lecture 9's evaluator gave a jaxpr its ordinary meaning: bind each primitive, get the values JAX gets. A
 # **non-standard interpreter** walks the same equations and gives them another meaning: the inverse of the
-# function, the FLOPs it costs, its shapes. This is how JAX's own transposition works, and how tools built on
+# function, or the FLOPs it costs. This is how JAX's own transposition works, and how tools built on
 # JAX add new transformations. And because such an interpreter is ordinary Python calling `jax.numpy`, it is
 # itself traceable: `jax.jit`, `jax.grad` and `jax.vmap` of your interpreter just work.
 #
 # 第 9 讲的求值器赋予 jaxpr 它通常的含义：bind 每个原语，得到与 JAX 相同的值。**非标准解释器**走过同样的方程，却赋予
-# 它们另一种含义：函数的逆、函数的 FLOPs、它的形状。JAX 自己的转置就是这样工作的，基于 JAX 的工具也是这样加入新的
+# 它们另一种含义：函数的逆，或函数的 FLOPs。JAX 自己的转置就是这样工作的，基于 JAX 的工具也是这样加入新的
 # 变换的。而且，这样的解释器只是调用 `jax.numpy` 的普通 Python 代码，所以它本身也能被 trace：对你的解释器做
 # `jax.jit`、`jax.grad`、`jax.vmap` 都能直接工作。
 #
@@ -108,17 +108,17 @@ print("f_inv(f(x)):", f_inv(f(x)))
 f_inv(f(x))
 
 # %% [markdown]
+# The source column points into the interpreter: each equation was made by the rule that undid one step of `f`.
+#
+# 源码列指向解释器内部：每个方程都是由撤销 `f` 某一步的那条规则产生的。
+
+# %% [markdown]
 # So everything JAX can do to a function it can do to your interpreter. `jit` compiles the inverse, `vmap`
 # batches it, and `grad` differentiates it; the derivative of an inverse is one over the derivative of the
 # function (inverse function theorem), which we can check:
 #
-# 所以 JAX 能对函数做的一切，都能对你的解释器做。`jit` 编译逆函数，`vmap` 给它加上批维，`grad` 对它求导；逆函数的导数
+# 所以 JAX 能对函数做的一切，都能对你的解释器做。`jit` 编译逆函数，`vmap` 给它加上批处理轴，`grad` 对它求导；逆函数的导数
 # 等于原函数导数的倒数（反函数定理），可以验证一下：
-
-# %% [markdown]
-# The source column points into the interpreter: each equation was made by the rule that undid one step of `f`.
-#
-# 源码列指向解释器内部：每个方程都是由撤销 `f` 某一步的那条规则产生的。
 
 # %%
 y = f(x)

@@ -655,3 +655,13 @@ def test_cost_shares_go_inside_loops_and_calls():
     assert shares.share[scan.id] > 0.9                                  # 5 matmuls against one sin and a sum
     src = p.graph(cost="flops").source
     assert f'"eqn-{inner[0].id}" [label="dot_general' in src and "of FLOPs" in src
+
+
+def test_cost_legend_reads_in_both_themes():
+    from jaxprlens.views.draw import COST_FILLS
+    from jaxprlens.views.render import INK
+    legend = next(line for line in _matmul_tanh().graph(cost="flops").source.splitlines() if "legend [" in line)
+    title = re.search(r'<TD COLSPAN="\d+"[^>]*BGCOLOR="([^"]+)"><FONT COLOR="([^"]+)">share of', legend)
+    assert title and (title.group(1), title.group(2)) == (COST_FILLS[0], INK)   # its own light ground
+    fonts = set(re.findall(r'<FONT COLOR="([^"]+)">', legend))
+    assert fonts == {INK}                                   # every legend word dark on a light cell

@@ -256,10 +256,10 @@ class _Draw:
                 width = 0
             rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
             width += w
-        if self.shares is not None:        # ... under its title, which says the total --cost prints
-            span = max(len(r) for r in rows)
-            rows.insert(0, [f'<TD COLSPAN="{span}" BORDER="0" ALIGN="LEFT"><FONT COLOR="{MID}">'
-                            f"{html(self.shares.title(self.lang))}</FONT></TD>"])
+        if self.shares is not None:        # ... under its title, which says the total --cost prints (dark
+            span = max(len(r) for r in rows)   # text on its own light ground: readable in either theme)
+            rows.insert(0, [f'<TD COLSPAN="{span}" BORDER="0" ALIGN="LEFT" BGCOLOR="{COST_FILLS[0]}">'
+                            f'<FONT COLOR="{INK}">{html(self.shares.title(self.lang))}</FONT></TD>'])
         body = "".join(f"<TR>{''.join(r)}</TR>" for r in rows)
         g.node("legend", label=f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="2">'
                                f"{body}</TABLE>>", shape="plaintext", style="", fontsize="9", id="legend")

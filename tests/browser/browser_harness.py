@@ -16,7 +16,7 @@ CHROMIUM = os.environ.get("JAXPRLENS_CHROMIUM", "/usr/bin/chromium")   # Debian'
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 REPO = Path(__file__).resolve().parents[2]
-OUTPUT = REPO / "test-output" / "browser"
+OUTPUT = Path(os.environ.get("JAXPRLENS_BROWSER_OUTPUT", REPO / "test-output" / "browser"))   # one per concurrent run
 SKIPPED: list[str] = []   # reasons, repeated in the terminal summary: a skip must never be silent
 
 

@@ -97,7 +97,7 @@ def test_chinese_titles_and_dark_theme(lab, open_notebook):
 
 
 def test_graph_clusters_and_linked_rows(lab, open_notebook):
-    needs("graph")
+    needs("views.graph")
     page = open_notebook(lab, [LOAD, "%%jaxpr --graph\n" + FUNC10 + CALL,
                                "%%jaxpr --table --graph\n" + CALL])
     graph = harness.output(page, 1)
@@ -157,7 +157,7 @@ def _numbers(text: str) -> list[float]:
 
 
 def test_debugger_step_into_back_continue(lab, open_notebook):
-    needs("debugger")
+    needs("views.debugger")
     page = open_notebook(lab, [LOAD, "%%jaxpr --debug\n" + FUNC10 + CALL, JIT_CELL])
     out = harness.output(page, 1)
     button = {name: out.locator("button.jl-btn", has_text=re.compile(rf"^\s*{name}\s*$"))
@@ -224,7 +224,7 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
 
 def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     """The classic-looking Notebook 7 UI (``jupyter notebook``) renders the same outputs."""
-    needs("debugger")
+    needs("views.debugger")
     page = open_notebook(notebook7, [LOAD, "%%jaxpr\n" + FUNC10 + CALL, "%%jaxpr --debug\n" + CALL])
     assert "/notebooks/" in page.url
     assert page.locator("#jp-NotebookPanel, .jp-NotebookPanel").count() >= 1

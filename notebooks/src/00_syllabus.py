@@ -10,12 +10,12 @@
 # # Lecture 0 · Syllabus / 第 0 讲 · 课程大纲
 #
 # This course teaches you to read **jaxprs**, the small typed language that JAX traces your Python into,
-# following the article *JAX jaxpr 语言深度解析* section by section and going past it: failure modes, your own
-# interpreter, your own primitive. Every lecture is a notebook stored with its outputs, so you can read it
+# following the article *JAX jaxpr 语言深度解析* section by section and going past it: failure modes, how tracing
+# makes a jaxpr, your own interpreters, your own primitive. Every lecture is a notebook stored with its outputs, so you can read it
 # without running anything; run it to change the examples and answer the exercises.
 #
 # 本课程教你读懂 **jaxpr**：JAX 把 Python 代码 trace 成的一种带类型的小语言。课程逐节对应文章《JAX jaxpr
-# 语言深度解析》，并在其后继续深入：常见的失败情形、自己写解释器、自己定义原语。每一讲都是一个保存了输出的
+# 语言深度解析》，并在其后继续深入：常见的失败情形、trace 如何造出 jaxpr、自己写解释器、自己定义原语。每一讲都是一个保存了输出的
 # notebook，不运行也能阅读；运行它，就可以改动示例并完成练习。
 #
 # **Goal.** Know what the course covers, what you need before it, how long each lecture takes and how to use

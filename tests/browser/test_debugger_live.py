@@ -272,3 +272,42 @@ def steps_through_replay(page, loop, nan):
     wait_hl(nan, "6")
     assert nan.locator(".jl-bad", has_text="nan").count() >= 1
     assert nan.locator("pre.jl-dbg-out").inner_text().strip() == "a0=2.0"
+
+
+def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open_notebook):
+    """What-if: the value panel's NaN sets the value eqn 0 wrote (Stepper.set_value); the rows and values it
+    reaches are marked and Back undoes it.  Step out is disabled at the top level.  A 10k-eqn frame comes in
+    chunks (the first message stays small) and every row arrives."""
+    page = open_notebook(lab_saving, [LOAD, CHAIN + FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)",
+                                      "%%jaxpr --debug\nf10k(x, y)"])
+    out = harness.output(page, 2)
+    wait_hl(out, "0", timeout=60_000)
+    assert out.locator("button[data-do=out]").is_disabled()
+    out.locator("button[data-do=step]").click()
+    wait_hl(out, "1")
+    out.locator("tr.jl-value-data .jl-edit button[data-edit=nan]").last.click()
+    out.locator("tr.jl-row.jl-changed[data-eqn='0']").wait_for()
+    assert out.locator(".jl-dbg-side .jl-edit").first.is_visible()
+    assert "1 edit in effect" in out.locator(".jl-dbg-side .jl-note.jl-edit").inner_text()
+    out.locator("button[data-do=continue]").click()
+    out.locator(".jl-crumbs", has_text="done").wait_for()
+    assert out.locator("tr.jl-row.jl-changed").count() >= 2             # the while that read it, too
+    assert "nan" in out.locator("tr.jl-value-data pre.jl-val").last.inner_text()
+    assert "an edit (set_value) changed this run" in out.locator(".jl-dbg-side").inner_text()
+    out.locator("button[data-do=reset]").click()
+    wait_hl(out, "0")
+    assert out.locator("tr.jl-row.jl-changed").count() == 0
+    out.locator("button[data-do=into]").click()
+    wait_hl(out, "1")
+    out.locator("button[data-do=into]").click()
+    wait_hl(out, "2")
+    out.locator("button[data-do=into]").click()
+    wait_hl(out, "2/cond/0")
+    assert not out.locator("button[data-do=out]").is_disabled()         # inside a sub-jaxpr it returns
+
+    big = harness.output(page, 3)
+    wait_hl(big, "0", timeout=120_000)
+    big.locator(".jl-frame tr.jl-row[data-eqn='9999']").wait_for(state="attached", timeout=60_000)
+    assert big.locator(".jl-frame tr.jl-row").count() == 10_000
+    big.locator("button[data-do=step]").click()
+    wait_hl(big, "1")

@@ -21,7 +21,7 @@ from jaxprlens.engine.stepper import Stepper
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
 ERROR_CHARS = 500          # an error note is cut here
-ROWS_PER_MESSAGE = 4000    # a frame's rows per message (compact rows are ~100 bytes: a message stays under 1 MB)
+ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
 EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 

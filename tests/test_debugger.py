@@ -564,3 +564,30 @@ def test_the_jit_comparison_past_its_budget_is_a_button():
     assert d.stepper.jit_budget is None
     assert "jitskip" not in dict(state(d)["notes"]) and "jitdiff" not in dict(state(d)["notes"])
     assert d.stepper.jit_check().status in ("equal", "close")
+
+
+def test_the_cell_is_found_from_the_kernels_request(monkeypatch):
+    """In JupyterLab the execute request's metadata names the cell: a second run of it closes the first
+    debugger; the same run may make two; outside a notebook nothing is closed."""
+    import IPython
+    from jaxprlens.views import debugger as dbg
+
+    class Shell:
+        parent_header = {}
+
+    shell = Shell()
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    assert dbg.cell_key() is None
+    fn, args = SEEDS["func1"]
+    p = trace(fn, *args)
+    shell.parent_header = {"header": {"msg_id": "m1"}, "metadata": {"cellId": "c-9"}}
+    assert dbg.cell_key() == ("c-9", "m1")
+    a, b = Debugger(p), Debugger(p)
+    a.stepper.run()
+    assert a.comm is not None and a.stepper.done
+    shell.parent_header = {"header": {"msg_id": "m2"}, "metadata": {"cellId": "c-9"}}
+    c = Debugger(p)
+    assert a.comm is None and b.comm is None and c.comm is not None and a.stepper.position == 0
+    shell.parent_header = {}
+    d = Debugger(p)
+    assert c.comm is not None and d.comm is not None

@@ -314,8 +314,26 @@ def smooth_abs_jvp(primals, tangents):     # the tangent alone, not the pair
     return ad.instantiate_zeros(t) * x / smooth_abs(x)
 """]
 
+# Lecture 15's exercise 4 teaches the mini make_jaxpr tanh; these must fail its check.
+WRONG_TANH = ["""
+def tanh(x):                               # the wrong primitive
+    return bind("sin", x)
+""", """
+def tanh(x):                               # jax.numpy does not know our tracers
+    return jnp.tanh(x)
+""", """
+IMPL.pop("tanh", None)
+def tanh(x):                               # a primitive bind cannot compute or type
+    return bind("tanh", x)
+""", """
+IMPL["tanh"] = lax.sin
+def tanh(x):                               # named right, computed wrong
+    return bind("tanh", x)
+"""]
+
 # Exercises whose answer is code: the wrong programs their check must reject, by (lecture number, exercise).
-WRONG_CODE = {("09", 1): WRONG_EVALUATORS[1], ("09", 2): WRONG_EVALUATORS[2], ("14", 4): WRONG_RULES}
+WRONG_CODE = {("09", 1): WRONG_EVALUATORS[1], ("09", 2): WRONG_EVALUATORS[2], ("14", 4): WRONG_RULES,
+              ("15", 4): WRONG_TANH}
 
 
 def _prepared(path: Path, n: int) -> dict:

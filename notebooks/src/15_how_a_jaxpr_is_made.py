@@ -21,11 +21,11 @@
 # `make_jaxpr`，在文章的程序上运行它，并与 JAX 的结果比较。
 #
 # **Goal.** Explain what a tracer, a trace and `bind` do, and build a small `make_jaxpr` that agrees with JAX's
-# on the article's first programs. **Time:** 45 minutes.
+# on the article's first programs. **Time:** 50 minutes.
 #
 # **目标**：说清 tracer、trace 与 `bind` 各做什么，并写出一个小小的 `make_jaxpr`，在文章开头的几个程序上与 JAX
 # 的结果一致。
-# **时长**：45 分钟。
+# **时长**：50 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -329,7 +329,7 @@ except RuntimeError as e:
 import jax
 import jax.numpy as jnp
 from jax import make_jaxpr
-from jaxprlens.exercise import check
+from jaxprlens.exercise import check, fail, passed, pending
 
 
 # %% [markdown]
@@ -412,6 +412,48 @@ check(answer_3, seen[-1],
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
 answer_3 = "DynamicJaxprTracer"
+
+# %% [markdown]
+# **Exercise 4 / 练习 4.** Teach the mini JAX a new primitive, `tanh`: give it an entry in `IMPL` and write the
+# function `tanh(x)` that binds it. The check traces `reduce_sum(tanh(x) * 2.)` with both machines and compares
+# the primitives, then computes it with no trace active.
+#
+# 教小 JAX 认识一个新原语 `tanh`：在 `IMPL` 中为它加一项，并写出 bind 它的函数 `tanh(x)`。检查会用两台机器 trace
+# `reduce_sum(tanh(x) * 2.)` 并比较原语，然后在没有 trace 的情况下计算它。
+
+# %% tags=["exercise-4"]
+def tanh(x):
+    raise NotImplementedError  # your turn / 轮到你了
+
+# %% tags=["check-4"]
+def doubled(x):
+    return reduce_sum(tanh(x) * 2.)
+
+try:
+    mine = mini_make_jaxpr(doubled)(jnp.ones(3)).primitives()
+except NotImplementedError:
+    pending("write tanh", "写好 tanh")
+except Exception as e:  # the student's code / 学生的代码
+    fail(f"tracing raised {type(e).__name__}: {e}.", f"trace 时出错（{type(e).__name__}：{e}）。",
+         "tanh must call bind, and bind needs an IMPL entry for the primitive it records.",
+         "tanh 必须调用 bind，而 bind 需要 IMPL 中有它所记录的原语。")
+else:
+    theirs = [e.primitive.name for e in make_jaxpr(doubled)(jnp.ones(3)).jaxpr.eqns]
+    if mine != theirs:
+        fail(f"the mini jaxpr holds {mine}, JAX's {theirs}.", f"小 jaxpr 中是 {mine}，JAX 的是 {theirs}。",
+             "Bind a primitive named as JAX names it, and compute it with the lax function of that name.",
+             "bind 一个与 JAX 同名的原语，并用同名的 lax 函数计算它。")
+    elif not jnp.allclose(doubled(jnp.arange(3.)), 2. * jnp.sum(jnp.tanh(jnp.arange(3.)))):
+        fail("with no trace active, tanh computes a wrong value.", "没有 trace 时，tanh 算出的值不对。",
+             "IMPL['tanh'] is what computes it.", "计算它的是 IMPL['tanh']。")
+    else:
+        passed()
+
+# %% tags=["solution-4"] jupyter={"source_hidden": true}
+IMPL["tanh"] = lax.tanh
+
+def tanh(x):
+    return bind("tanh", x)
 
 # %% [markdown]
 # **Takeaway / 小结**: a jaxpr is what a trace writes down while your Python runs on tracers. Every primitive

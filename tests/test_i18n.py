@@ -231,7 +231,7 @@ def debugger_words(d: Debugger) -> str:
     state, frame = msg["state"], msg["frame"]
     rows = "".join(frame["rows"]) if frame["html"] else ""
     texts = [*d.labels.values(), *state["crumbs"], *(n[1] for n in state["notes"]),
-             *(g[0] for g in state["values"]), visible(frame["head"] + rows)]
+             *(g["title"] for g in state["values"]), visible(frame["head"] + rows)]
     return " ".join([data["text/plain"], visible(data["text/html"]), *texts])
 
 

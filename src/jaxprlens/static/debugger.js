@@ -266,29 +266,29 @@ class Debugger {
     ["", L.name || "name", L.shape || "shape", L.dtype || "dtype"].forEach((x) => head.appendChild(h("th", "", x)));
     table.appendChild(h("thead")).appendChild(head);
     const body = h("tbody");
-    groups.forEach((g) => g[1].forEach((it) => {
+    groups.forEach((g) => g.items.forEach((it) => {   // it: {name, path, shape, dtype, stats, preview, nan, inf, hist, min, max}
       // it: [name, path, shape, dtype, stats, preview, nan, inf, hist, min, max]
       const tr = h("tr", "jl-value"), name = h("td", "jl-vname");
-      tr.setAttribute("data-var", it[0]);
-      if (it[6] || it[7]) tr.classList.add("jl-nonfinite");
-      if (this.changed && this.changed.has(it[0])) {
+      tr.setAttribute("data-var", it.name);
+      if (it.nan || it.inf) tr.classList.add("jl-nonfinite");
+      if (this.changed && this.changed.has(it.name)) {
         tr.classList.add("jl-changed");
         tr.title = L.changed_by_edit || "changed by an edit";
       }
-      tr.appendChild(h("td", "jl-vtitle", g[0]));
-      name.appendChild(h("var", "", it[0]));
-      if (it[1] && it[1] !== it[0]) name.appendChild(h("span", "jl-path", it[1]));
+      tr.appendChild(h("td", "jl-vtitle", g.title));
+      name.appendChild(h("var", "", it.name));
+      if (it.path && it.path !== it.name) name.appendChild(h("span", "jl-path", it.path));
       tr.appendChild(name);
-      tr.appendChild(h("td", "", it[2]));
-      tr.appendChild(h("td", "", it[3]));
+      tr.appendChild(h("td", "", it.shape));
+      tr.appendChild(h("td", "", it.dtype));
       body.appendChild(tr);
       const vr = h("tr", "jl-value-data"), cell = h("td", "jl-vcell");
       cell.colSpan = 4;
-      if (it[4]) cell.appendChild(h("div", "jl-stats", it[4]));
-      if (this.mode === "live" && /^[a-z_][a-z0-9_]*$/i.test(it[0])) cell.appendChild(this.editor(it[0]));
+      if (it.stats) cell.appendChild(h("div", "jl-stats", it.stats));
+      if (this.mode === "live" && /^[a-z_][a-z0-9_]*$/i.test(it.name)) cell.appendChild(this.editor(it.name));
       const row = h("div", "jl-vrow");
-      if (it[8]) row.appendChild(histogram(it[8], L.histogram || "histogram"));
-      row.appendChild(preview(it[5]));
+      if (it.hist) row.appendChild(histogram(it.hist, L.histogram || "histogram"));
+      row.appendChild(preview(it.preview));
       cell.appendChild(row);
       vr.appendChild(cell);
       body.appendChild(vr);
@@ -348,19 +348,19 @@ function depth(s) { return s.crumbs.length; }
 function stops(s, bps, conds) {   // a breakpoint row is current, or a recorded value meets a condition
   const row = s.eqn;
   if (row && bps.has(row)) return true;
-  return conds.some((c) => (s.values || []).some((g) => g[1].some((it) => c(it))));
+  return conds.some((c) => (s.values || []).some((g) => g.items.some((it) => c(it))));
 }
 
 function condition(text, grammar) {   // the stepper's conditions (its grammar: data.conditions), on the recorded summaries
   const t = text.trim().toLowerCase().replace(/\s+/g, " ");
-  if (grammar.nan.indexOf(t) >= 0) return (it) => it[6] > 0;
-  if (grammar.inf.indexOf(t) >= 0) return (it) => it[7] > 0;
+  if (grammar.nan.indexOf(t) >= 0) return (it) => it.nan > 0;
+  if (grammar.inf.indexOf(t) >= 0) return (it) => it.inf > 0;
   const m = new RegExp(grammar.compare).exec(t);
   if (!m) return null;
   const bound = Number(m[3]);
   const cmp = { ">": (a) => a > bound, "<": (a) => a < bound, ">=": (a) => a >= bound, "<=": (a) => a <= bound }[m[2]];
-  return (it) => it[9] !== null && it[9] !== undefined &&
-    cmp(m[1] === "max" ? it[10] : m[1] === "min" ? it[9] : Math.max(Math.abs(it[9]), Math.abs(it[10])));
+  return (it) => it.min !== null && it.min !== undefined &&
+    cmp(m[1] === "max" ? it.max : m[1] === "min" ? it.min : Math.max(Math.abs(it.min), Math.abs(it.max)));
 }
 
 function replay(root) {

@@ -101,12 +101,13 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS) -> list:
-    """One value for the front end:
-    ``[name, python path, shape, dtype, stats, preview, nan, inf, hist, min, max]`` (min/max of the finite values)."""
+def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS) -> dict:
+    """One value for the front end: ``{name, path, shape, dtype, stats, preview, nan, inf, hist, min, max}``
+    (``path``: its Python path; min/max of the finite values)."""
     d = describe(value, lang, limit, chars, spark=False)      # the panel draws the histogram, not the sparkline
-    return [name, path or "", d["shape"], d["dtype"], d["stats"], d["value"], d["nan"], d["inf"], d["hist"],
-            d["min"], d["max"]]
+    return {"name": name, "path": path or "", "shape": d["shape"], "dtype": d["dtype"], "stats": d["stats"],
+            "preview": d["value"], "nan": d["nan"], "inf": d["inf"], "hist": d["hist"], "min": d["min"],
+            "max": d["max"]}
 
 
 # ---------------------------------------------------------------- frames and state as data
@@ -224,23 +225,23 @@ class StateView:
         return out
 
     def values(self, limit: int = SMALL, chars: int = PREVIEW_CHARS, inputs: bool = True) -> list:
-        """``[[title, [value item, ...]], ...]``: the current eqn's inputs, the last outputs, the results."""
+        """``[{title, items: [value item, ...]}, ...]``: the current eqn's inputs, the last outputs, the results."""
         st, lang, groups = self.stepper, self.lang, []
         eqn = st.current
         if eqn is not None and inputs:
-            groups.append([t("inputs_title", lang), [
+            groups.append({"title": t("inputs_title", lang), "items": [
                 value_item(atom_text(a), getattr(a, "path", "") or "", x, lang, limit, chars)
-                for a, x in zip(eqn.invars, st.current_inputs)]])
+                for a, x in zip(eqn.invars, st.current_inputs)]})
         if st.last_eqn is not None and st.last_outputs is not None:
             last = st.last_eqn
-            groups.append([t("output_of", lang, id=last.id, prim=last.primitive), [
-                value_item(v.name, "", x, lang, limit, chars) for v, x in zip(last.outvars, st.last_outputs)]])
+            groups.append({"title": t("output_of", lang, id=last.id, prim=last.primitive), "items": [
+                value_item(v.name, "", x, lang, limit, chars) for v, x in zip(last.outvars, st.last_outputs)]})
         if st.done:
             top = st.program
             names = top.out_paths or [atom_text(a) for a in top.outvars]
-            groups.append([t("results", lang), [
+            groups.append({"title": t("results", lang), "items": [
                 value_item(n, n if top.out_paths else "", x, lang, limit, chars)
-                for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]])
+                for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]})
         return groups
 
     def source(self) -> list | None:
@@ -297,11 +298,11 @@ class StateView:
     def values_html(self, error: str | None = None) -> str:
         parts = [f'<div class="jl-note jl-{kind}">{html(text)}</div>' for kind, text in self.notes(error)]
         rows = "".join(
-            f'<tr class="jl-value" data-var="{html(it[0])}"><td>{html(title)}</td><td>{html(it[0])}'
-            + (f' <span class="jl-path">{html(it[1])}</span>' if it[1] and it[1] != it[0] else "")
-            + f'</td><td>{html(it[2])}</td><td>{html(it[3])}</td><td class="jl-stats">{html(it[4])}</td>'
-            f'<td><pre class="jl-val">{html(it[5])}</pre></td></tr>'
-            for title, items in self.values() for it in items)
+            f'<tr class="jl-value" data-var="{html(it["name"])}"><td>{html(g["title"])}</td><td>{html(it["name"])}'
+            + (f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else "")
+            + f'</td><td>{html(it["shape"])}</td><td>{html(it["dtype"])}</td><td class="jl-stats">{html(it["stats"])}'
+            f'</td><td><pre class="jl-val">{html(it["preview"])}</pre></td></tr>'
+            for g in self.values() for it in g["items"])
         if rows:
             head = "<th></th>" + "".join(f"<th>{t(h, self.lang)}</th>" for h in
                                          ("name", "shape", "dtype", "statistics", "value"))

@@ -86,6 +86,11 @@ class Eqn:
     def id(self) -> str:
         return path_id(self.path)
 
+    @functools.cached_property
+    def memo(self) -> dict:
+        """What views derive once per equation (its params as shown, ...): made on first use, freed with it."""
+        return {}
+
     @property
     def name_stack(self) -> str:
         """JAX's name stack, e.g. ``transpose(jvp(f))`` (computed on demand: few views show it)."""

@@ -464,10 +464,21 @@ def sub_label(sub, lang: str | None = None) -> str:
     return sub.label
 
 
+_WHERE: dict = {}       # (where, line, lang) -> text: a big table says a few lines thousands of times
+
+
 def where_text(src, lang: str | None = None) -> str:
     """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``."""
-    where = t("cell", lang) if src.where == "cell" else src.where
-    return t("line_of", lang, where=where, line=src.line)
+    key = (src.where, src.line, lang)
+    text = _WHERE.get(key) if lang is not None else None      # None: the kernel's default, which may change
+    if text is None:
+        where = t("cell", lang) if src.where == "cell" else src.where
+        text = t("line_of", lang, where=where, line=src.line)
+        if lang is not None:
+            if len(_WHERE) > 4096:
+                _WHERE.clear()
+            _WHERE[key] = text
+    return text
 
 
 def count_word(n: int, word: str, lang: str | None = None) -> str:

@@ -8,7 +8,6 @@ graph, compare, diff, lower, run, debugger) call these; none of them writes a no
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 from jaxprlens.model.explain import explain
@@ -72,15 +71,12 @@ class Param:
         return shorten(self.line, FOLD)
 
 
-_PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # eqn -> its params, made once
-
-
 def params_of(eqn: Eqn) -> list[Param]:
     """Params worth showing, in JAX's order: not sub-jaxprs (they get nested tables), not ``None``.
     Made once per equation: a table asks for them for its rows, its text and its data rows."""
-    made = _PARAMS.get(eqn)
+    made = eqn.memo.get("params")
     if made is None:
-        made = _PARAMS[eqn] = tuple(_params_of(eqn))
+        made = eqn.memo["params"] = tuple(_params_of(eqn))
     return list(made)
 
 

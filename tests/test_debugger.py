@@ -591,3 +591,15 @@ def test_the_cell_is_found_from_the_kernels_request(monkeypatch):
     shell.parent_header = {}
     d = Debugger(p)
     assert c.comm is not None and d.comm is not None
+
+
+def test_replay_is_capped_by_kinds_of_operation():
+    """Each new kind of operation costs an XLA compile while the cell runs: the recording stops at a cap (the
+    same on every machine, unlike a time budget) and says why."""
+    fn, args = SEEDS["func10"]
+    p = trace(fn, *args)
+    full = record(p)
+    capped = record(p, max_kinds=2)
+    assert capped["capped"] and 1 < len(capped["steps"]) < len(full["steps"])
+    assert "the cap of 2 kinds of operation" in capped["note"]
+    assert record(p, max_kinds=None)["steps"] == full["steps"]

@@ -14,7 +14,7 @@ from jaxprlens.model.program import path_id
 from jaxprlens.engine.stepper import CONDITIONS, Stepper
 
 MAX_STEPS = 1000
-MAX_KINDS = 48               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
+MAX_KINDS = 32               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
 MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)
 HTML_ROWS = 200              # a recorded frame of more rows stores them compact
 REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)

@@ -67,7 +67,9 @@ def test_grad_of_six_blocks_drawn_by_calls_zooms_pans_and_opens(lab, open_notebo
     port.scroll_into_view_if_needed()
     box = port.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
-    page.mouse.wheel(0, -400)                                   # zoom in around the pointer
+    page.keyboard.down("Control")                               # Ctrl+wheel zooms in around the pointer
+    page.mouse.wheel(0, -400)                                   # (a plain wheel scrolls the notebook)
+    page.keyboard.up("Control")
     page.wait_for_function("(t) => document.querySelector('.jl-gview:not([hidden]) .jl-port>svg')"
                            ".style.transform !== t", arg=m["transform"])
     zoomed = area.evaluate(MEASURE_JS)
@@ -136,3 +138,23 @@ def test_table_of_the_grad_folded_by_calls_opens_on_click(lab, open_notebook):
     assert not eqns.first.is_visible() and area.locator('tr.jl-grow[data-in="model_loss"]:visible').count() == 0
     rows.nth(0).click()                                           # reopened: its blocks, closed again
     assert area.locator('tr.jl-grow[data-in="model_loss"]:visible').count() == 6 and not eqns.first.is_visible()
+
+    # search reaches into folded calls: it opens exactly the calls that hold a match and leaves the rest shut
+    box = area.locator("input[type=search]")
+    box.fill("attention")                                         # a call's name: every equation inside it
+    counter = area.locator(".jl-note-js")
+    page.wait_for_function("c => /\\d+ matching rows/.test(c.textContent)", arg=counter.element_handle())
+    n = int(counter.inner_text().split()[0])
+    shown = area.locator("tr.jl-row:not(.jl-miss):visible")
+    tree = call_tree(toy.transformer())
+    inside = sum(g.size for g in tree.root.walk() if g.parent is not None and "attention" in g.id.split("/")[-1])
+    assert n == shown.count() >= inside, (n, shown.count(), inside)   # every eqn of the 12 attention calls...
+    others = area.evaluate("a => Array.from(a.querySelectorAll('tr.jl-row:not(.jl-miss)')).filter(r => r.offsetParent"
+                           " && !/attention/.test(r.getAttribute('data-in'))).map(r => r.textContent)")
+    assert len(others) == n - inside and all("attention" in t for t in others)   # ...and rows whose line says it
+    groups = area.evaluate("a => Array.from(a.querySelectorAll('tr.jl-grow')).filter(r => r.offsetParent)"
+                           ".map(r => [r.getAttribute('data-group'), r.classList.contains('jl-open')])")
+    assert groups and all(open_ for _, open_ in groups), groups                # every call shown holds a match
+    assert not any(g.endswith(("mlp", "layer_norm")) or "layer_norm" in g.split("/")[-1] for g, _ in groups)
+    box.fill("")
+    assert counter.inner_text() == ""

@@ -180,13 +180,13 @@ export function enhance(root) {
       const inh = inherited || hit(tr.querySelector(".jl-gname").textContent.toLowerCase(), "");
       const k = groupHits(id, hit, inh, memo);
       tr.classList.toggle("jl-miss", !k);
-      if (!k) { if (tr.classList.contains("jl-open")) toggle(tr, false); return; }
+      if (!k) { if (tr.classList.contains("jl-open")) toggle(tr, false); return 0; }
       if (!tr.classList.contains("jl-open")) toggle(tr, true);
       root.querySelectorAll('tr[data-in="' + CSS.escape(id) + '"]').forEach((r) => {
         if (r.classList.contains("jl-grow")) visitGroup(r, inh);
         else r.classList.toggle("jl-miss", !(inh || rowHit(r, hit, "")));
       });
-      n += k;
+      return k;
     };
     if (!q) {
       root.querySelectorAll(".jl-miss").forEach((r) => r.classList.remove("jl-miss"));
@@ -200,7 +200,7 @@ export function enhance(root) {
       r.classList.toggle("jl-miss", !ok);
       if (ok) n++;
     });
-    root.querySelectorAll("tr.jl-grow:not([data-in]), tr.jl-grow[data-in='']").forEach((tr) => visitGroup(tr, false));
+    root.querySelectorAll("tr.jl-grow:not([data-in]), tr.jl-grow[data-in='']").forEach((tr) => { n += visitGroup(tr, false); });
     root.querySelectorAll("tr.jl-nested").forEach((r) => {
       const ok = r.querySelector("tr.jl-row:not(.jl-miss)");
       r.classList.toggle("jl-miss", !ok);

@@ -332,3 +332,26 @@ def test_stored_table_of_a_huge_program_is_bounded():
         "print(program) or %%jaxpr --text shows them all")
     # bounded at any size: the head, STORED data rows and the notes (100k equations stored 12.9 MB before)
     assert len(bundle["text/html"].encode()) + len(bundle["text/plain"].encode()) <= 3 * 1024 * 1024
+
+
+def test_stored_folded_table_is_bounded(monkeypatch):
+    """Issue 21: a table folded by calls stores at most STORED rows of calls (breadth first); a call past that
+    keeps none, and its row and a note say so."""
+    from jaxprlens.views import table as table_mod
+    from test_calls import transformer
+    monkeypatch.setattr(table_mod, "STORED", 200)
+    p = transformer(6, grad=False)                           # the loss of 6 blocks, folded by its calls
+    s = BeautifulSoup(p.table().html(), "html.parser")
+    groups = json.loads(s.select_one("script.jl-data").get_text())["groups"]
+    assert 0 < sum(len(items) for items in groups.values()) <= 200
+    _, cut = table_mod.group_items(table_mod.fold_tree(p, count_eqns(p)), "en")
+    assert cut and not {g.id for g in cut} & set(groups)                    # a cut call keeps no rows...
+    labels = {it["group"]: it["label"] for items in groups.values() for it in items if "group" in it}
+    shown = [g for g in cut if g.id in labels]
+    top = {r["data-group"]: r.get_text() for r in s.select("tr.jl-grow")}
+    assert all(labels[g.id].endswith(" (rows not stored in the notebook)") for g in shown)    # ...and says so
+    assert all("(rows not stored in the notebook)" in top[g.id] for g in cut if g.id in top)
+    assert len(shown) + sum(g.id in top for g in cut) == len(cut)
+    assert s.select_one("tbody.jl-cut").get_text() == (
+        f"{sum(g.size for g in cut)} equations in {len(cut)} calls are not stored in the notebook (it keeps 200 "
+        "rows as data): print(program) or %%jaxpr --text shows them all")

@@ -120,6 +120,10 @@ VIEW_TEXT = {
     "rows_cut": ("{n} more equations are not stored in the notebook (it keeps the first {k} as data): print(program) "
                  "or %%jaxpr --text shows them all", "另有 {n} 个方程未存入笔记本（只保存前 {k} 个的数据）：print(program) "
                  "或 %%jaxpr --text 可全部显示"),
+    "rows_not_stored": ("(rows not stored in the notebook)", "（其中的行未存入笔记本）"),
+    "calls_cut": ("{n} equations in {k} calls are not stored in the notebook (it keeps {s} rows as data): "
+                  "print(program) or %%jaxpr --text shows them all", "{k} 个调用中的 {n} 个方程未存入笔记本（只保存 {s} 行数据）："
+                  "print(program) 或 %%jaxpr --text 可全部显示"),
     "fold_copy": ("copy {i} of {n}", "第 {i} 份，共 {n} 份"), "fold_copies": ("copies {first}–{last}", "第 {first}–{last} 份"),
     "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges ({k} nodes); "
                   "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"

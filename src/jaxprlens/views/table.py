@@ -1,6 +1,7 @@
 """The annotated table view: one row per equation, with types, params, source, meaning and roles."""
 from __future__ import annotations
 
+import collections
 import itertools
 
 from jaxprlens.present.display import View, array_text
@@ -68,10 +69,10 @@ class Table(View):
         head = len(doc.rows)
         tree = fold_tree(p, self.count(p))
         if tree is not None:           # model size with calls: a row per inlined call, opened on click
-            payload["groups"] = group_items(tree, lang)
+            payload["groups"], cut = group_items(tree, lang)
             payload["explain"] = explanations(p, lang)
             return "".join([f'<div class="jaxprlens jl-table jl-folded" data-jl-view="table" lang="{lang}"'
-                            f'{words}>', self._signature_html(p), self._folded_html(tree, doc),
+                            f'{words}>', self._signature_html(p), self._folded_html(tree, doc, cut),
                             data(payload), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
@@ -189,13 +190,19 @@ class Table(View):
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
                 f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub_label(sub, self.lang))}</summary>{inner}</details>")
 
-    def _folded_html(self, tree, doc: Block) -> str:
-        """The top of the call tree as rows; the program's own equations (made inside JAX) as they are."""
+    def _folded_html(self, tree, doc: Block, cut: list = ()) -> str:
+        """The top of the call tree as rows; the program's own equations (made inside JAX) as they are;
+        ``cut``: the calls whose rows the notebook does not store (``group_items``)."""
         consts, own = set(doc.program.constvars), {id(r.eqn): r for r in doc.rows}
-        rows = [group_html(c, self.lang) if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts)
-                for c in top_items(tree)]
+        gone = {g.id for g in cut}
+        rows = [(group_html(c, self.lang) if c.id not in gone else
+                 group_html(c, self.lang).replace("</b>", f" {html(t('rows_not_stored', self.lang))}</b>", 1))
+                if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts) for c in top_items(tree)]
         note = (f'<tbody><tr class="jl-more-note"><td colspan="3">{html(t("table_folded", self.lang))}'
                 "</td></tr></tbody>")
+        if cut:
+            text = t("calls_cut", self.lang, n=sum(g.size for g in cut), k=len(cut), s=STORED)
+            note += f'<tbody class="jl-cut"><tr class="jl-more-note"><td colspan="3">{html(text)}</td></tr></tbody>'
         return (f'<table class="jl-eqns" data-path="">{self.rows.header_html()}{note}'
                 f'<tbody>{"".join(rows)}</tbody></table>')
 
@@ -361,16 +368,30 @@ def top_items(tree) -> list:
     return g.children
 
 
-def group_items(tree, lang: str) -> dict:
-    """``{call id: [item, ...]}``: a call's rows in order, each a call (``{group, label, count, site, cross,
-    depth}``) or a data row."""
-    out = {}
-    for g in tree.root.walk():
-        if g.parent is not None:
-            out[g.id] = source_once([row for c in g.children     # an equation brings the ones nested in it
-                                     for row in ([_group_item(c, lang)] if not isinstance(c, Eqn)
-                                                 else [data_row(e, lang) for e in walk(c)])])
-    return out
+def group_items(tree, lang: str, budget: int | None = None) -> tuple[dict, list]:
+    """``({call id: [item, ...]}, cut)``: a call's rows in order, each a call (``{group, label, count, site,
+    cross, depth}``) or a data row; calls breadth first, ``budget`` (``STORED``) rows in all (issue 21: bounded).
+    ``cut``: the calls past it, stored with no rows (their row says so; the calls inside them not at all)."""
+    out, cut, left = {}, [], STORED if budget is None else budget
+    queue = collections.deque(tree.root.groups)
+    while queue:
+        g = queue.popleft()
+        n = sum(1 if not isinstance(c, Eqn) else sum(1 for _ in walk(c)) for c in g.children)
+        if n > left:
+            cut.append(g)
+            continue
+        left -= n
+        out[g.id] = source_once([row for c in g.children     # an equation brings the ones nested in it
+                                 for row in ([_group_item(c, lang)] if not isinstance(c, Eqn)
+                                             else [data_row(e, lang) for e in walk(c)])])
+        queue.extend(g.groups)
+    if cut:
+        gone, word = {g.id for g in cut}, t("rows_not_stored", lang)
+        for items in out.values():
+            for it in items:
+                if it.get("group") in gone:
+                    it["label"] = f"{it['label']} {word}"
+    return out, cut
 
 
 def _group_item(g, lang: str) -> dict:

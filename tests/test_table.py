@@ -335,11 +335,11 @@ def test_stored_table_of_a_huge_program_is_bounded():
 
 
 def test_stored_folded_table_is_bounded(monkeypatch):
-    """Issue 21: a table folded by calls stores at most STORED rows of calls (breadth first); a call past that
-    keeps none, and its row and a note say so."""
+    """Issue 21: a table folded by calls stores at most STORED_CALLS rows of calls (breadth first); a call past
+    that keeps none, and its row and a note say so."""
     from jaxprlens.views import table as table_mod
     from test_calls import transformer
-    monkeypatch.setattr(table_mod, "STORED", 200)
+    monkeypatch.setattr(table_mod, "STORED_CALLS", 200)
     p = transformer(6, grad=False)                           # the loss of 6 blocks, folded by its calls
     s = BeautifulSoup(p.table().html(), "html.parser")
     groups = json.loads(s.select_one("script.jl-data").get_text())["groups"]

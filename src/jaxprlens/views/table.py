@@ -20,6 +20,7 @@ CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on s
 HEAD = 400         # a program of more equations than BIG shows this many as HTML, the rest as data
 BIG = 1000         # rows the script draws as they scroll into view (and the text view summarises)
 STORED = 10_000    # ... at most this many of them stored as data (issue 21: a 100k-equation table <= 3 MB)
+STORED_CALLS = 5_000   # rows of calls stored by a table folded by calls (~210 B each, a data row ~130 B)
 
 
 
@@ -201,7 +202,7 @@ class Table(View):
         note = (f'<tbody><tr class="jl-more-note"><td colspan="3">{html(t("table_folded", self.lang))}'
                 "</td></tr></tbody>")
         if cut:
-            text = t("calls_cut", self.lang, n=sum(g.size for g in cut), k=len(cut), s=STORED)
+            text = t("calls_cut", self.lang, n=sum(g.size for g in cut), k=len(cut), s=STORED_CALLS)
             note += f'<tbody class="jl-cut"><tr class="jl-more-note"><td colspan="3">{html(text)}</td></tr></tbody>'
         return (f'<table class="jl-eqns" data-path="">{self.rows.header_html()}{note}'
                 f'<tbody>{"".join(rows)}</tbody></table>')
@@ -370,9 +371,9 @@ def top_items(tree) -> list:
 
 def group_items(tree, lang: str, budget: int | None = None) -> tuple[dict, list]:
     """``({call id: [item, ...]}, cut)``: a call's rows in order, each a call (``{group, label, count, site,
-    cross, depth}``) or a data row; calls breadth first, ``budget`` (``STORED``) rows in all (issue 21: bounded).
+    cross, depth}``) or a data row; calls breadth first, ``budget`` (``STORED_CALLS``) rows in all (issue 21).
     ``cut``: the calls past it, stored with no rows (their row says so; the calls inside them not at all)."""
-    out, cut, left = {}, [], STORED if budget is None else budget
+    out, cut, left = {}, [], STORED_CALLS if budget is None else budget
     queue = collections.deque(tree.root.groups)
     while queue:
         g = queue.popleft()

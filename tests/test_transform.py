@@ -332,8 +332,9 @@ def test_every_transform_is_listed():
 
 def test_transformed_program_says_what_it_is():
     p = program("func7").transform("vmap")
-    assert p.title == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"
-    assert p.table().text().splitlines()[0] == p.title
+    assert p.title == "vmap(func7)" and p.title_note == ("note_vmap", {})
+    assert p.table().text().splitlines()[0] == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"
+    assert p.table(lang="zh").text().splitlines()[0] == "vmap(func7)：批大小为 2，每个被映射的实参沿其轴堆叠两次"
     caption = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser").select_one(".jl-cap")
     assert caption.get_text().startswith("vmap(func7): a batch of 2") and "signature" in caption.get_text()
     assert program("func1").transform("grad").title == "grad(func1)"
@@ -360,7 +361,8 @@ def test_batched_vmap_maps_the_arguments_as_written():
     expected = jax.make_jaxpr(jax.vmap(lambda x, scale: scaled(x, 2, scale=scale), in_axes=(1,)))(xs, scale=s)
     assert batched.text == printed(expected)
     assert [v.type for v in original.invars] == ["f32[3]", "f32[]"] and original.static == {1: 2}
-    assert batched.title == "vmap(scaled, in_axes=1,None, batched=True): a batch of 2, the arguments as written"
+    assert batched.title == "vmap(scaled, in_axes=1,None, batched=True)"
+    assert batched.table().text().splitlines()[0] == batched.title + ": a batch of 2, the arguments as written"
     _close(batched.stepper().run().outputs, jax.vmap(lambda x, scale: scaled(x, 2, scale=scale), in_axes=(1,))(
         xs, scale=s))
 

@@ -307,13 +307,9 @@ TRANSFORMS = {
 
 
 # What the transformed program's inputs are, said in its title.
-INPUTS_NOTE = {
-    "vmap": ": a batch of 2, each mapped argument stacked twice along its axis",
-    "jvp": ": inputs are the primals, then tangents of ones",
-    "linearize": ": the linear map, applied to tangents of ones",
-    "vjp": ": the pullback, applied to a cotangent of ones",
-    "transpose": ": the transposed linear map, applied to a cotangent of ones",
-}
+# how the inputs of a transformed program were made, as a catalogue key a view says in the reader's language
+INPUTS_NOTE = {"vmap": "note_vmap", "jvp": "note_jvp", "linearize": "note_linearize", "vjp": "note_vjp",
+               "transpose": "note_transpose"}
 
 
 def transform(program: Program, name: str, **options) -> Program:
@@ -344,11 +340,11 @@ def _transformed(program: Program, name: str, args: tuple, kwargs: dict, options
     base = dataclasses.replace(program, fn=_dynamic_fn(program), static={})
     fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in dynamic.items() if k in allowed})
     result = trace(fn, *targs, **tkwargs)
-    note = INPUTS_NOTE.get(name, "")
+    note = (INPUTS_NOTE[name], {}) if name in INPUTS_NOTE else ()
     if options.get("batched"):
-        note = f": a batch of {batch_size(targs, tkwargs, parse_in_axes(dynamic.get('in_axes'), args))}, " \
-               "the arguments as written"
-    result.title = describe(name, program, options) + note      # positions as the call is written
+        note = ("note_batched", {"n": batch_size(targs, tkwargs, parse_in_axes(dynamic.get('in_axes'), args))})
+    result.title = describe(name, program, options)      # positions as the call is written
+    result.title_note = note
     for eqn in result.walk():
         frame = _jax.user_frame(eqn.raw) if eqn.source else None
         if frame is not None and os.path.abspath(frame.file).startswith(_PKG_DIR + os.sep):

@@ -137,6 +137,7 @@ class Program:
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
     static: dict = field(default_factory=dict)       # static positional args {position: value}
     title: str = ""                                  # what it is, when not the traced call itself
+    title_note: tuple = ()                           # (catalogue key, fields): how its inputs were made
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # what views derive once
                                                      # per program (lives and dies with it: no global cache;
                                                      # a dataclasses.replace copy starts with its own)

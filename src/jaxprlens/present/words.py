@@ -96,3 +96,12 @@ def stop_text(stop, lang: str | None = None) -> str | None:
 def device_text(info, lang: str | None = None) -> str:
     """``cpu:0 (platform cpu, kind cpu, id 0)`` for an ``engine.devices.DeviceInfo``."""
     return t("device_info", lang, name=info.name, platform=info.platform, kind=info.kind, id=info.id)
+
+
+def program_title(program, lang: str | None = None) -> str:
+    """A transformed program's title and how its inputs were made: ``jvp(f): inputs are the primals, then
+    tangents of ones`` / ``jvp(f)：输入依次为原始值和全 1 的切向量``; ``""`` for a program as traced."""
+    if not program.title:
+        return ""
+    key, fields = program.title_note or (None, {})
+    return program.title + (t(key, lang, **fields) if key else "")

@@ -13,7 +13,7 @@ from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
 from jaxprlens.present.rows import LEFT, Rows, atom_html, binder_html, data_row, group_data, group_html, source_once, walk
-from jaxprlens.present.words import cost_text, percent, share_bar, total_text
+from jaxprlens.present.words import cost_text, percent, program_title, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -109,7 +109,7 @@ class Table(View):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td{LEFT}>{binder_html(v, consts)}</td>'
                         f"<td{LEFT}>{html(path)}</td></tr>")
-        title = f"{html(p.title)} — " if p.title else ""
+        title = f"{html(program_title(p, lang))} — " if p.title else ""
         return (f'<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
                 f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
 
@@ -209,7 +209,7 @@ class Table(View):
 
     # -------------------------------------------------------------- text
     def text(self) -> str:
-        title = [self.program.title] if self.program.title else []
+        title = [program_title(self.program, self.lang)] if self.program.title else []
         p = self.program
         if self.count(p) <= BIG:
             return "\n".join(title + self._text_lines(self.doc(), 0))

@@ -139,7 +139,7 @@ def test_jit_params_as_jax_prints_them():
     row = soup(p.table()).select_one('tr[data-eqn="0"]')
     shown = [x.get_text() for x in row.select(".jl-param:not(.jl-default)")]
     hidden = sorted(x.get_text().split("=")[0] for x in row.select(".jl-param.jl-default"))
-    assert shown == ["name=inner", "jaxpr={jit inner: 1 equations}"]
+    assert shown == ["name=inner", "jaxpr={jit inner: 1 equation}"]
     assert "in_shardings" in hidden and "donated_invars" in hidden and "inline" in hidden
     # the text view writes the line as JAX's printer does: name only
     line = next(x for x in p.table().text().splitlines() if " = jit" in x)
@@ -164,7 +164,7 @@ def test_front_end_is_inlined_once_per_output():
     assert len(scripts) == 1 and scripts[0].get("data-z") and "DecompressionStream" in scripts[0].get_text()
     assert "<style" not in html_ and "window." not in html_
     css, module = _inflate(scripts[0]["data-z"])
-    assert ".jaxprlens" in css and "export const{boot,render}" in module
+    assert ".jaxprlens" in css and "export const{boot}" in module
     assert "window.jaxprlens" not in module and "jl-dbg" not in css    # no global; the debugger's CSS stays home
 
 

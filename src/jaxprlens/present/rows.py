@@ -77,7 +77,7 @@ class Rows:
         outs = " ".join(binder_html(v) for v in eqn.outvars)
         params = [param_html(p) for p in row.params]
         params += [f'<span class="jl-param jl-subref">{html(s.param)}={{{html(sub_label(s, lang))}: '
-                   f"{html(t('n_eqns', lang).format(n=len(s.program.eqns)))}}}</span>" for s in eqn.subs]
+                   f"{html(t('n_eqns', lang, n=len(s.program.eqns)))}}}</span>" for s in eqn.subs]
         head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
         if params:
             head += "[" + " ".join(params) + "]"

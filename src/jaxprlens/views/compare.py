@@ -34,7 +34,7 @@ def flops_text(program: Program) -> str | None:
 
 def counts_text(program: Program, lang: str = "en") -> str:
     n, total = len(program.eqns), count_eqns(program)
-    text = t("n_eqns", lang).format(n=n) + (t("n_in_all", lang).format(n=total) if total != n else "")
+    text = t("n_eqns", lang, n=n) + (t("n_in_all", lang, n=total) if total != n else "")
     flops = flops_text(program)
     return text + (f"{t('sep', lang)}{flops}" if flops else "")
 

@@ -286,7 +286,7 @@ class StateView:
         if not rows:
             return f'<div class="jl-empty">{html(t("no_eqns", self.lang))}</div>'
         more = len(all_rows) - len(rows)
-        note = f'<div class="jl-note">{html(t("more_rows", self.lang).format(n=more))}</div>' if more else ""
+        note = f'<div class="jl-note">{html(t("more_rows", self.lang, n=more))}</div>' if more else ""
         return (f'<table class="jl-eqns jl-frame" data-path="{html(path_id(program.path))}">'
                 f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>{note}")
 

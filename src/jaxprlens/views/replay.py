@@ -103,7 +103,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     for key, f in frames.items():       # rows the run never reached are not stored
         keep = reached[key] + SPARE_ROWS
         if len(f["rows"]) > keep:
-            f["more"] = t("more_rows", lang).format(n=len(f["rows"]) - keep)
+            f["more"] = t("more_rows", lang, n=len(f["rows"]) - keep)
             f["rows"] = f["rows"][:keep]
     out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang),
            "conditions": CONDITIONS}          # the grammar the script reads a typed condition with

@@ -115,8 +115,8 @@ class Table(View):
 
     def _count(self, p: Program) -> str:
         n, lang = self.count(p), self.lang
-        text = t("n_eqns", lang).format(n=len(p.eqns))
-        return text + (t("n_in_all", lang).format(n=n) if n != len(p.eqns) else "")
+        text = t("n_eqns", lang, n=len(p.eqns))
+        return text + (t("n_in_all", lang, n=n) if n != len(p.eqns) else "")
 
     def _eqns_html(self, doc: Block, head: int | None = None) -> str:
         p = doc.program
@@ -140,7 +140,7 @@ class Table(View):
         tbodies = "".join(f"<tbody{cls}>{''.join(c)}</tbody>" for c in chunks)
         rest = self.count(p) - sum(1 for row in doc.rows[:head] for _ in walk(row.eqn))
         if head is not None and head < len(doc.rows):
-            note = t("more_rows", self.lang).format(n=rest)
+            note = t("more_rows", self.lang, n=rest)
             tbodies += (f'<tbody class="jl-more"><tr class="jl-more-note"><td colspan="{ncols}">{html(note)}'
                         "</td></tr></tbody>")
             if getattr(self, "_cut", 0):       # past STORED rows the notebook keeps none (the script draws none)
@@ -216,7 +216,7 @@ class Table(View):
         head = _head_rows(self.doc(), HEAD)      # model size: a summary, like the HTML's head
         lines = self._text_lines(self.doc(), 0, limit=head)
         rest = self.count(p) - sum(1 for e in p.eqns[:head] for _ in walk(e))
-        return "\n".join(title + lines + [t("more_text", self.lang).format(n=rest)])
+        return "\n".join(title + lines + [t("more_text", self.lang, n=rest)])
 
     def _text_lines(self, doc: Block, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
         p, lang, pad = doc.program, self.lang, "  " * depth

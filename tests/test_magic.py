@@ -108,6 +108,13 @@ def test_bad_input_gives_usage_error(ip, body, message):
         ip.run_cell_magic("jaxpr", "", body)
 
 
+def test_tracer_fix_in_the_cells_language(ip):
+    """The fix for a traced ``if`` is said in the cell's language (the zh course showed it in English)."""
+    with pytest.raises(UsageError, match=r"TracerBoolConversionError.*jax\.lax\.cond.*--static-argnums") as err:
+        ip.run_cell_magic("jaxpr", "--lang zh", "def g(x):\n    if x > 0:\n        return x\n    return -x\ng(1.)")
+    assert "分支请用" in str(err.value) and "Python `if`" not in str(err.value)
+
+
 @pytest.mark.parametrize("opts, message", [
     ("--compare", r"--compare only works with --transform"),
     ("--argnums 0 --in-axes 0", r"--argnums --in-axes only work with --transform"),

@@ -11,7 +11,7 @@ the cell fails the way a test does, with the hint as its message::
 """
 from __future__ import annotations
 
-from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang
+from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang, t
 
 WORDS = {
     "pending": ("Not answered yet: {what}, then run this cell again.", "尚未作答：{what}，再运行本单元格。"),
@@ -52,6 +52,17 @@ TERMS = {
     "impl rule": ("impl rule", "求值规则"),
     "abstract evaluation": ("abstract evaluation", "抽象求值"),
     "lowering": ("lowering", "lowering（保留英文）"),
+    "fusion": ("fusion (XLA merging equations into one kernel)", "融合"),
+    "kernel": ("kernel (one compiled program an accelerator runs)", "内核"),
+    "leaked tracer": ("leaked tracer", "泄漏的 tracer"),
+    "current trace": ("current trace", "当前 trace"),
+    "retrace": ("retrace", "重新 trace"),
+    "name stack": ("name stack", "名字栈"),
+    "non-standard interpreter": ("non-standard interpreter", "非标准解释器"),
+    "custom derivative rule": ("custom derivative rule (custom_jvp / custom_vjp)", "自定义求导规则"),
+    "residual": ("residual (saved by the forward pass for the backward pass)", "残差"),
+    "symbolic zero": ("symbolic zero", "符号零"),
+    "finite differences": ("finite differences", "有限差分"),
 }
 TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": ("切线",), "展平": ("扁平化",),
                "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步引擎": ("步进器",)}
@@ -123,4 +134,4 @@ def show_error(fn, *args) -> None:
     except Exception as e:  # the lesson is the error itself
         print(f"{type(e).__name__}: {str(e).splitlines()[0]}")
     else:
-        print("no error")
+        print(t("no_error"))

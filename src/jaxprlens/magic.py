@@ -24,22 +24,9 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _VALUED = {"--static-argnums", "--lang", "--device", "--depth", "--max-nodes", "--path", "--transform",
            "--argnums", "--in-axes", "--repeat", "--budget"}
 
-_TRACER_FIX = {
-    "TracerBoolConversionError":
-        "Python `if`/`while`/`and`/`or` on a traced value runs at trace time, when the value is unknown; "
-        "use jax.lax.cond / jax.lax.select for branches, jax.lax.while_loop / fori_loop for loops, "
-        "or make the argument static with --static-argnums N.",
-    "ConcretizationTypeError":
-        "a traced value was used where Python needs a concrete one (a shape, a loop bound, an `if`); "
-        "use jax.lax.cond / jax.lax.while_loop for control flow, or make the argument static with "
-        "--static-argnums N.",
-    "TracerIntegerConversionError":
-        "a traced value was used as a Python int (e.g. an index or range bound); use jax.lax.dynamic_slice "
-        "or jax.lax.fori_loop, or make the argument static with --static-argnums N.",
-    "TracerArrayConversionError":
-        "a traced value was converted to a NumPy array; use jax.numpy (jnp) instead of numpy (np) inside "
-        "the traced function.",
-}
+# JAX's tracer errors that have one fix to suggest; the fix in words is the catalogue's ``fix_<name>``
+_TRACER_FIX = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError",
+               "TracerArrayConversionError")
 
 
 def _split_line(line: str) -> tuple[str, str]:
@@ -380,7 +367,7 @@ class JaxprMagics(Magics):
             raise UsageError(str(e)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
-                raise self._tracer_usage_error(e, call.filename) from None
+                raise self._tracer_usage_error(e, call.filename, args.lang) from None
             if vmap:
                 raise self._vmap_error(e, call, args, f"`{shorten(call.text, 60)}` fails on its arguments as "
                                                       "written") from None
@@ -403,9 +390,9 @@ class JaxprMagics(Magics):
                     "as jax.vmap(f, in_axes)(*args) does")
         return UsageError(f"{what}: {said}{hint}")
 
-    def _tracer_usage_error(self, e, filename: str) -> UsageError:
+    def _tracer_usage_error(self, e, filename: str, lang: str | None) -> UsageError:
         name = type(e).__name__
-        fix = _TRACER_FIX[name]
+        fix = t(f"fix_{name}", lang)
         return UsageError(f"{name}{_cell_location(e, filename)}: {fix}")
 
     @staticmethod
@@ -446,7 +433,7 @@ class JaxprMagics(Magics):
             raise UsageError(str(e)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
-                raise self._tracer_usage_error(e, call.filename) from None
+                raise self._tracer_usage_error(e, call.filename, args.lang) from None
             if args.transform != "vmap":
                 raise
             raise self._vmap_error(e, call, args, _STACKED) from None

@@ -348,6 +348,29 @@ for _key, _pair in STEP_TEXT.items():
 
 # Time budgets of --run / --profile, and why the estimate and XLA's cost analysis differ (views/run.py).
 RUN_TEXT = {
+    # %%jaxpr on a traced value used as a Python value (magic._TRACER_FIX)
+    "fix_TracerBoolConversionError": (
+        "Python `if`/`while`/`and`/`or` on a traced value runs at trace time, when the value is unknown; "
+        "use jax.lax.cond / jax.lax.select for branches, jax.lax.while_loop / fori_loop for loops, "
+        "or make the argument static with --static-argnums N.",
+        "对被追踪的值使用 Python 的 `if`/`while`/`and`/`or` 会在追踪时执行，而那时值还未知；分支请用 jax.lax.cond / "
+        "jax.lax.select，循环请用 jax.lax.while_loop / fori_loop，或用 --static-argnums N 把该实参设为静态。"),
+    "fix_ConcretizationTypeError": (
+        "a traced value was used where Python needs a concrete one (a shape, a loop bound, an `if`); "
+        "use jax.lax.cond / jax.lax.while_loop for control flow, or make the argument static with "
+        "--static-argnums N.",
+        "在 Python 需要具体值的地方（形状、循环边界、`if`）用了被追踪的值；控制流请用 jax.lax.cond / "
+        "jax.lax.while_loop，或用 --static-argnums N 把该实参设为静态。"),
+    "fix_TracerIntegerConversionError": (
+        "a traced value was used as a Python int (e.g. an index or range bound); use jax.lax.dynamic_slice "
+        "or jax.lax.fori_loop, or make the argument static with --static-argnums N.",
+        "把被追踪的值当作 Python 整数使用（例如下标或 range 的边界）；请用 jax.lax.dynamic_slice 或 "
+        "jax.lax.fori_loop，或用 --static-argnums N 把该实参设为静态。"),
+    "fix_TracerArrayConversionError": (
+        "a traced value was converted to a NumPy array; use jax.numpy (jnp) instead of numpy (np) inside "
+        "the traced function.",
+        "被追踪的值被转换成了 NumPy 数组；在被追踪的函数里请用 jax.numpy（jnp）而不是 numpy（np）。"),
+    "no_error": ("no error", "没有错误"),
     "seconds": ("{n} s", "{n} 秒"),
     "budget_stopped": ("stopped early: the time budget of {budget} was spent after {n} of {asked} runs "
                        "(more with --budget S or budget=S)",

@@ -93,12 +93,12 @@ def bundle(needs: frozenset) -> str:
     """One ES module: ``main.js`` with the modules of ``needs`` and what they import (in dependency order)."""
     order, seen = [], set()
 
-    def visit(name):
+    def visit(name):      # a module after everything it imports (a view module's imports come with it)
         if name in seen:
             return
         seen.add(name)
         for dep in _deps(name):
-            if dep != ENTRY and (dep not in MODULES.values() or dep in wanted):
+            if name != ENTRY or dep in wanted:
                 visit(dep)
         order.append(name)
 
@@ -110,7 +110,8 @@ def bundle(needs: frozenset) -> str:
         visit(name)
     visit(ENTRY)
     code = "\n".join(_wrap(n, set(order)) for n in order)
-    return _min_js(f"{code}\nexport const {{ boot, render }} = __{ENTRY};\nexport default {{ render }};\n")
+    # boot for outputs; anywidget reads render from the default export (a named render is deprecated there)
+    return _min_js(f"{code}\nexport const {{ boot }} = __{ENTRY};\nexport default {{ render: __{ENTRY}.render }};\n")
 
 
 @functools.cache

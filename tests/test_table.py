@@ -353,5 +353,36 @@ def test_stored_folded_table_is_bounded(monkeypatch):
     assert all("(rows not stored in the notebook)" in top[g.id] for g in cut if g.id in top)
     assert len(shown) + sum(g.id in top for g in cut) == len(cut)
     assert s.select_one("tbody.jl-cut").get_text() == (
-        f"{sum(g.size for g in cut)} equations in {len(cut)} calls are not stored in the notebook (it keeps 200 "
-        "rows as data): print(program) or %%jaxpr --text shows them all")
+        f"{sum(g.size for g in cut)} equations inside calls are not stored in the notebook (calls left out: "
+        f"{len(cut)}; it keeps 200 rows as data): print(program) or %%jaxpr --text shows them all")
+
+
+def test_folded_table_with_a_long_top_level_is_bounded(monkeypatch):
+    """Issue 21: a top level of many calls and equations (an unrolled chain of lambdas and jnp calls, 38 MB
+    stored at 100k equations before) shows its first HEAD items as HTML, the next as data the script draws
+    on scroll (calls among them), at most STORED of them, and says how many are left out."""
+    import jax.numpy as jnp
+    from jaxprlens import trace
+    from jaxprlens.views import table as table_mod
+    monkeypatch.setattr(table_mod, "STORED", 300)
+
+    def chain(x, y):
+        ops = (jnp.sin, lambda v: v * y, jnp.cos, lambda v: v + y)
+        for i in range(2000):
+            x = ops[i % 4](x)
+        return x
+    p = trace(chain, jnp.ones(4), jnp.ones(4))
+    tree = table_mod.fold_tree(p, count_eqns(p))
+    items = table_mod.top_items(tree)
+    assert tree is not None and len(items) > table_mod.HEAD + 300
+    bundle = p.table()._repr_mimebundle_()
+    s = BeautifulSoup(bundle["text/html"], "html.parser")
+    top = s.select("table.jl-eqns > tbody")[1].find_all("tr", recursive=False)
+    assert len(top) == table_mod.HEAD                                     # the head, readable static
+    rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
+    assert len(rows) == 300 and any("group" in r for r in rows) and any("prim" in r for r in rows)
+    rest = len(items) - table_mod.HEAD
+    assert s.select_one("tbody.jl-more").get_text() == (
+        f"{rest} more rows (calls and equations): run or trust the notebook to draw them as you scroll "
+        "(--text prints them all)")
+    assert s.select_one("tbody.jl-cut").get_text().startswith(f"{rest - 300} more rows are not stored")

@@ -120,10 +120,15 @@ VIEW_TEXT = {
     "rows_cut": ("{n} more equations are not stored in the notebook (it keeps the first {k} as data): print(program) "
                  "or %%jaxpr --text shows them all", "另有 {n} 个方程未存入笔记本（只保存前 {k} 个的数据）：print(program) "
                  "或 %%jaxpr --text 可全部显示"),
+    "items_cut": ("{n} more rows are not stored in the notebook (it keeps the first {k} as data): print(program) "
+                  "or %%jaxpr --text shows them all", "另有 {n} 行未存入笔记本（只保存前 {k} 行的数据）：print(program) "
+                  "或 %%jaxpr --text 可全部显示"),
     "rows_not_stored": ("(rows not stored in the notebook)", "（其中的行未存入笔记本）"),
-    "calls_cut": ("{n} equations in {k} calls are not stored in the notebook (it keeps {s} rows as data): "
-                  "print(program) or %%jaxpr --text shows them all", "{k} 个调用中的 {n} 个方程未存入笔记本（只保存 {s} 行数据）："
-                  "print(program) 或 %%jaxpr --text 可全部显示"),
+    "calls_cut": ("{n} equations inside calls are not stored in the notebook (calls left out: {k}; it keeps {s} rows "
+                  "as data): print(program) or %%jaxpr --text shows them all",
+                  "{k} 个调用中的 {n} 个方程未存入笔记本（只保存 {s} 行数据）：print(program) 或 %%jaxpr --text 可全部显示"),
+    "more_items": ("{n} more rows (calls and equations): run or trust the notebook to draw them as you scroll "
+                   "(--text prints them all)", "另有 {n} 行（调用和方程）：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）"),
     "fold_copy": ("copy {i} of {n}", "第 {i} 份，共 {n} 份"), "fold_copies": ("copies {first}–{last}", "第 {first}–{last} 份"),
     "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges ({k} nodes); "
                   "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"

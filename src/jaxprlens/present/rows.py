@@ -157,9 +157,11 @@ def group_data(g, lang: str) -> list:
             crossing, g.depth]
 
 
-def group_html(g, lang: str) -> str:
-    """A call's row in a folded table: its label and size, where it was called, the values crossing it."""
+def group_html(g, lang: str, note: str = "") -> str:
+    """A call's row in a folded table: its label and size, where it was called, the values crossing it;
+    ``note`` follows the label (e.g. that its rows are not stored)."""
     gid, label, count, site, cross, _ = group_data(g, lang)
+    label = f"{label} {note}" if note else label
     return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq"{LEFT}>'
             f'<b class="jl-gname">{html(label)}</b> <span class="jl-type">{html(count)}</span></td>'
             f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'

@@ -103,9 +103,9 @@ export function enhance(root) {
     const more = root.querySelector("tbody.jl-more");
     if (!more || shown >= rows.length) return;
     const body = el("tbody", "jl-chunk"), end = Math.min(rows.length, shown + count);
-    for (let i = shown; i < end; i++) {
-      const tr = dataRow(rows[i]);
-      drawn.set(tr, rows[i]);
+    for (let i = shown; i < end; i++) {      // a folded table's later top-level rows hold calls too
+      const it = rows[i], call = it.group !== undefined, tr = call ? groupRow(it) : dataRow(it);
+      if (call) tr.setAttribute("data-in", ""); else drawn.set(tr, it);
       body.appendChild(tr);
     }
     shown = end;

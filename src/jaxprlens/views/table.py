@@ -72,8 +72,15 @@ class Table(View):
         if tree is not None:           # model size with calls: a row per inlined call, opened on click
             payload["groups"], cut = group_items(tree, lang)
             payload["explain"] = explanations(p, lang)
+            items = top_items(tree)
+            if len(items) > HEAD:      # a top level of many calls/equations: the first as HTML, then data
+                later = (row for c in items[HEAD:] for row in
+                         ([_group_item(c, lang)] if not isinstance(c, Eqn) else [data_row(e, lang) for e in walk(c)]))
+                payload["rows"] = source_once(list(itertools.islice(later, STORED)))      # issue 21: bounded
+                self._cut = sum(1 for c in items[HEAD:] for _ in (walk(c) if isinstance(c, Eqn) else (c,))) \
+                    - len(payload["rows"])
             return "".join([f'<div class="jaxprlens jl-table jl-folded" data-jl-view="table" lang="{lang}"'
-                            f'{words}>', self._signature_html(p), self._folded_html(tree, doc, cut),
+                            f'{words}>', self._signature_html(p), self._folded_html(tree, doc, cut, items),
                             data(payload), "</div>"])
         if self.count(p) > BIG:        # model size: the first rows as HTML, the rest as compact data
             head = _head_rows(doc, HEAD)
@@ -191,21 +198,30 @@ class Table(View):
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
                 f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub_label(sub, self.lang))}</summary>{inner}</details>")
 
-    def _folded_html(self, tree, doc: Block, cut: list = ()) -> str:
-        """The top of the call tree as rows; the program's own equations (made inside JAX) as they are;
-        ``cut``: the calls whose rows the notebook does not store (``group_items``)."""
+    def _folded_html(self, tree, doc: Block, cut: list = (), items: list | None = None) -> str:
+        """The top of the call tree as rows (the first ``HEAD`` of ``items`` as HTML, the rest drawn by the
+        script from data); the program's own equations (made inside JAX) as they are; ``cut``: the calls
+        whose rows the notebook does not store (``group_items``)."""
         consts, own = set(doc.program.constvars), {id(r.eqn): r for r in doc.rows}
-        gone = {g.id for g in cut}
-        rows = [(group_html(c, self.lang) if c.id not in gone else
-                 group_html(c, self.lang).replace("</b>", f" {html(t('rows_not_stored', self.lang))}</b>", 1))
-                if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts) for c in top_items(tree)]
+        gone, unstored = {g.id for g in cut}, t("rows_not_stored", self.lang)
+        items = top_items(tree) if items is None else items
+        rows = [group_html(c, self.lang, unstored if c.id in gone else "")
+                if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts) for c in items[:HEAD]]
+        tail = ""
+        if len(items) > HEAD:
+            rest = sum(1 for c in items[HEAD:] for _ in (walk(c) if isinstance(c, Eqn) else (c,)))
+            tail = (f'<tbody class="jl-more"><tr class="jl-more-note"><td colspan="3">'
+                    f'{html(t("more_items", self.lang, n=rest))}</td></tr></tbody>')
+            if getattr(self, "_cut", 0):
+                tail += (f'<tbody class="jl-cut"><tr class="jl-more-note"><td colspan="3">'
+                         f'{html(t("items_cut", self.lang, n=self._cut, k=STORED))}</td></tr></tbody>')
         note = (f'<tbody><tr class="jl-more-note"><td colspan="3">{html(t("table_folded", self.lang))}'
                 "</td></tr></tbody>")
         if cut:
             text = t("calls_cut", self.lang, n=sum(g.size for g in cut), k=len(cut), s=STORED_CALLS)
             note += f'<tbody class="jl-cut"><tr class="jl-more-note"><td colspan="3">{html(text)}</td></tr></tbody>'
         return (f'<table class="jl-eqns" data-path="">{self.rows.header_html()}{note}'
-                f'<tbody>{"".join(rows)}</tbody></table>')
+                f'<tbody>{"".join(rows)}</tbody>{tail}</table>')
 
     # -------------------------------------------------------------- text
     def text(self) -> str:

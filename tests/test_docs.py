@@ -2,6 +2,7 @@
 (one click opens it), and the views at the theme's content width with nothing cut off (in a real browser)."""
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -106,6 +107,13 @@ MEASURE = """() => {
             .map(td => td.scrollWidth - td.clientWidth))}; }"""
 
 
+def in_own_thread(fn):
+    """``fn()`` in a thread of its own: Playwright's sync API refuses to start in a thread where an asyncio
+    loop runs, and an earlier test in the same process (a kernel client, the save hook) can leave one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn).result()
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [1024, 1280, 1920])
 def test_views_fit_the_content_width(site, width):
@@ -115,18 +123,22 @@ def test_views_fit_the_content_width(site, width):
         pytest.skip(f"no Chromium at {CHROMIUM}")
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     css = (ROOT / "src" / "jaxprlens" / "static" / "jaxprlens.css").read_text(encoding="utf-8")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.goto((site / "course" / "en" / "08_debugger_and_graph.html").as_uri())
-            page.locator(".jl-dbg .jl-dbg-side").wait_for()
-            page.evaluate(CURRENT_CSS, css)
-            m = page.evaluate(MEASURE)
-            if os.environ.get("JAXPRLENS_DOCS_SHOTS"):
-                page.locator(".jl-dbg").screenshot(path=f"{os.environ['JAXPRLENS_DOCS_SHOTS']}/debugger-{width}.png")
-        finally:
-            browser.close()
+
+    def measure():
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto((site / "course" / "en" / "08_debugger_and_graph.html").as_uri())
+                page.locator(".jl-dbg .jl-dbg-side").wait_for()
+                page.evaluate(CURRENT_CSS, css)
+                if os.environ.get("JAXPRLENS_DOCS_SHOTS"):
+                    page.locator(".jl-dbg").screenshot(
+                        path=f"{os.environ['JAXPRLENS_DOCS_SHOTS']}/debugger-{width}.png")
+                return page.evaluate(MEASURE)
+            finally:
+                browser.close()
+    m = in_own_thread(measure)
     assert m["views"] >= 3 and m["past"] == [], m
     assert m["dbg"]["width"] < 800, m
     frame, side = m["frame"], m["side"]
@@ -148,14 +160,17 @@ def test_no_table_cell_runs_over_the_next(site):
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     css = (ROOT / "src" / "jaxprlens" / "static" / "jaxprlens.css").read_text(encoding="utf-8")
     spills = {}
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            for nb in lectures("en"):
-                page.goto((site / "course" / "en" / f"{nb.stem}.html").as_uri())
-                page.evaluate(CURRENT_CSS, css)
-                spills[nb.stem] = page.evaluate(SPILLS)
-        finally:
-            browser.close()
+
+    def measure():
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                for nb in lectures("en"):
+                    page.goto((site / "course" / "en" / f"{nb.stem}.html").as_uri())
+                    page.evaluate(CURRENT_CSS, css)
+                    spills[nb.stem] = page.evaluate(SPILLS)
+            finally:
+                browser.close()
+    in_own_thread(measure)
     assert {k: v for k, v in spills.items() if v} == {}

@@ -784,14 +784,24 @@ class Stepper:
         return f"<jaxprlens.Stepper at {self.path_text}>"
 
 
-def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
-    """How the stepper's value of output ``path`` differs from the compiled one, or None."""
+def _comparable(got, want):
+    """``(g, w)``: the stepped and the compiled value as NumPy arrays (random keys as their data), or a sentence
+    when their shapes or dtypes differ."""
     if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
         got, want = jax.random.key_data(got), jax.random.key_data(want)
     g, w = np.asarray(got), np.asarray(want)
     if g.shape != w.shape or g.dtype != w.dtype:
-        return (f"{path} is {_jax.aval_text(jax.typeof(jnp.asarray(got)))} stepped but "
+        return (f"is {_jax.aval_text(jax.typeof(jnp.asarray(got)))} stepped but "
                 f"{_jax.aval_text(jax.typeof(jnp.asarray(want)))} compiled")
+    return g, w
+
+
+def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
+    """How the stepper's value of output ``path`` differs from the compiled one, or None."""
+    pair = _comparable(got, want)
+    if isinstance(pair, str):
+        return f"{path} {pair}"
+    g, w = pair
     if jnp.issubdtype(g.dtype, jnp.inexact):
         kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
         g, w = g.astype(kind), w.astype(kind)
@@ -809,12 +819,10 @@ def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
 def _gap(got, want, rtol: float, atol: float):
     """``(elements not identical, size, max |difference|, that relative to the largest |want|, elements beyond
     the tolerance)`` of one output, or a sentence when shape or dtype differ."""
-    if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
-        got, want = jax.random.key_data(got), jax.random.key_data(want)
-    g, w = np.asarray(got), np.asarray(want)
-    if g.shape != w.shape or g.dtype != w.dtype:
-        return (f"is {_jax.aval_text(jax.typeof(jnp.asarray(got)))} stepped but "
-                f"{_jax.aval_text(jax.typeof(jnp.asarray(want)))} compiled")
+    pair = _comparable(got, want)
+    if isinstance(pair, str):
+        return pair
+    g, w = pair
     if not jnp.issubdtype(g.dtype, jnp.inexact):
         diff = g != w
         n = int(diff.sum())

@@ -111,7 +111,7 @@ def test_eqn_text_is_the_line_jax_prints():
     assert eqn_text(f10["2"]) == "_:i32[] _:i32[] e:f32[16] = while[cond_nconsts=0 body_nconsts=2] c a 0:i32[] b d"
     assert eqn_text(f10["2/cond/0"]) == "r:bool[] = lt o p"
     assert eqn_text(f10["2/body/0"]) == "k:i32[] = add h 1:i32[]"
-    third = params_of(f11["1"])[2].name        # ft_in on JAX 0.11+, num_consts on 0.10
+    third = params_of(f11["1"])[2].key         # ft_in on JAX 0.11+, num_consts on 0.10
     assert eqn_text(f11["1"], 30) == f"d:f32[] e:f32[16] = scan[reverse=False length=16 {third[:5]}…] b 0.0:f32[] a c"
     assert eqn_text(f12["1"]) == "c:f32[1] = jit[name=inner] a b"
     full = eqn_text(f11["1"], None)

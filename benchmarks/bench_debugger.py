@@ -92,40 +92,9 @@ import jaxprlens
 from jaxprlens.views.debugger import Debugger
 t["import"] = time.perf_counter()
 
-class Block(nnx.Module):
-    def __init__(self, d, rngs):
-        self.ln1, self.ln2 = nnx.LayerNorm(d, rngs=rngs), nnx.LayerNorm(d, rngs=rngs)
-        self.attn = nnx.MultiHeadAttention(2, d, decode=False, rngs=rngs)
-        self.up, self.down = nnx.Linear(d, 4 * d, rngs=rngs), nnx.Linear(4 * d, d, rngs=rngs)
-
-    def __call__(self, x):
-        x = x + self.attn(self.ln1(x), mask=nnx.make_causal_mask(jnp.ones(x.shape[:2])))
-        return x + self.down(nnx.gelu(self.up(self.ln2(x))))
-
-class Model(nnx.Module):
-    def __init__(self, rngs, d=16, vocab=11, blocks=BLOCKS):
-        self.embed = nnx.Embed(vocab, d, rngs=rngs)
-        self.blocks = nnx.List([Block(d, rngs) for _ in range(blocks)])
-
-    def __call__(self, tokens):
-        h = self.embed(tokens)
-        for b in self.blocks:
-            h = b(h)
-        return self.embed.attend(h)
-
-model = Model(nnx.Rngs(0))
-graphdef, state = nnx.split((model, nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)))
-
-def train_step(state, tokens):
-    model, opt = nnx.merge(graphdef, state)
-    def loss(m):
-        logits = m(tokens[:, :-1])
-        return optax.softmax_cross_entropy_with_integer_labels(logits, tokens[:, 1:]).mean()
-    value, grads = nnx.value_and_grad(loss)(model)
-    opt.update(model, grads)
-    return value, nnx.state((model, opt))
-
-tokens = jax.random.randint(jax.random.key(1), (2, 9), 0, 11)
+sys.path.insert(0, TESTS)
+from libraries import nnx_transformer_train_step     # the model-size program the tests use (issue 19)
+train_step, (state, tokens) = nnx_transformer_train_step(BLOCKS)
 t["model"] = time.perf_counter()
 program = jaxprlens.trace(train_step, state, tokens)
 t["trace"] = time.perf_counter()
@@ -154,7 +123,8 @@ def cold(blocks: int = 2, profile: bool = False) -> dict:
     phase (import, model, trace, Debugger(), the output bundle with its recorded replay, the first message)."""
     import subprocess
     import sys
-    code = COLD.replace("BLOCKS", str(blocks)).replace("PROFILE", str(profile))
+    tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+    code = COLD.replace("BLOCKS", str(blocks)).replace("PROFILE", str(profile)).replace("TESTS", repr(tests))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                          env=dict(os.environ, JAX_PLATFORMS="cpu"))
     if out.returncode:

@@ -291,6 +291,7 @@ def test_signature_folds_pytrees_by_path():
     ins, outs = sig.select(":scope > tr")
     assert "jl-sigtree" in ins["class"] and "jl-invar" in ins["class"] and "jl-outvar" in outs["class"]
     top = ins.select_one("ul.jl-tree")
+    assert all("list-style:none" in ul.get("style", "") for ul in page.select("ul.jl-tree"))   # no bullets, untrusted too
     assert [li.select_one("summary").get_text(" ").split() if li.details else li.get_text(" ").split()
             for li in top.find_all("li", recursive=False)] == [["params", "7", "values", "·", "672", "B"], ["h", ":f32[3,4]", "x"]]
     blocks = top.li.details.ul.find_all("li", recursive=False)

@@ -20,6 +20,8 @@ CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on s
 HEAD = 400         # a program of more equations than BIG shows this many as HTML, the rest as data
 BIG = 1000         # rows the script draws as they scroll into view (and the text view summarises)
 STORED = 10_000    # ... at most this many of them stored as data (issue 21: a 100k-equation table <= 3 MB)
+# a path tree without bullets (the ▸ of each <details> marks it), kept inline: the sanitizer keeps it untrusted
+TREE = ' style="list-style:none;margin:0;padding-left:1.2em"'
 STORED_CALLS = 5_000   # rows of calls stored by a table folded by calls (~210 B each, a data row ~130 B)
 
 
@@ -325,7 +327,7 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
         entries.insert(0, ("", _Node()))
         entries[0][1].leaves = root.leaves
     body = "".join(_tree_item(label, node, lang, consts) for label, node in entries)
-    return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree">{body}</ul></td></tr>'
+    return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree"{TREE}>{body}</ul></td></tr>'
 
 
 def _tree_item(label: str, node: _Node, lang: str, consts) -> str:
@@ -338,7 +340,7 @@ def _tree_item(label: str, node: _Node, lang: str, consts) -> str:
     inner = "".join(_tree_item("", _leaf(x), lang, consts) for x in node.leaves)
     inner += "".join(_tree_item(_key_text(k), n, lang, consts) for k, n in node.kids.items())
     return (f'<li><details><summary><b>{html(label)}</b> <span class="jl-type">{html(size)}</span></summary>'
-            f'<ul class="jl-tree">{inner}</ul></details></li>')
+            f'<ul class="jl-tree"{TREE}>{inner}</ul></details></li>')
 
 
 def _leaf(x) -> _Node:

@@ -512,6 +512,63 @@ def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
     assert "frame" not in d.sent[-1]["content"]                    # sent once
 
 
+def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for(monkeypatch):
+    """Issue 21: rows come per visible chunk.  A view that opens mid-way gets the rows from a little above the
+    current one (at a chunk's start), any chunk the reader scrolls to comes on request with at most
+    ``ROWS_PER_MESSAGE`` rows, and a request off a chunk's start is moved back to it."""
+    from jaxprlens.views import debugger as dbg
+    from jaxprlens.views.dbgstate import CHUNK_ROWS
+
+    def chain(x):
+        for i in range(3000):
+            x = jnp.sin(x) if i % 2 else x + 0.5
+        return x
+
+    monkeypatch.setattr(dbg, "ROWS_PER_MESSAGE", 1000)
+    program = trace(chain, jnp.ones(3))
+    d = program.debugger()
+    d._send = d.sent = Sent()
+    d.stepper.goto(1700)
+    d.press("ready")
+    frame = d.sent[-1]["content"]["frame"]
+    assert frame["chunk"] == CHUNK_ROWS and frame["from"] == 1400 and len(frame["rows"]) == 1000
+    assert [r["id"] for r in frame["rows"][:2]] == ["1400", "1401"] and "src" in frame["rows"][0]
+    rows = d.press("rows", path="", count=CHUNK_ROWS, **{"from": 2801})["rows"]
+    assert rows["from"] == 2800 and [r["id"] for r in rows["rows"]] == [str(i) for i in range(2800, 3000)]
+    assert len(d.press("rows", path="", count=10**6, **{"from": 0})["rows"]["rows"]) == 1000
+    assert d.press("rows", path="", count="all", **{"from": 0}) == {}
+
+
+def test_the_snapshot_of_a_large_frame_makes_only_the_rows_it_shows():
+    """The static snapshot shows 100 rows around the current one, built alone but as the whole table's rows
+    (a run of one source line shows it once; a primitive is explained at its first row in the program)."""
+    from jaxprlens.present.nouns import block
+    from jaxprlens.views.dbgstate import window_rows
+
+    def chain(x):
+        for i in range(300):
+            x = jnp.sin(x) if i % 3 else x + 0.5
+        return x
+
+    program = trace(chain, jnp.ones(3))
+    whole = block(program, "en").rows
+    for lo, hi in ((0, 100), (1, 50), (150, 250), (250, 400)):
+        part = window_rows(program, "en", lo, hi)
+        assert [(r.eqn, r.same_source, r.explain) for r in part] == \
+            [(r.eqn, r.same_source, r.explain) for r in whole[lo:hi]]
+
+
+def test_the_replay_makes_only_the_rows_its_run_reached():
+    def chain(x):
+        for i in range(1500):
+            x = jnp.sin(x) if i % 2 else x + 0.5
+        return x
+
+    stored = record(trace(chain, jnp.ones(3)), max_steps=3)
+    frame = stored["frames"][""]
+    assert frame["n"] == 1500 and len(frame["rows"]) == 3 + 20 and frame["more"].startswith("1477 more")
+
+
 def _stored_data(html: str) -> dict:
     """The recorded replay as the page's script reads it from the stored output."""
     m = re.search(r'<script type="application/json" class="jl-dbg-data">(.*?)</script>', html, re.S)

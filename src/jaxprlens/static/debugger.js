@@ -131,51 +131,100 @@ class Debugger {
     if (b && !b.disabled) this.act(name);
   }
 
-  frame(f) {   // a frame's rows, drawn once and kept; a large frame comes in chunks (rows(), "from" and "n")
+  frame(f) {   // a frame's rows, drawn once and kept; a large live frame's rows come as they are scrolled to
     if (this.frames.has(f.path)) return;
-    // One table per 200 rows, each in a box the browser skips while it is off screen (a table's own
-    // row groups cannot be skipped: one class change would lay out all 10,000 rows again).
+    // One table per box of f.chunk rows, each a box the browser skips while it is off screen (a table's own
+    // row groups cannot be skipped: one class change would lay out all the rows again).  Live, a box past
+    // the first message is an empty placeholder of the right height until it nears the view (lazy()).
     const frame = h("div", "jl-frame"), cols = (/<colgroup>.*?<\/colgroup>/.exec(f.head) || [""])[0];
     frame.setAttribute("data-path", f.path);
     const head = h("table", "jl-eqns jl-fhead");
     head.innerHTML = f.head;   // the kernel's escaped column heads
     frame.appendChild(head);
-    const entry = { table: frame, rows: [], pc: 0, cols: cols, html: f.html, n: f.n || f.rows.length, tail: null };
-    if (f.more) { entry.tail = h("div", "jl-note jl-more-note", f.more); frame.appendChild(entry.tail); }
-    this.frames.set(f.path, entry);
+    const live = this.mode === "live", size = f.chunk || 200;
+    const n = live ? f.n || f.rows.length : (f.from || 0) + f.rows.length;   // a replay has the rows it recorded
+    const e = { table: frame, rows: [], boxes: [], byId: new Map(), marked: new Set(), pc: 0, cols: cols,
+                html: f.html, n: n, size: size, rowH: 18, tail: null, path: f.path };
+    for (let i = 0; i < n; i += size) {
+      const box = h("div", "jl-fchunk");
+      box.from = i; box.count = Math.min(size, n - i); box.path = f.path;
+      box.style.height = box.count * e.rowH + "px";
+      e.boxes.push(box);
+      frame.appendChild(box);
+    }
+    if (f.more) { e.tail = h("div", "jl-note jl-more-note", f.more); frame.appendChild(e.tail); }
+    this.frames.set(f.path, e);
     this.rows(f);
+    if (live) e.boxes.forEach((box) => { if (!box.filled) this.lazy().observe(box); });
   }
 
-  rows(f) {   // a chunk of a frame's rows (from f.from): drawn after those there; in live mode asks for the next
+  lazy() {   // asks the kernel for the rows of placeholder boxes near the view, a run of boxes per message
+    if (this.io) return this.io;
+    this.io = new IntersectionObserver((entries) => {
+      const want = entries.filter((x) => x.isIntersecting && !x.target.filled && !x.target.asked).map((x) => x.target);
+      want.sort((a, b) => a.from - b.from);
+      let run = null;
+      const ask = () => { if (run) this.act("rows", { path: run.path, from: run.from, count: run.count }); };
+      want.forEach((box) => {
+        box.asked = true;
+        const path = box.path;
+        if (run && run.path === path && run.from + run.count === box.from && run.count < 2000) run.count += box.count;
+        else { ask(); run = { path: path, from: box.from, count: box.count }; }
+      });
+      ask();
+    }, { root: this.scroller, rootMargin: "400px 0px" });
+    return this.io;
+  }
+
+  rows(f) {   // a chunk of a frame's rows (from f.from, at a box's start): they fill the boxes they belong to
     const e = this.frames.get(f.path);
-    if (!e || (f.from || 0) !== e.rows.length) return;
-    const start = e.rows.length;
-    for (let i = 0; i < f.rows.length; i += 200) {
-      const box = h("div", "jl-fchunk"), table = h("table", "jl-eqns"), part = f.rows.slice(i, i + 200);
+    if (!e) return;
+    let reveal = false;
+    for (let i = 0; i < f.rows.length; i += e.size) {
+      const box = e.boxes[Math.floor(((f.from || 0) + i) / e.size)];
+      if (!box || box.filled) continue;
+      const table = h("table", "jl-eqns"), part = f.rows.slice(i, i + box.count), body = h("tbody");
       table.innerHTML = e.cols;
-      const body = h("tbody");
       if (e.html) body.innerHTML = part.join("");   // Table.row_html: escaped once in Python
       else part.forEach((r) => body.appendChild(frameRow(r)));
-      for (const tr of body.children) e.rows.push(tr);
+      let j = box.from;
+      for (const tr of body.children) {
+        const id = tr.getAttribute("data-eqn");
+        e.rows[j] = tr;
+        e.byId.set(id, tr);
+        tr.firstElementChild.classList.add("jl-gutter");
+        tr.firstElementChild.title = this.L.tip_gutter || "";
+        if (this.bps.has(id)) tr.classList.add("jl-bp");
+        if (e.marked.has(id)) tr.classList.add("jl-changed");
+        if (e.drawn && j < e.pc) tr.classList.add("jl-done");
+        if (e.drawn && j === e.pc) { e.cur = tr; tr.classList.add("jl-hl"); reveal = true; }
+        j++;
+      }
       table.appendChild(body);
       box.appendChild(table);
-      e.table.insertBefore(box, e.tail);
+      box.filled = true;
+      box.style.height = "";
+      if (this.io) this.io.unobserve(box);
     }
-    for (let i = start; i < e.rows.length; i++) {
-      const tr = e.rows[i];
-      tr.firstElementChild.classList.add("jl-gutter");
-      tr.firstElementChild.title = this.L.tip_gutter || "";
-      if (this.bps.has(tr.getAttribute("data-eqn"))) tr.classList.add("jl-bp");
-      if (e.drawn && i < e.pc) tr.classList.add("jl-done");
-      if (e.drawn && i === e.pc) { e.cur = tr; tr.classList.add("jl-hl"); }
-    }
-    if (e.rows.length < e.n && this.mode === "live") this.act("rows", { path: f.path, from: e.rows.length });
+    this.measure(e);
+    if (reveal && this.current === e) this.reveal(e);
   }
 
-  breakpoints(ids) {
-    this.bps = new Set(ids);
+  measure(e) {   // placeholders as tall as the drawn rows (once the frame is on the page)
+    if (e.measured || !e.table.isConnected) return;
+    const box = e.boxes.find((b) => b.filled);
+    if (!box || !box.offsetHeight) return;
+    e.measured = true;
+    e.rowH = box.offsetHeight / box.count;
+    e.boxes.forEach((b) => { if (!b.filled) b.style.height = b.count * e.rowH + "px"; });
+  }
+
+  breakpoints(ids) {   // only the rows whose mark changes (a frame may have 100k rows)
+    const next = new Set(ids), old = this.bps;
+    this.bps = next;
     for (const f of this.frames.values()) {
-      f.rows.forEach((tr) => tr.classList.toggle("jl-bp", this.bps.has(tr.getAttribute("data-eqn"))));
+      old.forEach((id) => { const tr = !next.has(id) && f.byId.get(id); if (tr) tr.classList.remove("jl-bp"); });
+      next.forEach((id) => { const tr = !old.has(id) && f.byId.get(id); if (tr) tr.classList.add("jl-bp"); });
     }
   }
 
@@ -185,6 +234,7 @@ class Debugger {
       this.scroller.textContent = "";
       this.scroller.appendChild(f.table);
       this.current = f;
+      this.measure(f);
     }
     if (f) this.position(f, s.pc);
     this.crumbs.textContent = "";
@@ -211,11 +261,12 @@ class Debugger {
     this.buttons.back.disabled = !s.back;
   }
 
-  marks(f, ids) {   // rows whose results an edit changed
-    const set = new Set(ids);
-    if (!set.size && !f.marked) return;
-    f.rows.forEach((tr) => tr.classList.toggle("jl-changed", set.has(tr.getAttribute("data-eqn"))));
-    f.marked = set.size > 0;
+  marks(f, ids) {   // rows whose results an edit changed (only those whose mark changes are touched)
+    const next = new Set(ids), old = f.marked;
+    if (!next.size && !old.size) return;
+    old.forEach((id) => { const tr = !next.has(id) && f.byId.get(id); if (tr) tr.classList.remove("jl-changed"); });
+    next.forEach((id) => { const tr = !old.has(id) && f.byId.get(id); if (tr) tr.classList.add("jl-changed"); });
+    f.marked = next;
   }
 
   editor(name) {   // the value panel's what-if actions for one value (live: through Stepper.set_value)
@@ -239,23 +290,35 @@ class Debugger {
     return box;
   }
 
-  position(f, pc) {   // only the rows between the old and the new position change class
-    const rows = f.rows, old = f.pc;
-    const lo = Math.min(old, pc), hi = Math.min(Math.max(old, pc), rows.length);
+  position(f, pc) {   // only the drawn rows between the old and the new position change class, box by box
+    const lo = f.drawn ? Math.min(f.pc, pc) : 0, hi = f.drawn ? Math.max(f.pc, pc) : pc;
     if (f.cur) f.cur.classList.remove("jl-hl");
-    if (!f.drawn) {   // first show of this frame
-      for (let i = 0; i < Math.min(pc, rows.length); i++) rows[i].classList.add("jl-done");
-      f.drawn = true;
-    } else {
-      for (let i = lo; i < hi; i++) rows[i].classList.toggle("jl-done", i < pc);
+    for (let k = Math.floor(lo / f.size); k < f.boxes.length && k * f.size < hi; k++) {
+      const box = f.boxes[k];
+      if (!box.filled) continue;
+      for (let i = Math.max(lo, box.from); i < Math.min(hi, box.from + box.count); i++) {
+        f.rows[i].classList.toggle("jl-done", i < pc);
+      }
     }
+    f.drawn = true;
     f.pc = pc;
-    f.cur = rows[pc] || null;
-    if (!f.cur) return;
-    f.cur.classList.add("jl-hl");
-    const box = this.scroller, r = f.cur.getBoundingClientRect(), b = box.getBoundingClientRect();
-    const top = r.top - b.top + box.scrollTop, bottom = top + r.height;
-    if (top < box.scrollTop + 24 || bottom > box.scrollTop + box.clientHeight) {
+    f.cur = f.rows[pc] || null;
+    if (f.cur) f.cur.classList.add("jl-hl");
+    this.reveal(f);
+  }
+
+  reveal(f) {   // scroll the current row into view (or, not drawn yet, where its box will draw it)
+    const box = this.scroller, b = box.getBoundingClientRect();
+    let top, height;
+    if (f.cur) {
+      const r = f.cur.getBoundingClientRect();
+      top = r.top - b.top + box.scrollTop; height = r.height;
+    } else {
+      const k = f.boxes[Math.floor(f.pc / f.size)];
+      if (!k) return;
+      top = k.getBoundingClientRect().top - b.top + box.scrollTop + (f.pc - k.from) * f.rowH; height = f.rowH;
+    }
+    if (top < box.scrollTop + 24 || top + height > box.scrollTop + box.clientHeight) {
       box.scrollTop = Math.max(0, top - box.clientHeight / 3);
     }
   }

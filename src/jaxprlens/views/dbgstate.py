@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from dataclasses import replace
 
 import jax
 import numpy as np
@@ -27,6 +28,7 @@ BINS = 16           # histogram bars of an array's finite values
 PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
 HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
+CHUNK_ROWS = 200    # the script draws a frame in boxes of this many rows, each asked for when scrolled to
 
 
 # ---------------------------------------------------------------- value summaries
@@ -113,23 +115,41 @@ def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars
 # ---------------------------------------------------------------- frames and state as data
 
 def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS, start: int = 0,
-               count: int | None = None, rows: list | None = None) -> dict:
+               count: int | None = None) -> dict:
     """A frame's rows, sent once per frame the front end has not seen (HTML rows as the table draws them,
     or compact rows past ``html_rows``): ``count`` rows from ``start`` (all by default); ``from`` and ``n``
-    (the frame's row count) let the front end ask for the next chunk.  ``rows``: ``block(program, lang).rows``
-    when the caller keeps them between chunks."""
-    table, rows = Rows(lang), block(program, lang).rows if rows is None else rows
-    part = rows[start:] if count is None else rows[start:start + count]
-    if len(rows) <= html_rows:
+    (the frame's row count) let the front end ask for the rows it scrolls to.  A compact chunk costs its
+    own rows only (10 us a row), whatever the frame's size."""
+    n = len(program.eqns)
+    stop = n if count is None else min(n, start + max(0, count))
+    table = Rows(lang)
+    if n <= html_rows:
         consts = set(program.constvars)
-        body, is_html = [table.row_html(r, consts) for r in part], True
+        body, is_html = [table.row_html(r, consts) for r in block(program, lang).rows[start:stop]], True
     else:
-        body, is_html = [data_row(r.eqn, lang) for r in part], False
+        body, is_html = [data_row(e, lang) for e in program.eqns[start:stop]], False
         for r in body:
             r["depth"] = 0                   # a frame shows one level: no nesting indent
         source_once(body)
     return {"path": path_id(program.path), "head": table.header_html(), "rows": body, "html": is_html,
-            "n": len(rows), "from": start}
+            "n": n, "from": start, "chunk": CHUNK_ROWS}
+
+
+def window_rows(program: Program, lang: str, lo: int, hi: int) -> list:
+    """``block(program, lang).rows[lo:hi]`` without building the other rows (a snapshot of a 100k-equation
+    frame shows 100 of them): the same source runs and first-row explanations as the whole block."""
+    eqns = program.eqns
+    if lo <= 0 and hi >= len(eqns):
+        return block(program, lang).rows
+    seen = {e.primitive for e in eqns[:lo]}
+    rows = block(replace(program, eqns=eqns[lo:hi]), lang, seen).rows
+    if rows and lo > 0 and rows[0].source is not None:
+        rows[0].same_source = _line(eqns[lo - 1].source) == _line(rows[0].source)
+    return rows
+
+
+def _line(src):
+    return None if src is None else (src.where, src.line, src.text)
 
 
 def _g(x: float) -> str:
@@ -276,16 +296,16 @@ class StateView:
         program: Program = frame.program
         table = Rows(self.lang)
         consts = set(program.constvars)
-        rows, all_rows = [], block(program, self.lang).rows
-        lo = max(0, min(frame.pc - STATIC_ROWS // 4, len(all_rows) - STATIC_ROWS))
-        for i, row in enumerate(all_rows[lo:lo + STATIC_ROWS], lo):
+        rows, n = [], len(program.eqns)
+        lo = max(0, min(frame.pc - STATIC_ROWS // 4, n - STATIC_ROWS))
+        for i, row in enumerate(window_rows(program, self.lang, lo, lo + STATIC_ROWS), lo):
             cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
             if st.is_breakpoint(row.eqn):
                 cls += " jl-bp"
             rows.append(table.row_html(row, consts, cls.strip()))
         if not rows:
             return f'<div class="jl-empty">{html(t("no_eqns", self.lang))}</div>'
-        more = len(all_rows) - len(rows)
+        more = n - len(rows)
         note = f'<div class="jl-note">{html(t("more_rows", self.lang, n=more))}</div>' if more else ""
         return (f'<table class="jl-eqns jl-frame" data-path="{html(path_id(program.path))}">'
                 f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>{note}")

@@ -12,10 +12,9 @@ import weakref
 import anywidget
 import traitlets
 
-from jaxprlens.views.dbgstate import StateView, captured, describe, frame_data, sparkline  # noqa: F401 - public helpers
+from jaxprlens.views.dbgstate import CHUNK_ROWS, StateView, captured, describe, frame_data, sparkline  # noqa: F401
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.program import Program, path_id
-from jaxprlens.present.nouns import block
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
 
@@ -60,7 +59,6 @@ class Debugger(anywidget.AnyWidget):
         self.error: str | None = None
         self.printed = ""               # everything jax.debug.print/callback printed while stepping
         self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program
-        self._rows: dict = {}           # path -> a large frame's rows while its chunks are being sent
         self._bps: list | None = None   # breakpoints as last sent
         self._replay: dict | None = None
         self._compared = False          # the end's comparison with jax.jit was sent
@@ -79,18 +77,13 @@ class Debugger(anywidget.AnyWidget):
         ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
         (see ``edit``), ``ready``) and send the delta."""
         self.error, text = None, ""
-        if name == "rows":                  # the next chunk of a large frame's rows: nothing else changes
+        if name == "rows":                  # rows of a large frame the front end scrolled to: nothing else changes
             program = self._sent.get(str(arg.get("path")))
-            start = arg.get("from")
-            if program is None or not isinstance(start, int) or start < 0:
+            start, count = arg.get("from"), arg.get("count", ROWS_PER_MESSAGE)
+            if program is None or not isinstance(start, int) or not isinstance(count, int) or start < 0:
                 return {}
-            key = str(arg.get("path"))
-            rows = self._rows.get(key)
-            if rows is None:
-                rows = self._rows[key] = block(program, self.view.lang).rows
-            msg = {"rows": frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE, rows=rows)}
-            if start + ROWS_PER_MESSAGE >= len(rows):
-                self._rows.pop(key, None)        # all sent: the rows are not kept
+            msg = {"rows": frame_data(program, self.view.lang, start=start // CHUNK_ROWS * CHUNK_ROWS,
+                                      count=max(0, min(count, ROWS_PER_MESSAGE)))}
             self.send(msg)
             return msg
         if name == "ready":                 # a new view: it has no frames yet
@@ -165,7 +158,7 @@ class Debugger(anywidget.AnyWidget):
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
             arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
-                                                              "from")}
+                                                              "from", "count")}
             self.press(str(content["do"]), **arg)
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:
@@ -174,8 +167,10 @@ class Debugger(anywidget.AnyWidget):
         st, msg = self.stepper, {}
         program = st.frame.program
         key = path_id(program.path)
-        if key not in self._sent:          # a large frame: its first rows now, the rest as the front end asks
-            msg["frame"] = frame_data(program, self.view.lang, count=ROWS_PER_MESSAGE)
+        if key not in self._sent:          # a large frame: its first rows now, the rest as the reader scrolls to them
+            pc, n = st.frame.pc, len(program.eqns)      # from a little above the current row, at a chunk's start
+            start = 0 if n <= ROWS_PER_MESSAGE else max(0, pc - ROWS_PER_MESSAGE // 4) // CHUNK_ROWS * CHUNK_ROWS
+            msg["frame"] = frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE)
             self._sent[key] = program
         bps = sorted(e.id for e in st.breakpoint_eqns)
         if bps != self._bps:

@@ -59,8 +59,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     def visit():
         f = st.frame.program
         key = path_id(f.path)
-        if key not in frames:
-            frames[key] = frame_data(f, lang, HTML_ROWS)
+        frames.setdefault(key, f)
         reached[key] = max(reached.get(key, 0), st.frame.pc)
 
     visit()
@@ -100,11 +99,11 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
             why = t("cap_bytes", lang, kb=max_bytes // 1000)
             break
         steps.append(s)
-    for key, f in frames.items():       # rows the run never reached are not stored
+    for key, program in frames.items():   # rows the run never reached are neither made nor stored
         keep = reached[key] + SPARE_ROWS
-        if len(f["rows"]) > keep:
-            f["more"] = t("more_rows", lang, n=len(f["rows"]) - keep)
-            f["rows"] = f["rows"][:keep]
+        f = frames[key] = frame_data(program, lang, HTML_ROWS, count=keep)
+        if f["n"] > keep:
+            f["more"] = t("more_rows", lang, n=f["n"] - keep)
     out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang),
            "conditions": CONDITIONS}          # the grammar the script reads a typed condition with
     spare = _size(out) + 400                 # the note, said below, fits in 400 bytes

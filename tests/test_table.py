@@ -387,3 +387,29 @@ def test_folded_table_with_a_long_top_level_is_bounded(monkeypatch):
         f"{rest} more rows (calls and equations): run or trust the notebook to draw them as you scroll "
         "(--text prints them all)")
     assert s.select_one("tbody.jl-cut").get_text().startswith(f"{rest - 300} more rows are not stored")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_folded_table_text_is_a_line_per_call(lang):
+    """The text form of a table folded by calls shows what its HTML shows: the signature, then a line per call
+    (label and size, then its call site and the values crossing it) and the program's own equations, not every
+    equation of every call (issue 21: writing them all was a third of a folded table's time)."""
+    from jaxprlens.model.program import Eqn
+    from jaxprlens.present.i18n import t
+    from jaxprlens.present.words import group_label
+    from jaxprlens.views import table as table_mod
+    from test_calls import transformer
+    p = transformer(6, grad=False)
+    lines = p.table(lang=lang).text().splitlines()
+    note = lines.index(t("text_folded", lang))
+    assert [line.split("（" if lang == "zh" else "  (")[0].split("：" if lang == "zh" else ": ")[0]
+            for line in lines[:note]] == ["input" if lang == "en" else "输入"] * 49 + ["result" if lang == "en" else "结果"]
+    calls = [g for g in table_mod.top_items(table_mod.fold_tree(p, count_eqns(p))) if not isinstance(g, Eqn)]
+    assert len(calls) == 6
+    heads = [line for line in lines if line.startswith("  ▸  ")]
+    assert heads == [f"  ▸  {group_label(g, lang)}  {t('n_eqns', lang, n=g.size)}" for g in calls]
+    assert heads[0] == ("  ▸  block (call 1 of 6)  " if lang == "en" else "  ▸  block（第 1 次调用，共 6 次）  ") \
+        + t("n_eqns", lang, n=calls[0].size)
+    site = "test_calls.py line 43: x = block(x, p)  — in: " if lang == "en" else "test_calls.py 第 43 行：x = block(x, p)  — 输入："
+    assert all(lines[lines.index(h) + 1].startswith("       " + site) for h in heads)
+    assert len(lines) < 100 < count_eqns(p)          # a line per call, not per equation

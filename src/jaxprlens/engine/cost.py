@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+import math
+
 import numpy as np
 
 from jaxprlens.model import _jax
@@ -104,11 +106,11 @@ def _size(aval) -> int:
     return int(np.prod(shape)) if shape is not None else 0
 
 
-def _nbytes(aval) -> int:
-    dtype = getattr(aval, "dtype", None)
+def nbytes(aval) -> int:
+    """Bytes of a value of type ``aval`` (0 for tokens and PRNG keys: no plain itemsize)."""
     try:
-        return _size(aval) * np.dtype(dtype).itemsize
-    except TypeError:       # tokens, PRNG keys: no plain itemsize
+        return int(math.prod(aval.shape)) * np.dtype(aval.dtype).itemsize
+    except (AttributeError, TypeError):
         return 0
 
 
@@ -118,7 +120,7 @@ def _avals(atoms) -> list:
 
 def bytes_moved(eqn: Eqn) -> int:
     """Inputs read plus outputs written."""
-    return sum(_nbytes(a) for a in _avals(eqn.invars)) + sum(_nbytes(a) for a in _avals(eqn.outvars))
+    return sum(nbytes(a) for a in _avals(eqn.invars)) + sum(nbytes(a) for a in _avals(eqn.outvars))
 
 
 def _out_size(eqn: Eqn) -> int:
@@ -194,7 +196,7 @@ def _movement(eqn: Eqn, ctx: Ctx) -> Cost:
 
 
 def _collective(eqn: Eqn, ctx: Ctx) -> Cost:
-    ins = sum(_nbytes(a) for a in _avals(eqn.invars))
+    ins = sum(nbytes(a) for a in _avals(eqn.invars))
     return Cost(flops=_out_size(eqn), bytes=bytes_moved(eqn), comm_bytes=ins)
 
 

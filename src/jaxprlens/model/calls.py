@@ -50,6 +50,11 @@ class Group:
     params: tuple = field(default=(), repr=False)    # path of the parameters it reads, as tokens
     kind: str = ""               # "phase": the traced function re-entered for a phase of grad; "update": after it
 
+    @functools.cached_property
+    def memo(self) -> dict:
+        """What views derive once per call (its row's words in a language, ...): made on first use."""
+        return {}
+
     @property
     def groups(self) -> list:
         return [c for c in self.children if isinstance(c, Group)]
@@ -67,7 +72,7 @@ class Group:
             out.extend(c.eqns if isinstance(c, Group) else [c])
         return out
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         """Equations in all, nested sub-jaxprs included."""
         return sum(_model.count_eqns(s.program) for e in self.eqns for s in e.subs) + len(self.eqns)
@@ -83,14 +88,18 @@ class Group:
             yield from g.walk()
 
     @functools.cached_property
+    def _crossing(self) -> tuple:
+        return self.tree.crossing(self)
+
+    @property
     def inputs(self) -> list:
         """Vars used inside and defined outside (program inputs and constants too), first use first."""
-        return self.tree.crossing(self)[0]
+        return self._crossing[0]
 
-    @functools.cached_property
+    @property
     def outputs(self) -> list:
         """Vars defined inside and used outside (or returned by the program), in definition order."""
-        return self.tree.crossing(self)[1]
+        return self._crossing[1]
 
     def crumbs(self) -> list:
         """The groups from the program down to this one."""
@@ -112,16 +121,28 @@ class CallTree:
     # ------------------------------------------------------------ building
     def _build(self):
         eqns = self.program.eqns
-        chains = [tuple(f for f in reversed(_frames(e)) if not f[0].startswith(_OWN)) for e in eqns]
+        outer: dict = {}             # id(frames) -> the chain, outermost first (equal stacks share frames)
+        chains = []
+        for e in eqns:
+            frames = _frames(e)
+            chain = outer.get(id(frames))
+            if chain is None:
+                chain = outer[id(frames)] = (frames, tuple(f for f in reversed(frames) if not f[0].startswith(_OWN)))
+            chains.append(chain[1])
         cut = _common(chains)
         sources: dict = {}
         stack = [self.root]
+        last = None                  # (chain, phase) of the equation before
         for e, chain in zip(eqns, chains):
             frames = chain[cut:]
             if not frames:                 # made inside JAX with no user frame: where the trace was
                 stack[-1].children.append(e)
                 continue
             phase = phase_of(e)
+            if last is not None and last[0] is chain and last[1] == phase:
+                stack[-1].children.append(e)      # the same stack as the equation before: the same call
+                continue
+            last = (chain, phase)
             self.phases.add(phase)
             back = phase == "backward"
             for i, (file, line, function, end, qualname, _) in enumerate(frames):

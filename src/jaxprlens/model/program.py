@@ -105,7 +105,7 @@ class Eqn:
     @functools.cached_property
     def depth(self) -> int:
         """How deeply nested the equation is: 0 at top level, 1 inside a while body, ..."""
-        return sum(1 for x in self.path if isinstance(x, str))
+        return len(self.path) // 2       # (index, key, index, key, index): a key per level down
 
     @property
     def jax_primitive(self):
@@ -114,7 +114,7 @@ class Eqn:
 
 def path_id(path: tuple) -> str:
     """The string form of an eqn or program path, used in ``data-eqn`` attributes and breakpoints."""
-    return "/".join(str(p) for p in path)
+    return "/".join(map(str, path))
 
 
 @dataclass(eq=False)

@@ -175,6 +175,9 @@ VIEW_TEXT = {
     "table_folded": ("Equations folded by the Python calls that tracing inlined: click a call to open it "
                      "(print(program) or %%jaxpr --text prints them all)",
                      "方程按追踪时内联的 Python 调用折叠：点击一个调用可展开（print(program) 或 %%jaxpr --text 可全部打印）"),
+    "text_folded": ("Equations folded by the Python calls that tracing inlined, a line per call (print(program) or "
+                    "%%jaxpr --text prints them all)",
+                    "方程按追踪时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印）"),
     "from_x": ("from {x}", "来自 {x}"), "to_x": ("to {x}", "去往 {x}"),
     "called_at": ("called at {where}", "调用处：{where}"), "n_more": ("+{n} more", "另 {n} 个"),
     "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined ({k} nodes); click a call "

@@ -9,6 +9,7 @@ graph, compare, diff, lower, run, debugger) call these; none of them writes a no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Program, Source, param_text
@@ -50,11 +51,22 @@ _JIT_DEFAULTS = {
 default_param_rules: dict[str, dict] = {"jit": _JIT_DEFAULTS, "pjit": _JIT_DEFAULTS}
 
 
-@dataclass(frozen=True)
 class Param:
-    key: str
-    text: str            # the full text (no memory addresses)
-    default: bool        # JAX's printer hides it; shown on demand ("all params")
+    """``key=value`` of an equation: ``text`` is the value's full text (no memory addresses), written on first
+    use (a hidden default's only when "all params" is drawn); ``default``: JAX's printer hides it."""
+    __slots__ = ("key", "default", "_text", "_value")
+
+    def __init__(self, key: str, text: str | None = None, default: bool = False, value: Any = None):
+        self.key, self.default, self._text, self._value = key, default, text, value
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text, self._value = param_text(self._value), None
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Param({self.key!r}, {self.text!r}, default={self.default})"
 
     @property
     def line(self) -> str:
@@ -91,7 +103,7 @@ def _params_of(eqn: Eqn) -> list[Param]:
             default = bool(hidden[k](v)) if k in hidden else False
         except Exception:  # noqa: BLE001 - a param of an unexpected shape is simply shown
             default = False
-        out.append(Param(k, param_text(v), default))
+        out.append(Param(k, None, True, v) if default else Param(k, param_text(v)))
     return out
 
 
@@ -130,8 +142,8 @@ def _line_of(src: Source | None):
     return None if src is None else (src.where, src.line, src.text)
 
 
-def block(program: Program, lang: str = "en", seen: set | None = None) -> Block:
-    """The rows of ``program`` and of its sub-jaxprs; ``seen`` holds primitives already explained."""
+def block(program: Program, lang: str = "en", seen: set | None = None, deep: bool = True) -> Block:
+    """The rows of ``program`` and (``deep``) of its sub-jaxprs; ``seen`` holds primitives already explained."""
     seen = set() if seen is None else seen
     rows = []
     again = repeats([_line_of(e.source) for e in program.eqns])
@@ -139,7 +151,7 @@ def block(program: Program, lang: str = "en", seen: set | None = None) -> Block:
         first = eqn.primitive not in seen
         seen.add(eqn.primitive)
         row = Row(eqn, params_of(eqn), eqn.source, same, explain(eqn.primitive, lang) if first else None)
-        row.subs = [block(s.program, lang, seen) for s in eqn.subs]
+        row.subs = [block(s.program, lang, seen) for s in eqn.subs] if deep else []
         rows.append(row)
     return Block(program, rows)
 
@@ -185,7 +197,18 @@ def eqn_text(eqn: Eqn, limit: int | None = 60, params: list[Param] | None = None
     return head + (f" {ins}" if ins else "")
 
 
+_SOURCE: dict = {}     # (source, lang) -> text: a program's equations share a few hundred lines
+
+
 def source_text(src: Source, lang: str | None = None) -> str:
     """``seeds.py line 10: return jnp.sum(temp)`` / ``seeds.py 第 10 行：return jnp.sum(temp)``."""
-    where = where_text(src, lang)
-    return t("labelled", lang, label=where, text=src.text) if src.text else where
+    key = (src.where, src.line, src.text, lang)
+    text = _SOURCE.get(key) if lang is not None else None     # None: the kernel's default, which may change
+    if text is None:
+        where = where_text(src, lang)
+        text = t("labelled", lang, label=where, text=src.text) if src.text else where
+        if lang is not None:
+            if len(_SOURCE) > 4096:
+                _SOURCE.clear()
+            _SOURCE[key] = text
+    return text

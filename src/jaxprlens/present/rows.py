@@ -150,11 +150,16 @@ def source_once(items: list) -> list:
 # ------------------------------------------------------------------ call groups (model.calls.Group)
 
 def group_data(g, lang: str) -> list:
-    """``[id, label, count, call site, crossing values, depth]`` of a call, as the row and the script show it."""
-    site = source_text(g.site, lang) if g.site else ""
-    crossing = t("crossing", lang, ins=vars_text(g.inputs, lang, 4) or "∅", outs=vars_text(g.outputs, lang, 4) or "∅")
-    return [g.id, group_label(g, lang, phases=g.parent.phase != g.phase), t("n_eqns", lang, n=g.size), site,
-            crossing, g.depth]
+    """``[id, label, count, call site, crossing values, depth]`` of a call, as the row and the script show it
+    (made once per call and language: the table's rows, its text and its data all show it)."""
+    made = g.memo.get(("data", lang))
+    if made is None:
+        site = source_text(g.site, lang) if g.site else ""
+        crossing = t("crossing", lang, ins=vars_text(g.inputs, lang, 4) or "∅",
+                     outs=vars_text(g.outputs, lang, 4) or "∅")
+        made = g.memo[("data", lang)] = (g.id, group_label(g, lang, phases=g.parent.phase != g.phase),
+                                         t("n_eqns", lang, n=g.size), site, crossing, g.depth)
+    return list(made)
 
 
 def group_html(g, lang: str, note: str = "") -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+from dataclasses import replace
 
 from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
@@ -12,7 +13,8 @@ from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, 
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
-from jaxprlens.present.rows import LEFT, Rows, atom_html, binder_html, data_row, group_data, group_html, source_once, walk
+from jaxprlens.present.rows import (LEFT, Rows, atom_html, binder_html, data_row, group_data, group_html, source_once,
+                                    walk)
 from jaxprlens.present.words import cost_text, percent, program_title, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
@@ -44,10 +46,21 @@ class Table(View):
         self.rows = Rows(lang, self._cost_text if cost else None)
 
     def doc(self) -> Block:
-        """The program's rows, made once per view (HTML and text both read them)."""
+        """The program's rows, made once per view (HTML and text both read them); a table folded by calls
+        shows only its top level as rows (the calls' rows are data the script draws)."""
         if self._doc is None:
-            self._doc = block(self.program, self.lang)
+            p, tree = self.program, self.tree
+            if tree is not None:          # only the equations among the top items get rows
+                p = replace(p, eqns=[c for c in top_items(tree) if isinstance(c, Eqn)])
+            self._doc = block(p, self.lang, deep=tree is None)
         return self._doc
+
+    @property
+    def tree(self):
+        """The call tree the table is folded by, or None (``fold_tree``)."""
+        if not hasattr(self, "_tree"):
+            self._tree = fold_tree(self.program, self.count(self.program))
+        return self._tree
 
     def count(self, p: Program) -> int:
         """Equations at every depth of ``p`` (counted once per sub-program)."""
@@ -70,7 +83,7 @@ class Table(View):
                        matchone=t("match_one", lang))
         payload = {}        # hover help for rows the script draws; HTML rows carry theirs (first of a primitive)
         head = len(doc.rows)
-        tree = fold_tree(p, self.count(p))
+        tree = self.tree
         if tree is not None:           # model size with calls: a row per inlined call, opened on click
             payload["groups"], cut = group_items(tree, lang)
             payload["explain"] = explanations(p, lang)
@@ -229,12 +242,47 @@ class Table(View):
     def text(self) -> str:
         title = [program_title(self.program, self.lang)] if self.program.title else []
         p = self.program
+        if self.tree is not None:                # as the HTML shows it: a line per call
+            return "\n".join(title + self._folded_text(self.tree))
         if self.count(p) <= BIG:
             return "\n".join(title + self._text_lines(self.doc(), 0))
         head = _head_rows(self.doc(), HEAD)      # model size: a summary, like the HTML's head
         lines = self._text_lines(self.doc(), 0, limit=head)
         rest = self.count(p) - sum(1 for e in p.eqns[:head] for _ in walk(e))
         return "\n".join(title + lines + [t("more_text", self.lang, n=rest)])
+
+    def _folded_text(self, tree) -> list[str]:
+        """The signature, then the top of the call tree: an equation as ``_text_lines`` writes it, a call as
+        ``▸ label  count`` with its call site and crossing values (``HEAD`` items, then how many more)."""
+        lang, doc = self.lang, self.doc()
+        own = {id(r.eqn): r for r in doc.rows}
+        lines = self._text_lines(Block(self.program, []), 0) + [t("text_folded", lang)]
+        items = top_items(tree)
+        for c in items[:HEAD]:
+            if isinstance(c, Eqn):
+                lines.extend(self._row_lines(own[id(c)], ""))
+                continue
+            _, label, count, site, cross, _ = group_data(c, lang)
+            lines.append(f"  ▸  {label}  {count}")
+            lines.append(f"       {site}  — {cross}" if site else f"       {cross}")
+        if len(items) > HEAD:
+            lines.append(t("more_text", lang, n=sum(sum(1 for _ in walk(c)) if isinstance(c, Eqn) else c.size
+                                                    for c in items[HEAD:])))
+        return lines
+
+    def _row_lines(self, row, pad: str) -> list[str]:
+        """An equation as text: ``  3  c:f32[] = sin b``, then its source and meaning, cost and roles."""
+        eqn, lang = row.eqn, self.lang
+        colon = t("colon", lang)
+        note = explain(eqn.primitive, lang)
+        if eqn.source:
+            note = f"{source_text(eqn.source, lang)}  — {note}"
+        lines = [f"{pad}{eqn.index:>3}  {eqn_text(eqn, None, row.params)}", f"{pad}       {note}"]
+        if self.cost:
+            lines.append(f"{pad}       {t('cost', lang)}{colon}{self._cost_text(eqn)}")
+        if eqn.roles:
+            lines.append(f"{pad}       {t('roles', lang)}{colon}{role_summary(eqn.roles, lang)}")
+        return lines
 
     def _text_lines(self, doc: Block, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
         p, lang, pad = doc.program, self.lang, "  " * depth
@@ -260,15 +308,7 @@ class Table(View):
             lines.append(f"{pad}{t('no_eqns', lang)}")
         for row in doc.rows[:limit]:
             eqn = row.eqn
-            lines.append(f"{pad}{eqn.index:>3}  {eqn_text(eqn, None, row.params)}")
-            note = explain(eqn.primitive, lang)
-            if eqn.source:
-                note = f"{source_text(eqn.source, lang)}  — {note}"
-            lines.append(f"{pad}       {note}")
-            if self.cost:
-                lines.append(f"{pad}       {t('cost', lang)}{colon}{self._cost_text(eqn)}")
-            if eqn.roles:
-                lines.append(f"{pad}       {t('roles', lang)}{colon}{role_summary(eqn.roles, lang)}")
+            lines.extend(self._row_lines(row, pad))
             for sub, sub_doc in zip(eqn.subs, row.subs):
                 lines.append(f"{pad}     {eqn.primitive}[{eqn.index}] › {sub_label(sub, lang)}{colon.rstrip()}")
                 lines.extend(self._text_lines(sub_doc, depth + 3, self._binding(eqn, sub)))
@@ -289,17 +329,24 @@ class _Node:
     def __init__(self):
         self.kids: dict = {}
         self.leaves: list = []       # (path, atom) ending here
+        self._tally = None
 
-    def all(self) -> list:
-        return self.leaves + [x for k in self.kids.values() for x in k.all()]
+    def first(self):
+        """The first ``(path, atom)`` at or below this node."""
+        return self.leaves[0] if self.leaves else next(iter(self.kids.values())).first()
+
+    def tally(self) -> tuple:
+        """``(values, bytes)`` at or below this node (counted once: every level of the tree shows it)."""
+        if self._tally is None:
+            kids = [k.tally() for k in self.kids.values()]
+            self._tally = (len(self.leaves) + sum(n for n, _ in kids),
+                           sum(_nbytes(a) for _, a in self.leaves) + sum(b for _, b in kids))
+        return self._tally
 
 
 def _nbytes(a) -> int:
-    import numpy as np
-    try:
-        return int(np.prod(a.aval.shape)) * np.dtype(a.aval.dtype).itemsize
-    except (AttributeError, TypeError):
-        return 0
+    from jaxprlens.engine.cost import nbytes
+    return nbytes(getattr(a, "aval", None))
 
 
 def _key_text(k) -> str:
@@ -332,11 +379,11 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
 
 def _tree_item(label: str, node: _Node, lang: str, consts) -> str:
     from jaxprlens.engine.cost import si
-    leaves = node.all()
-    if len(leaves) == 1:
-        path, a = leaves[0]
+    count, nbytes = node.tally()
+    if count == 1:
+        path, a = node.first()
         return f'<li class="jl-leaf">{binder_html(a, consts)} <span class="jl-path">{html(path)}</span></li>'
-    size = t("n_values", lang, n=len(leaves)) + " · " + si(sum(_nbytes(a) for _, a in leaves), "B")
+    size = t("n_values", lang, n=count) + " · " + si(nbytes, "B")
     inner = "".join(_tree_item("", _leaf(x), lang, consts) for x in node.leaves)
     inner += "".join(_tree_item(_key_text(k), n, lang, consts) for k, n in node.kids.items())
     return (f'<li><details><summary><b>{html(label)}</b> <span class="jl-type">{html(size)}</span></summary>'

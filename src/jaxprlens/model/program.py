@@ -342,12 +342,13 @@ class _Builder:
         roles, subs = roles_of(e)
         built_subs = [Sub(s.key, s.label, self.program(s.jaxpr, path + (s.key,)), s.in_map, s.out_map,
                           s.param, s.kind) for s in subs]
-        params = dict(e.params)
-        by_param: dict = {}
-        for s in built_subs:
-            by_param.setdefault(s.param, []).append(s.program)
-        for key, programs in by_param.items():
-            params[key] = programs[0] if not isinstance(e.params[key], tuple) else tuple(programs)
+        params = e.params          # JAX's own dict, never changed: copied only to put our sub-programs in
+        if built_subs:
+            params, by_param = dict(params), {}
+            for s in built_subs:
+                by_param.setdefault(s.param, []).append(s.program)
+            for key, programs in by_param.items():
+                params[key] = programs[0] if not isinstance(e.params[key], tuple) else tuple(programs)
         return Eqn(
             index=index,
             primitive=e.primitive.name,

@@ -189,6 +189,6 @@ def roles_of(eqn) -> tuple[Roles | None, list[SubSpec]]:
     rule = role_rules.get(eqn.primitive.name)
     if rule is not None:
         return rule(eqn)
-    if any(True for _ in jex.jaxprs_in_params(eqn.params)):
+    if eqn.params and any(True for _ in jex.jaxprs_in_params(eqn.params)):
         return _generic(eqn)
     return None, []

@@ -442,14 +442,20 @@ def group_items(tree, lang: str, budget: int | None = None) -> tuple[dict, list]
     queue = collections.deque(tree.root.groups)
     while queue:
         g = queue.popleft()
-        n = sum(1 if not isinstance(c, Eqn) else sum(1 for _ in walk(c)) for c in g.children)
+        n = sum(1 if not isinstance(c, Eqn) or not c.subs else sum(1 for _ in walk(c)) for c in g.children)
         if n > left:
             cut.append(g)
             continue
         left -= n
-        out[g.id] = source_once([row for c in g.children     # an equation brings the ones nested in it
-                                 for row in ([_group_item(c, lang)] if not isinstance(c, Eqn)
-                                             else [data_row(e, lang) for e in walk(c)])])
+        rows = []
+        for c in g.children:
+            if not isinstance(c, Eqn):
+                rows.append(_group_item(c, lang))
+            elif not c.subs:
+                rows.append(data_row(c, lang))
+            else:                                       # an equation brings the ones nested in it
+                rows.extend(data_row(e, lang) for e in walk(c))
+        out[g.id] = source_once(rows)
         queue.extend(g.groups)
     if cut:
         gone, word = {g.id for g in cut}, t("rows_not_stored", lang)

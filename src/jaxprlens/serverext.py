@@ -1,11 +1,14 @@
-"""A Jupyter server extension that saves the debugger's live display as its recorded replay.
+"""A Jupyter server extension that saves the debugger's live display as its recorded replay (and a live
+table as the form it stores).
 
 JupyterLab renders the widget mimetype before ``text/html``; in a notebook reopened without the kernel that
 made it, the widget's model is gone and JupyterLab says "Error displaying widget: model not found".  The
 live debugger's output carries ``{"jaxprlens": {"live": true}}`` in its metadata: before such a notebook is
 written to disk this hook drops the widget mimetype from those outputs only, so the file holds the
-recorded replay (``text/html``) and text, which every page (reopened, nbconvert, nbviewer) can show.  The
-open page keeps its live widget: the hook changes what is written, not what JupyterLab holds.
+recorded replay (``text/html``) and text, which every page (reopened, nbconvert, nbviewer) can show.  A live
+table (``{"jaxprlens": {"live": true, "table": true}}``, ``views/live.py``) loses its widget view and that
+metadata: the file holds what a table output holds without a kernel.  The open page keeps its live widget: the
+hook changes what is written, not what JupyterLab holds.
 """
 from __future__ import annotations
 
@@ -41,6 +44,8 @@ def _strip(out) -> int:
     live = meta.get(LIVE_KEY)
     if isinstance(live, dict) and live.get("live") is True and WIDGET_VIEW in data and "text/html" in data:
         del data[WIDGET_VIEW]
+        if live.get("table") is True:     # a live table (views/live.py): saved exactly as its stored form
+            del meta[LIVE_KEY]
         return 1
     return 0
 

@@ -129,6 +129,14 @@ VIEW_TEXT = {
                   "{k} 个调用中的 {n} 个方程未存入笔记本（只保存 {s} 行数据）：print(program) 或 %%jaxpr --text 可全部显示"),
     "more_items": ("{n} more rows (calls and equations): run or trust the notebook to draw them as you scroll "
                    "(--text prints them all)", "另有 {n} 行（调用和方程）：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）"),
+    # the same notes on a live page: what the notebook did not store comes from the kernel (views/live.py)
+    "rows_live": ("{n} more equations come from the kernel as you scroll or search (the notebook stores the first "
+                  "{k} as data)", "另有 {n} 个方程在滚动或搜索时从内核取得（笔记本只保存前 {k} 个的数据）"),
+    "items_live": ("{n} more rows come from the kernel as you scroll or search (the notebook stores the first {k} "
+                   "as data)", "另有 {n} 行在滚动或搜索时从内核取得（笔记本只保存前 {k} 行的数据）"),
+    "calls_live": ("{n} equations inside calls come from the kernel when you open or search them (calls left out "
+                   "of the notebook: {k}; it keeps {s} rows as data)",
+                   "{k} 个调用中的 {n} 个方程在展开或搜索时从内核取得（笔记本只保存 {s} 行数据）"),
     "fold_copy": ("copy {i} of {n}", "第 {i} 份，共 {n} 份"), "fold_copies": ("copies {first}–{last}", "第 {first}–{last} 份"),
     "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges ({k} nodes); "
                   "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"

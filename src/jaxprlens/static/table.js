@@ -1,56 +1,40 @@
 /* The table's script: search, all params, def/use highlight, hover help, rows drawn from data as they scroll
-   into view, and calls folded into one row each.  The HTML it enhances reads the same without it. */
+   into view, and calls folded into one row each.  The HTML it enhances reads the same without it.  A live
+   table (live.js) passes the data `d` it keeps adding to from the kernel: rows up to d.total, a call's rows,
+   d.hits (a search's count in each call not stored), d.extra (matches the page does not hold). */
 import { el, data, word } from "./dom.js";
 
 /* A data row ({id, prim, depth, outs: [{name, type}], params, ins: [{name} | {lit}], src, same}) as the
    table's row; `frame`: one level of a debugger frame (no indent, the id's last part). */
 export function dataRow(r, frame) {
   const tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
-  tr.setAttribute("data-eqn", r.id);
-  tr.setAttribute("data-primitive", r.prim);
-  if (r.same) tr.setAttribute("data-same", "");
-  tr.appendChild(el("td", "", frame ? r.id.split("/").pop() : r.id));
+  tr.dataset.eqn = r.id;
+  tr.dataset.primitive = r.prim;
+  if (r.same) tr.dataset.same = "";
   if (!frame) eq.style.paddingLeft = (4 + 18 * (r.depth || 0)) + "px";
-  r.outs.forEach((b) => {
-    eq.appendChild(el("var", "", b.name));
-    eq.appendChild(el("span", "jl-type", ":" + b.type));
-    eq.appendChild(document.createTextNode(" "));
-  });
-  if (r.outs.length) eq.appendChild(document.createTextNode("= "));
-  eq.appendChild(el("b", "jl-prim", r.prim));
-  if (r.params) {
-    eq.appendChild(document.createTextNode("["));
-    eq.appendChild(el("span", "jl-param", r.params));
-    eq.appendChild(document.createTextNode("]"));
-  }
-  r.ins.forEach((a) => {
-    eq.appendChild(document.createTextNode(" "));
-    eq.appendChild(a.lit !== undefined ? el("span", "jl-lit", a.lit) : el("var", "", a.name));
-  });
-  if (r.src && !r.same) note.appendChild(el("div", "jl-src", r.src));
-  tr.appendChild(eq);
-  tr.appendChild(note);
+  r.outs.forEach((b) => eq.append(el("var", "", b.name), el("span", "jl-type", ":" + b.type), " "));   // text, never markup
+  if (r.outs.length) eq.append("= ");
+  eq.append(el("b", "jl-prim", r.prim));
+  if (r.params) eq.append("[", el("span", "jl-param", r.params), "]");
+  r.ins.forEach((a) => eq.append(" ", a.lit !== undefined ? el("span", "jl-lit", a.lit) : el("var", "", a.name)));
+  if (r.src && !r.same) note.append(el("div", "jl-src", r.src));
+  tr.append(el("td", "", frame ? r.id.split("/").pop() : r.id), eq, note);
   return tr;
 }
 
 /* A call folded into one row: {group, label, count, site, cross, depth}. */
-function groupRow(g) {
+export function groupRow(g) {
   const tr = el("tr", "jl-grow"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
-  tr.setAttribute("data-group", g.group);
-  tr.appendChild(el("td", "", "\u25b8"));
-  eq.appendChild(el("b", "jl-gname", g.label));
-  eq.appendChild(document.createTextNode(" "));
-  eq.appendChild(el("span", "jl-type", g.count));
-  if (g.site) note.appendChild(el("div", "jl-src", g.site));
-  note.appendChild(el("div", "jl-cross", g.cross));
-  tr.appendChild(eq);
-  tr.appendChild(note);
+  tr.dataset.group = g.group;
+  eq.append(el("b", "jl-gname", g.label), " ", el("span", "jl-type", g.count));
+  if (g.site) note.append(el("div", "jl-src", g.site));
+  note.append(el("div", "jl-cross", g.cross));
+  tr.append(el("td", "", "\u25b8"), eq, note);
   return tr;
 }
 
 /* Each data row's source line, also on the rows that continue a run (they show it once, search sees it on all). */
-function withSources(items) {
-  let last = "";
+export function withSources(items, last) {     // last: the line a first row continuing a run has (live.js)
   items.forEach((it) => {
     if (it.group !== undefined) { last = ""; return; }
     if (it.src) last = it.src;
@@ -64,10 +48,10 @@ function itemText(it) {
     it.ins.map((a) => a.name || a.lit)).join(" ").toLowerCase();
 }
 
-export function enhance(root) {
+export function enhance(root, d = data(root)) {     // d: given by live.js
   if (!root || root.getAttribute("data-jl-ready")) return;
   root.setAttribute("data-jl-ready", "1");
-  const d = data(root), explain = d.explain || {}, groups = d.groups || {};
+  const explain = d.explain || {}, groups = d.groups || {};
   const rows = withSources(d.rows || []);
   Object.values(groups).forEach(withSources);
   const drawn = new WeakMap();      // a row the script drew -> its data
@@ -85,11 +69,11 @@ export function enhance(root) {
         if (from && names.has(from) && !names.has(v.textContent)) { names.add(v.textContent); grew = true; }
       });
     }
-    return Array.prototype.filter.call(all, (v) => names.has(v.textContent));
+    return [...all].filter((v) => names.has(v.textContent));
   }
   const isDef = (v) => !!(v.nextElementSibling && v.nextElementSibling.classList.contains("jl-type"));
   function select(name) {
-    root.querySelectorAll(".jl-vsel, .jl-vdef").forEach((e) => e.classList.remove("jl-vsel", "jl-vdef"));
+    root.querySelectorAll(".jl-vsel,.jl-vdef").forEach((e) => e.classList.remove("jl-vsel", "jl-vdef"));
     if (!name || selected === name) { selected = null; return; }
     selected = name;
     vars(name).forEach((e) => {
@@ -105,12 +89,12 @@ export function enhance(root) {
     const body = el("tbody", "jl-chunk"), end = Math.min(rows.length, shown + count);
     for (let i = shown; i < end; i++) {      // a folded table's later top-level rows hold calls too
       const it = rows[i], call = it.group !== undefined, tr = call ? groupRow(it) : dataRow(it);
-      if (call) tr.setAttribute("data-in", ""); else drawn.set(tr, it);
+      if (call) tr.dataset.in = ""; else drawn.set(tr, it);
       body.appendChild(tr);
     }
     shown = end;
     more.parentNode.insertBefore(body, more);
-    if (end >= rows.length) { more.remove(); if (lazyIO) lazyIO.disconnect(); }
+    if (end >= rows.length && !(d.total > end)) { more.remove(); if (lazyIO) lazyIO.disconnect(); }
   }
   if (rows.length) {
     const note = root.querySelector("tbody.jl-more td");
@@ -129,14 +113,14 @@ export function enhance(root) {
     const id = tr.getAttribute("data-group"), depth = depthOf.get(id) || 0;
     tr.classList.toggle("jl-open", open);
     tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
-    if (open && !built.has(id)) {
+    if (open && !built.has(id) && groups[id]) {
       built.add(id);
       let after = tr;
       (groups[id] || []).forEach((it) => {
         const call = it.group !== undefined, row = call ? groupRow(it) : dataRow(it);
         if (call) depthOf.set(it.group, depth + 1);
         else drawn.set(row, it);
-        row.setAttribute("data-in", id);
+        row.dataset.in = id;
         row.children[1].style.paddingLeft = (4 + 18 * (depth + 1 + (call ? 0 : it.depth))) + "px";
         after.parentNode.insertBefore(row, after.nextSibling);
         after = row;
@@ -162,7 +146,7 @@ export function enhance(root) {
   function groupHits(id, hit, inherited, memo) {   // matching equations inside a call (folded or not)
     const key = id + (inherited ? "+" : "");
     if (memo.has(key)) return memo.get(key);
-    let n = 0;
+    let n = (d.hits || 0)[id] | 0;      // a call not stored: the kernel counted its matches
     (groups[id] || []).forEach((it) => {
       if (it.group !== undefined) n += groupHits(it.group, hit, inherited || hit(it.label.toLowerCase(), ""), memo);
       else if (inherited || hit(itemText(it), it.prim)) n++;
@@ -174,7 +158,7 @@ export function enhance(root) {
     q = q.trim().toLowerCase();
     if (q) drawMore(rows.length);      // search looks at every row, drawn or not
     const hit = (text, prim) => prim === q || text.includes(q), memo = new Map();   // a primitive by name
-    let n = 0, carried = "";
+    let n = d.extra | 0, carried = "";
     const visitGroup = (tr, inherited) => {   // open exactly the calls that hold matches
       const id = tr.getAttribute("data-group");
       const inh = inherited || hit(tr.querySelector(".jl-gname").textContent.toLowerCase(), "");
@@ -216,17 +200,15 @@ export function enhance(root) {
     box.type = "search";
     box.placeholder = word(root, "search");
     box.addEventListener("input", () => search(box.value, counter));
-    bar.appendChild(box);
-    bar.appendChild(counter);
+    bar.append(box, counter);
     if (root.querySelector(".jl-param.jl-default")) {
       const label = el("label"), check = el("input");
       check.type = "checkbox";
       check.addEventListener("change", () => root.classList.toggle("jl-allparams", check.checked));
-      label.appendChild(check);
-      label.appendChild(document.createTextNode(" " + word(root, "allparams")));
-      bar.appendChild(label);
+      label.append(check, " " + word(root, "allparams"));
+      bar.append(label);
     }
-    root.insertBefore(bar, root.firstChild);
+    root.prepend(bar);
   }
 
   root.addEventListener("click", (e) => {
@@ -251,4 +233,5 @@ export function enhance(root) {
       if (text) p.title = text;
     }
   });
+  return { drawMore, toggle, built };     // live.js draws what the kernel sends
 }

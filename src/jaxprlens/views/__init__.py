@@ -18,6 +18,11 @@ class Stack:
         return iter(self.parts)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        from jaxprlens.views.live import live_bundle      # a table's rows past those stored, from a live kernel
+        return live_bundle(self._bundle(), self.parts)
+
+    def _bundle(self) -> dict:
+        """The stored form: every part's text and HTML, the front end once."""
         htmls, texts, needs = [], [], set()
         for part in self.parts:
             if hasattr(part, "body") and hasattr(part, "needs"):   # the front end once, after every part
@@ -40,7 +45,7 @@ class Stack:
         return {"text/plain": "\n\n".join(texts), "text/html": "\n".join(htmls)}
 
     def __repr__(self) -> str:
-        return self._repr_mimebundle_()["text/plain"]
+        return self._bundle()["text/plain"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,130 @@
+/* A table's output in a live kernel (anywidget's render, views/live.py): the same HTML the output stores, and
+   the rows it did not store asked of the kernel: the next ones as they near the view, those a search finds
+   past what the page holds, a call's when it opens.  Only a live output loads this module (table.js keeps
+   only the hooks: the data it is given, d.total, d.hits, d.extra). */
+import { data } from "./dom.js";
+import * as table from "./table.js";
+import * as graph from "./graph.js";
+
+export function render({ model, el }) {
+  const host = document.createElement("div");
+  host.innerHTML = model.get("html");     // the output's own HTML, escaped once by the kernel (present/escape.py)
+  el.appendChild(host);
+  const waiting = new Map(), me = Math.random().toString(36).slice(2);   // answers go to every view of the model
+  let n = 0;
+  const onMsg = (msg) => {
+    if (!msg || msg.to !== me) return;
+    const done = waiting.get(msg.id);
+    if (done) { waiting.delete(msg.id); done(msg); }
+  };
+  model.on("msg:custom", onMsg);
+  const ask = (msg, done) => {
+    n += 1;
+    waiting.set(n, done);
+    model.send(Object.assign({ to: me, id: n }, msg));
+  };
+  const meta = { total: model.get("total"), calls: model.get("calls"), notes: model.get("notes") || [] };
+  // main.js's boot, with the table given its kernel (main.js cannot be imported here: it imports this module)
+  host.querySelectorAll("[data-jl-view]").forEach((root) => {
+    const view = root.getAttribute("data-jl-view");
+    if (view === "table") attach(root, ask, meta);
+    else if (view === "graph" && graph.enhance) graph.enhance(root);
+  });
+  if (graph.link) graph.link(host);
+  return () => model.off("msg:custom", onMsg);
+}
+
+function attach(root, ask, meta) {
+  const d = data(root);
+  d.rows = d.rows || [];
+  d.groups = d.groups || {};
+  d.total = meta.total;
+  const t = table.enhance(root, d);
+  if (!t) return;
+  root.querySelectorAll("tbody.jl-cut td").forEach((td, i) => {   // "not stored" -> "from the kernel"
+    if (meta.notes[i]) td.textContent = meta.notes[i];
+  });
+  let fetching = false, query = "", timer = null;
+  const last = (list) => (list.length ? list[list.length - 1].line : "");
+
+  /* ---- scrolling: the next rows asked for as the end of those the page has comes near ---- */
+  function more() {
+    if (fetching || query || d.rows.length >= meta.total) return;
+    fetching = true;
+    ask({ do: "rows", from: d.rows.length }, (m) => {
+      fetching = false;
+      if (m.from !== d.rows.length || !m.rows || !m.rows.length) return;
+      table.withSources(m.rows, last(d.rows)).forEach((r) => d.rows.push(r));
+      if (d.rows.length >= meta.total) {
+        const cut = root.querySelector("tbody.jl-more ~ tbody.jl-cut");
+        if (cut) cut.remove();
+      }
+      t.drawMore(400);
+    });
+  }
+  const end = root.querySelector("tbody.jl-more td");
+  if (end) {
+    new IntersectionObserver((entries) => {   // farther out than table.js draws: rows come before they are needed
+      if (entries.some((e) => e.isIntersecting)) more();
+    }, { rootMargin: "3000px" }).observe(end);
+  }
+
+  /* ---- a call the output did not store: its rows asked for when it opens (a click, or a search) ---- */
+  const asked = new Set();
+  function open(tr) {
+    const id = tr.getAttribute("data-group");
+    if (!id || d.groups[id] || asked.has(id)) return;
+    asked.add(id);
+    tr.classList.add("jl-wait");
+    const got = [];
+    const next = (from) => ask({ do: "group", id: id, from: from }, (m) => {
+      if (!m.rows) { tr.classList.remove("jl-wait"); return; }
+      table.withSources(m.rows, last(got)).forEach((r) => got.push(r));
+      if (m.rows.length && got.length < m.total) { next(got.length); return; }
+      d.groups[id] = got;
+      if (d.hits) delete d.hits[id];       // counted from its rows now
+      tr.classList.remove("jl-wait");
+      if (tr.classList.contains("jl-open")) t.toggle(tr, true);
+      if (query) rerun();
+    });
+    next(0);
+  }
+  new MutationObserver((changes) => changes.forEach((c) => {
+    if (c.target.classList.contains("jl-grow") && c.target.classList.contains("jl-open")) open(c.target);
+  })).observe(root, { subtree: true, attributes: true, attributeFilter: ["class"] });
+
+  /* ---- search: the kernel searches what the page does not hold; its rows shown after those drawn ---- */
+  const box = root.querySelector(".jl-tools input[type=search]");
+  if (!box) return;
+  const rerun = () => box.dispatchEvent(new Event("input"));
+  root.addEventListener("input", (e) => {     // capture: before table.js searches, so it reads d as it is now
+    if (e.target !== box) return;
+    const q = box.value.trim().toLowerCase();
+    if (q === query) return;
+    query = q;
+    d.extra = 0;
+    d.hits = {};
+    const old = root.querySelector("tbody.jl-found");
+    if (old) {
+      old.querySelectorAll("tr.jl-grow").forEach((tr) => t.built.delete(tr.getAttribute("data-group")));
+      old.remove();
+    }
+    clearTimeout(timer);
+    if (!q || (d.rows.length >= meta.total && !meta.calls)) return;
+    timer = setTimeout(() => ask({ do: "search", q: q, from: d.rows.length }, (m) => {   // a pause after typing
+      if (m.q !== query || m.from !== d.rows.length || !m.rows) return;
+      d.hits = m.groups;
+      d.extra = m.count - m.rows.filter((r) => r.group === undefined).length;   // shown rows count themselves
+      const body = document.createElement("tbody"), note = root.querySelector("tbody.jl-more");
+      body.className = "jl-found";
+      table.withSources(m.rows).forEach((it) => {
+        const call = it.group !== undefined, tr = call ? table.groupRow(it) : table.dataRow(it);
+        if (call) tr.dataset.in = "";
+        body.appendChild(tr);
+      });
+      if (note) note.after(body);
+      else if (m.rows.length) root.querySelector("table.jl-eqns").appendChild(body);
+      rerun();
+    }), 150);
+  }, true);
+}

@@ -1,0 +1,226 @@
+"""views/live.py (issue 21): the rows a table's output does not store, served by a live kernel: the next rows
+past those stored, a search past them, a call's rows; bounded messages; bad messages; the output bundle in
+and out of a kernel, the saved form, and a re-run freeing the widget it replaces."""
+from __future__ import annotations
+
+import copy
+import gc
+import json
+
+import jax.numpy as jnp
+import pytest
+from bs4 import BeautifulSoup
+from jax import lax
+
+import jaxprlens
+from jaxprlens.model.program import Eqn
+from jaxprlens.present.rows import data_row, source_once, walk
+from jaxprlens.serverext import strip_live_widgets
+from jaxprlens.views import Stack, live
+from jaxprlens.views import table as tv
+
+
+def chain(n: int, last=lax.cos):
+    """``2n`` equations of sin and mul, then one ``last`` (found only at the end)."""
+    def f(x):
+        for _ in range(n):
+            x = lax.mul(lax.sin(x), x)
+        return last(x)
+    return jaxprlens.trace(f, jnp.ones(4))
+
+
+def widget(model_id: str):
+    from ipywidgets.widgets.widget import _instances      # the open widgets by model id (ipywidgets 8)
+    return _instances.get(model_id)
+
+
+def size(msg: dict) -> int:
+    return len(json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def stored_rows(table) -> list:
+    s = BeautifulSoup(table.html(), "html.parser")
+    return json.loads(s.select_one("script.jl-data").get_text())["rows"]
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """STORED and ROWS_PER_MESSAGE small, so that a 1,501-equation table has rows past those stored,
+    served in several answers."""
+    monkeypatch.setattr(tv, "STORED", 300)
+    monkeypatch.setattr(live, "ROWS_PER_MESSAGE", 250)
+    return chain(750)
+
+
+def test_rows_past_stored_are_the_data_rows_in_order(small):
+    table = small.table()
+    server = live.RowServer(table)
+    later = [e for top in small.eqns[tv._head_rows(table.doc(), tv.HEAD):] for e in walk(top)]
+    expected = source_once([data_row(e, "en") for e in later])       # as the output would store them all
+    assert stored_rows(table) == expected[:300]                      # the stored ones: the same sequence
+    got, start = [], 300
+    while True:
+        msg = server.answer({"do": "rows", "from": start})
+        assert msg["from"] == start and msg["total"] == len(later) == 1501 - 400
+        assert len(msg["rows"]) <= 250
+        got += msg["rows"]
+        start += len(msg["rows"])
+        if not msg["rows"] or start >= msg["total"]:
+            break
+    assert got == expected[300:]             # exactly, a run's source line continued across answers too
+    assert got[-1]["id"] == str(1500) and got[-1]["prim"] == "cos"
+    assert server.cut() == len(later) - 300
+    assert server.notes() == [f"{len(later) - 300} more equations come from the kernel as you scroll or search "
+                              "(the notebook stores the first 300 as data)"]
+
+
+def test_search_finds_rows_past_stored(small):
+    server = live.RowServer(small.table())
+    found = server.answer({"do": "search", "q": "  COS ", "from": 300})
+    assert found["q"] == "cos" and found["count"] == 1 and found["groups"] == {}
+    assert [r["id"] for r in found["rows"]] == ["1500"] and found["rows"][0]["src"].endswith("return last(x)")
+    sin = server.answer({"do": "search", "q": "sin", "from": 300})   # a primitive, and a source line naming it
+    assert sin["count"] == 1101 - 300 - 1 and len(sin["rows"]) == 250   # every line but the last says lax.sin
+    assert server.answer({"do": "search", "q": "no such thing", "from": 0})["count"] == 0
+
+
+def test_message_sizes_are_bounded():
+    """At the real bounds (ROWS_PER_MESSAGE rows an answer): a data row about 130 B, an answer well under 1 MB."""
+    p = chain(7000)
+    server = live.RowServer(p.table())
+    rows = server.answer({"do": "rows", "from": tv.STORED})
+    found = server.answer({"do": "search", "q": "mul", "from": tv.STORED})
+    assert len(rows["rows"]) == live.ROWS_PER_MESSAGE and len(found["rows"]) == live.ROWS_PER_MESSAGE
+    print(f"\nrows answer: {size(rows)} B for {len(rows['rows'])} rows ({size(rows) / len(rows['rows']):.0f} B/row); "
+          f"search answer: {size(found)} B")
+    assert size(rows) < 512 * 1024 and size(found) < 1024 * 1024
+
+
+def test_a_cut_call_s_rows_and_search_counts(monkeypatch):
+    from test_calls import transformer
+    monkeypatch.setattr(tv, "STORED_CALLS", 200)
+    monkeypatch.setattr(live, "ROWS_PER_MESSAGE", 40)
+    p = transformer(6, grad=False)
+    table = p.table()
+    tree = tv.fold_tree(p, table.count(p))
+    stored, cut = tv.group_items(tree, "en")
+    server = live.RowServer(table)
+    assert cut and server.layout()[3] == {g for g in tree.by_id if g and g not in stored}
+    g = max(cut, key=lambda g: len(g.children))
+    items = [x for c in g.children for x in (walk(c) if isinstance(c, Eqn) else (c,))]
+    expected = source_once([data_row(x, "en") if isinstance(x, Eqn) else tv._group_item(x, "en") for x in items])
+    got, start = [], 0
+    while start < len(items):
+        msg = server.answer({"do": "group", "id": g.id, "from": start})
+        assert msg["group"] == g.id and msg["total"] == len(items) and len(msg["rows"]) <= 40
+        got += msg["rows"]
+        start += len(msg["rows"])
+    assert got == expected and not any("not stored" in r.get("label", "") for r in got)
+    for inner in (c for g2 in cut for c in g2.groups):     # a call inside a cut one: not stored either, served too
+        assert inner.id in server.layout()[3] and server.answer({"do": "group", "id": inner.id})["total"]
+    # a search counts what a cut call holds: its own label matching, all of its equations
+    label = tv._group_item(g, "en")["label"]
+    hits = server.answer({"do": "search", "q": label, "from": 0})
+    assert hits["groups"][g.id] == g.size
+    exp = server.answer({"do": "search", "q": "exp", "from": 0})
+    want = sum(1 for e in g.eqns for x in walk(e) if x.primitive == "exp" or "exp" in server._text(x))
+    assert exp["groups"].get(g.id, 0) == want
+    assert server.notes()[0].startswith(f"{sum(c.size for c in cut)} equations inside calls come from the kernel")
+
+
+@pytest.mark.parametrize("msg", [None, [1], "rows", {}, {"do": 3}, {"do": "rows", "from": -1},
+                                 {"do": "rows", "from": "x" * 10_000}, {"do": "rows", "from": True},
+                                 {"do": "rows", "from": 1.5}, {"do": "group"}, {"do": "group", "id": ["a"]},
+                                 {"do": "group", "id": "no/such" * 1000}, {"do": "search"},
+                                 {"do": "search", "q": "   "}, {"do": "search", "q": 5}, {"do": "x" * 100_000}])
+def test_bad_messages_get_a_short_error(small, msg):
+    answer = live.RowServer(small.table()).answer(msg)
+    assert set(answer) == {"error"} and len(answer["error"]) <= 300 and "Traceback" not in answer["error"]
+
+
+def test_rows_from_past_the_end_is_empty(small):
+    msg = live.RowServer(small.table()).answer({"do": "rows", "from": 10**9})
+    assert msg["rows"] == [] and msg["total"] == 1101
+
+
+def test_outside_a_kernel_the_output_is_today_s(small):
+    table = small.table()
+    bundle = table._repr_mimebundle_()
+    assert isinstance(bundle, dict) and set(bundle) == {"text/plain", "text/html"}
+    assert bundle == {"text/plain": table.text(), "text/html": table.html()}
+
+
+def test_in_a_kernel_a_widget_view_that_saves_as_today(small, monkeypatch):
+    monkeypatch.setattr(live, "_kernel", lambda: True)
+    table = small.table()
+    today = {"text/plain": table.text(), "text/html": table.html()}
+    data, meta = table._repr_mimebundle_()
+    assert meta == {"jaxprlens": {"live": True, "table": True}}
+    assert {k: v for k, v in data.items() if k != live.WIDGET_VIEW} == today      # the stored form, unchanged
+    w = widget(data[live.WIDGET_VIEW]["model_id"])
+    assert w.html == table.body() and w.jl_view == "table"      # the same HTML, no loader
+    assert w.total == 1101 and w.calls == 0 and w.notes == live.RowServer(table).notes()
+    sent = []
+    monkeypatch.setattr(w, "send", sent.append)
+    w._on_msg(w, {"do": "rows", "from": 300, "to": "v1", "id": 7}, [])
+    w._on_msg(w, {"do": "nope", "to": {"x": 1}, "id": True}, [])
+    assert sent[0]["to"] == "v1" and sent[0]["id"] == 7 and sent[0]["from"] == 300 and len(sent[0]["rows"]) == 250
+    assert set(sent[1]) == {"error"}
+    # saved: the widget view and our metadata go, the rest is what a table output holds today
+    out = {"output_type": "execute_result", "execution_count": 3, "data": copy.deepcopy(data), "metadata": meta}
+    other = {"output_type": "display_data", "data": {live.WIDGET_VIEW: {"model_id": "x"}, "text/plain": "w"},
+             "metadata": {"jaxprlens": {"live": True}}}
+    nb = {"cells": [{"cell_type": "code", "outputs": [out, other]}]}
+    assert strip_live_widgets(nb) == 1
+    assert out == {"output_type": "execute_result", "execution_count": 3, "data": today, "metadata": {}}
+    assert live.WIDGET_VIEW in other["data"] and other["metadata"] == {"jaxprlens": {"live": True}}
+    w.close()
+
+
+def test_a_small_table_in_a_kernel_stays_as_it_is(monkeypatch):
+    monkeypatch.setattr(live, "_kernel", lambda: True)
+    table = chain(10).table()
+    assert table._repr_mimebundle_() == {"text/plain": table.text(), "text/html": table.html()}
+
+
+def test_a_stack_goes_live_with_its_table(small, monkeypatch):
+    monkeypatch.setattr(live, "_kernel", lambda: True)
+    stack = Stack([small.text_view(), small.table()])
+    data, meta = stack._repr_mimebundle_()
+    assert data["text/html"] == stack._bundle()["text/html"] and meta["jaxprlens"]["table"]
+    w = widget(data[live.WIDGET_VIEW]["model_id"])
+    assert w.html.startswith(data["text/html"].split("\n")[0]) and "<script data-z" not in w.html
+    assert 'data-jl-view="table"' in w.html
+    w.close()
+    assert repr(stack) == stack._bundle()["text/plain"]
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
+    from jaxprlens.views import debugger
+    monkeypatch.setattr(live, "_kernel", lambda: True)
+    runs, sizes = [], []
+    for k in range(10):
+        monkeypatch.setattr(debugger, "cell_key", lambda k=k: ("cell-1", f"run-{k}"))
+        data, _ = chain(750 + k).table()._repr_mimebundle_()
+        model_id = data[live.WIDGET_VIEW]["model_id"]
+        w = widget(model_id)
+        w._on_msg(w, {"do": "search", "q": "sin", "from": 300}, [])     # texts cached: memory held
+        runs.append(model_id)
+        del w, data
+        gc.collect()
+        sizes.append(_rss_mb())
+    live_ids = [m for m in runs if widget(m) is not None]
+    assert live_ids == [runs[-1]] and len(live._cells["cell-1"]) == 1
+    ref = live._cells["cell-1"][0][1]
+    print(f"\nRSS over 10 re-runs (MB): {[round(s) for s in sizes]}")
+    assert sizes[-1] - sizes[2] < 40, sizes
+    widget(runs[-1]).close()
+    assert ref().server is None

@@ -6,7 +6,9 @@ a recorded 1,000-step replay <= 1 MB.  Bytes are counted where the widget hands 
 (``Widget._send``), as the JSON the comm writes.
 Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BLOCKS]`` times the first
 ``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python (issue 19: goal <= 3 s), with
-``--profile`` where its time goes.
+``--profile`` where its time goes.  ``--scale [N ...]`` (default 10k, 50k, 100k; each in a fresh Python): the
+first message's bytes, a Step's kernel time, Continue to the end against ``Stepper.run`` on the same program,
+the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB at any size, Continue <= 3x run).
 """
 from __future__ import annotations
 
@@ -80,6 +82,76 @@ def measure(n: int, moves: int = 50) -> dict:
             "history_kib_per_value": grown / values / 1024, "value_kib": value_bytes / 1024}
 
 
+# ---------------------------------------------------------------- scale: 10k to 100k equations (issue 21)
+
+FIRST_GOAL = 1_000_000      # bytes of the first message, at any size
+CONTINUE_GOAL = 3.0         # Continue to the end (press, messages included) / Stepper.run on the same program
+
+
+def scale(n: int) -> dict:
+    """In this (fresh) process: a debugger on a chain of ``n`` equations, as ``--debug`` makes and shows it."""
+    import resource
+    t0 = time.perf_counter()
+    p = program(n)
+    out = {"eqns": n, "trace_s": time.perf_counter() - t0}
+    t0 = time.perf_counter()
+    d = Debugger(p)
+    out["debugger_s"] = time.perf_counter() - t0
+    meter = Meter(d)
+    t0 = time.perf_counter()
+    d._repr_mimebundle_()
+    out["bundle_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    d.press("ready")
+    out["ready_s"], out["first"] = time.perf_counter() - t0, meter.sizes[-1]
+    steps = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        d.press("step")
+        steps.append(time.perf_counter() - t0)
+    out["step_ms"], out["step_max_ms"] = 1e3 * statistics.median(steps), 1e3 * max(steps)
+    st = p.stepper()
+    cont, run = [], []
+    for _ in range(2):                  # in turn, so that load from others hits both alike; best of two
+        d.press("reset")
+        k = len(meter.sizes)
+        t0 = time.perf_counter()
+        d.press("continue")
+        cont.append(time.perf_counter() - t0)
+        out["continue_bytes"] = sum(meter.sizes[k:])
+        st.reset()
+        t0 = time.perf_counter()
+        st.run()
+        run.append(time.perf_counter() - t0)
+    out["continue_s"], out["run_s"] = min(cont), min(run)
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def scale_table(sizes: list) -> int:
+    import subprocess
+    import sys
+    print(f"{'eqns':>7}{'trace s':>9}{'Debugger s':>11}{'bundle s':>9}{'ready s':>8}{'first kB':>9}{'step ms':>9}"
+          f"{'max ms':>8}{'continue s':>11}{'run s':>7}{'ratio':>7}{'peak MB':>9}")
+    missed = []
+    for n in sizes:
+        done = subprocess.run([sys.executable, __file__, "--scale-once", str(n)], check=True, capture_output=True,
+                              text=True, env=dict(os.environ))
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        ratio = r["continue_s"] / r["run_s"]
+        print(f"{n:>7}{r['trace_s']:>9.1f}{r['debugger_s']:>11.2f}{r['bundle_s']:>9.2f}{r['ready_s']:>8.2f}"
+              f"{r['first'] / 1e3:>9.0f}{r['step_ms']:>9.1f}{r['step_max_ms']:>8.1f}{r['continue_s']:>11.2f}"
+              f"{r['run_s']:>7.2f}{ratio:>7.2f}{r['peak_mb']:>9.0f}", flush=True)
+        if r["first"] > FIRST_GOAL:
+            missed.append(f"{n} eqns: first message {r['first'] / 1e3:.0f} kB (goal 1 MB)")
+        if ratio > CONTINUE_GOAL:
+            missed.append(f"{n} eqns: Continue {ratio:.2f}x Stepper.run (goal 3x)")
+    for m in missed:
+        print(f"missed: {m}")
+    print("goals (first message <= 1 MB, Continue <= 3x Stepper.run):", "NOT met" if missed else "met")
+    return 1 if missed else 0
+
+
 # ---------------------------------------------------------------- cold: the first --debug in a fresh kernel
 
 COLD = r"""
@@ -140,7 +212,15 @@ def main(argv=None):
     ap.add_argument("--cold", type=int, nargs="*", metavar="BLOCKS",
                     help="only the cold first --debug of a flax.nnx train step with this many blocks (default 2)")
     ap.add_argument("--profile", action="store_true", help="with --cold: cProfile of the bundle and first message")
+    ap.add_argument("--scale", type=int, nargs="*", metavar="N",
+                    help="only the scale table: a fresh Python per size (default 10000 50000 100000)")
+    ap.add_argument("--scale-once", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.scale_once:
+        print(json.dumps(scale(args.scale_once)))
+        return 0
+    if args.scale is not None:
+        return scale_table(args.scale or [10_000, 50_000, 100_000])
     if args.cold is not None:
         for blocks in args.cold or [2]:
             r = cold(blocks, args.profile)

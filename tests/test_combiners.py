@@ -16,6 +16,7 @@ from jax import lax
 from jaxprlens.model import from_jaxpr, trace
 from jaxprlens.engine.stepper import StepTypeError
 from jaxprlens.present.i18n import role_summary, sub_label
+from jaxprlens.present.words import jit_diff_text, path_text
 from test_stepper import assert_same, drive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +75,7 @@ def test_reduce_combiner_is_shown_and_stepped_over():
     assert role_summary(eqn.roles) == "1 operand, 1 init value"
     st = program.stepper()
     st.step_into()
-    assert st.done and st.path_text == "done"
+    assert st.done and path_text(st) == "done"
     assert st.note == "reduce's combiner (per element) runs on single elements inside reduce: eqn 0 ran as one step"
     np.testing.assert_allclose(np.asarray(st.outputs), [126.0, 166.0, 214.0])
     st.back()
@@ -123,7 +124,7 @@ def test_a_wrong_shape_handed_back_by_a_finished_body_is_an_error():
     with pytest.raises(StepTypeError, match=r"^eqn 0 \(jit\) would write c as f32\[\], but the jaxpr declares "
                                             r"c:f32\[3\]"):
         st.step()
-    assert st.path_text == "jit[eqn 0] › jit <lambda> › eqn 0" and not any(v in st.frames[0].env for v in eqn.outvars)
+    assert path_text(st) == "jit[eqn 0] › jit <lambda> › eqn 0" and not any(v in st.frames[0].env for v in eqn.outvars)
 
 
 def test_a_poked_value_of_the_wrong_shape_stops_the_next_step():
@@ -177,11 +178,19 @@ def test_compare_with_jit_reports_a_difference():
     assert st.compare_with_jit() is None
     assert st.compare_with_jit(want=program.run(repeat=1)) is None
     want = [jnp.sin(jnp.arange(3.0)).at[1].add(0.5), jnp.array([0, 1, 3], jnp.int32)]
-    assert st.compare_with_jit(want=want) == (
-        "out[0]: 1 of 3 elements differ from jax.jit's, by up to 0.5 (and 1 more output(s)): the stepper runs "
+    diff = st.compare_with_jit(want=want)                # data: the first output that differs, and how many more
+    assert (diff.kind, diff.path, diff.differing, diff.size, diff.gap, diff.more) == ("values", "out[0]", 1, 3, 0.5, 1)
+    assert jit_diff_text(diff, "en") == (
+        "out[0]: 1 of 3 elements differ from jax.jit's, by up to 0.5 (and 1 more output): the stepper runs "
         "each equation eagerly, jax.jit compiles the whole program (fusion, XLA's numerics, dead code removed)")
-    assert st.compare_with_jit(want=[want[0].astype(jnp.float16), want[1]]).startswith(
-        "out[0] is f32[3] stepped but f16[3] compiled")
+    assert jit_diff_text(diff, "zh") == (
+        "out[0]：3 个元素中有 1 个与 jax.jit 的结果不同，最大相差 0.5（另有 1 个输出也不同）：单步执行器逐个立即执行"
+        "方程，而 jax.jit 编译整个程序（融合、XLA 的数值实现、删除无用代码）")
+    typed = st.compare_with_jit(want=[want[0].astype(jnp.float16), want[1]])
+    assert (typed.kind, typed.got, typed.want) == ("type", "f32[3]", "f16[3]")
+    assert jit_diff_text(typed, "en").startswith("out[0] is f32[3] stepped but f16[3] compiled (and 1 more output)")
+    count = st.compare_with_jit(want=want[:1])
+    assert jit_diff_text(count, "en") == "jax.jit gives 1 outputs, the stepper 2" and jit_diff_text(None) is None
 
 
 EIGHT = textwrap.dedent("""

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxprlens.views.debugger import Debugger, describe, sparkline
+from jaxprlens.views.debugger import COMPARE_MAX, Debugger, describe, sparkline
 from jaxprlens.model import trace
 from jaxprlens.views.replay import record, replay_html
 from jaxprlens.engine.stepper import CONDITIONS
@@ -618,9 +618,29 @@ def test_the_jit_comparison_past_its_budget_is_a_button():
     notes = dict(state(d)["notes"])
     assert notes["jitskip"].startswith("Not compared with jax.jit: the program has ") and "budget of 2" in notes["jitskip"]
     d.press("jit")
-    assert d.stepper.jit_budget is None
+    assert d.stepper.jit_budget == COMPARE_MAX
     assert "jitskip" not in dict(state(d)["notes"]) and "jitdiff" not in dict(state(d)["notes"])
     assert d.stepper.jit_check().status in ("equal", "close")
+
+
+def test_past_its_size_the_jit_comparison_is_not_offered(monkeypatch):
+    """Issue 21: XLA's compile grows faster than the program (20k equations: 2 minutes), so past COMPARE_MAX
+    the debugger says why it does not compare and offers no button; pressing it anyway compiles nothing."""
+    from jaxprlens.views import dbgstate, debugger as dbg
+    monkeypatch.setattr(dbgstate, "COMPARE_MAX", 5)
+    monkeypatch.setattr(dbg, "COMPARE_MAX", 5)
+    fn, args = SEEDS["func10"]
+    d = trace(fn, *args).debugger(jit_budget=2)
+    d._send = d.sent = Sent()
+    d.press("ready")
+    d.press("continue")
+    notes = state(d)["notes"]
+    assert "jitskip" not in dict(notes)
+    assert ["jit", "Not compared with jax.jit: the program has 8 equations, and XLA's compile time grows faster "
+            "than the program (minutes past 5 equations, holding up the kernel). To compare anyway, outside the "
+            "debugger: stepper.jit_check(budget=None)."] in notes
+    d.press("jit")
+    assert d.stepper.jit_check().status == "skipped" and d.stepper._jit_outputs is None
 
 
 def test_the_cell_is_found_from_the_kernels_request(monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from corpus import CORPUS
 from jaxprlens.model import trace
 from jaxprlens.engine.stepper import Stepper, resolve_device, source_context
-from jaxprlens.present.words import stop_text
+from jaxprlens.present.words import path_text, stop_text
 from seeds import SEEDS
 
 PROGRAMS = {**SEEDS, **CORPUS}
@@ -92,7 +92,7 @@ def test_corpus_is_big_enough():
 
 
 def _snapshot(st: Stepper):
-    return (st.path_text, st.frames, [dict(f.env) for f in st.frames], st.last_eqn, st.current)
+    return (path_text(st), st.frames, [dict(f.env) for f in st.frames], st.last_eqn, st.current)
 
 
 def test_back_restores_exactly():
@@ -105,7 +105,7 @@ def test_back_restores_exactly():
         snaps.append(_snapshot(st))
     while snaps:
         path, frames, envs, last, cur = snaps.pop()
-        assert st.path_text == path
+        assert path_text(st) == path
         assert st.frames is frames or st.frames == frames
         assert st.last_eqn is last and st.current is cur
         for f, env in zip(st.frames, envs):
@@ -121,17 +121,20 @@ def test_back_restores_exactly():
 def test_while_paths_and_iterations():
     program, want = traced("func10")
     st = program.stepper()
-    assert st.path_text == "eqn 0"
+    assert path_text(st) == "eqn 0"
     st.step().step()
     assert st.current.primitive == "while" and st.position == 2
     st.step_into()
-    assert st.path_text == "while[eqn 2] › cond › iteration 0 › eqn 0"
+    assert path_text(st) == "while[eqn 2] › cond › iteration 0 › eqn 0"
     st.step_into()
-    assert st.path_text == "while[eqn 2] › body › iteration 0 › eqn 0"
+    assert path_text(st) == "while[eqn 2] › body › iteration 0 › eqn 0"
     assert st.last_eqn.id == "2/cond/0" and bool(st.last_outputs[0])
     for _ in range(3 * 5 + 1):
         st.step_into()
-    assert st.path_text == "while[eqn 2] › body › iteration 3 › eqn 1"
+    assert path_text(st) == "while[eqn 2] › body › iteration 3 › eqn 1"
+    assert path_text(st, "zh") == "while[方程 2] › 循环体 › 第 3 次迭代 › 方程 1"      # the engine holds data only
+    eqn, sub, loop = st.where[0]
+    assert (eqn.id, sub.key, loop.iteration, st.where[-1]) == ("2", "body", 3, 1)
     assert st.frame.iteration == 3 and st.current.id == "2/body/1"
     assert set(st.env_names) >= {"f", "g", "h", "i", "j", "k"}
     assert int(st.env_names["h"]) == 3 and int(st.env_names["k"]) == 4
@@ -139,7 +142,7 @@ def test_while_paths_and_iterations():
     st.step()
     np.testing.assert_allclose(st.last_outputs[0], 3 * np.ones(16))
     st.step_out()
-    assert st.done and st.path_text == "done" and st.current is None
+    assert st.done and path_text(st) == "done" and st.current is None
     assert_same(st.outputs, want)
     st.step(), st.step_into(), st.step_out(), st.run()     # at the end nothing happens
     assert st.done
@@ -149,9 +152,9 @@ def test_step_out_returns_to_caller_and_top_level_runs():
     program, want = traced("func12")
     st = program.stepper()
     st.step().step_into()
-    assert st.path_text == "jit[eqn 1] › jit inner › eqn 0"
+    assert path_text(st) == "jit[eqn 1] › jit inner › eqn 0"
     st.step().step_out()
-    assert st.path_text == "eqn 2" and st.last_eqn.id == "1"
+    assert path_text(st) == "eqn 2" and st.last_eqn.id == "1"
     st.step_out()
     assert st.done
     assert_same(st.outputs, want)
@@ -160,25 +163,25 @@ def test_step_out_returns_to_caller_and_top_level_runs():
 def test_cond_enters_selected_branch_and_clamps():
     program, _ = traced("func7")
     st = program.stepper().step().step().step_into()
-    assert st.path_text == "cond[eqn 2] › branch 1 (true) › eqn 0"
+    assert path_text(st) == "cond[eqn 2] › branch 1 (true) › eqn 0"
     program, _ = traced("switch_clamp_high")
     st = program.stepper()
     while st.current.primitive != "cond":
         st.step()
     st.step_into()
-    assert "branch 2" in st.path_text
+    assert "branch 2" in path_text(st)
     program, _ = traced("switch_clamp_low")
     st = program.stepper()
     while st.current.primitive != "cond":
         st.step()
     st.step_into()
-    assert "branch 0" in st.path_text
+    assert "branch 0" in path_text(st)
 
 
 def test_scan_reverse_slices_from_the_end():
     program, want = traced("scan_reverse")
     st = program.stepper().step_into()
-    assert st.path_text.startswith("scan[eqn 0] › body › iteration 0 (xs[4])")
+    assert path_text(st).startswith("scan[eqn 0] › body › iteration 0 (xs[4])")
     xs = PROGRAMS["scan_reverse"][1][0]
     body = st.frame.program
     np.testing.assert_allclose(st.env[body.invars[-1]], xs[4])
@@ -192,13 +195,13 @@ def test_breakpoints_by_id_primitive_and_line():
     st = program.stepper()
     st.add_breakpoint("2/body/1")
     st.run()
-    assert st.path_text == "while[eqn 2] › body › iteration 0 › eqn 1"
+    assert path_text(st) == "while[eqn 2] › body › iteration 0 › eqn 1"
     assert st.stop.kind == "breakpoint"
     assert (st.stop.kind, st.stop.eqn.id) == ("breakpoint", "2/body/1")
     assert stop_text(st.stop, "en") == "breakpoint at eqn 2/body/1 (mul)"
     assert stop_text(st.stop, "zh") == "在方程 2/body/1（mul）处遇到断点"      # said from the stop, not parsed
     st.run()
-    assert st.path_text == "while[eqn 2] › body › iteration 1 › eqn 1"
+    assert path_text(st) == "while[eqn 2] › body › iteration 1 › eqn 1"
     st.remove_breakpoint("2/body/1")
     st.run()
     assert st.done
@@ -258,7 +261,7 @@ def test_goto_moves_over_top_level_eqns():
     assert st.done
     assert_same(st.outputs, want)
     st.goto(0)
-    assert st.position == 0 and st.path_text == "eqn 0"
+    assert st.position == 0 and path_text(st) == "eqn 0"
 
 
 def test_error_in_a_step_leaves_state_usable():
@@ -273,18 +276,18 @@ def test_error_in_a_step_leaves_state_usable():
     program = trace(f, jnp.ones(2))
     st = program.stepper()
     st.step()
-    before = st.path_text
+    before = path_text(st)
     with pytest.raises(Exception, match="callback failed"):
         st.step()
-    assert st.path_text == before and st.last_eqn.id == "0"
-    assert st.back() and st.path_text == "eqn 0"
+    assert path_text(st) == before and st.last_eqn.id == "0"
+    assert st.back() and path_text(st) == "eqn 0"
 
 
 def test_break_on_nan():
     program = trace(lambda x: jnp.log(x) * 2., jnp.array([1., -1.]))
     st = program.stepper(break_on_nan=True)
     st.run()
-    assert "NaN" in stop_text(st.stop, "en") and st.path_text == "eqn 1"
+    assert "NaN" in stop_text(st.stop, "en") and path_text(st) == "eqn 1"
     st.run()
     assert st.done
 
@@ -320,7 +323,7 @@ def test_set_value_on_an_input_equals_jit_with_that_input():
     st = program.stepper()
     x2 = MLP_ARGS[0].at[1, 2].set(jnp.nan)
     st.set_value("a", x2)                  # the first input, before any step
-    assert [(e.name, e.where) for e in st.edits] == [("a", "eqn 0")]
+    assert [(e.name, path_text(e.where)) for e in st.edits] == [("a", "eqn 0")]
     st.run()
     assert_same(st.outputs, jax.jit(_mlp)(x2, *MLP_ARGS[1:]))
     assert st.jit_check().status == "edited"

@@ -95,13 +95,15 @@ print(role_summary(loop.roles, "en"), "|", role_summary(loop.roles, "zh"))
 # 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+from jaxprlens.present.words import path_text   # where the stepper is, in the notebook's language
+
 stepper = program.stepper()
 stepper.step()        # c = broadcast_in_dim 1.0
 stepper.step()        # d = add a c
 stepper.step_into()   # enter the while
 for _ in range(8):
     stepper.step_into()
-print(stepper.path_text)
+print(path_text(stepper))
 print({name: np.asarray(val).ravel()[:3] for name, val in stepper.env_names.items()})
 stepper.run()
 print(stepper.outputs[:3], jax.jit(func10)(np.ones(16), 5)[:3])

@@ -104,21 +104,9 @@ class Frame:
     def iteration(self):
         return None if self.loop is None else self.loop.iteration
 
-    @property
-    def label(self) -> str:
-        """``while[eqn 2] › body › iteration 3`` (empty for the top frame)."""
-        if self.eqn is None:
-            return ""
-        text = f"{self.eqn.primitive}[eqn {self.eqn.index}] › {self.sub.label}"
-        loop = self.loop
-        if loop is not None:
-            text += f" › iteration {loop.iteration}"
-            if isinstance(loop, Scan) and loop.reverse:
-                text += f" (xs[{loop.length - 1 - loop.iteration}])"
-        return text
-
     def __repr__(self) -> str:
-        return f"<Frame {self.label or 'top'} at eqn {self.pc}>"
+        where = "top" if self.eqn is None else f"{self.eqn.id}/{self.sub.key}"
+        return f"<Frame {where} at eqn {self.pc}>"
 
 
 def _bind_params(prim, params) -> dict:

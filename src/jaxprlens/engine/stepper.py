@@ -10,7 +10,6 @@ added to (a jaxpr is in SSA form).  A move records ``(frames before, writes, las
 from __future__ import annotations
 
 import linecache
-import re
 from collections import deque
 from typing import NamedTuple
 
@@ -21,9 +20,12 @@ import numpy as np
 from jax import lax
 
 from jaxprlens.model import _jax
+from jaxprlens.engine.conditions import CONDITIONS, condition, has_nan  # noqa: F401 - CONDITIONS: replay's grammar
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      _typed, check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
-from jaxprlens.model.program import Eqn, Lit, Program, Var, var_text
+from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare,  # noqa: F401
+                                       compiled_outputs, flat, low_precision)
+from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text
 
 
 # ---------------------------------------------------------------- devices
@@ -46,7 +48,8 @@ class Stop(NamedTuple):
 
 
 class Edit(NamedTuple):
-    """One ``set_value``: the value ``name`` (model ``var``) in the frame at ``where`` went from ``old`` to ``new``."""
+    """One ``set_value``: the value ``name`` (model ``var``) at ``where`` (``Stepper.where``) went from ``old`` to
+    ``new``."""
     name: str
     var: Var
     where: str
@@ -54,37 +57,6 @@ class Edit(NamedTuple):
     new: object
 
 
-class JitCheck(NamedTuple):
-    """The stepped (eager) outputs against ``jax.jit``'s, as data (``views.dbgstate`` says it in words).
-
-    ``status``: ``equal`` (bit for bit), ``close`` (differ, within the tolerance), ``differ`` (beyond it),
-    ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (count, shape or dtype: ``detail``), ``skipped``
-    (the program has ``eqns`` equations, past ``budget``), ``edited`` (a ``set_value`` changed the run), or
-    ``running`` (not done).  ``max_abs``: the largest absolute difference; ``max_rel``: it relative to the
-    output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
-    outputs (the worst is ``path``), ``beyond`` of them past the tolerance.  ``rtol``/``atol``: the tolerance used (``rtol`` widened to twice the
-    machine epsilon of ``low``, the narrowest float type the program computes in, when that is below float32).
-    """
-    status: str
-    rtol: float = 0.0
-    atol: float = 0.0
-    max_abs: float = 0.0
-    max_rel: float = 0.0
-    differing: int = 0
-    total: int = 0
-    outputs: int = 0
-    path: str = ""
-    low: str = ""
-    detail: str = ""
-    eqns: int = 0
-    budget: int = 0
-    beyond: int = 0
-
-
-JIT_RTOL = 1e-4        # eager vs jax.jit: differences up to this share of an output's largest value are rounding
-JIT_ATOL = 1e-6
-JIT_BUDGET = 1_000     # equations: past this the comparison (an XLA compile of the whole program, ~2-5 ms an eqn
-                       # on a CPU) is not run by itself: the debugger offers it as a button
 CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
 
 
@@ -104,7 +76,8 @@ class Stepper:
         self._default_ctx = jex.new_jaxpr_eqn([], [], lax.add_p, {}, set()).ctx
         self._consts_cache: dict = {}
         self._jit_outputs: list | None = None
-        self._jit_error: str | None = None
+        self._jit_error: tuple | None = None       # (exception type, first line) when jax.jit raised
+        self._eqns: int | None = None              # equations in all (the comparison's budget counts them)
         self._blocks: dict = {}                    # program -> whether a host callback runs somewhere in it
         self._low: str | None = None               # the narrowest float type the program computes in
         self._specs: set = set()
@@ -246,17 +219,13 @@ class Stepper:
         return self._frames[0].pc
 
     @property
-    def crumbs(self) -> list:
-        """The frame stack as labels: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
+    def where(self) -> tuple:
+        """The frame stack as data, ``present.words.path_text`` says it (``while[eqn 2] › body › iteration 3 ›
+        eqn 1``): ``((eqn entered, its sub-jaxpr, loop state or None), ...)`` below the top, then the current
+        frame's pc; ``()`` once done."""
         if self.done:
-            return ["done"]
-        out = [f.label for f in self._frames[1:]]
-        return out + [f"eqn {self._frames[-1].pc}"]
-
-    @property
-    def path_text(self) -> str:
-        """``while[eqn 2] › body › iteration 3 › eqn 1``; ``done`` at the end."""
-        return " › ".join(self.crumbs)
+            return ()
+        return tuple((f.eqn, f.sub, f.loop) for f in self._frames[1:]) + (self._frames[-1].pc,)
 
     @property
     def outputs(self):
@@ -471,7 +440,7 @@ class Stepper:
         if len(h) == self._maxlen:
             self.history_truncated = True
         h.append((frames, writes, last_eqn, last_outputs))
-        if self.break_on_nan and _has_nan(outs):
+        if self.break_on_nan and has_nan(outs):
             self.stop = Stop("nan", self.last_eqn)
         if self._conditions:
             hit = next((c for c, pred in self._conditions.items() if any(pred(x) for x in outs)), None)
@@ -626,7 +595,7 @@ class Stepper:
         env = frame.env
         env[var] = new
         self._taint[id(new)] = new
-        self._edits.append(Edit(var.name, var, self.path_text, old, new))
+        self._edits.append(Edit(var.name, var, self.where, old, new))
         before, last_eqn, last_outputs = self._frames, self.last_eqn, self.last_outputs
         loop = frame.loop
         if frame.kind == "while_cond" and var in frame.program.invars:     # the carry the body will get
@@ -652,7 +621,7 @@ class Stepper:
         for v in env:
             if v.name == name and not v.dropped:
                 return v
-        where = f"at {self.path_text}"
+        where = f"at eqn {frame.pc}" + (f" of {path_id(frame.program.path)}" if frame.program.path else "")
         later = next((op.eqn for op in frame.ops[frame.pc:] if any(v.name == name for v in op.outvars)), None)
         if later is not None:
             raise ValueError(f"{name} is computed by eqn {later.id} ({later.primitive}), which has not run yet "
@@ -687,47 +656,38 @@ class Stepper:
         self.reset()            # back at the first equation: the frames hold the inputs and constants only
         return self
 
-    # ---------------------------------------------------------- eager vs compiled
-    def compare_with_jit(self, want=None, rtol: float = 1e-5, atol: float = 1e-6) -> str | None:
-        """Once done: None when the stepped (eager) outputs equal compiled ones, else one short reason.
+    # ---------------------------------------------------------- eager vs compiled (engine/jitcheck.py)
+    def _compiled(self):
+        """``jax.jit``'s flat outputs on the stepper's inputs, compiled once; None when it raised (``_jit_error``)."""
+        if self._jit_outputs is None and self._jit_error is None:
+            try:
+                self._jit_outputs = compiled_outputs(self.program, self.args)
+            except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
+                self._jit_error = (type(exc).__name__, (str(exc).splitlines() or [""])[0])
+        return self._jit_outputs
+
+    def _paths(self) -> list:
+        return self.program.out_paths or [f"out[{i}]" for i in range(len(self.program.outvars))]
+
+    def compare_with_jit(self, want=None, rtol: float = 1e-5, atol: float = 1e-6) -> JitDiff | None:
+        """Once done: None when the stepped (eager) outputs equal compiled ones element by element (floats
+        within ``rtol``/``atol``), else a ``JitDiff`` saying how (``present.words.jit_diff_text`` words it).
 
         ``want``: ``run()``'s result (or any pytree / flat list of the outputs); by default ``jax.jit`` of
-        the program on the stepper's inputs, computed once.  Floats compare within ``rtol``/``atol``.
+        the program on the stepper's inputs, computed once.
         """
         if not self.done:
             return None
         if want is None:
-            if self._jit_outputs is None:
-                try:
-                    self._jit_outputs = list(jax.jit(jex.jaxpr_as_fun(self.program.jaxpr))(*self.args))
-                except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
-                    return f"jax.jit raised {type(exc).__name__} where the stepper ran: {str(exc).splitlines()[0]}"
-            want = self._jit_outputs
-        flat = getattr(want, "flat_outputs", None) or jax.tree_util.tree_leaves(want)
-        got = _outputs(self._frames[0])
-        if len(flat) != len(got):
-            return f"jax.jit gives {len(flat)} outputs, the stepper {len(got)}"
-        paths = self.program.out_paths or [f"out[{i}]" for i in range(len(got))]
-        reasons = [r for r in (_difference(p, g, w, rtol, atol) for p, g, w in zip(paths, got, flat)) if r]
-        if not reasons:
-            return None
-        more = f" (and {len(reasons) - 1} more output(s))" if len(reasons) > 1 else ""
-        return (f"{reasons[0]}{more}: the stepper runs each equation eagerly, jax.jit compiles the whole "
-                f"program (fusion, XLA's numerics, dead code removed)")
+            want = self._compiled()
+            if want is None:
+                return JitDiff("failed", error=self._jit_error[0], detail=self._jit_error[1])
+        return compare(self._paths(), _outputs(self._frames[0]), flat(want), rtol, atol)
 
     def low_precision(self) -> str:
         """The narrowest float type (below float32) the program computes in, e.g. ``bfloat16``; "" if none."""
         if self._low is None:
-            low, eps = "", float(np.finfo(np.float32).eps)
-            seen = set()
-            for v in list(self.program.invars) + [o for e in self.program.walk() for o in e.outvars]:
-                dtype = getattr(v.aval, "dtype", None)
-                if dtype is None or dtype in seen:
-                    continue
-                seen.add(dtype)
-                if jnp.issubdtype(dtype, jnp.floating) and float(jnp.finfo(dtype).eps) > eps:
-                    low, eps = str(np.dtype(dtype)), float(jnp.finfo(dtype).eps)
-            self._low = low
+            self._low = low_precision(self.program)
         return self._low
 
     def jit_check(self, want=None, rtol: float | None = None, atol: float | None = None,
@@ -735,10 +695,10 @@ class Stepper:
         """The stepped outputs against ``jax.jit`` of the program on the same inputs (or ``want``), as data.
 
         An element is within the tolerance when ``|stepped - compiled| <= atol + rtol * m``, ``m`` the
-        output's largest magnitude (compiled code reassociates sums: the error scales with the operands, not
-        with a result that cancels).  ``rtol``/``atol`` default to the stepper's ``jit_rtol``/``jit_atol``;
-        ``rtol`` is at least twice the epsilon of the narrowest float type the program computes in.
-        ``budget``: the most equations to compile (default the stepper's ``jit_budget``; ``None``: any)."""
+        output's largest magnitude (``jitcheck.check``).  ``rtol``/``atol`` default to the stepper's
+        ``jit_rtol``/``jit_atol``; ``rtol`` is at least twice the epsilon of the narrowest float type the program
+        computes in.  ``budget``: the most equations to compile (default the stepper's ``jit_budget``; ``None``:
+        any)."""
         rtol = self.jit_rtol if rtol is None else float(rtol)
         atol = self.jit_atol if atol is None else float(atol)
         low = self.low_precision()
@@ -750,146 +710,21 @@ class Stepper:
             return JitCheck("edited", rtol, atol, low=low)
         if want is None:
             budget = self.jit_budget if budget == -1 else budget
-            if self._jit_outputs is None and self._jit_error is None:
-                n = sum(1 for _ in self.program.walk()) if budget is not None else 0
-                if budget is not None and n > budget:
-                    return JitCheck("skipped", rtol, atol, low=low, eqns=n, budget=budget)
-                try:
-                    self._jit_outputs = list(jax.jit(jex.jaxpr_as_fun(self.program.jaxpr))(*self.args))
-                except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
-                    self._jit_error = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-            if self._jit_error is not None:
-                return JitCheck("failed", rtol, atol, low=low, detail=self._jit_error)
-            want = self._jit_outputs
-        flat = getattr(want, "flat_outputs", None) or jax.tree_util.tree_leaves(want)
-        got = _outputs(self._frames[0])
-        if len(flat) != len(got):
-            return JitCheck("mismatch", rtol, atol, low=low,
-                            detail=f"jax.jit gives {len(flat)} outputs, the stepper {len(got)}")
-        paths = self.program.out_paths or [f"out[{i}]" for i in range(len(got))]
-        worst = None                     # (beyond the tolerance, max_rel, max_abs, path) of the worst output
-        differing = total = outputs = beyond = 0
-        for path, g, w in zip(paths, got, flat):
-            d = _gap(g, w, rtol, atol)
-            if isinstance(d, str):
-                return JitCheck("mismatch", rtol, atol, low=low, path=path, detail=f"{path} {d}")
-            n, size, max_abs, max_rel, bad = d
-            differing, total, outputs, beyond = differing + n, total + size, outputs + (n > 0), beyond + bad
-            if n and (worst is None or (bad > 0, max_rel, max_abs) > worst[:3]):
-                worst = (bad > 0, max_rel, max_abs, path)
-        if worst is None:
-            return JitCheck("equal", rtol, atol, total=total, low=low)
-        bad, max_rel, max_abs, path = worst
-        return JitCheck("differ" if bad else "close", rtol, atol, max_abs, max_rel, differing, total, outputs,
-                        path, low, beyond=beyond)
+            if self._jit_outputs is None and self._jit_error is None and budget is not None:
+                if self._eqns is None:
+                    self._eqns = sum(1 for _ in self.program.walk())
+                if self._eqns > budget:
+                    return JitCheck("skipped", rtol, atol, low=low, eqns=self._eqns, budget=budget)
+            want = self._compiled()
+            if want is None:
+                return JitCheck("failed", rtol, atol, low=low, detail=": ".join(self._jit_error))
+        return check(self._paths(), _outputs(self._frames[0]), flat(want), rtol, atol, low)
 
     def __repr__(self) -> str:
-        return f"<jaxprlens.Stepper at {self.path_text}>"
+        f = self._frames[-1]
+        where = "done" if self.done else f"eqn {f.pc} of {path_id(f.program.path) or 'the top level'}"
+        return f"<jaxprlens.Stepper: {where}>"
 
-
-def _comparable(got, want):
-    """``(g, w)``: the stepped and the compiled value as NumPy arrays (random keys as their data), or a sentence
-    when their shapes or dtypes differ."""
-    if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
-        got, want = jax.random.key_data(got), jax.random.key_data(want)
-    g, w = np.asarray(got), np.asarray(want)
-    if g.shape != w.shape or g.dtype != w.dtype:
-        return (f"is {_jax.aval_text(jax.typeof(jnp.asarray(got)))} stepped but "
-                f"{_jax.aval_text(jax.typeof(jnp.asarray(want)))} compiled")
-    return g, w
-
-
-def _difference(path: str, got, want, rtol: float, atol: float) -> str | None:
-    """How the stepper's value of output ``path`` differs from the compiled one, or None."""
-    pair = _comparable(got, want)
-    if isinstance(pair, str):
-        return f"{path} {pair}"
-    g, w = pair
-    if jnp.issubdtype(g.dtype, jnp.inexact):
-        kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
-        g, w = g.astype(kind), w.astype(kind)
-        bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
-    else:
-        bad = g != w
-    if not bad.any():
-        return None
-    size = f"{int(bad.sum())} of {bad.size} elements" if bad.ndim else "the value"
-    gap = np.abs(g[bad] - w[bad]) if jnp.issubdtype(g.dtype, jnp.number) else None
-    gap_text = f", by up to {float(np.nanmax(gap)):.3g}" if gap is not None and np.isfinite(gap).any() else ""
-    return f"{path}: {size} differ from jax.jit's{gap_text}"
-
-
-def _gap(got, want, rtol: float, atol: float):
-    """``(elements not identical, size, max |difference|, that relative to the largest |want|, elements beyond
-    the tolerance)`` of one output, or a sentence when shape or dtype differ."""
-    pair = _comparable(got, want)
-    if isinstance(pair, str):
-        return pair
-    g, w = pair
-    if not jnp.issubdtype(g.dtype, jnp.inexact):
-        diff = g != w
-        n = int(diff.sum())
-        if not n:
-            return 0, g.size, 0.0, 0.0, False
-        gap = np.abs(g.astype(np.float64) - w.astype(np.float64))[diff] if g.dtype != bool else np.ones(n)
-        big = float(np.abs(w.astype(np.float64)).max()) if g.dtype != bool else 1.0
-        return n, g.size, float(gap.max()), float(gap.max()) / big if big else float("inf"), n
-    kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
-    g, w = g.astype(kind), w.astype(kind)
-    same = (g == w) | (np.isnan(g) & np.isnan(w))
-    n = int((~same).sum())
-    if not n:
-        return 0, g.size, 0.0, 0.0, False
-    with np.errstate(invalid="ignore", over="ignore"):
-        gap = np.abs(g - w)[~same]
-        gap = np.where(np.isnan(gap), np.inf, gap)          # NaN on one side only, or inf against a number
-        finite = np.abs(w[np.isfinite(w)])
-        big = float(finite.max()) if finite.size else 0.0
-        max_abs = float(gap.max())
-        bad = int((gap > atol + rtol * big).sum())
-        return n, g.size, max_abs, (max_abs / big if big else (0.0 if max_abs == 0 else float("inf"))), bad
-
-
-# The grammar of a condition, as data: the stepper reads it here, and a recorded replay carries it to the
-# script, which tests its stored value summaries with it (``static/debugger.js`` keeps no copy of it).
-# Words are matched lower case, with runs of white space as one space.
-CONDITIONS = {
-    "nan": ["any nan", "nan"],
-    "inf": ["any inf", "inf"],
-    "compare": r"^(max|min|abs max) *(>=|<=|>|<) *([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$",   # stat, op, bound
-}
-_CONDITION = re.compile(CONDITIONS["compare"])
-_COMPARE = {">": np.greater, "<": np.less, ">=": np.greater_equal, "<=": np.less_equal}
-
-
-def condition(text: str):
-    """The predicate on one value for a condition's text (see ``Stepper.add_condition``)."""
-    low = " ".join(text.lower().split())
-    if low in CONDITIONS["nan"]:
-        return lambda x: _has_nan([x])
-    if low in CONDITIONS["inf"]:
-        return lambda x: _numeric(x) and bool(jnp.isinf(x).any())
-    m = _CONDITION.match(low)
-    if m is None:
-        raise ValueError(f"unknown condition {text!r} (must be one of 'any NaN', 'any Inf', "
-                         f"'max > 1e3', 'min < -1', 'abs max >= 10')")
-    stat, op, bound = m.group(1).lower(), _COMPARE[m.group(2)], float(m.group(3))
-    reduce = {"max": jnp.nanmax, "min": jnp.nanmin, "abs max": lambda x: jnp.nanmax(jnp.abs(x))}[stat]   # NaN aside
-    return lambda x: _numeric(x) and bool(op(float(reduce(x)), bound))
-
-
-def _numeric(x) -> bool:
-    dtype = getattr(x, "dtype", None)
-    return (dtype is not None and getattr(x, "size", 0) > 0 and not jnp.issubdtype(dtype, jnp.complexfloating)
-            and (jnp.issubdtype(dtype, jnp.inexact) or jnp.issubdtype(dtype, jnp.integer)))
-
-
-def _has_nan(outs) -> bool:
-    for x in outs:
-        dtype = getattr(x, "dtype", None)
-        if dtype is not None and jnp.issubdtype(dtype, jnp.inexact) and bool(jnp.isnan(x).any()):
-            return True
-    return False
 
 
 # ---------------------------------------------------------------- source context

@@ -352,9 +352,29 @@ STEP_TEXT = {
                           "编辑值需要内核（这是录制的回放）"),
     "bad_toggle": ("no equation {eqn} in this program ({n} equations; ids look like {example})",
                    "这个程序中没有方程 {eqn}（共 {n} 个方程；编号形如 {example}）"),
+    # past this size the debugger does not offer "compare now" (views/dbgstate.COMPARE_MAX)
+    "jit_too_large": ("Not compared with jax.jit: the program has {n} equations, and XLA's compile time grows "
+                      "faster than the program (minutes past {max} equations, holding up the kernel). To compare "
+                      "anyway, outside the debugger: stepper.jit_check(budget=None).",
+                      "未与 jax.jit 比较：程序有 {n} 个方程，而 XLA 的编译时间增长得比程序规模更快（超过 {max} 个方程时"
+                      "需要数分钟，其间内核被占用）。如仍要比较，请在调试器之外调用 stepper.jit_check(budget=None)。"),
+    # Stepper.compare_with_jit's JitDiff (present.words.jit_diff_text)
+    "jitdiff": ("{what}{more}: the stepper runs each equation eagerly, jax.jit compiles the whole program (fusion, "
+                "XLA's numerics, dead code removed)",
+                "{what}{more}：单步执行器逐个立即执行方程，而 jax.jit 编译整个程序（融合、XLA 的数值实现、删除无用代码）"),
+    "jitdiff_elements": ("{path}: {n} of {size} elements differ from jax.jit's{by}",
+                         "{path}：{size} 个元素中有 {n} 个与 jax.jit 的结果不同{by}"),
+    "jitdiff_value": ("{path}: the value differs from jax.jit's{by}", "{path}：值与 jax.jit 的结果不同{by}"),
+    "jitdiff_by": (", by up to {gap}", "，最大相差 {gap}"),
+    "jitdiff_more": (" (and {n} more outputs)", "（另有 {n} 个输出也不同）"),
+    "jitdiff_type": ("{path} is {got} stepped but {want} compiled", "{path} 逐步执行得到 {got}，编译后却是 {want}"),
+    "jitdiff_count": ("jax.jit gives {want} outputs, the stepper {got}", "jax.jit 给出 {want} 个输出，单步执行器给出 {got} 个"),
+    "jitdiff_failed": ("jax.jit raised {error} where the stepper ran: {detail}",
+                       "单步执行器运行成功，而 jax.jit 报错 {error}：{detail}"),
 }
 ONE["en"].update({"no_stop_bps": "{n} breakpoint", "edit_note": "{n} edit in effect ({names}); marked values "
-                                                                  "were changed by an edit"})
+                                                                  "were changed by an edit",
+                  "jitdiff_more": " (and {n} more output)"})
 
 for _key, _pair in STEP_TEXT.items():
     assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"

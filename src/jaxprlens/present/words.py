@@ -3,7 +3,7 @@ stepper stopped, a device.  The model and engines hold data only; every view say
 from __future__ import annotations
 
 from jaxprlens.engine.cost import Cost, si
-from jaxprlens.present.i18n import t
+from jaxprlens.present.i18n import sub_label, t
 
 
 # ---------------------------------------------------------------- call groups (model.calls.Group)
@@ -91,6 +91,51 @@ def stop_text(stop, lang: str | None = None) -> str | None:
     if stop is None:
         return None
     return t(f"stop_{stop.kind}", lang, id=stop.eqn.id, prim=stop.eqn.primitive, cond=stop.condition)
+
+
+def frame_label(eqn, sub, loop, lang: str | None = None) -> str:
+    """A frame the stepper entered (``Stepper.where``): ``while[eqn 2] › body › iteration 3`` /
+    ``while[方程 2] › 循环体 › 第 3 次迭代``; a reversed scan's iteration names the slice of xs it reads."""
+    text = f"{t('frame_eqn', lang, prim=eqn.primitive, i=eqn.index)} › {sub_label(sub, lang)}"
+    if loop is not None:
+        text += " › " + t("iteration_n", lang, n=loop.iteration)
+        if getattr(loop, "reverse", False):
+            text += f" (xs[{loop.length - 1 - loop.iteration}])"
+    return text
+
+
+def crumbs(where: tuple, lang: str | None = None) -> list:
+    """``Stepper.where`` (or an ``Edit.where``) as labels: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``;
+    ``['done']`` / ``['已完成']`` at the end."""
+    if not where:
+        return [t("done", lang)]
+    return [frame_label(*f, lang) for f in where[:-1]] + [t("at_eqn", lang, i=where[-1])]
+
+
+def path_text(stepper, lang: str | None = None) -> str:
+    """Where a stepper is (``Stepper.where``, or a ``where`` tuple itself): ``while[eqn 2] › body ›
+    iteration 3 › eqn 1`` / ``while[方程 2] › 循环体 › 第 3 次迭代 › 方程 1``; ``done`` / ``已完成`` at the end."""
+    where = stepper if isinstance(stepper, tuple) else stepper.where
+    return " › ".join(crumbs(where, lang))
+
+
+def jit_diff_text(diff, lang: str | None = None) -> str | None:
+    """``Stepper.compare_with_jit``'s ``JitDiff`` in words, or None (alike): ``out[0]: 1 of 3 elements differ
+    from jax.jit's, by up to 0.5: the stepper runs each equation eagerly, ...``."""
+    if diff is None:
+        return None
+    if diff.kind == "failed":
+        return t("jitdiff_failed", lang, error=diff.error, detail=diff.detail)
+    if diff.kind == "count":
+        return t("jitdiff_count", lang, want=diff.want, got=diff.got)
+    if diff.kind == "type":
+        what = t("jitdiff_type", lang, path=diff.path, got=diff.got, want=diff.want)
+    else:
+        by = t("jitdiff_by", lang, gap=f"{diff.gap:.3g}") if diff.gap is not None else ""
+        what = (t("jitdiff_elements", lang, path=diff.path, n=diff.differing, size=diff.size, by=by) if diff.size
+                else t("jitdiff_value", lang, path=diff.path, by=by))
+    more = t("jitdiff_more", lang, n=diff.more) if diff.more else ""
+    return t("jitdiff", lang, what=what, more=more)
 
 
 def device_text(info, lang: str | None = None) -> str:

@@ -14,12 +14,12 @@ import numpy as np
 
 from jaxprlens.present.display import array_text
 from jaxprlens.present.escape import html
-from jaxprlens.present.i18n import resolve, sub_label, t
+from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import Rows, data_row, source_once
-from jaxprlens.present.words import stop_text
+from jaxprlens.present.words import crumbs, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -29,6 +29,8 @@ PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls insid
 HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
 CHUNK_ROWS = 200    # the script draws a frame in boxes of this many rows, each asked for when scrolled to
+COMPARE_MAX = 3_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
+                      # compile grows faster than the program (on a CPU 1k eqns 1.2 s, 5k 10 s, 20k 2 min)
 
 
 # ---------------------------------------------------------------- value summaries
@@ -161,7 +163,9 @@ def jit_note(check, lang: str) -> list | None:
     status = check.status
     if status in ("equal", "running"):
         return None
-    if status == "skipped":      # the live front end offers a button that runs it (``press("jit")``)
+    if status == "skipped":      # the live front end offers a button that runs it (``press("jit")``), up to a size
+        if check.eqns > COMPARE_MAX:
+            return ["jit", t("jit_too_large", lang, n=check.eqns, max=COMPARE_MAX)]
         return ["jitskip", t("jit_skipped", lang, n=check.eqns, budget=check.budget)]
     if status == "edited":
         return ["jit", t("jit_edited", lang)]
@@ -180,22 +184,9 @@ class StateView:
     def __init__(self, stepper: Stepper, lang: str | None = None):
         self.stepper, self.lang = stepper, resolve(lang)
 
-    def _frame_label(self, frame) -> str:
-        """``while[eqn 2] › body › iteration 3`` in the reader's words (the stepper's ``Frame.label``)."""
-        lang, loop = self.lang, frame.loop
-        text = f"{t('frame_eqn', lang, prim=frame.eqn.primitive, i=frame.eqn.index)} › {sub_label(frame.sub, lang)}"
-        if loop is not None:
-            text += " › " + t("iteration_n", lang, n=loop.iteration)
-            if getattr(loop, "reverse", False):
-                text += f" (xs[{loop.length - 1 - loop.iteration}])"
-        return text
-
     def crumbs(self) -> list:
-        """The stepper's ``crumbs`` in the reader's words: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
-        st = self.stepper
-        if st.done:
-            return [t("done", self.lang)]
-        return [self._frame_label(f) for f in st.frames[1:]] + [t("at_eqn", self.lang, i=st.frame.pc)]
+        """Where the stepper is in the reader's words: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
+        return crumbs(self.stepper.where, self.lang)
 
     def stop_text(self) -> str | None:
         """Why the last move stopped, in the reader's language."""

@@ -12,11 +12,13 @@ import weakref
 import anywidget
 import traitlets
 
-from jaxprlens.views.dbgstate import CHUNK_ROWS, StateView, captured, describe, frame_data, sparkline  # noqa: F401
+from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, StateView, captured, describe,  # noqa: F401
+                                      frame_data, sparkline)
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
+from jaxprlens.present.words import path_text
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
 ERROR_CHARS = 500          # an error note is cut here
@@ -91,8 +93,8 @@ class Debugger(anywidget.AnyWidget):
             self._bps = None
         elif name == "toggle":
             self._guard(lambda: self.stepper.toggle_breakpoint(eqn=str(arg.get("eqn"))[:100]))
-        elif name == "jit":                 # "compare now": the comparison past its budget, asked for
-            self.stepper.jit_budget = None
+        elif name == "jit":                 # "compare now": the comparison past its budget, asked for (up to a size)
+            self.stepper.jit_budget = max(self.stepper.jit_budget or 0, COMPARE_MAX)
             self._compared = False          # drawn first, compared after (below)
         elif name == "edit":
             self._guard(lambda: self.edit(str(arg.get("var")), str(arg.get("op")), arg.get("value")))
@@ -223,4 +225,4 @@ class Debugger(anywidget.AnyWidget):
         return data, metadata
 
     def __repr__(self) -> str:
-        return f"<jaxprlens.Debugger at {self.stepper.path_text}>"
+        return f"<jaxprlens.Debugger at {path_text(self.stepper, self.view.lang)}>"

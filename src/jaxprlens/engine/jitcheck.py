@@ -1,0 +1,184 @@
+"""Eager against compiled: the stepper's outputs (every equation run on its own) against ``jax.jit`` of the whole
+program on the same inputs, as data (``JitCheck`` with a tolerance, ``JitDiff`` strict); ``views.dbgstate`` and
+``present.words`` say them in the reader's words."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.extend.core as jex
+import jax.numpy as jnp
+import numpy as np
+
+from jaxprlens.model import _jax
+
+JIT_RTOL = 1e-4        # eager vs jax.jit: differences up to this share of an output's largest value are rounding
+JIT_ATOL = 1e-6
+JIT_BUDGET = 1_000     # equations: past this the comparison (an XLA compile of the whole program, ~2-5 ms an eqn
+                       # on a CPU) is not run by itself: the debugger offers it as a button
+
+
+class JitCheck(NamedTuple):
+    """The stepped (eager) outputs against ``jax.jit``'s, as data (``views.dbgstate`` says it in words).
+
+    ``status``: ``equal`` (bit for bit), ``close`` (differ, within the tolerance), ``differ`` (beyond it),
+    ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (count, shape or dtype: ``detail``), ``skipped``
+    (the program has ``eqns`` equations, past ``budget``), ``edited`` (a ``set_value`` changed the run), or
+    ``running`` (not done).  ``max_abs``: the largest absolute difference; ``max_rel``: it relative to the
+    output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
+    outputs (the worst is ``path``), ``beyond`` of them past the tolerance.  ``rtol``/``atol``: the tolerance
+    used (``rtol`` widened to twice the machine epsilon of ``low``, the narrowest float type the program computes
+    in, when that is below float32).
+    """
+    status: str
+    rtol: float = 0.0
+    atol: float = 0.0
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    differing: int = 0
+    total: int = 0
+    outputs: int = 0
+    path: str = ""
+    low: str = ""
+    detail: str = ""
+    eqns: int = 0
+    budget: int = 0
+    beyond: int = 0
+
+
+class JitDiff(NamedTuple):
+    """How the stepped outputs differ from compiled ones, element by element (``Stepper.compare_with_jit``), as
+    data; ``present.words.jit_diff_text`` says it.
+
+    ``kind``: ``values`` (``differing`` of ``size`` elements of output ``path`` differ, by up to ``gap``; ``size``
+    0 for a scalar; ``gap`` None where it is not a number), ``type`` (output ``path`` is ``got`` stepped but
+    ``want`` compiled: types as JAX writes them), ``count`` (``want`` outputs compiled, ``got`` stepped) or
+    ``failed`` (jax.jit raised ``error``: ``detail``, its first line).  ``more``: other outputs that differ too.
+    """
+    kind: str
+    path: str = ""
+    differing: int = 0
+    size: int = 0
+    gap: float | None = None
+    got: str = ""
+    want: str = ""
+    error: str = ""
+    detail: str = ""
+    more: int = 0
+
+
+def compiled_outputs(program, args) -> list:
+    """``jax.jit`` of ``program`` on the flat ``args``: its flat outputs (raises what jax.jit raises)."""
+    return list(jax.jit(jex.jaxpr_as_fun(program.jaxpr))(*args))
+
+
+def low_precision(program) -> str:
+    """The narrowest float type (below float32) ``program`` computes in, e.g. ``bfloat16``; "" if none."""
+    low, eps = "", float(np.finfo(np.float32).eps)
+    seen = set()
+    for v in list(program.invars) + [o for e in program.walk() for o in e.outvars]:
+        dtype = getattr(v.aval, "dtype", None)
+        if dtype is None or dtype in seen:
+            continue
+        seen.add(dtype)
+        if jnp.issubdtype(dtype, jnp.floating) and float(jnp.finfo(dtype).eps) > eps:
+            low, eps = str(np.dtype(dtype)), float(jnp.finfo(dtype).eps)
+    return low
+
+
+def flat(want) -> list:
+    """Compiled outputs given as ``run()``'s result, any pytree or a flat list: a flat list."""
+    return getattr(want, "flat_outputs", None) or jax.tree_util.tree_leaves(want)
+
+
+def check(paths: list, got: list, want: list, rtol: float, atol: float, low: str = "") -> JitCheck:
+    """``got`` (stepped) against ``want`` (compiled), flat outputs named by ``paths``, within the tolerance: an
+    element is within it when ``|stepped - compiled| <= atol + rtol * m``, ``m`` the output's largest magnitude
+    (compiled code reassociates sums: the error scales with the operands, not with a result that cancels)."""
+    if len(want) != len(got):
+        return JitCheck("mismatch", rtol, atol, low=low,
+                        detail=f"jax.jit gives {len(want)} outputs, the stepper {len(got)}")
+    worst = None                     # (beyond the tolerance, max_rel, max_abs, path) of the worst output
+    differing = total = outputs = beyond = 0
+    for path, g, w in zip(paths, got, want):
+        d = _gap(g, w, rtol, atol)
+        if isinstance(d, tuple) and len(d) == 2:
+            return JitCheck("mismatch", rtol, atol, low=low, path=path,
+                            detail=f"{path} is {d[0]} stepped but {d[1]} compiled")
+        n, size, max_abs, max_rel, bad = d
+        differing, total, outputs, beyond = differing + n, total + size, outputs + (n > 0), beyond + bad
+        if n and (worst is None or (bad > 0, max_rel, max_abs) > worst[:3]):
+            worst = (bad > 0, max_rel, max_abs, path)
+    if worst is None:
+        return JitCheck("equal", rtol, atol, total=total, low=low)
+    bad, max_rel, max_abs, path = worst
+    return JitCheck("differ" if bad else "close", rtol, atol, max_abs, max_rel, differing, total, outputs,
+                    path, low, beyond=beyond)
+
+
+def compare(paths: list, got: list, want: list, rtol: float, atol: float) -> JitDiff | None:
+    """``got`` (stepped) against ``want`` (compiled) element by element (``np.isclose``): None when alike, else
+    the first output that differs and how many more do."""
+    if len(want) != len(got):
+        return JitDiff("count", got=str(len(got)), want=str(len(want)))
+    diffs = [d for d in (_difference(p, g, w, rtol, atol) for p, g, w in zip(paths, got, want)) if d]
+    return diffs[0]._replace(more=len(diffs) - 1) if diffs else None
+
+
+def _comparable(got, want):
+    """``(g, w)``: the stepped and the compiled value as NumPy arrays (random keys as their data), or
+    ``(got type, want type)`` as JAX writes them (two strings) when their shapes or dtypes differ."""
+    if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
+        got, want = jax.random.key_data(got), jax.random.key_data(want)
+    g, w = np.asarray(got), np.asarray(want)
+    if g.shape != w.shape or g.dtype != w.dtype:
+        return (_jax.aval_text(jax.typeof(jnp.asarray(got))), _jax.aval_text(jax.typeof(jnp.asarray(want))))
+    return g, w
+
+
+def _difference(path: str, got, want, rtol: float, atol: float) -> JitDiff | None:
+    """How the stepper's value of output ``path`` differs from the compiled one, or None."""
+    g, w = _comparable(got, want)
+    if isinstance(g, str):
+        return JitDiff("type", path, got=g, want=w)
+    if jnp.issubdtype(g.dtype, jnp.inexact):
+        kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
+        g, w = g.astype(kind), w.astype(kind)
+        bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        bad = g != w
+    if not bad.any():
+        return None
+    gap = np.abs(g[bad] - w[bad]) if jnp.issubdtype(g.dtype, jnp.number) else None
+    largest = float(np.nanmax(gap)) if gap is not None and np.isfinite(gap).any() else None
+    return JitDiff("values", path, int(bad.sum()), int(bad.size) if bad.ndim else 0, largest)
+
+
+def _gap(got, want, rtol: float, atol: float):
+    """``(elements not identical, size, max |difference|, that relative to the largest |want|, elements beyond
+    the tolerance)`` of one output, or ``(got type, want type)`` when shape or dtype differ."""
+    g, w = _comparable(got, want)
+    if isinstance(g, str):
+        return g, w
+    if not jnp.issubdtype(g.dtype, jnp.inexact):
+        diff = g != w
+        n = int(diff.sum())
+        if not n:
+            return 0, g.size, 0.0, 0.0, False
+        gap = np.abs(g.astype(np.float64) - w.astype(np.float64))[diff] if g.dtype != bool else np.ones(n)
+        big = float(np.abs(w.astype(np.float64)).max()) if g.dtype != bool else 1.0
+        return n, g.size, float(gap.max()), float(gap.max()) / big if big else float("inf"), n
+    kind = np.complex128 if jnp.issubdtype(g.dtype, jnp.complexfloating) else np.float64
+    g, w = g.astype(kind), w.astype(kind)
+    same = (g == w) | (np.isnan(g) & np.isnan(w))
+    n = int((~same).sum())
+    if not n:
+        return 0, g.size, 0.0, 0.0, False
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = np.abs(g - w)[~same]
+        gap = np.where(np.isnan(gap), np.inf, gap)          # NaN on one side only, or inf against a number
+        finite = np.abs(w[np.isfinite(w)])
+        big = float(finite.max()) if finite.size else 0.0
+        max_abs = float(gap.max())
+        bad = int((gap > atol + rtol * big).sum())
+        return n, g.size, max_abs, (max_abs / big if big else (0.0 if max_abs == 0 else float("inf"))), bad

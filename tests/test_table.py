@@ -413,3 +413,31 @@ def test_folded_table_text_is_a_line_per_call(lang):
     site = "test_calls.py line 43: x = block(x, p)  — in: " if lang == "en" else "test_calls.py 第 43 行：x = block(x, p)  — 输入："
     assert all(lines[lines.index(h) + 1].startswith("       " + site) for h in heads)
     assert len(lines) < 100 < count_eqns(p)          # a line per call, not per equation
+
+
+def test_signature_of_thousands_of_values_is_bounded(monkeypatch):
+    """Issue 21: a signature tree stores SIG_ITEMS entries (levels and values), depth first; past them each level
+    says in one line how many entries and values it has that are not stored (4,121 inputs of a 100k-equation
+    model were 1.3 MB).  The text form lists SIG_LINES values per side, then how many more."""
+    import numpy as np
+    from jaxprlens.views import table as table_mod
+    monkeypatch.setattr(table_mod, "SIG_ITEMS", 12)
+    monkeypatch.setattr(table_mod, "SIG_LINES", 10)
+    params = [{"w": np.ones((2, 2), "f4"), "b": np.ones(2, "f4")} for _ in range(30)]      # 60 values
+
+    def loss(params):
+        return sum((p["w"] @ p["b"]).sum() for p in params)
+
+    table = jaxprlens.trace(loss, params).table()
+    ins = soup(table).select_one("table.jl-sig tr.jl-invar")
+    assert len(ins.select("li")) <= 12 + 3                     # the entries stored, and a note per open level
+    layers = ins.select_one("ul.jl-tree").find_all("li", recursive=False)
+    stored = [li for li in layers if "jl-more-note" not in li.get("class", [])]
+    assert [li.summary.b.get_text() for li in stored] == [f"params[{i}]" for i in range(4)]   # 1 + 2 leaves each
+    assert layers[-1].get_text() == (f"{30 - 4} more entries ({2 * (30 - 4)} values) are not stored in the "
+                                     "notebook: print(program) lists every value")
+    lines = table.text().splitlines()
+    assert sum(line.startswith("input: ") for line in lines) == 10
+    assert lines[10] == "… 50 more values (print(program) lists every value)"
+    zh = jaxprlens.trace(loss, params).table(lang="zh")
+    assert "另有 26 项（52 个值）未存入笔记本：print(program) 可列出全部值" in zh.html()

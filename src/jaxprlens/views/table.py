@@ -75,10 +75,6 @@ class Table(View):
     def html(self) -> str:
         return self.body() + assets(self.needs)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        from jaxprlens.views.live import live_bundle      # rows past those stored, from a live kernel (issue 21)
-        return live_bundle(super()._repr_mimebundle_(include, exclude), [self])
-
     def body(self) -> str:
         """The table's HTML without the front end (complete without it: scripts only add interaction)."""
         p, lang = self.program, self.lang
@@ -298,16 +294,23 @@ class Table(View):
         lines = []
         for v, value in zip(p.constvars, p.consts):
             lines.append(f"{pad}{t('constvar', lang)}{colon}{var_text(v)} = {_fmt_value(value)}")
-        for i, v in enumerate(p.invars):
+        def bounded(vs: list) -> int:       # a model's thousands of parameters: the first SIG_LINES
+            return len(vs) if len(vs) <= SIG_LINES + 1 else SIG_LINES
+
+        for i, v in enumerate(p.invars[:bounded(p.invars)]):
             if binding and binding[i]:
                 outer, role = binding[i]
                 where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip()
             else:
                 where = paren(v.path) if v.path else ""
             lines.append(f"{pad}{t('inputs_title', lang)}{colon}{var_text(v)}{where}")
-        for i, v in enumerate(p.outvars):
+        if bounded(p.invars) < len(p.invars):
+            lines.append(f"{pad}{t('sig_more', lang, n=len(p.invars) - SIG_LINES)}")
+        for i, v in enumerate(p.outvars[:bounded(p.outvars)]):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             lines.append(f"{pad}{t('results', lang)}{colon}{var_text(v)}" + (paren(path) if path else ""))
+        if bounded(p.outvars) < len(p.outvars):
+            lines.append(f"{pad}{t('sig_more', lang, n=len(p.outvars) - SIG_LINES)}")
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")
         for row in doc.rows[:limit]:
@@ -327,6 +330,8 @@ class Table(View):
 # with scripts stripped too), each level with its count of values and their bytes.
 
 TREE_AT = 6
+SIG_ITEMS = 500       # entries (levels and values) one tree stores: a 100k-equation model's 4,121 inputs were 1.3 MB
+SIG_LINES = 200       # values per side the text form lists
 
 
 class _Node:
@@ -377,19 +382,34 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
     if root.kids and root.leaves:
         entries.insert(0, ("", _Node()))
         entries[0][1].leaves = root.leaves
-    body = "".join(_tree_item(label, node, lang, consts) for label, node in entries)
+    body = _tree_items(entries, lang, consts, [SIG_ITEMS])
     return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree"{TREE}>{body}</ul></td></tr>'
 
 
-def _tree_item(label: str, node: _Node, lang: str, consts) -> str:
+def _tree_items(entries: list, lang: str, consts, left: list) -> str:
+    """One level of the tree (``(label, node)`` each), depth first, while ``left[0]`` entries are left to
+    store; past that, one line says how many entries and values the level has that are not stored."""
+    out = []
+    for i, (label, node) in enumerate(entries):
+        if left[0] <= 0:
+            rest = entries[i:]
+            text = t("sig_cut", lang, k=len(rest), n=sum(nd.tally()[0] for _, nd in rest))
+            out.append(f'<li class="jl-more-note">{html(text)}</li>')
+            break
+        left[0] -= 1
+        out.append(_tree_item(label, node, lang, consts, left))
+    return "".join(out)
+
+
+def _tree_item(label: str, node: _Node, lang: str, consts, left: list) -> str:
     from jaxprlens.engine.cost import si
     count, nbytes = node.tally()
     if count == 1:
         path, a = node.first()
         return f'<li class="jl-leaf">{binder_html(a, consts)} <span class="jl-path">{html(path)}</span></li>'
     size = t("n_values", lang, n=count) + " · " + si(nbytes, "B")
-    inner = "".join(_tree_item("", _leaf(x), lang, consts) for x in node.leaves)
-    inner += "".join(_tree_item(_key_text(k), n, lang, consts) for k, n in node.kids.items())
+    inner = _tree_items([("", _leaf(x)) for x in node.leaves] + [(_key_text(k), n) for k, n in node.kids.items()],
+                        lang, consts, left)
     return (f'<li><details><summary><b>{html(label)}</b> <span class="jl-type">{html(size)}</span></summary>'
             f'<ul class="jl-tree"{TREE}>{inner}</ul></details></li>')
 

@@ -16,7 +16,7 @@ from jax import lax
 from jaxprlens.model import from_jaxpr, trace
 from jaxprlens.engine.stepper import StepTypeError
 from jaxprlens.present.i18n import role_summary, sub_label
-from jaxprlens.present.words import jit_diff_text, path_text
+from jaxprlens.present.words import jit_diff_text, over_text, path_text
 from test_stepper import assert_same, drive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +76,10 @@ def test_reduce_combiner_is_shown_and_stepped_over():
     st = program.stepper()
     st.step_into()
     assert st.done and path_text(st) == "done"
-    assert st.note == "reduce's combiner (per element) runs on single elements inside reduce: eqn 0 ran as one step"
+    assert (st.note.kind, st.note.eqn.id) == ("combiner", "0")                 # data; present.words says it
+    assert over_text(st.note, "en") == ("reduce's combiner (per element) runs on single elements inside reduce: "
+                                        "eqn 0 ran as one step")
+    assert over_text(st.note, "zh") == "reduce 的逐元素合并函数在 reduce 内部逐个元素运行：方程 0 作为一步运行"
     np.testing.assert_allclose(np.asarray(st.outputs), [126.0, 166.0, 214.0])
     st.back()
     assert st.note is None and st.position == 0
@@ -198,6 +201,7 @@ EIGHT = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
     from jax.sharding import Mesh, PartitionSpec as P
     from jaxprlens.model import trace
+    from jaxprlens.present.words import over_text
     from test_stepper import assert_same, drive
     assert len(jax.devices()) == 8, jax.devices()
     mesh = Mesh(np.array(jax.devices()), ("x",))
@@ -215,7 +219,7 @@ EIGHT = textwrap.dedent("""
         st = p.stepper()
         while st.note is None and not st.done:
             st.step_into()
-        print(st.note)
+        print(over_text(st.note, "en"))
         st.run()
         assert_same(st.outputs, want)
         assert st.compare_with_jit() is None

@@ -487,7 +487,13 @@ def test_jit_check_rounding_is_calm_and_a_real_difference_warns():
     ints = st.jit_check(want=[good, jnp.array([0, 1, 3, 3], jnp.int32)])
     assert (ints.status, ints.path) == ("differ", "out[1]")
     typed = st.jit_check(want=[good.astype(jnp.float16), rounding[1]])
-    assert typed.status == "mismatch" and typed.detail == "out[0] is f32[4] stepped but f16[4] compiled"
+    assert (typed.status, typed.path, typed.got, typed.want) == ("mismatch", "out[0]", "f32[4]", "f16[4]")
+    assert jit_note(typed, "en") == ["jitdiff", "The stepped outputs do not match jax.jit's: out[0] is f32[4] "
+                                                "stepped but f16[4] compiled"]
+    assert jit_note(typed, "zh") == ["jitdiff", "逐步执行的输出与 jax.jit 的不一致：out[0] 逐步执行得到 f32[4]，"
+                                                "编译后却是 f16[4]"]
+    count = st.jit_check(want=[good])
+    assert jit_note(count, "en")[1].endswith("jax.jit gives 1 outputs, the stepper 2")
 
 
 def test_casts_eager_vs_a_jit_that_elides_the_round_trip():

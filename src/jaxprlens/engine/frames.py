@@ -193,17 +193,21 @@ def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
     return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
 
 
-def over_note(eqn: Eqn) -> str | None:
+class Over(NamedTuple):
+    """Why ``step_into`` ran ``eqn`` as one step instead of entering it (``present.words.over_text`` says it):
+    ``kind`` is ``mapped`` (a per-device body: collectives need every device or shard at once) or ``combiner``
+    (a body that runs on single elements inside the primitive)."""
+    kind: str
+    eqn: Eqn
+
+
+def over_note(eqn: Eqn) -> Over | None:
     """Why ``step_into`` on ``eqn`` runs it as one step instead of entering it, or None."""
     kinds = {s.kind for s in eqn.subs}
     if "mapped" in kinds:
-        unit = "devices" if eqn.primitive == "xla_pmap" else "shards"
-        return (f"{eqn.primitive} bodies run as one step: collectives need all {unit} at once "
-                f"(eqn {eqn.id} ran whole)")
+        return Over("mapped", eqn)
     if "combiner" in kinds:
-        what = " and ".join(s.label for s in eqn.subs)
-        return (f"{eqn.primitive}'s {what} runs on single elements inside {eqn.primitive}: "
-                f"eqn {eqn.id} ran as one step")
+        return Over("combiner", eqn)
     return None
 
 

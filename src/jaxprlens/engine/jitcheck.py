@@ -22,7 +22,8 @@ class JitCheck(NamedTuple):
     """The stepped (eager) outputs against ``jax.jit``'s, as data (``views.dbgstate`` says it in words).
 
     ``status``: ``equal`` (bit for bit), ``close`` (differ, within the tolerance), ``differ`` (beyond it),
-    ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (count, shape or dtype: ``detail``), ``skipped``
+    ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (output ``path`` is of type ``got`` stepped but ``want``
+    compiled; with no ``path``, ``got`` outputs stepped but ``want`` compiled), ``skipped``
     (the program has ``eqns`` equations, past ``budget``), ``edited`` (a ``set_value`` changed the run), or
     ``running`` (not done).  ``max_abs``: the largest absolute difference; ``max_rel``: it relative to the
     output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
@@ -44,6 +45,8 @@ class JitCheck(NamedTuple):
     eqns: int = 0
     budget: int = 0
     beyond: int = 0
+    got: str = ""
+    want: str = ""
 
 
 class JitDiff(NamedTuple):
@@ -96,15 +99,13 @@ def check(paths: list, got: list, want: list, rtol: float, atol: float, low: str
     element is within it when ``|stepped - compiled| <= atol + rtol * m``, ``m`` the output's largest magnitude
     (compiled code reassociates sums: the error scales with the operands, not with a result that cancels)."""
     if len(want) != len(got):
-        return JitCheck("mismatch", rtol, atol, low=low,
-                        detail=f"jax.jit gives {len(want)} outputs, the stepper {len(got)}")
+        return JitCheck("mismatch", rtol, atol, low=low, got=str(len(got)), want=str(len(want)))
     worst = None                     # (beyond the tolerance, max_rel, max_abs, path) of the worst output
     differing = total = outputs = beyond = 0
     for path, g, w in zip(paths, got, want):
         d = _gap(g, w, rtol, atol)
         if isinstance(d, tuple) and len(d) == 2:
-            return JitCheck("mismatch", rtol, atol, low=low, path=path,
-                            detail=f"{path} is {d[0]} stepped but {d[1]} compiled")
+            return JitCheck("mismatch", rtol, atol, low=low, path=path, got=d[0], want=d[1])
         n, size, max_abs, max_rel, bad = d
         differing, total, outputs, beyond = differing + n, total + size, outputs + (n > 0), beyond + bad
         if n and (worst is None or (bad > 0, max_rel, max_abs) > worst[:3]):

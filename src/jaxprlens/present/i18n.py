@@ -374,6 +374,14 @@ STEP_TEXT = {
     "jitdiff_count": ("jax.jit gives {want} outputs, the stepper {got}", "jax.jit 给出 {want} 个输出，单步执行器给出 {got} 个"),
     "jitdiff_failed": ("jax.jit raised {error} where the stepper ran: {detail}",
                        "单步执行器运行成功，而 jax.jit 报错 {error}：{detail}"),
+    # why a step into ran an equation whole (engine.frames.Over, present.words.over_text)
+    "over_devices": ("{prim} bodies run as one step: collectives need all devices at once (eqn {id} ran whole)",
+                     "{prim} 的函数体作为一步运行：集合通信需要所有设备同时参与（方程 {id} 整体运行）"),
+    "over_shards": ("{prim} bodies run as one step: collectives need all shards at once (eqn {id} ran whole)",
+                    "{prim} 的函数体作为一步运行：集合通信需要所有分片同时参与（方程 {id} 整体运行）"),
+    "over_combiner": ("{prim}'s {what} runs on single elements inside {prim}: eqn {id} ran as one step",
+                      "{prim} 的{what}在 {prim} 内部逐个元素运行：方程 {id} 作为一步运行"),
+    "and": (" and ", "和"),
 }
 ONE["en"].update({"no_stop_bps": "{n} breakpoint", "edit_note": "{n} edit in effect ({names}); marked values "
                                                                   "were changed by an edit",

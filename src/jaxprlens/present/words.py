@@ -138,6 +138,19 @@ def jit_diff_text(diff, lang: str | None = None) -> str | None:
     return t("jitdiff", lang, what=what, more=more)
 
 
+def over_text(over, lang: str | None = None) -> str | None:
+    """Why a step into ran an equation whole (``Stepper.note``, an ``engine.frames.Over``), or None:
+    ``shard_map bodies run as one step: collectives need all shards at once (eqn 1 ran whole)``."""
+    if over is None:
+        return None
+    eqn = over.eqn
+    if over.kind == "mapped":
+        key = "over_devices" if eqn.primitive == "xla_pmap" else "over_shards"
+        return t(key, lang, prim=eqn.primitive, id=eqn.id)
+    what = t("and", lang).join(sub_label(s, lang) for s in eqn.subs)
+    return t("over_combiner", lang, prim=eqn.primitive, what=what, id=eqn.id)
+
+
 def device_text(info, lang: str | None = None) -> str:
     """``cpu:0 (platform cpu, kind cpu, id 0)`` for an ``engine.devices.DeviceInfo``."""
     return t("device_info", lang, name=info.name, platform=info.platform, kind=info.kind, id=info.id)

@@ -19,7 +19,7 @@ from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import Rows, data_row, source_once
-from jaxprlens.present.words import crumbs, stop_text
+from jaxprlens.present.words import crumbs, over_text, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -169,8 +169,12 @@ def jit_note(check, lang: str) -> list | None:
         return ["jitskip", t("jit_skipped", lang, n=check.eqns, budget=check.budget)]
     if status == "edited":
         return ["jit", t("jit_edited", lang)]
-    if status in ("failed", "mismatch"):
-        return ["jitdiff", t(f"jit_{status}", lang, detail=check.detail)]
+    if status == "failed":
+        return ["jitdiff", t("jit_failed", lang, detail=check.detail)]
+    if status == "mismatch":
+        detail = (t("jitdiff_type", lang, path=check.path, got=check.got, want=check.want) if check.path
+                  else t("jitdiff_count", lang, got=check.got, want=check.want))
+        return ["jitdiff", t("jit_mismatch", lang, detail=detail)]
     why = t("jit_why", lang) + (t("jit_why_low", lang, low=check.low) if check.low else "")
     rel = f"{check.max_rel:.1e}" if check.max_rel < 0.01 else f"{check.max_rel:.0%}"
     text = t(f"jit_{status}", lang, n=check.differing, total=check.total, abs=_g(check.max_abs), rel=rel,
@@ -222,7 +226,7 @@ class StateView:
         if ended:
             out.append(["stop", ended])
         if getattr(st, "note", None):          # e.g. a combiner or a shard_map body run as one step
-            out.append(["over", st.note])
+            out.append(["over", over_text(st.note, self.lang)])
         if st.edits:
             names = ", ".join(dict.fromkeys(e.name for e in st.edits))
             out.append(["edit", t("edit_note", self.lang, n=len(st.edits), names=names)])

@@ -3,8 +3,9 @@ default table output is (what a notebook stores), and whether a 100k-equation pr
 through trace, table, graph and a full stepper run.
 
 Run: ``.venv/bin/python benchmarks/bench_scale.py [--sizes 10000,100000] [--program chain|unrolled]``.
-Each size runs in a fresh process (RSS is a process's high-water mark).  Goals: stored table <= 3 MB and
-peak RSS <= 2 GB at 100k equations; exits 1 when one is missed.
+Each size runs in a fresh process (RSS is a process's high-water mark).  Goals: stored table <= 3 MB, the live
+debugger's first message <= 1 MB and peak RSS <= 2 GB (through trace, table, graph, a stepper run and a
+debugger shown and continued to the end) at 100k equations; exits 1 when one is missed.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ os.environ.setdefault("JAXPRLENS_RENDERER", "graphviz-pure")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TABLE_GOAL = 3 * 1024 * 1024       # bytes of the default table output at 100k equations
-RSS_GOAL = 2 * 1024 ** 3           # peak RSS through trace, table, graph and a stepper run at 100k
+RSS_GOAL = 2 * 1024 ** 3           # peak RSS through trace, table, graph, a stepper run and a debugger at 100k
+FIRST_GOAL = 1_000_000             # bytes of the live debugger's first message, at any size
 
 
 def rss() -> int:
@@ -74,6 +76,22 @@ def once(program_name: str, n: int) -> dict:
     del stepper
     gc.collect()
     out["rss_after_stepper_freed"] = rss()
+
+    def debugger():                # --debug as a notebook shows it: the output bundle, the first message,
+        from jaxprlens.views.debugger import Debugger       # then Continue to the end
+        d = Debugger(program)
+        sent = []
+        d._send = lambda msg, buffers=None: sent.append(len(json.dumps(msg, ensure_ascii=False).encode()))
+        d._repr_mimebundle_()
+        d.press("ready")
+        out["first_message"] = sent[-1]
+        t0 = time.perf_counter()
+        d.press("continue")
+        out["continue_s"] = time.perf_counter() - t0
+        return d
+    d = stage("debugger", debugger)
+    d.close()
+    del d
     out["peak"] = peak()
     return out
 
@@ -92,7 +110,7 @@ def main(argv=None) -> int:
           f"outputs; per equation: resident bytes the model (trace) and the stepper's run added")
     print(f"{'eqns':>8}{'trace s':>9}{'table s':>9}{'graph s':>9}{'step s':>8}{'table MB':>10}{'text MB':>9}"
           f"{'graph kB':>10}{'RSS trace':>10}{'table':>8}{'graph':>8}{'stepper':>9}{'peak':>8}"
-          f"{'model B/eqn':>12}{'step B/eqn':>11}")
+          f"{'model B/eqn':>12}{'step B/eqn':>11}{'dbg s':>7}{'first kB':>9}{'continue s':>11}")
     missed = []
     for n in (int(s) for s in a.sizes.split(",")):
         done = subprocess.run([sys.executable, __file__, "--once", a.program, str(n)], check=True,
@@ -104,7 +122,10 @@ def main(argv=None) -> int:
         print(f"{e:>8}{r['trace_s']:>9.1f}{r['table_s']:>9.1f}{r['graph_s']:>9.1f}{r['stepper_s']:>8.1f}"
               f"{r['table_html'] / mb:>10.2f}{r['table_text'] / mb:>9.2f}{r['graph_html'] / 1024:>10.0f}"
               f"{r['rss_trace'] / mb:>10.0f}{r['rss_table'] / mb:>8.0f}{r['rss_graph'] / mb:>8.0f}"
-              f"{r['rss_stepper'] / mb:>9.0f}{r['peak'] / mb:>8.0f}{model:>12.0f}{step:>11.0f}", flush=True)
+              f"{r['rss_stepper'] / mb:>9.0f}{r['peak'] / mb:>8.0f}{model:>12.0f}{step:>11.0f}"
+              f"{r['debugger_s']:>7.1f}{r['first_message'] / 1e3:>9.0f}{r['continue_s']:>11.1f}", flush=True)
+        if r["first_message"] > FIRST_GOAL:
+            missed.append(f"{e} eqns: the debugger's first message {r['first_message'] / 1e3:.0f} kB (goal 1 MB)")
         if e >= 100_000:
             if r["table_html"] > TABLE_GOAL:
                 missed.append(f"{e} eqns: table output {r['table_html'] / mb:.1f} MB (goal 3 MB)")

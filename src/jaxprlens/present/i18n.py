@@ -167,6 +167,25 @@ VIEW_TEXT = {
     "get_svg": ("To get SVG: {pip} (or install Graphviz and set {env}).",
                 "要得到 SVG：{pip}（或安装 Graphviz 并设置 {env}）。"),
     "dot_source": ("DOT source", "DOT 源码"),
+    # why no renderer could draw a graph (views/render.py RenderError); {pip} and {env} are what to run
+    "render_no_dot": ("{var}=dot, but no `dot` is on PATH; unset {var} to use graphviz-pure",
+                      "{var}=dot，但 PATH 上没有 `dot`；取消设置 {var} 即可使用 graphviz-pure"),
+    "render_no_pure": ("graphviz-pure is not installed; {pip} (jaxprlens depends on it), or install Graphviz and set "
+                       "{env}", "未安装 graphviz-pure；请运行 {pip}（jaxprlens 依赖它），或安装 Graphviz 并设置 {env}"),
+    "render_bad_choice": ("{var}={choice} is not an executable file (must be 'dot', 'graphviz-pure' or a path to "
+                          "one); {pip}, or install Graphviz and set {env}",
+                          "{var}={choice} 不是可执行文件（应为 'dot'、'graphviz-pure' 或其中之一的路径）；请运行 {pip}，"
+                          "或安装 Graphviz 并设置 {env}"),
+    "render_format": ("graphviz-pure cannot write {fmt} (it writes {formats}); save as .svg or .png, or install "
+                      "Graphviz and set {env}", "graphviz-pure 不能输出 {fmt}（它能输出 {formats}）；请保存为 .svg 或 .png，"
+                      "或安装 Graphviz 并设置 {env}"),
+    "render_timeout": ("{name} took more than {s} s to lay out this graph; fold more of it (depth=, max_nodes=) or "
+                       "show one nested path (path=)", "{name} 排版这张图超过了 {s} 秒；请折叠更多（depth=、max_nodes=），"
+                       "或只显示一个嵌套路径（path=）"),
+    "render_oserror": ("could not run {name} ({why}); {pip}, or install Graphviz and set {env}",
+                       "无法运行 {name}（{why}）；请运行 {pip}，或安装 Graphviz 并设置 {env}"),
+    "render_failed": ("{name} failed (exit {code}): {err}", "{name} 运行失败（退出码 {code}）：{err}"),
+    "render_count": ("the renderer wrote {n} drawings for {k} graphs", "渲染器为 {k} 张图输出了 {n} 幅图"),
     # inlined calls (calls.py): the graph's overview and the table's folded rows
     "call_n_of": ("call {i} of {n}", "第 {i} 次调用，共 {n} 次"),
     "phase_forward": ("forward", "前向"), "phase_backward": ("backward", "反向"),

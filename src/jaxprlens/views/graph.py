@@ -125,7 +125,7 @@ class Graph:
         try:
             svgs = render.svg_many([self.source] + [v.source for v in views]) if views else [self.svg()]
         except render.RenderError as e:
-            return missing_html(str(e), self.source, self.lang)
+            return missing_html(e, self.source, self.lang)
         if self._svg is None:
             self._svg = svgs[0]
         keep, size = 1, len(svgs[0]) * 4 // 3              # each drawing travels as base64 (4 bytes per 3)
@@ -161,8 +161,8 @@ class Graph:
         try:
             svg = self.svg()
         except render.RenderError as e:
-            return {"text/plain": missing_text(str(e), self.source, self.lang),
-                    "text/html": missing_html(str(e), self.source, self.lang)}
+            return {"text/plain": missing_text(e, self.source, self.lang),
+                    "text/html": missing_html(e, self.source, self.lang)}
         del svg          # the SVG travels once, as the HTML's picture (the script makes it live)
         return {"text/plain": self.summary(), "text/html": self.html()}
 

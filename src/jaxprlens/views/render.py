@@ -25,15 +25,22 @@ from jaxprlens.present.i18n import t
 ENV = "JAXPRLENS_RENDERER"
 PURE = "graphviz-pure"
 TIMEOUT = 60.0          # seconds; a layout that takes longer is reported, not waited for
-HOW_TO = ("pip install graphviz-pure (jaxprlens depends on it), or install Graphviz and set "
-          f"{ENV}=dot")
+HOW = {"pip": "pip install graphviz-pure", "env": f"{ENV}=dot"}     # what a reader runs (the same in every language)
 
 # graphviz-pure writes these (``graphviz-pure -T?``); no pdf/ps yet.
 PURE_FORMATS = ("svg", "png", "jpeg", "jpg", "dot", "xdot", "json", "plain", "canon")
 
 
 class RenderError(RuntimeError):
-    """No renderer, or the renderer failed; the message says what to do."""
+    """No renderer, or the renderer failed; the message says what to do: ``str(e)`` in English,
+    ``e.text(lang)`` in the reader's language (catalogue ``key``, filled with ``fields``)."""
+
+    def __init__(self, key: str, **fields):
+        self.key, self.fields = key, dict(HOW, **fields)
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str | None = "en") -> str:
+        return t(self.key, lang, **self.fields)
 
 
 def _runnable(path) -> bool:
@@ -69,7 +76,7 @@ def find_renderer() -> tuple[str, str]:
     if choice == "dot":
         exe = shutil.which("dot")
         if exe is None:
-            raise RenderError(f"{ENV}=dot, but no `dot` is on PATH; unset {ENV} to use graphviz-pure")
+            raise RenderError("render_no_dot", var=ENV)
         return "dot", exe
     if choice == "" and shutil.which("dot"):
         return "dot", shutil.which("dot")
@@ -77,11 +84,10 @@ def find_renderer() -> tuple[str, str]:
         exe = _pure_binary()
         if exe is not None:
             return PURE, exe
-        raise RenderError(f"graphviz-pure is not installed; {HOW_TO}")
+        raise RenderError("render_no_pure")
     path = Path(choice).expanduser()
     if not (path.is_file() and os.access(path, os.X_OK)):
-        raise RenderError(f"{ENV}={choice!r} is not an executable file "
-                          f"(must be 'dot', '{PURE}' or a path to one); {HOW_TO}")
+        raise RenderError("render_bad_choice", var=ENV, choice=repr(choice))
     return path.name, str(path)
 
 
@@ -89,19 +95,17 @@ def render(source: str, fmt: str = "svg", timeout: float = TIMEOUT) -> bytes:
     """Lay out DOT ``source`` and return the ``fmt`` output bytes (``svg``, ``png``, ...)."""
     name, exe = find_renderer()
     if name.startswith(PURE) and fmt not in PURE_FORMATS:
-        raise RenderError(f"graphviz-pure cannot write {fmt!r} (it writes {', '.join(PURE_FORMATS)}); "
-                          f"save as .svg or .png, or install Graphviz and set {ENV}=dot")
+        raise RenderError("render_format", fmt=repr(fmt), formats=", ".join(PURE_FORMATS))
     try:
         done = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise RenderError(f"{name} took more than {timeout:.0f} s to lay out this graph; "
-                          "fold more of it (depth=, max_nodes=) or show one nested path (path=)") from None
+        raise RenderError("render_timeout", name=name, s=f"{timeout:.0f}") from None
     except OSError as e:
-        raise RenderError(f"could not run {name} ({e.strerror or e}); {HOW_TO}") from None
+        raise RenderError("render_oserror", name=name, why=str(e.strerror or e)) from None
     if done.returncode != 0 or not done.stdout:
         err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RenderError(f"{name} failed (exit {done.returncode}): {' '.join(err[-3:]) or 'no output'}")
+        raise RenderError("render_failed", name=name, code=done.returncode, err=" ".join(err[-3:]) or "-")
     return done.stdout
 
 
@@ -111,7 +115,7 @@ def svg_many(sources: list) -> list:
     out = svg_text(render("\n".join(sources), "svg"))
     docs = [d for d in re.split(r"(?=<\?xml )", out) if d.strip()]
     if len(docs) != len(sources):
-        raise RenderError(f"the renderer wrote {len(docs)} drawings for {len(sources)} graphs")
+        raise RenderError("render_count", n=len(docs), k=len(sources))
     return docs
 
 
@@ -162,16 +166,16 @@ def kind_of(primitive: str, has_subs: bool = False) -> str:
     return graph_kind(primitive, has_subs)
 
 
-def missing_text(error: str, source: str, lang: str = "en") -> str:
+def missing_text(error: RenderError, source: str, lang: str = "en") -> str:
     """What a graph says in text when nothing can draw it: why, what to install, then its DOT source."""
-    how = t("get_svg", lang, pip="pip install graphviz-pure", env=f"{ENV}=dot")
-    return f"{t('no_svg', lang, error=error)}\n{how}\n\n{source}"
+    how = t("get_svg", lang, **HOW)
+    return f"{t('no_svg', lang, error=error.text(lang))}\n{how}\n\n{source}"
 
 
-def missing_html(error: str, source: str, lang: str = "en") -> str:
+def missing_html(error: RenderError, source: str, lang: str = "en") -> str:
     # Catalogue texts are ours (no markup characters); only the error and the DOT source are escaped.
-    how = t("get_svg", lang, pip="<code>pip install graphviz-pure</code>", env=f"<code>{ENV}=dot</code>")
-    return (f'<div class="jaxprlens jl-graph-missing"><p>{t("no_svg", lang, error=html(error))}</p>'
+    how = t("get_svg", lang, pip=f"<code>{HOW['pip']}</code>", env=f"<code>{HOW['env']}</code>")
+    return (f'<div class="jaxprlens jl-graph-missing"><p>{t("no_svg", lang, error=html(error.text(lang)))}</p>'
             f"<p>{how}</p><details><summary>{t('dot_source', lang)}</summary>"
             f"<pre>{html(source)}</pre></details></div>")
 

@@ -1,0 +1,155 @@
+"""A table's rows past those its output stores, from the live kernel (issue 21, views/live.py): in JupyterLab
+and Chromium a 15k-equation table scrolls to its last equation, a search finds an equation only the kernel
+holds, and a folded table opens a call whose rows the notebook did not keep; at about 970 px of output width,
+light and dark."""
+from __future__ import annotations
+
+import inspect
+import os
+import statistics
+import sys
+
+import pytest
+
+import browser_harness as harness
+from test_front_end import switch_theme
+from test_lab import LOAD
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import test_calls as toy  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = 1400          # JupyterLab with its file browser open: about 970 px of output width
+N = 7500                 # 2N + 1 equations: past the HTML head (400) and the stored data rows (10,000)
+FLAT = f"""\
+%%jaxpr
+import jax.numpy as jnp
+from jax import lax
+
+def chain(x):
+    for _ in range({N}):
+        x = lax.mul(lax.sin(x), x)
+    return lax.cos(x)
+
+chain(jnp.ones(4))"""
+TOY = ("import jax, jax.numpy as jnp, numpy as np\n\nD = 16\n\n" +
+       "\n\n".join(inspect.getsource(f) for f in (toy.layer_norm, toy.attention, toy.mlp, toy.block,
+                                                   toy.model_loss, toy.make_params)))
+# a folded table that keeps only 200 rows of calls: the later calls' rows come from the kernel when opened
+FOLDED = ("from jaxprlens.views import table as _tv\n_tv.STORED_CALLS = 200\n\n" + TOY
+          + "\n\nprogram = jaxprlens.trace(model_loss, make_params(6), np.ones((8, D), 'f4'))\nprogram.table()")
+LIVE = ".jl-table[data-jl-ready]"
+
+# Scroll the end of the drawn rows into view until the last equation's row is there; for each scroll, the time
+# until a row past those drawn is in the page and painted (the kernel's answer, when the page had no more).
+SCROLL_JS = """
+async ([root, last]) => {
+  const top = () => { const r = root.querySelectorAll('tr.jl-row[data-eqn]'); return r.length ? Number(r[r.length - 1].dataset.eqn) : -1; };
+  const times = [];
+  for (let k = 0; k < 400 && !root.querySelector('tr[data-eqn="' + last + '"]'); k++) {
+    const more = root.querySelector('tbody.jl-more');
+    if (!more) break;
+    const before = top(), t0 = performance.now();
+    await new Promise((resolve) => {
+      const obs = new MutationObserver(() => {
+        if (top() > before) { obs.disconnect(); requestAnimationFrame(() => setTimeout(resolve, 0)); }
+      });
+      obs.observe(root, {subtree: true, childList: true});
+      more.scrollIntoView({block: 'end'});
+      setTimeout(() => { obs.disconnect(); resolve(); }, 30000);
+    });
+    times.push([performance.now() - t0, before]);
+  }
+  return {times, top: top()};
+}
+"""
+
+
+def _table(page, cell: int):
+    out = harness.output(page, cell)
+    out.locator(LIVE).wait_for(timeout=60_000)
+    return out, out.locator(LIVE)
+
+
+def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook):
+    page = open_notebook(lab, [LOAD, FLAT, FLAT], width=VIEWPORT)
+    out, root = _table(page, 1)
+    assert out.locator(".jp-RenderedHTML .jl-table").count() == 0      # the live widget draws it, not the HTML
+    assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table").count() == 1
+
+    # scroll to the end: rows past those stored come from the kernel, 2,000 an answer
+    result = page.evaluate(SCROLL_JS, [root.element_handle(), str(2 * N)])
+    assert result["top"] == 2 * N, result
+    assert root.locator(f"tr[data-eqn='{2 * N}']").count() == 1
+    assert root.locator("tbody.jl-more").count() == 0 and root.locator("tbody.jl-cut").count() == 0
+    ids = root.evaluate("(r) => Array.from(r.querySelectorAll('tr.jl-row[data-eqn]'), (t) => Number(t.dataset.eqn))")
+    assert ids == list(range(2 * N + 1))            # every equation once, in order
+    past = [ms for ms, before in result["times"] if before >= 400 + 10_000 - 1]     # rows the kernel sent
+    local = [ms for ms, before in result["times"] if before < 400 + 10_000 - 1]     # rows the output stored
+    print(f"\nscroll -> rows painted past the stored ones: median {statistics.median(past):.0f} ms "
+          f"(max {max(past):.0f}, {len(past)} scrolls; asked ahead of the view, 2,000 rows an answer); "
+          f"within the stored ones: median {statistics.median(local):.0f} ms ({len(local)} scrolls)")
+    print("each scroll (ms, last row before):", [(round(ms), b) for ms, b in result["times"]])
+    page.screenshot(path=str(harness.OUTPUT / "live_rows_end.png"))
+
+    out, root = _table(page, 2)
+    cut = root.locator("tbody.jl-cut").inner_text()
+    assert cut.startswith(f"{2 * N + 1 - 400 - 10_000} more equations come from the kernel"), cut
+
+    # search: the last equation is held only by the kernel (its source line is the one saying lax.cos)
+    box = root.locator(".jl-tools input[type=search]")
+    t0 = page.evaluate("performance.now()")
+    box.fill("lax.cos")
+    root.locator(f"tbody.jl-found tr[data-eqn='{2 * N}']").wait_for(timeout=30_000)
+    found_ms = page.evaluate("performance.now()") - t0
+    page.wait_for_function("(r) => r.querySelector('.jl-note-js').textContent === '1 matching row'",
+                           arg=root.element_handle())
+    assert root.locator("tr.jl-row:not(.jl-miss)").count() == 1
+    print(f"search past the stored rows: the kernel's match shown {found_ms:.0f} ms after typing (150 ms pause)")
+    page.screenshot(path=str(harness.OUTPUT / "live_rows_search.png"))
+    box.fill("")
+    page.wait_for_function("(r) => !r.querySelector('tbody.jl-found') && !r.querySelector('.jl-miss')",
+                           arg=root.element_handle())
+
+
+def test_folded_table_opens_a_call_it_did_not_store_light_and_dark(lab, open_notebook):
+    from jaxprlens.views import table as tv
+    from jaxprlens.present.rows import walk
+    from jaxprlens.model.program import Eqn, count_eqns
+
+    page = open_notebook(lab, [LOAD, "import jaxprlens", FOLDED], width=VIEWPORT)
+    out, root = _table(page, 2)
+    p = toy.transformer(6, grad=False)
+    saved, tv.STORED_CALLS = tv.STORED_CALLS, 200
+    try:
+        _, cut = tv.group_items(tv.fold_tree(p, count_eqns(p)), "en")
+    finally:
+        tv.STORED_CALLS = saved
+    g = cut[-1]
+    rows = sum(sum(1 for _ in walk(c)) if isinstance(c, Eqn) else 1 for c in g.children)
+    note = root.locator("tbody.jl-cut").first.inner_text()
+    assert "come from the kernel when you open or search them" in note, note
+    for a in g.crumbs()[1:]:          # open the calls down to it, then it: its rows come from the kernel
+        row = root.locator(f"tr.jl-grow[data-group='{a.id}']")
+        if not row.count():           # a chain of single calls above the table's top rows
+            continue
+        if a is not g:
+            if "jl-open" not in (row.get_attribute("class") or ""):
+                row.click()
+            continue
+        row.scroll_into_view_if_needed()
+        t0 = page.evaluate("performance.now()")
+        row.click()
+        page.wait_for_function("([r, id, n]) => r.querySelectorAll(`tr[data-in=\"${id}\"]`).length === n",
+                               arg=[root.element_handle(), g.id, rows], timeout=30_000)
+        print(f"\nopened {g.id}: {rows} rows from the kernel in {page.evaluate('performance.now()') - t0:.0f} ms")
+    width = root.evaluate("(r) => r.getBoundingClientRect().width")
+    assert 900 <= width <= 1000, width
+    row = root.locator(f"tr.jl-grow[data-group='{g.id}']")
+    row.scroll_into_view_if_needed()
+    page.screenshot(path=str(harness.OUTPUT / "live_rows_folded_light.png"))
+    switch_theme(page, "JupyterLab Dark")
+    row.scroll_into_view_if_needed()
+    page.screenshot(path=str(harness.OUTPUT / "live_rows_folded_dark.png"))
+    switch_theme(page, "JupyterLab Light")

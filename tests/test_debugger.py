@@ -418,7 +418,9 @@ def test_edit_actions_go_through_set_value_and_mark_what_changed():
     name = state(d)["values"][-1]["items"][0]["name"]          # the value eqn 0 wrote
     d.press("edit", var=name, op="nan")
     s = state(d)
-    assert s["changed"] == [name] and s["changed_eqns"] == ["0"]
+    assert s["changed"] == [name] and s["marks"] == {"add": ["0"], "drop": []}
+    d.press("step")                                            # eqn 1 reads it: its row is marked too
+    assert state(d)["marks"] == {"add": ["1"], "drop": []} and d.view.changed_eqns() == ["0", "1"]
     assert [n[0] for n in s["notes"]] == ["edit"] and s["notes"][0][1].startswith(f"1 edit in effect ({name})")
     assert d.stepper.edits[0].name == name
     d.press("continue")
@@ -434,6 +436,34 @@ def test_edit_actions_go_through_set_value_and_mark_what_changed():
     assert state(d)["notes"][0][0] == "error" and len(d.stepper.edits) == 1
     d.press("back")
     assert not d.stepper.edits and state(d)["changed"] == []
+
+
+def test_marks_of_an_edit_are_kept_between_moves_and_sent_as_changes():
+    """Issue 21: with an edit in effect a move looks only at the equations it crossed and sends only the rows
+    whose mark changes (an edit early in 100k equations used to cost O(n) and resend every changed id a Step)."""
+    def chain(x, y):
+        for _ in range(10):
+            x = jnp.sin(x) + y
+        return x
+
+    program = trace(chain, jnp.ones(3), jnp.ones(3))
+    d = program.debugger()
+    d._send = d.sent = Sent()
+    d.press("ready")
+    d.press("step")                                   # eqn 0: c = sin a
+    d.press("edit", var="c", op="scale", value=2)
+    assert state(d)["marks"] == {"add": ["0"], "drop": []}
+    for _ in range(4):
+        d.press("step")
+    assert state(d)["marks"] == {"add": ["4"], "drop": []}     # eqn 4 = sin(eqn 3's result), computed from a
+    full = [op.eqn.id for op in d.stepper.frame.ops[:d.stepper.frame.pc]
+            if any(d.stepper.is_changed(d.stepper.env[v]) for v in op.outvars)]
+    assert d.view.changed_eqns() == full == ["0", "1", "2", "3", "4"]
+    d.press("back")
+    d.press("back")
+    assert state(d)["marks"] == {"add": [], "drop": ["3"]} and d.view.changed_eqns() == ["0", "1", "2"]
+    d.press("reset")
+    assert state(d)["marks"] == {"add": [], "drop": ["0", "1", "2"]} and state(d)["changed"] == []
 
 
 def test_step_out_at_the_top_level_is_disabled_and_said():

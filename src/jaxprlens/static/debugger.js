@@ -252,7 +252,8 @@ class Debugger {
       }
     });
     this.changed = new Set(s.changed || []);          // values an edit reached (what-if stepping)
-    if (f) this.marks(f, s.changed_eqns || []);
+    if (f && s.marks) this.remark(f, s.marks.add || [], s.marks.drop || []);    // live: what changed
+    else if (f && s.changed_eqns) this.marks(f, s.changed_eqns);
     this.values(s.values || []);
     this.source(s.source);
     const end = !!s.done;
@@ -263,10 +264,12 @@ class Debugger {
 
   marks(f, ids) {   // rows whose results an edit changed (only those whose mark changes are touched)
     const next = new Set(ids), old = f.marked;
-    if (!next.size && !old.size) return;
-    old.forEach((id) => { const tr = !next.has(id) && f.byId.get(id); if (tr) tr.classList.remove("jl-changed"); });
-    next.forEach((id) => { const tr = !old.has(id) && f.byId.get(id); if (tr) tr.classList.add("jl-changed"); });
-    f.marked = next;
+    this.remark(f, ids.filter((id) => !old.has(id)), Array.from(old).filter((id) => !next.has(id)));
+  }
+
+  remark(f, add, drop) {   // marks added and dropped (rows not drawn yet get theirs when they come)
+    drop.forEach((id) => { f.marked.delete(id); const tr = f.byId.get(id); if (tr) tr.classList.remove("jl-changed"); });
+    add.forEach((id) => { f.marked.add(id); const tr = f.byId.get(id); if (tr) tr.classList.add("jl-changed"); });
   }
 
   editor(name) {   // the value panel's what-if actions for one value (live: through Stepper.set_value)

@@ -5,6 +5,7 @@ Pure over a ``Stepper`` (no widgets): the live widget sends this data, the recor
 """
 from __future__ import annotations
 
+import bisect
 import contextlib
 import io
 from dataclasses import replace
@@ -273,16 +274,49 @@ class StateView:
                 "eqn": st.current.id if st.current is not None else None, "crumbs": [t("top", self.lang)]
                 + self.crumbs(), "done": st.done, "back": st.can_back, "notes": self.notes(error, jit),
                 "values": self.values(**limits), "source": self.source(), "position": st.position,
-                "depth": st.depth, "changed": sorted(v.name for v in st.changed),
+                "depth": st.depth, "changed": self.changed(),
                 "changed_eqns": self.changed_eqns()}
 
-    def changed_eqns(self) -> list:
-        """Ids of the current frame's eqns (run so far) whose results an edit changed."""
+    def changed(self) -> list:
+        """Names of the values shown (the current eqn's inputs, the last outputs) that an edit changed: what the
+        value panel marks (not every changed value of the frame: at 100k equations that is O(n) a move)."""
         st = self.stepper
-        changed = st.changed
-        if not changed:
+        if not st.edits:
             return []
-        return [op.eqn.id for op in st.frame.ops[:st.frame.pc] if any(v in changed for v in op.outvars)]
+        names = set()
+        eqn = st.current
+        if eqn is not None:
+            names.update(atom_text(a) for a, x in zip(eqn.invars, st.current_inputs) if st.is_changed(x))
+        if st.last_eqn is not None and st.last_outputs is not None:
+            names.update(v.name for v, x in zip(st.last_eqn.outvars, st.last_outputs) if st.is_changed(x))
+        return sorted(names)
+
+    def changed_eqns(self) -> list:
+        """Ids of the current frame's eqns (run so far) whose results an edit changed.  Kept between moves: a
+        move within the same frame activation and edits looks only at the eqns between the old and the new
+        position (a value's mark never changes once it is written, but by an edit or its undo)."""
+        st = self.stepper
+        if not st.edits:
+            self._marked = None
+            return []
+        frame, edits = st.frame, tuple(map(id, st.edits))
+        env, pc, ops = frame.env, frame.pc, frame.ops
+        memo = getattr(self, "_marked", None)
+        if memo is not None and memo[0] is env and memo[1] == edits:
+            start, at, ids = memo[2], memo[3], memo[4]
+            if pc < start:                         # back: drop the marks at or past the new position
+                k = bisect.bisect_left(at, pc)
+                del at[k:], ids[k:]
+                start = pc
+        else:
+            start, at, ids = 0, [], []
+        for i in range(start, pc):
+            op = ops[i]
+            if any(v in env and st.is_changed(env[v]) for v in op.outvars):
+                at.append(i)
+                ids.append(op.eqn.id)
+        self._marked = (env, edits, pc, at, ids)
+        return list(ids)
 
     # ---------------------------------------------------------- static snapshot (no script) and text
     def table_html(self) -> str:

@@ -30,8 +30,9 @@ PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls insid
 HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
 CHUNK_ROWS = 200    # the script draws a frame in boxes of this many rows, each asked for when scrolled to
-COMPARE_MAX = 3_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
-                      # compile grows faster than the program (on a CPU 1k eqns 1.2 s, 5k 10 s, 20k 2 min)
+COMPARE_MAX = 2_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
+                      # compile grows faster than the program (a chain on a CPU: 1k eqns 1.2 s, 2k ~4 s, 3k ~10 s,
+                      # 5k 10-20 s, 20k 2 min), and it holds up the kernel
 
 
 # ---------------------------------------------------------------- value summaries

@@ -111,13 +111,18 @@ def test_a_cut_call_s_rows_and_search_counts(monkeypatch):
     expected = source_once([data_row(x, "en") if isinstance(x, Eqn) else tv._group_item(x, "en") for x in items])
     got, start = [], 0
     while start < len(items):
-        msg = server.answer({"do": "group", "id": g.id, "from": start})
+        msg = server.answer({"do": "group", "group": g.id, "from": start})
         assert msg["group"] == g.id and msg["total"] == len(items) and len(msg["rows"]) <= 40
         got += msg["rows"]
         start += len(msg["rows"])
     assert got == expected and not any("not stored" in r.get("label", "") for r in got)
+    w, sent = live.widget_class()(server, ""), []       # through the widget: the request's id is not the call's
+    monkeypatch.setattr(w, "send", sent.append)
+    w._on_msg(w, {"do": "group", "group": g.id, "from": 0, "to": "v", "id": 3}, [])
+    assert sent[0]["group"] == g.id and sent[0]["id"] == 3 and sent[0]["rows"] == expected[:40]
+    w.close()
     for inner in (c for g2 in cut for c in g2.groups):     # a call inside a cut one: not stored either, served too
-        assert inner.id in server.layout()[3] and server.answer({"do": "group", "id": inner.id})["total"]
+        assert inner.id in server.layout()[3] and server.answer({"do": "group", "group": inner.id})["total"]
     # a search counts what a cut call holds: its own label matching, all of its equations
     label = tv._group_item(g, "en")["label"]
     hits = server.answer({"do": "search", "q": label, "from": 0})
@@ -130,8 +135,8 @@ def test_a_cut_call_s_rows_and_search_counts(monkeypatch):
 
 @pytest.mark.parametrize("msg", [None, [1], "rows", {}, {"do": 3}, {"do": "rows", "from": -1},
                                  {"do": "rows", "from": "x" * 10_000}, {"do": "rows", "from": True},
-                                 {"do": "rows", "from": 1.5}, {"do": "group"}, {"do": "group", "id": ["a"]},
-                                 {"do": "group", "id": "no/such" * 1000}, {"do": "search"},
+                                 {"do": "rows", "from": 1.5}, {"do": "group"}, {"do": "group", "group": ["a"]},
+                                 {"do": "group", "group": "no/such" * 1000}, {"do": "search"},
                                  {"do": "search", "q": "   "}, {"do": "search", "q": 5}, {"do": "x" * 100_000}])
 def test_bad_messages_get_a_short_error(small, msg):
     answer = live.RowServer(small.table()).answer(msg)

@@ -77,7 +77,7 @@ function attach(root, ask, meta) {
     asked.add(id);
     tr.classList.add("jl-wait");
     const got = [];
-    const next = (from) => ask({ do: "group", id: id, from: from }, (m) => {
+    const next = (from) => ask({ do: "group", group: id, from: from }, (m) => {
       if (!m.rows) { tr.classList.remove("jl-wait"); return; }
       table.withSources(m.rows, last(got)).forEach((r) => got.push(r));
       if (m.rows.length && got.length < m.total) { next(got.length); return; }

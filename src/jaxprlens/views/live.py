@@ -88,7 +88,7 @@ class RowServer:
     # ------------------------------------------------------------------ answers
     def answer(self, msg) -> dict:
         """The answer to one message of the front end: ``{"do": "rows", "from": i}`` (the items past the
-        head from ``i``), ``{"do": "group", "id": call, "from": i}`` (a call's rows), ``{"do": "search",
+        head from ``i``), ``{"do": "group", "group": call, "from": i}`` (a call's rows), ``{"do": "search",
         "q": text, "from": i}`` (matches in the items from ``i`` and in the calls not stored).  A malformed
         message gets ``{"error": ...}``, short, saying what is expected."""
         if not isinstance(msg, dict):
@@ -102,7 +102,7 @@ class RowServer:
             later = self.layout()[1]
             return {"rows": self._items(later, start), "from": start, "total": len(later)}
         if do == "group":
-            gid = msg.get("id")
+            gid = msg.get("group")
             g = self.group(gid) if isinstance(gid, str) and gid else None
             if g is None:
                 return {"error": f"no call {str(gid)[:TEXT_CHARS]!r} in this table"}

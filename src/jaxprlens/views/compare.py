@@ -10,6 +10,19 @@ from jaxprlens.present.nouns import eqn_text as eqn_line, source_text
 from jaxprlens.present.rows import source_html
 
 
+# The views with no script carry their stylesheet as a plain <style>, which JupyterLab's sanitizer drops from an
+# untrusted notebook (and nbviewer/GitHub may too); these inline styles keep them readable there: monospace,
+# left-aligned, top-aligned cells, equal columns, indentation kept.  Only what the stylesheet says as well, so a
+# trusted output looks the same; a var() is written after a plain fallback, since the sanitizer drops var()s.
+ROOT = ' style="font-family:monospace;font-family:var(--jp-code-font-family,monospace)"'
+FIXED = ' style="width:100%;table-layout:fixed"'
+CELL = ' style="text-align:left;vertical-align:top"'
+WRAP = ' style="white-space:pre-wrap"'
+EQ = ' style="text-align:left;vertical-align:top;white-space:pre-wrap"'      # a cell holding one equation
+NEW = (' style="white-space:pre-wrap;box-shadow:inset 4px 0 0 #4caf50;'      # the bar that marks an equation
+       'box-shadow:inset 4px 0 0 var(--jp-success-color1,#4caf50)"')        # with no source line of its own
+
+
 def _key(eqn: Eqn):
     return (eqn.source.where, eqn.source.line) if eqn.source else None
 
@@ -88,12 +101,12 @@ class Compare(View):
                 head = source_html(src, lang)
             else:
                 head = f'<span class="jl-newhead">{html(t("no_source_new", lang))}</span>'
-            rows.append(f'<tr class="jl-line"><td colspan="2">{head}</td></tr>')
-            rows.append("<tr><td>" + "".join(_side_html(e, "orig") for e in left) + "</td><td>"
+            rows.append(f'<tr class="jl-line"><td colspan="2"{CELL}>{head}</td></tr>')
+            rows.append(f"<tr><td{CELL}>" + "".join(_side_html(e, "orig") for e in left) + f"</td><td{CELL}>"
                         + "".join(_side_html(e, "new" if src is None else "made") for e in right) + "</td></tr>")
-        return (f'{style()}<div class="jaxprlens jl-compare" lang="{lang}"><table><thead><tr>'
-                f'<th>{t("original", lang)}{colon}{html(counts_text(self.original, lang))}</th>'
-                f'<th>{html(self.label)}{colon}{html(counts_text(self.transformed, lang))}</th></tr></thead>'
+        return (f'{style()}<div class="jaxprlens jl-compare" lang="{lang}"{ROOT}><table{FIXED}><thead><tr>'
+                f'<th{CELL}>{t("original", lang)}{colon}{html(counts_text(self.original, lang))}</th>'
+                f'<th{CELL}>{html(self.label)}{colon}{html(counts_text(self.transformed, lang))}</th></tr></thead>'
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
@@ -103,7 +116,7 @@ def _side_text(eqn: Eqn, new: bool = False) -> str:
 
 
 def _side_html(eqn: Eqn, kind: str) -> str:
-    cls = "jl-eq jl-new" if kind == "new" else "jl-eq"
+    cls, css = ("jl-eq jl-new", NEW) if kind == "new" else ("jl-eq", WRAP)
     ns = f' <span class="jl-ns">[{html(eqn.name_stack)}]</span>' if eqn.name_stack else ""
-    return (f'<div class="{cls}" data-eqn="{html(eqn.id)}" data-side="{kind}">{"  " * eqn.depth}'
+    return (f'<div class="{cls}" data-eqn="{html(eqn.id)}" data-side="{kind}"{css}>{"  " * eqn.depth}'
             f"{html(eqn.id)}  {html(eqn_line(eqn))}{ns}</div>")

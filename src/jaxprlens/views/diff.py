@@ -10,6 +10,10 @@ from jaxprlens.present.front import style
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Eqn, Program
 from jaxprlens.present.nouns import eqn_text as eqn_line, params_of
+from jaxprlens.views.compare import CELL, EQ, FIXED, ROOT
+
+# Equal columns for the two programs, narrow ones for the mark and what changed (inline: kept untrusted too).
+COLS = '<colgroup><col style="width:2em"><col style="width:40%"><col style="width:40%"><col></colgroup>'
 
 MARK = {"same": " ", "added": "+", "removed": "-", "changed": "~"}
 
@@ -103,15 +107,15 @@ class Diff(View):
         rows = []
         for status, ea, eb, what in self._shown():
             pad = "  " * (eb or ea).depth
-            left = f'<td class="jl-eq" data-eqn="{html(ea.id)}">{pad}{html(ea.id)}  {html(eqn_line(ea))}</td>' \
+            left = f'<td class="jl-eq" data-eqn="{html(ea.id)}"{EQ}>{pad}{html(ea.id)}  {html(eqn_line(ea))}</td>' \
                 if ea else "<td></td>"
-            right = f'<td class="jl-eq" data-eqn="{html(eb.id)}">{pad}{html(eb.id)}  {html(eqn_line(eb))}</td>' \
+            right = f'<td class="jl-eq" data-eqn="{html(eb.id)}"{EQ}>{pad}{html(eb.id)}  {html(eqn_line(eb))}</td>' \
                 if eb else "<td></td>"
-            rows.append(f'<tr class="jl-diff-{status}" data-status="{status}"><td>{MARK[status]}</td>'
-                        f"{left}{right}<td>{html(self._what(what))}</td></tr>")
-        return (f'{style()}<div class="jaxprlens jl-diff" lang="{self.lang}"><table>'
-                f"<caption>{html(self.summary())}</caption><thead><tr><th></th><th>{html(la)}</th>"
-                f"<th>{html(lb)}</th><th>{t('changed', self.lang)}</th></tr></thead>"
+            rows.append(f'<tr class="jl-diff-{status}" data-status="{status}"><td{CELL}>{MARK[status]}</td>'
+                        f"{left}{right}<td{CELL}>{html(self._what(what))}</td></tr>")
+        return (f'{style()}<div class="jaxprlens jl-diff" lang="{self.lang}"{ROOT}><table{FIXED}>'
+                f"<caption>{html(self.summary())}</caption>{COLS}<thead><tr><th></th><th{CELL}>{html(la)}</th>"
+                f"<th{CELL}>{html(lb)}</th><th{CELL}>{t('changed', self.lang)}</th></tr></thead>"
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 

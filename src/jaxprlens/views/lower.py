@@ -12,6 +12,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.front import style
 from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.model.program import Program, where_label
+from jaxprlens.views.compare import CELL, EQ, FIXED, ROOT
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _PATH = re.compile(r'"(?:[^"\n]*/)([^"/\n]+)"')                 # "/abs/dir/file.py" -> "file.py"
@@ -57,6 +58,9 @@ def clean_compiled(text: str) -> str:
 # ---------------------------------------------------------------- MLIR locations
 
 _LOC = re.compile(r"(?<![\w.])loc\(")
+# the StableHLO pane as the stylesheet draws it, kept untrusted: long lines wrap (each starts at its number),
+# a long module scrolls inside the pane
+HLO = ' style="white-space:pre-wrap;overflow:auto;max-height:36em;max-width:100%;margin:0"'
 
 
 def _close(text: str, k: int) -> int:
@@ -221,21 +225,22 @@ class Lowering(View):
         rows = []
         for eqn, pad, line in self._eqn_lines():
             to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
-            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td>{html(eqn.id)}</td>'
-                        f'<td class="jl-eq">{pad}{html(line)}</td><td class="jl-hlo-links">{to}</td></tr>')
+            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{CELL}>{html(eqn.id)}</td>'
+                        f'<td class="jl-eq"{EQ}>{pad}{html(line)}</td><td class="jl-hlo-links"{CELL}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):
             eqns = " ".join(back.get(n, []))
             attr = f' data-eqns="{html(eqns)}" title="{html(t("from_eqn", self.lang, ids=eqns))}"' if eqns else ""
             hlo.append(f'<span id="{self._id}-L{n}" class="jl-hlo-line" data-line="{n}"{attr}>'
-                       f'<span class="jl-ln">{n:>4}</span>  {html(line)}</span>')
+                       f'<span class="jl-ln">{n:>4}</span>  {html(line)}\n</span>')   # a line untrusted too
         compiled = ""
         if self.compiled is not None:
             compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'
                         f'<pre class="jl-hlo">{html(self.compiled)}</pre></details>')
-        return (f'{style()}<div class="jaxprlens jl-lowering" lang="{self.lang}"><table><thead><tr><th>jaxpr</th>'
-                f'<th>StableHLO</th></tr></thead><tbody><tr><td><table class="jl-eqns">{"".join(rows)}</table></td>'
-                f'<td><pre class="jl-hlo">{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
+        return (f'{style()}<div class="jaxprlens jl-lowering" lang="{self.lang}"{ROOT}><table{FIXED}><thead><tr>'
+                f'<th style="text-align:left;width:42%">jaxpr</th><th{CELL}>StableHLO</th></tr></thead><tbody><tr>'
+                f'<td{CELL}><table class="jl-eqns">{"".join(rows)}</table></td>'
+                f'<td{CELL}><pre class="jl-hlo"{HLO}>{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
 
 
 def lowering_view(program: Program, compiled: bool = False, lang: str | None = None) -> Lowering:

@@ -145,6 +145,23 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark(lab, open_not
         page.wait_for_function("([r, id, n]) => r.querySelectorAll(`tr[data-in=\"${id}\"]`).length === n",
                                arg=[root.element_handle(), g.id, rows], timeout=30_000)
         print(f"\nopened {g.id}: {rows} rows from the kernel in {page.evaluate('performance.now()') - t0:.0f} ms")
+    assert "not stored" not in root.locator(f"tr.jl-grow[data-group='{g.id}']").inner_text()
+    # search: x ** 2 and gelu's x ** 3 (integer_pow) in every block's layer norms and mlp, most of them in calls
+    # the notebook did not store: the kernel counts them, the page opens those calls and asks for their rows
+    want = sum(1 for top in p.eqns for e in walk(top) if e.primitive == "integer_pow")
+    holding = [c.id for c in cut if any(e.primitive == "integer_pow" for top in c.eqns for e in walk(top))]
+    box = root.locator(".jl-tools input[type=search]")
+    box.fill("integer_pow")
+    page.wait_for_function("([r, n]) => r.querySelector('.jl-note-js').textContent === `${n} matching rows`",
+                           arg=[root.element_handle(), want], timeout=30_000)
+    for gid in holding:
+        page.wait_for_function("([r, id]) => r.querySelector(`tr.jl-grow.jl-open[data-group=\"${id}\"]`) && "
+                               "r.querySelector(`tr.jl-row[data-in=\"${id}\"]:not(.jl-miss)`)",
+                               arg=[root.element_handle(), gid], timeout=30_000)
+    shown = root.evaluate("(r) => r.querySelectorAll('tr.jl-row:not(.jl-miss)').length")
+    assert shown == want and len(holding) >= 4, (shown, want, holding)
+    print(f"search: {want} matching rows, {len(holding)} of their calls' rows from the kernel")
+    box.fill("")
     width = root.evaluate("(r) => r.getBoundingClientRect().width")
     assert 900 <= width <= 1000, width
     row = root.locator(f"tr.jl-grow[data-group='{g.id}']")

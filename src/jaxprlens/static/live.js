@@ -23,7 +23,8 @@ export function render({ model, el }) {
     waiting.set(n, done);
     model.send(Object.assign({ to: me, id: n }, msg));
   };
-  const meta = { total: model.get("total"), calls: model.get("calls"), notes: model.get("notes") || [] };
+  const meta = { total: model.get("total"), calls: model.get("calls"), notes: model.get("notes") || [],
+    unstored: " " + model.get("unstored") };
   // main.js's boot, with the table given its kernel (main.js cannot be imported here: it imports this module)
   host.querySelectorAll("[data-jl-view]").forEach((root) => {
     const view = root.getAttribute("data-jl-view");
@@ -39,6 +40,15 @@ function attach(root, ask, meta) {
   d.rows = d.rows || [];
   d.groups = d.groups || {};
   d.total = meta.total;
+  // a call the notebook did not store says so; here its rows come from the kernel (and a search reads its name)
+  const plain = (it) => { if (it.label && it.label.endsWith(meta.unstored)) it.label = it.label.slice(0, -meta.unstored.length); };
+  d.rows.forEach(plain);
+  Object.values(d.groups).forEach((items) => items.forEach(plain));
+  root.querySelectorAll(".jl-gname").forEach((b) => {
+    const it = { label: b.textContent };
+    plain(it);
+    b.textContent = it.label;
+  });
   const t = table.enhance(root, d);
   if (!t) return;
   root.querySelectorAll("tbody.jl-cut td").forEach((td, i) => {   // "not stored" -> "from the kernel"
@@ -114,6 +124,7 @@ function attach(root, ask, meta) {
     timer = setTimeout(() => ask({ do: "search", q: q, from: d.rows.length }, (m) => {   // a pause after typing
       if (m.q !== query || m.from !== d.rows.length || !m.rows) return;
       d.hits = m.groups;
+      Object.keys(d.hits).forEach((id) => { if (d.groups[id]) delete d.hits[id]; });   // held here: counted here
       d.extra = m.count - m.rows.filter((r) => r.group === undefined).length;   // shown rows count themselves
       const body = document.createElement("tbody"), note = root.querySelector("tbody.jl-more");
       body.className = "jl-found";

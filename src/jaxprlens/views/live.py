@@ -196,11 +196,13 @@ def _widget_class():
         total = traitlets.Int(0).tag(sync=True)                 # items past the head, stored or not
         calls = traitlets.Int(0).tag(sync=True)                 # calls whose rows are not stored
         notes = traitlets.List().tag(sync=True)
+        unstored = traitlets.Unicode("").tag(sync=True)         # the words a cut call's label ends in, dropped live
 
         def __init__(self, server: RowServer, html: str, cell: tuple | None = None):
             self.server = server
             _, later, _, unstored = server.layout()
-            super().__init__(html=html, total=len(later), calls=len(unstored), notes=server.notes())
+            super().__init__(html=html, total=len(later), calls=len(unstored), notes=server.notes(),
+                             unstored=t("rows_not_stored", server.lang))
             self.on_msg(self._on_msg)
             _replaces(self, cell)
 

@@ -5,13 +5,16 @@ light and dark."""
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import statistics
 import sys
+import time
 
 import pytest
 
 import browser_harness as harness
+from test_debugger_live import lab_saving  # noqa: F401 - JupyterLab with the save hook, as a wheel enables it
 from test_front_end import switch_theme
 from test_lab import LOAD
 
@@ -114,12 +117,13 @@ def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook)
                            arg=root.element_handle())
 
 
-def test_folded_table_opens_a_call_it_did_not_store_light_and_dark(lab, open_notebook):
+def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its_stored_form(lab_saving,
+                                                                                             open_notebook):
     from jaxprlens.views import table as tv
     from jaxprlens.present.rows import walk
     from jaxprlens.model.program import Eqn, count_eqns
 
-    page = open_notebook(lab, [LOAD, "import jaxprlens", FOLDED], width=VIEWPORT)
+    page = open_notebook(lab_saving, [LOAD, "import jaxprlens", FOLDED], width=VIEWPORT)
     out, root = _table(page, 2)
     p = toy.transformer(6, grad=False)
     saved, tv.STORED_CALLS = tv.STORED_CALLS, 200
@@ -171,3 +175,30 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark(lab, open_not
     row.scroll_into_view_if_needed()
     page.screenshot(path=str(harness.OUTPUT / "live_rows_folded_dark.png"))
     switch_theme(page, "JupyterLab Light")
+
+    # saved: the table's output as a table output is stored without a kernel (the widget view and our mark go)
+    page.keyboard.press("Control+s")
+    path = next(p for p in lab_saving.root.glob("*.ipynb") if "folded_table" in p.name)
+    deadline, out = time.monotonic() + 20, None
+    while time.monotonic() < deadline:
+        outs = json.loads(path.read_text())["cells"][2].get("outputs", [])
+        if outs and outs[0].get("data", {}).get("text/html"):
+            out = outs[0]
+            break
+        time.sleep(0.3)
+    assert out is not None and sorted(out["data"]) == ["text/html", "text/plain"] and out["metadata"] == {}, out
+    html = "".join(out["data"]["text/html"])
+    assert "(rows not stored in the notebook)" in html and "come from the kernel" not in html
+    assert html.count("<script data-z=") == 1                # the stored form, with its own front end
+    for k in lab_saving.api("/api/kernels"):
+        lab_saving.api(f"/api/kernels/{k['id']}", method="DELETE")
+    page.context.close()
+    context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+    again = context.new_page()
+    try:
+        again.goto(lab_saving.page_url(path.name, workspace="reopen-live-table"))
+        harness.output(again, 2).locator(".jl-table").wait_for(timeout=60_000)
+        again.wait_for_timeout(1500)
+        assert "model not found" not in again.locator(".jp-Notebook").inner_text()
+    finally:
+        context.close()

@@ -43,12 +43,14 @@ class Printed:
     names: dict
 
 
-def print_jaxpr(closed: Any) -> Printed:
+def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     """Pretty-print exactly as JAX does and keep the printer's name context.
 
     The printer's names (``a``, ``b``, ...) live in a ``JaxprPpContext`` created inside
     ``pp_toplevel_jaxpr``; we record the instance it makes instead of re-implementing
-    its naming rules (shared jaxprs, name suggestions for call binders).
+    its naming rules (shared jaxprs, name suggestions for call binders).  With ``text=False`` the
+    printer builds its document (which names every variable) but does not lay it out as text (a sixth
+    of its time): ``Printed.text`` is then ``""``.
     """
     made = []
     base = _core.JaxprPpContext
@@ -60,7 +62,11 @@ def print_jaxpr(closed: Any) -> Printed:
 
     _core.JaxprPpContext = _Recording
     try:
-        text = closed.pretty_print(use_color=False)
+        if text or not hasattr(_core, "pp_toplevel_jaxpr"):
+            text = closed.pretty_print(use_color=False)
+        else:       # what ``pretty_print`` does with its defaults, without ``format``
+            _core.pp_toplevel_jaxpr(open_jaxpr(closed))
+            text = ""
     finally:
         _core.JaxprPpContext = base
     names = dict(made[0].var_names) if made else {}

@@ -143,7 +143,9 @@ class Program:
                                                      # a dataclasses.replace copy starts with its own)
 
     def __str__(self) -> str:
-        return self.text or _jax.print_jaxpr(self.jaxpr).text
+        if not self.text:                  # printed on first use (``trace`` only names the variables)
+            self.text = _jax.print_jaxpr(self.jaxpr).text
+        return self.text
 
     def __repr__(self) -> str:
         return (f"<jaxprlens.Program: {len(self.invars)} inputs, {len(self.constvars)} constants, "
@@ -467,9 +469,8 @@ def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
     out_paths = ["out" + jax.tree_util.keystr(tuple(kp))
                  for kp, _ in jax.tree_util.tree_flatten_with_path(out_shape)[0]]
 
-    printed = _jax.print_jaxpr(closed)
+    printed = _jax.print_jaxpr(closed, text=False)      # the printer's names; its text when asked (str)
     program = _build(printed.names, closed)
-    program.text = printed.text
     program.fn, program.args = fn, tuple(flat_args)
     program.static = {i: args[i] for i in static}
     program.in_tree, program.out_tree = in_tree, out_tree

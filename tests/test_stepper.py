@@ -220,6 +220,17 @@ def test_breakpoints_by_id_primitive_and_line():
     assert st.current.source.line == src.line and st.current.id == "2/body/1"
     with pytest.raises(ValueError, match="no equation"):
         st.add_breakpoint("9/body/9")
+    for wrong in ("2/body", "2/nope/1", "2/body/99", "2//1", "12"):          # found along the path, or not at all
+        assert st._locate(wrong) is None
+        with pytest.raises(ValueError, match="no equation"):
+            st.add_breakpoint(wrong)
+    eqn, above = st._locate("2/body/1")
+    assert eqn is program.find("2/body/1") and [e.id for e in above] == ["2"]
+    st.clear_breakpoints()
+    st.add_breakpoint("2/body/1")
+    assert st.breakpoint_eqns == {eqn} and st._bp_inside == {program.find("2")}
+    st.add_breakpoint(primitive="lt")                         # a primitive: every eqn is visited as before
+    assert st.breakpoint_eqns == {eqn, program.find("2/cond/0")}
 
 
 def test_breakpoint_in_cell_source():

@@ -249,3 +249,51 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
     finally:
         if context is not None:
             context.close()
+
+
+def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
+    """--compare, --diff, --lower carry a plain <style> that JupyterLab's sanitizer drops untrusted (with its text):
+    their inline styles keep them monospace, left-aligned, in equal columns, the StableHLO one line per line."""
+    sys.path.insert(0, str(harness.REPO / "tests"))
+    import jaxprlens
+    from seeds import SEEDS
+    from jaxprlens.views.compare import Compare
+    from jaxprlens.views.diff import diff
+    from jaxprlens.views.lower import lowering_view
+    p1, p11 = (jaxprlens.trace(SEEDS[s][0], *SEEDS[s][1]) for s in ("func1", "func11"))
+    lowered = lowering_view(p1, compiled=True)
+    views = [("%%jaxpr --transform grad --compare", Compare(p11, p11.transform("grad"), label="grad(func11)")),
+             ("diff(...)", diff(p11.transform("vmap", in_axes="0,None"), p11.transform("vmap", in_axes="None,0"))),
+             ("%%jaxpr --lower --compiled", lowered)]
+    cells = [{"cell_type": "code", "execution_count": i + 1, "id": f"c{i}", "metadata": {}, "source": source,
+              "outputs": [{"output_type": "execute_result", "execution_count": i + 1, "metadata": {},
+                           "data": view._repr_mimebundle_()}]} for i, (source, view) in enumerate(views)]
+    nb = {"cells": cells,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (lab.root / "untrusted_views.ipynb").write_text(json.dumps(nb))
+    context = None
+    try:
+        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        page = context.new_page()
+        page.goto(lab.page_url("untrusted_views.ipynb", workspace="untrusted-views"))
+        page.locator(".jaxprlens.jl-lowering").wait_for(timeout=60_000)
+        for i, kind in enumerate(("jl-compare", "jl-diff", "jl-lowering")):
+            area = harness.output(page, i)
+            view = area.locator(f".jaxprlens.{kind}")
+            assert area.locator("style").count() == 0                       # sanitized: untrusted indeed...
+            text = area.inner_text()
+            assert ".jaxprlens" not in text and "{font" not in text and "table-layout" not in text   # ...no CSS text
+            assert "monospace" in view.evaluate("e => getComputedStyle(e).fontFamily")
+            eq = view.locator(".jl-eq").first
+            assert eq.evaluate("e => [getComputedStyle(e).textAlign, getComputedStyle(e).whiteSpace]") == \
+                ["left", "pre-wrap"]
+            assert area.evaluate(OVERFLOW_JS) == [], f"{kind} scrolls sideways untrusted"
+        mark = harness.output(page, 1).locator("tbody tr > td").first                # (data-* attributes are dropped)
+        assert mark.evaluate("e => e.getBoundingClientRect().width") < 60           # the +/-/~ column stays narrow
+        hlo = harness.output(page, 2).locator("pre.jl-hlo").first
+        assert len(hlo.inner_text().rstrip("\n").split("\n")) == len(lowered.hlo.lines)   # a line per line
+        page.screenshot(path=str(harness.OUTPUT / "untrusted_views.png"), full_page=True)
+    finally:
+        if context is not None:
+            context.close()

@@ -49,8 +49,8 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     The printer's names (``a``, ``b``, ...) live in a ``JaxprPpContext`` created inside
     ``pp_toplevel_jaxpr``; we record the instance it makes instead of re-implementing
     its naming rules (shared jaxprs, name suggestions for call binders).  With ``text=False`` the
-    printer builds its document (which names every variable) but does not lay it out as text (a sixth
-    of its time): ``Printed.text`` is then ``""``.
+    printer builds its document (which names every variable) without the types after the names and does not
+    lay it out as text (a third of its time): ``Printed.text`` is then ``""``.
     """
     made = []
     base = _core.JaxprPpContext
@@ -64,8 +64,8 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     try:
         if text or not hasattr(_core, "pp_toplevel_jaxpr"):
             text = closed.pretty_print(use_color=False)
-        else:       # what ``pretty_print`` does with its defaults, without ``format``
-            _core.pp_toplevel_jaxpr(open_jaxpr(closed))
+        else:       # what ``pretty_print`` does, without ``format`` or types (they only follow names)
+            _core.pp_toplevel_jaxpr(open_jaxpr(closed), print_shapes=False)
             text = ""
     finally:
         _core.JaxprPpContext = base

@@ -34,7 +34,8 @@ class RowServer:
     def __init__(self, table):
         self.table, self.lang = table, table.lang
         self._layout = None
-        self._texts: dict = {}      # equation id -> the text a search reads (as table.js itemText writes it)
+        self._texts: dict = {}      # id(equation) -> the text a search reads (as table.js itemText writes it)
+        self._later = None          # those texts for the items past the head, in order
         self._labels: dict = {}     # call id -> its label
         self._flat: tuple = ("", [])   # the last call whose rows were asked for, flattened
 
@@ -130,13 +131,20 @@ class RowServer:
 
     # ------------------------------------------------------------------ search (as table.js finds rows)
     def _text(self, e: Eqn) -> str:
-        text = self._texts.get(e.id)
+        """What a search reads of an equation: table.js itemText of its data row (its primitive among it)."""
+        text = self._texts.get(id(e))        # the program holds its equations: their ids stay theirs
         if text is None:
             r = data_row(e, self.lang)
-            text = self._texts[e.id] = " ".join(
+            text = self._texts[id(e)] = " ".join(
                 [r["id"], r["prim"], r["params"], r.get("src", "")] + [f"{b['name']}:{b['type']}" for b in r["outs"]]
                 + [a.get("name", a.get("lit", "")) for a in r["ins"]]).lower()
         return text
+
+    def _later_texts(self) -> list:
+        """The search text of each item past the head (None for a call), made on the first search."""
+        if self._later is None:
+            self._later = [self._text(x) if isinstance(x, Eqn) else None for x in self.layout()[1]]
+        return self._later
 
     def _label(self, g) -> str:
         label = self._labels.get(g.id)
@@ -151,14 +159,13 @@ class RowServer:
         (a call whose label matches holds all its equations, as in table.js)."""
         q = q.strip().lower()
         tree, later, _, unstored = self.layout()
-        hit = (lambda e: e.primitive == q or q in self._text(e))
         inside: dict = {}
 
         def visit(g, inherited: bool) -> int:
             n = 0
             for c in g.children:
                 if isinstance(c, Eqn):
-                    n += sum(1 for e in walk(c) if inherited or hit(e))
+                    n += sum(1 for e in walk(c) if inherited or q in self._text(e))
                 else:
                     n += visit(c, inherited or q in self._label(c))
             inside[g.id] = n
@@ -169,16 +176,16 @@ class RowServer:
             for c in top_items(tree):
                 if not isinstance(c, Eqn):
                     visit(c, q in self._label(c))
-        count, found = 0, []
-        for x in later[start:]:
-            n = (1 if hit(x) else 0) if isinstance(x, Eqn) else inside.get(x.id, 0)
-            count += n if isinstance(x, Eqn) else 0
-            if n and len(found) < ROWS_PER_MESSAGE:
-                found.append(x)
+        texts = self._later_texts()
+        # an equation: its text holds q (its primitive is in it); a call: it holds matches
+        hits = [i for i in range(start, len(later)) if (q in texts[i] if texts[i] is not None
+                                                        else inside.get(later[i].id, 0))]
+        count = sum(1 for i in hits if texts[i] is not None)
         groups = {g: n for g, n in inside.items() if n and g in unstored}
         if len(groups) > HIT_GROUPS:
             groups = dict(list(groups.items())[:HIT_GROUPS])
-        return {"q": q, "from": start, "count": count, "rows": [self._item(x) for x in found], "groups": groups}
+        return {"q": q, "from": start, "count": count,
+                "rows": [self._item(later[i]) for i in hits[:ROWS_PER_MESSAGE]], "groups": groups}
 
 
 # ---------------------------------------------------------------------- the widget

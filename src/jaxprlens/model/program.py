@@ -229,7 +229,10 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 def param_text(value: Any) -> str:
     """A param value as short deterministic text (no memory addresses)."""
-    if type(value) in _PLAIN:                   # most params (axes, sizes, flags): nothing to clean
+    kind = type(value)
+    if kind in _PLAIN:                          # most params (axes, sizes, flags): nothing to clean
+        return str(value)
+    if kind is tuple and all(type(x) in _PLAIN for x in value):     # shapes, axes, dimension numbers
         return str(value)
     if isinstance(value, Program):
         return f"{{ jaxpr: {len(value.eqns)} eqns }}"

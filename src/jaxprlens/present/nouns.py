@@ -93,17 +93,21 @@ def params_of(eqn: Eqn) -> list[Param]:
 
 
 def _params_of(eqn: Eqn) -> list[Param]:
-    subs = {s.param for s in eqn.subs}
-    hidden = default_param_rules.get(eqn.primitive, {})
+    subs = {s.param for s in eqn.subs} if eqn.subs else ()
+    hidden = default_param_rules.get(eqn.primitive)
     out = []
     for k, v in eqn.params.items():
-        if k in subs or v is None:
+        if v is None or k in subs:
             continue
-        try:
-            default = bool(hidden[k](v)) if k in hidden else False
-        except Exception:  # noqa: BLE001 - a param of an unexpected shape is simply shown
-            default = False
-        out.append(Param(k, None, True, v) if default else Param(k, param_text(v)))
+        if hidden is not None and k in hidden:
+            try:
+                default = bool(hidden[k](v))
+            except Exception:  # noqa: BLE001 - a param of an unexpected shape is simply shown
+                default = False
+            if default:
+                out.append(Param(k, None, True, v))
+                continue
+        out.append(Param(k, param_text(v)))
     return out
 
 

@@ -138,6 +138,11 @@ def name_stack(eqn: Any) -> str:
     return str(getattr(eqn.source_info, "name_stack", "") or "")
 
 
+def name_stack_object(eqn: Any) -> Any:
+    """The name stack JAX keeps (equations traced in one scope share it): a key for ``name_stack``'s text."""
+    return getattr(eqn.source_info, "name_stack", None)
+
+
 def func_name(j: Any) -> str | None:
     """The Python function a (sub-)jaxpr was traced from, e.g. ``f`` for a custom_jvp body."""
     info = getattr(open_jaxpr(j), "debug_info", None)

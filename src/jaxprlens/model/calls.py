@@ -133,12 +133,16 @@ class CallTree:
         sources: dict = {}
         stack = [self.root]
         last = None                  # (chain, phase) of the equation before
+        phases: dict = {}            # id(name stack) -> phase: equations of one scope share their stack
         for e, chain in zip(eqns, chains):
             frames = chain[cut:]
             if not frames:                 # made inside JAX with no user frame: where the trace was
                 stack[-1].children.append(e)
                 continue
-            phase = phase_of(e)
+            scope = _jax.name_stack_object(e.raw)
+            phase = phases.get(id(scope))
+            if phase is None:
+                phase = phases[id(scope)] = phase_of(e)
             if last is not None and last[0] is chain and last[1] == phase:
                 stack[-1].children.append(e)      # the same stack as the equation before: the same call
                 continue

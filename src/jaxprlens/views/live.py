@@ -15,6 +15,7 @@ import weakref
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.front import assets, bundle, css
 from jaxprlens.present.i18n import t
+from jaxprlens.present.nouns import var_text
 from jaxprlens.present.rows import data_row, group_data, source_once, walk
 
 ROWS_PER_MESSAGE = 2000    # rows per answer (a data row ~130 B, a call's ~210 B: an answer stays under 1 MB)
@@ -136,7 +137,7 @@ class RowServer:
         if text is None:
             r = data_row(e, self.lang)
             text = self._texts[id(e)] = " ".join(
-                [r["id"], r["prim"], r["params"], r.get("src", "")] + [f"{b['name']}:{b['type']}" for b in r["outs"]]
+                [r["id"], r["prim"], r["params"], r.get("src", "")] + [var_text(v) for v in e.outvars]
                 + [a.get("name", a.get("lit", "")) for a in r["ins"]]).lower()
         return text
 

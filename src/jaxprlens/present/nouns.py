@@ -9,7 +9,7 @@ graph, compare, diff, lower, run, debugger) call these; none of them writes a no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Program, Source, param_text
@@ -83,13 +83,14 @@ class Param:
         return shorten(self.line, FOLD)
 
 
-def params_of(eqn: Eqn) -> list[Param]:
+def params_of(eqn: Eqn) -> tuple[Param, ...]:
     """Params worth showing, in JAX's order: not sub-jaxprs (they get nested tables), not ``None``.
-    Made once per equation: a table asks for them for its rows, its text and its data rows."""
+    Made once per equation (a table asks for them for its rows, its text and its data rows): shared, not
+    to be changed."""
     made = eqn.memo.get("params")
     if made is None:
         made = eqn.memo["params"] = tuple(_params_of(eqn))
-    return list(made)
+    return made
 
 
 def _params_of(eqn: Eqn) -> list[Param]:
@@ -117,7 +118,7 @@ def _params_of(eqn: Eqn) -> list[Param]:
 class Row:
     """One equation as every view shows it."""
     eqn: Eqn
-    params: list[Param]
+    params: tuple[Param, ...]   # the shared params_of(eqn)
     source: Source | None
     same_source: bool            # made by the same source line as the row above: don't repeat it
     explain: str | None          # None after the first row of this primitive in the program
@@ -162,7 +163,8 @@ def block(program: Program, lang: str = "en", seen: set | None = None, deep: boo
 
 def explanations(program: Program, lang: str = "en") -> dict[str, str]:
     """``{primitive: explanation}`` for every primitive in the program (hover text of later rows)."""
-    return {e.primitive: explain(e.primitive, lang) for e in program.walk()}
+    prims = dict.fromkeys(e.primitive for e in program.walk())      # first seen first, each once
+    return {prim: explain(prim, lang) for prim in prims}
 
 
 # ------------------------------------------------------------------ the nouns as text
@@ -180,19 +182,19 @@ def vars_text(vs: list, lang: str | None = None, limit: int | None = None) -> st
     return shown + (" " + t("n_more", lang, n=more) if more else "")
 
 
-def param_words(params: list[Param], chars: int = FOLD, one_line: bool = True) -> list[str]:
+def param_words(params: Sequence[Param], chars: int = FOLD, one_line: bool = True) -> list[str]:
     """The params JAX's printer shows (not the defaults it hides), ``key=value`` each cut at ``chars``
     characters, on one line (a graph's node label keeps the value's own line breaks: ``one_line=False``)."""
     return [f"{p.key}={shorten(p.line if one_line else p.text, chars)}" for p in params if not p.default]
 
 
-def params_text(params: list[Param], limit: int | None = None) -> str:
+def params_text(params: Sequence[Param], limit: int | None = None) -> str:
     """``axes=(0,) out_sharding=None``: the shown params of an equation, cut at ``limit`` characters."""
     text = " ".join(param_words(params))
     return text if limit is None else shorten(text, limit)
 
 
-def eqn_text(eqn: Eqn, limit: int | None = 60, params: list[Param] | None = None) -> str:
+def eqn_text(eqn: Eqn, limit: int | None = 60, params: Sequence[Param] | None = None) -> str:
     """One equation as one line, as JAX's printer writes it with short params: ``c:f32[8] = sin b``
     (params cut at ``limit`` characters; ``params``: the row's, when the caller has them already)."""
     ps = params_text(params_of(eqn) if params is None else params, limit)

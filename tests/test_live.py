@@ -229,3 +229,14 @@ def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
     assert sizes[-1] - sizes[2] < 40, sizes
     widget(runs[-1]).close()
     assert ref().server is None
+
+
+def test_a_re_run_with_nothing_left_to_serve_closes_the_old_one_too(small, monkeypatch):
+    from jaxprlens.views import debugger
+    monkeypatch.setattr(live, "_kernel", lambda: True)
+    monkeypatch.setattr(debugger, "cell_key", lambda: ("cell-2", "run-0"))
+    data, _ = small.table()._repr_mimebundle_()
+    old = widget(data[live.WIDGET_VIEW]["model_id"])
+    monkeypatch.setattr(debugger, "cell_key", lambda: ("cell-2", "run-1"))
+    assert isinstance(chain(10).table()._repr_mimebundle_(), dict)       # a small table: no widget...
+    assert old.server is None and widget(data[live.WIDGET_VIEW]["model_id"]) is None   # ...and the old one closed

@@ -202,3 +202,18 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
         assert "model not found" not in again.locator(".jp-Notebook").inner_text()
     finally:
         context.close()
+
+
+def test_table_beside_a_graph_is_live_too(lab, open_notebook):
+    """``%%jaxpr --table --graph``: one output, one widget; the graph is enhanced as in a stored output and the
+    table's rows past those stored (300 here) come from the kernel."""
+    small = FLAT.replace("%%jaxpr", "%%jaxpr --table --graph").replace(f"range({N})", "range(750)")
+    page = open_notebook(lab, [LOAD, "from jaxprlens.views import table as _tv\n_tv.STORED = 300", small],
+                         width=VIEWPORT)
+    out, root = _table(page, 2)
+    assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table").count() == 1
+    out.locator(".jl-graph.jl-live").first.wait_for(timeout=30_000)      # graph.js enhanced it
+    result = page.evaluate(SCROLL_JS, [root.element_handle(), "1500"])
+    assert result["top"] == 1500, result
+    ids = root.evaluate("(r) => Array.from(r.querySelectorAll('tr.jl-row[data-eqn]'), (t) => Number(t.dataset.eqn))")
+    assert ids == list(range(1501))

@@ -171,6 +171,9 @@ def test_in_a_kernel_a_widget_view_that_saves_as_today(small, monkeypatch):
     w._on_msg(w, {"do": "nope", "to": {"x": 1}, "id": True}, [])
     assert sent[0]["to"] == "v1" and sent[0]["id"] == 7 and sent[0]["from"] == 300 and len(sent[0]["rows"]) == 250
     assert set(sent[1]) == {"error"}
+    monkeypatch.setattr(w.server, "search", lambda q, start: 1 / 0)         # a fault of ours: a short note
+    w._on_msg(w, {"do": "search", "q": "x", "id": 8}, [])
+    assert sent[2] == {"error": "ZeroDivisionError: division by zero", "id": 8}
     # saved: the widget view and our metadata go, the rest is what a table output holds today
     out = {"output_type": "execute_result", "execution_count": 3, "data": copy.deepcopy(data), "metadata": meta}
     other = {"output_type": "display_data", "data": {live.WIDGET_VIEW: {"model_id": "x"}, "text/plain": "w"},

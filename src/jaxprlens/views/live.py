@@ -216,7 +216,10 @@ def _widget_class():
 
         def _on_msg(self, _widget, content, _buffers):
             server = self.server
-            reply = server.answer(content) if server is not None else {"error": "this table was closed"}
+            try:
+                reply = server.answer(content) if server is not None else {"error": "this table was closed"}
+            except Exception as exc:  # noqa: BLE001 - the page gets a short note, the kernel no traceback
+                reply = {"error": f"{type(exc).__name__}: {str(exc)[:TEXT_CHARS]}"}
             if isinstance(content, dict):       # which view asked, and which of its requests this answers
                 for key in ("to", "id"):
                     v = content.get(key)

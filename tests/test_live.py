@@ -243,3 +243,28 @@ def test_a_re_run_with_nothing_left_to_serve_closes_the_old_one_too(small, monke
     monkeypatch.setattr(debugger, "cell_key", lambda: ("cell-2", "run-1"))
     assert isinstance(chain(10).table()._repr_mimebundle_(), dict)       # a small table: no widget...
     assert old.server is None and widget(data[live.WIDGET_VIEW]["model_id"]) is None   # ...and the old one closed
+
+
+def test_a_folded_table_s_long_top_level_past_stored(monkeypatch):
+    """A top level of many calls and equations (a chain of lambdas and jnp calls): the items past the stored
+    ones, calls among them, in order; a search counts their equations and returns the calls holding matches."""
+    monkeypatch.setattr(tv, "STORED", 300)
+
+    def chain(x, y):
+        ops = (jnp.sin, lambda v: v * y, jnp.cos, lambda v: v + y)
+        for i in range(2000):
+            x = ops[i % 4](x)
+        return x
+    p = jaxprlens.trace(chain, jnp.ones(4), jnp.ones(4))
+    table = p.table()
+    items = tv.top_items(tv.fold_tree(p, table.count(p)))[tv.HEAD:]
+    later = [x for c in items for x in (walk(c) if isinstance(c, Eqn) else (c,))]
+    expected = source_once([data_row(x, "en") if isinstance(x, Eqn) else tv._group_item(x, "en") for x in later])
+    assert stored_rows(table) == expected[:300]
+    server = live.RowServer(table)
+    got = server.answer({"do": "rows", "from": 300})
+    assert got["total"] == len(later) and got["rows"] == expected[300:300 + live.ROWS_PER_MESSAGE]
+    assert any("group" in r for r in got["rows"]) and any("prim" in r for r in got["rows"])
+    found = server.answer({"do": "search", "q": "cos", "from": 300})
+    calls = [r for r in found["rows"] if "group" in r]
+    assert calls and found["count"] == sum(1 for x in later[300:] if isinstance(x, Eqn) and "cos" in server._text(x))

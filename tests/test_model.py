@@ -222,7 +222,7 @@ def test_trace_names_every_value_as_jax_printer_does_and_prints_on_demand(name):
     fn, args = {**SEEDS, **CORPUS}[name]
     closed = jax.make_jaxpr(fn)(*args)
     p = jaxprlens.trace(fn, *args)
-    assert p.text == ""                                       # not printed yet
+    assert p._text == ""                                      # not printed yet
     printed = _jax.print_jaxpr(closed)
     assert _jax.print_jaxpr(closed, text=False).names == printed.names
     assert [v.name for v in p.invars] == [printed.names[v] for v in closed.jaxpr.invars]

@@ -68,7 +68,7 @@ class Source:
         return f"{self.where} line {self.line}: {self.text}" if self.text else f"{self.where} line {self.line}"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)     # slots: a 100k-equation program keeps 100k of them
 class Eqn:
     index: int
     primitive: str
@@ -81,15 +81,22 @@ class Eqn:
     roles: Roles | None
     raw: Any = field(repr=False)
     path: tuple = ()      # (3,) at top level; (2, "body", 1) inside a while body
+    _id: str | None = field(default=None, init=False, repr=False)
+    _memo: dict | None = field(default=None, init=False, repr=False)
 
-    @functools.cached_property
+    @property
     def id(self) -> str:
-        return path_id(self.path)
+        """``3``, ``2/body/1``: the path as the views and breakpoints write it (made on first use)."""
+        if self._id is None:
+            self._id = path_id(self.path)
+        return self._id
 
-    @functools.cached_property
+    @property
     def memo(self) -> dict:
         """What views derive once per equation (its params as shown, ...): made on first use, freed with it."""
-        return {}
+        if self._memo is None:
+            self._memo = {}
+        return self._memo
 
     @property
     def name_stack(self) -> str:
@@ -102,7 +109,7 @@ class Eqn:
         ``attention`` line 4, ``block`` line 12, ``model_loss`` line 16 (on demand; see ``calls.py``)."""
         return _jax.user_frames(_jax.traceback(self.raw))
 
-    @functools.cached_property
+    @property
     def depth(self) -> int:
         """How deeply nested the equation is: 0 at top level, 1 inside a while body, ..."""
         return len(self.path) // 2       # (index, key, index, key, index): a key per level down
@@ -132,7 +139,7 @@ class Program:
     args: tuple = field(default=(), repr=False)       # flat dynamic args, in invar order
     in_tree: Any = field(default=None, repr=False)
     out_tree: Any = field(default=None, repr=False)
-    text: str = field(default="", repr=False)
+    _text: str = field(default="", repr=False)       # JAX's printed text, once printed (``text``)
     in_paths: list = field(default_factory=list)     # Python path of each invar (top level only)
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
     static: dict = field(default_factory=dict)       # static positional args {position: value}
@@ -142,9 +149,18 @@ class Program:
                                                      # per program (lives and dies with it: no global cache;
                                                      # a dataclasses.replace copy starts with its own)
 
+    @property
+    def text(self) -> str:
+        """The program as JAX's printer writes it (printed on first use: ``trace`` only names the values)."""
+        if not self._text:
+            self._text = _jax.print_jaxpr(self.jaxpr).text
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+
     def __str__(self) -> str:
-        if not self.text:                  # printed on first use (``trace`` only names the variables)
-            self.text = _jax.print_jaxpr(self.jaxpr).text
         return self.text
 
     def __repr__(self) -> str:

@@ -43,7 +43,7 @@ class Table(View):
         if cost and costs is None:
             from jaxprlens.engine.cost import costs as estimate
             self.costs = estimate(program)
-        self.rows = Rows(lang, self._cost_text if cost else None)
+        self.rows = Rows(self.lang, self._cost_text if cost else None)     # resolved: no lookup per row
 
     def doc(self) -> Block:
         """The program's rows, made once per view (HTML and text both read them); a table folded by calls
@@ -74,6 +74,10 @@ class Table(View):
 
     def html(self) -> str:
         return self.body() + assets(self.needs)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from jaxprlens.views.live import live_bundle      # rows past those stored, from a live kernel (issue 21)
+        return live_bundle(super()._repr_mimebundle_(include, exclude), [self])
 
     def body(self) -> str:
         """The table's HTML without the front end (complete without it: scripts only add interaction)."""

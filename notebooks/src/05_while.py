@@ -95,7 +95,7 @@ print(role_summary(loop.roles, "en"), "|", role_summary(loop.roles, "zh"))
 # 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens.present.words import path_text   # where the stepper is, in the notebook's language
+from jaxprlens import path_text   # where the stepper is, in the notebook's language
 
 stepper = program.stepper()
 stepper.step()        # c = broadcast_in_dim 1.0

@@ -108,7 +108,7 @@ print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 # 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的循环体；执行完循环体后进入第 1 次迭代。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens.present.words import path_text   # where the stepper is, in the notebook's language
+from jaxprlens import path_text   # where the stepper is, in the notebook's language
 
 stepper = program.stepper()
 stepper.step()          # c = broadcast_in_dim 1.0

@@ -10,7 +10,7 @@ import importlib
 
 from jaxprlens.model.program import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, provide, trace
 
-__all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError",
+__all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError", "path_text",
            "load_ipython_extension"]
 __version__ = "0.1.0"
 
@@ -31,6 +31,9 @@ for _method, _module, _name in [
         ("stepper", "jaxprlens.engine.stepper", "Stepper"),
         ("transform", "jaxprlens.engine.transform", "transform")]:
     provide(_method, _lazy(_module, _name))
+
+
+path_text = _lazy("jaxprlens.present.words", "path_text")   # where a stepper is, in words: ``while[eqn 2] › body › …``
 
 
 def load_ipython_extension(ipython):

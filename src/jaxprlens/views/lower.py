@@ -61,6 +61,9 @@ _LOC = re.compile(r"(?<![\w.])loc\(")
 # the StableHLO pane as the stylesheet draws it, kept untrusted: long lines wrap (each starts at its number),
 # a long module scrolls inside the pane
 HLO = ' style="white-space:pre-wrap;overflow:auto;max-height:36em;max-width:100%;margin:0"'
+# the jaxpr's cells padded as the stylesheet pads them (JupyterLab's roomier padding untrusted pushed a long
+# token's row further over the StableHLO column)
+TIGHT, EQ_TIGHT = (x[:-1] + ';padding:1px 5px"' for x in (CELL, EQ))
 
 
 def _close(text: str, k: int) -> int:
@@ -225,8 +228,8 @@ class Lowering(View):
         rows = []
         for eqn, pad, line in self._eqn_lines():
             to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
-            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{CELL}>{html(eqn.id)}</td>'
-                        f'<td class="jl-eq"{EQ}>{pad}{html(line)}</td><td class="jl-hlo-links"{CELL}>{to}</td></tr>')
+            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{TIGHT}>{html(eqn.id)}</td><td class="jl-eq"{EQ_TIGHT}>'
+                        f'{pad}{html(line)}</td><td class="jl-hlo-links"{TIGHT}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):
             eqns = " ".join(back.get(n, []))

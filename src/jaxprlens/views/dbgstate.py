@@ -96,11 +96,15 @@ def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_C
             info["stats"] = t("dbg_nan", lang, nan=nan)
         if info["inf"]:
             info["stats"] += "  " + t("dbg_inf", lang, n=info["inf"])
-    text = array_text(arr, limit, precision=5, one_line=False, linewidth=100)
+    # the value panel is ~45 monospace characters wide beside the frame (970 px of output): rows wrap, not scroll
+    text = array_text(arr, limit, precision=5, one_line=False, linewidth=VALUE_COLUMNS)
     info["value"] = text if len(text) <= chars else text[:chars - 1] + "…"
     if spark and arr.size > limit and arr.dtype.kind == "f":
         info["spark"] = sparkline(arr)
     return info
+
+
+VALUE_COLUMNS = 44
 
 
 def _num(x: float) -> str:

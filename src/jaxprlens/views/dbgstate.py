@@ -19,7 +19,7 @@ from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
 from jaxprlens.engine.stepper import Stepper, source_context
-from jaxprlens.present.rows import Rows, data_row, source_once
+from jaxprlens.present.rows import LEFT, Rows, data_row, source_once
 from jaxprlens.present.words import crumbs, over_text, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
@@ -352,13 +352,15 @@ class StateView:
     def values_html(self, error: str | None = None) -> str:
         parts = [f'<div class="jl-note jl-{kind}">{html(text)}</div>' for kind, text in self.notes(error)]
         rows = "".join(
-            f'<tr class="jl-value" data-var="{html(it["name"])}"><td>{html(g["title"])}</td><td>{html(it["name"])}'
+            f'<tr class="jl-value" data-var="{html(it["name"])}"><td{LEFT}>{html(g["title"])}</td><td{LEFT}>'
+            f'{html(it["name"])}'
             + (f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else "")
-            + f'</td><td>{html(it["shape"])}</td><td>{html(it["dtype"])}</td><td class="jl-stats">{html(it["stats"])}'
-            f'</td><td><pre class="jl-val">{html(it["preview"])}</pre></td></tr>'
+            + f'</td><td{LEFT}>{html(it["shape"])}</td><td{LEFT}>{html(it["dtype"])}</td>'
+            f'<td class="jl-stats"{LEFT}>{html(it["stats"])}</td><td{LEFT}><pre class="jl-val">{html(it["preview"])}'
+            "</pre></td></tr>"
             for g in self.values() for it in g["items"])
         if rows:
-            head = "<th></th>" + "".join(f"<th>{t(h, self.lang)}</th>" for h in
+            head = "<th></th>" + "".join(f"<th{LEFT}>{t(h, self.lang)}</th>" for h in
                                          ("name", "shape", "dtype", "statistics", "value"))
             parts.append(f'<table class="jl-values"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>')
         return "".join(parts)

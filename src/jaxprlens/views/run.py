@@ -21,6 +21,7 @@ from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve, t, width
 from jaxprlens.present.nouns import vars_text
+from jaxprlens.present.rows import LEFT
 from jaxprlens.present.words import cost_text, device_text, intensity_text
 
 SMALL = 64          # arrays with at most this many elements are shown in full
@@ -169,8 +170,8 @@ class RunResult(Run, View):
 
     def html(self) -> str:
         lang = self.lang
-        outs = "".join(f'<tr class="jl-output"><td>{html(p)}</td><td><code>{html(v)}</code></td></tr>'
-                       for p, v in self._output_rows())
+        outs = "".join(f'<tr class="jl-output"><td{LEFT}>{html(p)}</td><td{LEFT}><code>{html(v)}</code></td></tr>'
+                       for p, v in self._output_rows())     # left inline: a sanitizer keeps it (untrusted)
         stopped = self._stopped_text()
         est = (f'<div class="jl-estimate">{html(self._estimate_text())}</div>'
                if self.estimate is not None else "")
@@ -181,7 +182,7 @@ class RunResult(Run, View):
                 + (f'<div class="jl-stopped">{html(stopped)}</div>' if stopped else "") + est +
                 f'<div class="jl-xla">{html(cost_analysis_text(self.cost_analysis, lang))}</div>'
                 + (f'<div class="jl-cost-gap">{html(gap)}</div>' if gap else "") +
-                f"<table><thead><tr><th>{t('output', lang)}</th><th>{t('value', lang)}</th></tr></thead>"
+                f"<table><thead><tr><th{LEFT}>{t('output', lang)}</th><th{LEFT}>{t('value', lang)}</th></tr></thead>"
                 f"<tbody>{outs}</tbody></table></div>")
 
 
@@ -266,10 +267,10 @@ class Profile(View):
         body = []
         for r in self.rows:
             c = self._cells(r)
-            body.append(f'<tr data-eqn="{html(r.eqn.id)}"><td>{html(c[0])}</td><td>{html(c[1])}</td>'
-                        f'<td class="jl-prim">{html(c[2])}</td><td class="jl-cost">{html(c[3])}</td>'
+            body.append(f'<tr data-eqn="{html(r.eqn.id)}"><td>{html(c[0])}</td><td{LEFT}>{html(c[1])}</td>'
+                        f'<td class="jl-prim"{LEFT}>{html(c[2])}</td><td class="jl-cost">{html(c[3])}</td>'
                         f'<td class="jl-time">{html(c[4])}</td></tr>')
-        head = "".join(f"<th>{html(h)}</th>" for h in self._head())
+        head = "".join(f"<th{LEFT if i in (1, 2) else ''}>{html(h)}</th>" for i, h in enumerate(self._head()))
         return (f'<div class="jaxprlens jl-profile" lang="{self.lang}" data-device="{html(self.device.name)}">'
                 f"<div>{html(self._intro())}</div>"
                 f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

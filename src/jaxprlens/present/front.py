@@ -141,7 +141,8 @@ def style() -> str:
 def data(payload: dict, cls: str = "jl-data") -> str:
     """Data for a script, stored once per output (``<`` escaped so it can never close the tag)."""
     # keys in the order the code builds them (deterministic); sorting every row's keys cost a fifth of a table
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"),
+                      check_circular=False).replace("<", "\\u003c")     # a tree of rows: no cycles to look for
     return f'<script type="application/json" class="{cls}">{text}</script>'
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import jax.extend.core as jex
 from jax._src import core as _core
+from jax._src import pretty_printer as _pp
 from jax._src import source_info_util as _siu
 
 Var = jex.Var
@@ -43,14 +44,18 @@ class Printed:
     names: dict
 
 
+_JAXPRS = tuple(c for c in (getattr(_core, "Jaxpr", None), getattr(_core, "ClosedJaxpr", None),
+                            getattr(_pp, "Doc", None)) if c is not None)     # what a param's doc may name in
+
+
 def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     """Pretty-print exactly as JAX does and keep the printer's name context.
 
     The printer's names (``a``, ``b``, ...) live in a ``JaxprPpContext`` created inside
     ``pp_toplevel_jaxpr``; we record the instance it makes instead of re-implementing
     its naming rules (shared jaxprs, name suggestions for call binders).  With ``text=False`` the
-    printer builds its document (which names every variable) without the types after the names and does not
-    lay it out as text (a third of its time): ``Printed.text`` is then ``""``.
+    printer builds its document (which names every variable) without the types after the names or the text of
+    params that hold no jaxpr, and does not lay it out as text: ``Printed.text`` is then ``""``.
     """
     made = []
     base = _core.JaxprPpContext
@@ -60,15 +65,27 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
             super().__init__(*args, **kwargs)
             made.append(self)
 
+    kv_pair = getattr(_core, "pp_kv_pair", None)
+
+    def names_only(k, v, context, settings):
+        """A param as the printer writes it when it may hold a jaxpr (whose binders get names); any other
+        value's text names nothing (``str(v)``, no context): left out of a document nobody reads."""
+        if isinstance(v, _JAXPRS) or (type(v) is tuple and any(isinstance(x, _JAXPRS) for x in v)):
+            return kv_pair(k, v, context, settings)
+        return _pp.nil()
+
     _core.JaxprPpContext = _Recording
     try:
-        if text or not hasattr(_core, "pp_toplevel_jaxpr"):
+        if text or not hasattr(_core, "pp_toplevel_jaxpr") or kv_pair is None:
             text = closed.pretty_print(use_color=False)
-        else:       # what ``pretty_print`` does, without ``format`` or types (they only follow names)
+        else:       # what ``pretty_print`` does, without ``format``, types or params (they only follow names)
+            _core.pp_kv_pair = names_only
             _core.pp_toplevel_jaxpr(open_jaxpr(closed), print_shapes=False)
             text = ""
     finally:
         _core.JaxprPpContext = base
+        if kv_pair is not None:
+            _core.pp_kv_pair = kv_pair
     names = dict(made[0].var_names) if made else {}
     return Printed(text=text, names=names)
 

@@ -33,7 +33,9 @@ browser-deps:
 
 test: venv browser-deps
 	$(VENV)/bin/lint-imports --no-cache   # the layers ([tool.importlinter] in pyproject.toml)
-	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests
+	# unit, magic, library and docs tests on both cores; then the real-browser tests one at a time
+	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q -n 2 tests --ignore=tests/browser
+	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests/browser
 	$(MAKE) --no-print-directory nbval
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory jax-compat

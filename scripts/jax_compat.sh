@@ -29,11 +29,15 @@ for v in 0.10.2 0.11.2 0.12.0.1; do
     grep -v -i -E '^(jax|jaxlib)==' "$pins" > "$venv/constraints.txt"
     printf 'jax==%s\njaxlib==%s\n' "$v" "$v" >> "$venv/constraints.txt"
     "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest beautifulsoup4 nbval jupytext ipykernel
+    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" -e . pytest pytest-xdist beautifulsoup4 nbval \
+      jupytext ipykernel
     touch "$venv/.installed"
   fi
+  if ! "$venv/bin/python" -c 'import xdist' 2>/dev/null; then     # a venv made before the suite ran on both cores
+    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" pytest-xdist
+  fi
   echo "jax compat: $("$venv/bin/python" -c 'import jax; print("jax", jax.__version__)') on $("$venv/bin/python" -V)"
-  JAX_PLATFORMS=cpu "$venv/bin/python" -m pytest -q -p no:cacheprovider tests \
+  JAX_PLATFORMS=cpu "$venv/bin/python" -m pytest -q -p no:cacheprovider -n 2 tests \
     --ignore=tests/browser --ignore=tests/test_notebooks.py
   # the course on this JAX: every cell runs without error (its outputs were recorded on another JAX)
   JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure "$venv/bin/python" -m pytest -q -p no:cacheprovider \

@@ -74,8 +74,9 @@ class Group:
 
     @functools.cached_property
     def size(self) -> int:
-        """Equations in all, nested sub-jaxprs included."""
-        return sum(_model.count_eqns(s.program) for e in self.eqns for s in e.subs) + len(self.eqns)
+        """Equations in all, nested sub-jaxprs included (a call inside counts its own, once)."""
+        return sum(c.size if isinstance(c, Group) else 1 + sum(_model.count_eqns(s.program) for s in c.subs)
+                   for c in self.children)
 
     @property
     def depth(self) -> int:

@@ -212,11 +212,11 @@ def _rss_mb() -> float:
 
 
 def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
-    from jaxprlens.views import debugger
+    from jaxprlens.views import cells
     monkeypatch.setattr(live, "_kernel", lambda: True)
     runs, sizes = [], []
     for k in range(10):
-        monkeypatch.setattr(debugger, "cell_key", lambda k=k: ("cell-1", f"run-{k}"))
+        monkeypatch.setattr(cells, "cell_key", lambda k=k: ("cell-1", f"run-{k}"))
         data, _ = chain(750 + k).table()._repr_mimebundle_()
         model_id = data[live.WIDGET_VIEW]["model_id"]
         w = widget(model_id)
@@ -235,12 +235,12 @@ def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
 
 
 def test_a_re_run_with_nothing_left_to_serve_closes_the_old_one_too(small, monkeypatch):
-    from jaxprlens.views import debugger
+    from jaxprlens.views import cells
     monkeypatch.setattr(live, "_kernel", lambda: True)
-    monkeypatch.setattr(debugger, "cell_key", lambda: ("cell-2", "run-0"))
+    monkeypatch.setattr(cells, "cell_key", lambda: ("cell-2", "run-0"))
     data, _ = small.table()._repr_mimebundle_()
     old = widget(data[live.WIDGET_VIEW]["model_id"])
-    monkeypatch.setattr(debugger, "cell_key", lambda: ("cell-2", "run-1"))
+    monkeypatch.setattr(cells, "cell_key", lambda: ("cell-2", "run-1"))
     assert isinstance(chain(10).table()._repr_mimebundle_(), dict)       # a small table: no widget...
     assert old.server is None and widget(data[live.WIDGET_VIEW]["model_id"]) is None   # ...and the old one closed
 

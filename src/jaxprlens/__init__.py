@@ -23,7 +23,7 @@ def _lazy(module: str, name: str):
 
 
 for _method, _module, _name in [
-        ("table", "jaxprlens.views.table", "Table"),
+        ("table", "jaxprlens.views.live", "ServedTable"),     # a Table; live, it serves the rows not stored
         ("text_view", "jaxprlens.views.text", "TextView"),
         ("graph", "jaxprlens.views.graph", "Graph"),
         ("debugger", "jaxprlens.views.debugger", "Debugger"),

@@ -7,8 +7,6 @@ the output bundle a recorded replay (``replay.py``) that a page without a kernel
 from __future__ import annotations
 
 import math
-import weakref
-
 import anywidget
 import traitlets
 
@@ -18,6 +16,7 @@ from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
+from jaxprlens.views.cells import cell_key, replace_in_cell  # noqa: F401 - cell_key: public here too
 from jaxprlens.present.words import path_text
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
@@ -25,20 +24,6 @@ ERROR_CHARS = 500          # an error note is cut here
 ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
 EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
-
-
-def cell_key() -> tuple | None:
-    """``(cell id, message id)`` of the execution running now, when the front end says which cell it is
-    (JupyterLab and Notebook 7 send ``cellId`` in the request's metadata); None elsewhere."""
-    try:
-        from IPython import get_ipython
-        shell = get_ipython()
-        parent = getattr(shell, "parent_header", None) or {}
-    except Exception:  # noqa: BLE001 - no IPython, or no kernel
-        return None
-    cell = (parent.get("metadata") or {}).get("cellId")
-    msg = (parent.get("header") or {}).get("msg_id")
-    return (str(cell), str(msg)) if cell else None
 
 
 class Debugger(anywidget.AnyWidget):
@@ -204,20 +189,7 @@ class Debugger(anywidget.AnyWidget):
     # ---------------------------------------------------------- a bounded session
     def _replaces(self, cell: tuple | None):
         """Close the debuggers earlier runs of ``cell`` made (not those of this same run)."""
-        if cell is None:
-            return
-        key, run = cell
-        keep = []
-        for other_run, ref in _cells.get(key, []):
-            other = ref()
-            if other is None:
-                continue
-            if other_run == run:
-                keep.append((other_run, ref))
-            else:
-                other.close()
-        keep.append((run, weakref.ref(self)))
-        _cells[key] = keep
+        replace_in_cell(_cells, cell, self)
 
     def close(self):
         """Close the widget and drop the values its stepper computed (the inputs stay: a stored output or

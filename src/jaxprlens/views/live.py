@@ -10,13 +10,13 @@ widget view, so the saved notebook holds exactly the stored form.
 """
 from __future__ import annotations
 
-import weakref
-
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.front import assets, bundle, css
 from jaxprlens.present.i18n import t
 from jaxprlens.present.nouns import var_text
 from jaxprlens.present.rows import data_row, group_data, source_once, walk
+from jaxprlens.views import cells
+from jaxprlens.views import table as tv
 
 ROWS_PER_MESSAGE = 2000    # rows per answer (a data row ~130 B, a call's ~210 B: an answer stays under 1 MB)
 HIT_GROUPS = 20_000        # a search's counts of matches per call not stored, at most
@@ -46,7 +46,6 @@ class RowServer:
         HTML head (an equation, each nested one after it, or a call), how many of them the output stores,
         and the ids of the calls whose rows it does not store."""
         if self._layout is None:
-            from jaxprlens.views import table as tv
             table = self.table
             p = table.program
             tree = tv.fold_tree(p, table.count(p))
@@ -71,7 +70,6 @@ class RowServer:
 
     def notes(self) -> list:
         """What the live page's notes say instead of 'not stored', in the order the output has them."""
-        from jaxprlens.views import table as tv
         tree, later, stored, unstored = self.layout()
         out = []
         if tree is not None:
@@ -120,8 +118,7 @@ class RowServer:
     def _item(self, x) -> dict:
         if isinstance(x, Eqn):
             return data_row(x, self.lang)
-        from jaxprlens.views.table import _group_item
-        return _group_item(x, self.lang)
+        return tv._group_item(x, self.lang)
 
     def _items(self, seq: list, start: int) -> list:
         """``seq[start:start + ROWS_PER_MESSAGE]`` as rows, a source line written where it changes (the row
@@ -173,8 +170,7 @@ class RowServer:
             return n
 
         if tree is not None:
-            from jaxprlens.views.table import top_items
-            for c in top_items(tree):
+            for c in tv.top_items(tree):
                 if not isinstance(c, Eqn):
                     visit(c, q in self._label(c))
         texts = self._later_texts()
@@ -212,7 +208,7 @@ def _widget_class():
             super().__init__(html=html, total=len(later), calls=len(unstored), notes=server.notes(),
                              unstored=t("rows_not_stored", server.lang))
             self.on_msg(self._on_msg)
-            _replaces(self, cell)
+            cells.replace_in_cell(_cells, cell, self)
 
         def _on_msg(self, _widget, content, _buffers):
             server = self.server
@@ -245,25 +241,6 @@ def widget_class():
     return _LiveTable
 
 
-def _replaces(widget, cell: tuple | None):
-    """Close the live tables earlier runs of ``cell`` made (not those of this same run)."""
-    if cell is None:
-        return
-    key, run = cell
-    keep = []
-    for other_run, ref in _cells.get(key, []):
-        other = ref()
-        if other is None:
-            continue
-        if other_run == run:
-            keep.append((other_run, ref))
-        else:
-            other.close()
-    if widget is not None:
-        keep.append((run, weakref.ref(widget)))
-    _cells[key] = keep
-
-
 def _kernel() -> bool:
     """A kernel that can open comms is running this (not plain Python, nor a terminal IPython)."""
     try:
@@ -280,13 +257,11 @@ def live_bundle(bundle: dict, parts: list):
     draws the same HTML and serves those rows.  Anything wrong on the way: ``bundle`` as it is."""
     if not _kernel():
         return bundle
-    from jaxprlens.views.debugger import cell_key
-    from jaxprlens.views.table import Table
-    cell = cell_key()
+    cell = cells.cell_key()
     try:
-        server = next((s for s in (RowServer(p) for p in parts if isinstance(p, Table)) if s.cut()), None)
+        server = next((s for s in (RowServer(p) for p in parts if isinstance(p, tv.Table)) if s.cut()), None)
         if server is None:
-            _replaces(None, cell)
+            cells.replace_in_cell(_cells, cell)
             return bundle
         needs = frozenset(n for p in parts for n in getattr(p, "needs", ()))
         page = bundle["text/html"]
@@ -300,3 +275,11 @@ def live_bundle(bundle: dict, parts: list):
     except Exception:  # noqa: BLE001 - no comms here: the stored form alone, as outside a kernel
         return bundle
     return dict(bundle, **{WIDGET_VIEW: view}), {LIVE_KEY: {"live": True, "table": True}}
+
+
+class ServedTable(tv.Table):
+    """``program.table()``: the table, and in a live kernel the rows its output does not store, served on demand
+    (``live_bundle``); the stored form is the table's own."""
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return live_bundle(super()._repr_mimebundle_(include, exclude), [self])

@@ -75,10 +75,6 @@ class Table(View):
     def html(self) -> str:
         return self.body() + assets(self.needs)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        from jaxprlens.views.live import live_bundle      # rows past those stored, from a live kernel (issue 21)
-        return live_bundle(super()._repr_mimebundle_(include, exclude), [self])
-
     def body(self) -> str:
         """The table's HTML without the front end (complete without it: scripts only add interaction)."""
         p, lang = self.program, self.lang

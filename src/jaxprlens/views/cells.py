@@ -1,0 +1,39 @@
+"""Which cell is running, and closing what an earlier run of it displayed: a re-run cell frees its old widgets
+(the live debugger and the live table keep one registry each)."""
+from __future__ import annotations
+
+import weakref
+
+
+def cell_key() -> tuple | None:
+    """``(cell id, message id)`` of the execution running now, when the front end says which cell it is
+    (JupyterLab and Notebook 7 send ``cellId`` in the request's metadata); None elsewhere."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        parent = getattr(shell, "parent_header", None) or {}
+    except Exception:  # noqa: BLE001 - no IPython, or no kernel
+        return None
+    cell = (parent.get("metadata") or {}).get("cellId")
+    msg = (parent.get("header") or {}).get("msg_id")
+    return (str(cell), str(msg)) if cell else None
+
+
+def replace_in_cell(registry: dict, cell: tuple | None, widget=None) -> None:
+    """Close the widgets earlier runs of ``cell`` (``(cell id, execution id)``) left in ``registry`` (not those of
+    this same run), then remember ``widget`` for this run: re-running a cell frees what it displayed before."""
+    if cell is None:
+        return
+    key, run = cell
+    keep = []
+    for other_run, ref in registry.get(key, []):
+        other = ref()
+        if other is None:
+            continue
+        if other_run == run:
+            keep.append((other_run, ref))
+        else:
+            other.close()
+    if widget is not None:
+        keep.append((run, weakref.ref(widget)))
+    registry[key] = keep

@@ -357,3 +357,14 @@ CORPUS = {
     "hessian": (hessian, (X8[:3],)),
     "mlp_grad": (mlp_grad, (_MLP, _f32(2, 4))),
 }
+
+
+def lambda_chain(n: int = 2000):
+    """``n`` steps cycling through jnp calls and lambdas: a long top level of equations and one-equation calls
+    (the shape of an unrolled model's chain of small functions)."""
+    def chain(x, y):
+        ops = (jnp.sin, lambda v: v * y, jnp.cos, lambda v: v + y)
+        for i in range(n):
+            x = ops[i % 4](x)
+        return x
+    return chain

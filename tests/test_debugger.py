@@ -17,6 +17,7 @@ from jaxprlens.views.replay import record, replay_html
 from jaxprlens.engine.stepper import CONDITIONS
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
 from seeds import SEEDS
+from memory import rss_mb
 
 
 class Sent(list):
@@ -364,13 +365,6 @@ def test_user_markup_in_the_stored_debugger_is_escaped_once():
 
 # ---------------------------------------------------------------- bounded sessions and what-if edits
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
 
 def test_rerunning_a_debug_cell_frees_the_debugger_it_replaces():
     """A 20-eqn program on 1M-element arrays, re-run and continued 10 times in the same cell: the kernel
@@ -393,7 +387,7 @@ def test_rerunning_a_debug_cell_frees_the_debugger_it_replaces():
         assert state(d)["done"]
         kept.append(d)                      # as Out[n] would
         gc.collect()
-        sizes.append(_rss_mb())
+        sizes.append(rss_mb())
     assert all(k.comm is None for k in kept[:-1])               # closed: the front end's view goes too
     assert all(k.stepper.history_length == 0 and k.stepper.position == 0 for k in kept[:-1])
     assert kept[-1].stepper.done

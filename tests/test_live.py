@@ -18,6 +18,7 @@ from jaxprlens.present.rows import data_row, source_once, walk
 from jaxprlens.serverext import strip_live_widgets
 from jaxprlens.views import Stack, live
 from jaxprlens.views import table as tv
+from memory import rss_mb
 
 
 def chain(n: int, last=lax.cos):
@@ -203,14 +204,6 @@ def test_a_stack_goes_live_with_its_table(small, monkeypatch):
     assert repr(stack) == stack._bundle()["text/plain"]
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
     from jaxprlens.views import cells
     monkeypatch.setattr(live, "_kernel", lambda: True)
@@ -224,7 +217,7 @@ def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
         runs.append(model_id)
         del w, data
         gc.collect()
-        sizes.append(_rss_mb())
+        sizes.append(rss_mb())
     live_ids = [m for m in runs if widget(m) is not None]
     assert live_ids == [runs[-1]] and len(live._cells["cell-1"]) == 1
     ref = live._cells["cell-1"][0][1]
@@ -250,12 +243,8 @@ def test_a_folded_table_s_long_top_level_past_stored(monkeypatch):
     ones, calls among them, in order; a search counts their equations and returns the calls holding matches."""
     monkeypatch.setattr(tv, "STORED", 300)
 
-    def chain(x, y):
-        ops = (jnp.sin, lambda v: v * y, jnp.cos, lambda v: v + y)
-        for i in range(2000):
-            x = ops[i % 4](x)
-        return x
-    p = jaxprlens.trace(chain, jnp.ones(4), jnp.ones(4))
+    from corpus import lambda_chain
+    p = jaxprlens.trace(lambda_chain(2000), jnp.ones(4), jnp.ones(4))
     table = p.table()
     items = tv.top_items(tv.fold_tree(p, table.count(p)))[tv.HEAD:]
     later = [x for c in items for x in (walk(c) if isinstance(c, Eqn) else (c,))]

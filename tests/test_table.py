@@ -367,12 +367,8 @@ def test_folded_table_with_a_long_top_level_is_bounded(monkeypatch):
     from jaxprlens.views import table as table_mod
     monkeypatch.setattr(table_mod, "STORED", 300)
 
-    def chain(x, y):
-        ops = (jnp.sin, lambda v: v * y, jnp.cos, lambda v: v + y)
-        for i in range(2000):
-            x = ops[i % 4](x)
-        return x
-    p = trace(chain, jnp.ones(4), jnp.ones(4))
+    from corpus import lambda_chain
+    p = trace(lambda_chain(2000), jnp.ones(4), jnp.ones(4))
     tree = table_mod.fold_tree(p, count_eqns(p))
     items = table_mod.top_items(tree)
     assert tree is not None and len(items) > table_mod.HEAD + 300

@@ -558,21 +558,27 @@ def sub_label(sub, lang: str | None = None) -> str:
     return sub.label
 
 
-_WHERE: dict = {}       # (where, line, lang) -> text: a big table says a few lines thousands of times
+def remembered(cache: dict, key: tuple, lang: str | None, make) -> str:
+    """``make()``, kept in ``cache`` under ``key`` (at most 4,096 texts: a big table says a few lines thousands
+    of times); never kept for ``lang=None``, the kernel's default, which may change."""
+    if lang is None:
+        return make()
+    text = cache.get(key)
+    if text is None:
+        if len(cache) > 4096:
+            cache.clear()
+        text = cache[key] = make()
+    return text
+
+
+_WHERE: dict = {}       # (where, line, lang) -> text
 
 
 def where_text(src, lang: str | None = None) -> str:
     """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``."""
-    key = (src.where, src.line, lang)
-    text = _WHERE.get(key) if lang is not None else None      # None: the kernel's default, which may change
-    if text is None:
-        where = t("cell", lang) if src.where == "cell" else src.where
-        text = t("line_of", lang, where=where, line=src.line)
-        if lang is not None:
-            if len(_WHERE) > 4096:
-                _WHERE.clear()
-            _WHERE[key] = text
-    return text
+    def make() -> str:
+        return t("line_of", lang, where=t("cell", lang) if src.where == "cell" else src.where, line=src.line)
+    return remembered(_WHERE, (src.where, src.line, lang), lang, make)
 
 
 def count_word(n: int, word: str, lang: str | None = None) -> str:

@@ -15,7 +15,7 @@ from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Program, Source, param_text
 from jaxprlens.model.program import var_text  # noqa: F401 - the one way to write ``c:f32[8]`` (see there)
 from jaxprlens.present.display import shorten
-from jaxprlens.present.i18n import t, where_text
+from jaxprlens.present.i18n import remembered, t, where_text
 
 FOLD = 48          # a param value longer than this is folded (its full text one click away)
 
@@ -203,18 +203,12 @@ def eqn_text(eqn: Eqn, limit: int | None = 60, params: Sequence[Param] | None = 
     return head + (f" {ins}" if ins else "")
 
 
-_SOURCE: dict = {}     # (source, lang) -> text: a program's equations share a few hundred lines
+_SOURCE: dict = {}     # (where, line, text, lang) -> text: a program's equations share a few hundred lines
 
 
 def source_text(src: Source, lang: str | None = None) -> str:
     """``seeds.py line 10: return jnp.sum(temp)`` / ``seeds.py 第 10 行：return jnp.sum(temp)``."""
-    key = (src.where, src.line, src.text, lang)
-    text = _SOURCE.get(key) if lang is not None else None     # None: the kernel's default, which may change
-    if text is None:
+    def make() -> str:
         where = where_text(src, lang)
-        text = t("labelled", lang, label=where, text=src.text) if src.text else where
-        if lang is not None:
-            if len(_SOURCE) > 4096:
-                _SOURCE.clear()
-            _SOURCE[key] = text
-    return text
+        return t("labelled", lang, label=where, text=src.text) if src.text else where
+    return remembered(_SOURCE, (src.where, src.line, src.text, lang), lang, make)

@@ -8,7 +8,7 @@ import re
 from typing import Callable
 
 from jaxprlens.present.escape import html
-from jaxprlens.present.i18n import role_summary, role_word, sub_label, t, where_text
+from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.program import Eqn, Lit, Source, Var
 from jaxprlens.present.nouns import (Param, Row, atom_text, params_of, params_text, repeats, source_text,
                                      var_text, vars_text)
@@ -61,8 +61,9 @@ _TICKS = re.compile(r"`([^`]+)`")
 class Rows:
     """Rows of one language; with ``cost_text`` (eqn -> text), a cost column."""
 
-    def __init__(self, lang: str = "en", cost_text: Callable[[Eqn], str] | None = None):
-        self.lang, self.cost_text = lang, cost_text
+    def __init__(self, lang: str | None = "en", cost_text: Callable[[Eqn], str] | None = None):
+        # resolved once: every cell of every row speaks it (None would look the kernel default up per cell)
+        self.lang, self.cost_text = resolve(lang), cost_text
 
     def header_html(self) -> str:
         """The column heads of an equation table (also the debugger's frame table)."""

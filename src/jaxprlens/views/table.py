@@ -43,7 +43,7 @@ class Table(View):
         if cost and costs is None:
             from jaxprlens.engine.cost import costs as estimate
             self.costs = estimate(program)
-        self.rows = Rows(self.lang, self._cost_text if cost else None)     # resolved: no lookup per row
+        self.rows = Rows(self.lang, self._cost_text if cost else None)
 
     def doc(self) -> Block:
         """The program's rows, made once per view (HTML and text both read them); a table folded by calls

@@ -288,6 +288,9 @@ def test_describe_sparkline_histogram():
     assert (small["nan"], small["inf"], small["hist"]) == (1, 1, None)
     assert sparkline(np.ones(100)) == "▁" * 32
     assert len(describe(np.arange(10_000.), limit=10_000, chars=50)["value"]) == 50
+    # beside the frame at ~970 px the panel holds ~45 columns: an array's rows wrap there, never scroll sideways
+    wide = describe(np.linspace(-1.2590712, 1.9602613, 24).reshape(3, 8))["value"]
+    assert max(map(len, wide.splitlines())) <= 44 < len(wide.replace("\n", ""))
 
 
 def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit():
@@ -304,6 +307,9 @@ def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit()
     st.step_into()                    # a combiner has no body to enter: the step runs it whole
     assert st.note.kind == "combiner"
     assert [n[0] for n in view.notes()] == ["over"] and 'class="jl-note jl-over"' in view.values_html()
+    from bs4 import BeautifulSoup        # the snapshot's values read left to right untrusted too (inline style)
+    cells = BeautifulSoup(view.values_html(), "html.parser").select("tr.jl-value td")
+    assert cells and all("text-align:left" in td.get("style", "") for td in cells)
     st.run()
     assert st.done and "jitdiff" not in [n[0] for n in view.notes()]    # eager equals jax.jit here
     np.testing.assert_allclose(st.outputs, jax.jit(f)(*args))

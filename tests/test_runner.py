@@ -44,6 +44,9 @@ def test_run_result_fields_and_bundle():
     assert re.search(rf"^compile {TIME}; run median {TIME} ± {TIME}  \(± half the interquartile range of 5 runs\)$",
                      text, re.M)
     assert "  out[0] = 96.0" in text and "  out[1] = float32[16] [ 0., 6., 12.," in text
+    from bs4 import BeautifulSoup        # untrusted (styles stripped) the outputs still read left to right
+    cells = BeautifulSoup(bundle["text/html"], "html.parser").select("tr.jl-output td")
+    assert cells and all("text-align:left" in td.get("style", "") for td in cells)
     assert 'class="jl-time"' in bundle["text/html"]
 
 
@@ -156,6 +159,9 @@ def test_profile_rows_beside_estimates():
     assert sum(int(x) for x in re.findall(r"\((\d+)% of sum\)", prof.text())) in (99, 100, 101)
     assert "estimated total: 31 FLOP, 264 B; intensity 0.12 FLOP/B" in lines
     assert prof.html().count("<tr data-eqn=") == len(p.eqns)
+    from bs4 import BeautifulSoup        # its text columns (outputs, primitive) left-aligned inline, numbers not
+    row = BeautifulSoup(prof.html(), "html.parser").select_one("tr[data-eqn]").find_all("td")
+    assert ["text-align:left" in td.get("style", "") for td in row] == [False, True, True, False, False]
 
 
 def test_magic_run_profile_devices_and_bad_device(ip):

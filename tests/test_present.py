@@ -11,7 +11,7 @@ import pytest
 
 from jaxprlens.engine.cost import Cost
 from jaxprlens.model import trace
-from jaxprlens.model.program import Source
+from jaxprlens.model.program import Lit, Source
 from jaxprlens.present.i18n import where_text
 from jaxprlens.present.nouns import (Param, atom_text, eqn_text, params_of, params_text, repeats, source_text,
                                      var_text, vars_text)
@@ -73,8 +73,9 @@ def test_var_html_and_data_say_what_var_text_says():
                 assert text_of(atom_html(x, consts)) == atom_text(x)
                 assert text_of(binder_html(x)) == var_text(x)
             row = data_row(e, "en")
-            assert [f"{o['name']}:{o['type']}" for o in row["outs"]] == [var_text(v) for v in e.outvars]
-            assert [i.get("name", i.get("lit")) for i in row["ins"]] == [atom_text(x) for x in e.invars]
+            assert [f"{n}:{ty}" for n, ty in row["outs"]] == [var_text(v) for v in e.outvars]
+            assert row["ins"] == [atom_text(x) for x in e.invars]
+            assert row.get("lit", []) == [i for i, x in enumerate(e.invars) if isinstance(x, Lit)]
     assert binder_html(program("func1").invars[0]) == '<var>a</var><span class="jl-type">:f32[8]</span>'
 
 
@@ -125,9 +126,9 @@ def test_the_table_text_and_the_data_rows_use_the_one_equation_line():
     for e in p.walk():
         assert f"{e.index:>3}  {eqn_text(e, None)}" in text
         row = data_row(e, "en")
-        drawn = " ".join([f"{o['name']}:{o['type']}" for o in row["outs"]]) + " = " * bool(row["outs"]) + row["prim"]
+        drawn = " ".join(f"{n}:{ty}" for n, ty in row["outs"]) + " = " * bool(row["outs"]) + row["prim"]
         drawn += f"[{row['params']}]" if row["params"] else ""
-        drawn += "".join(" " + i.get("name", i.get("lit")) for i in row["ins"])
+        drawn += "".join(" " + a for a in row["ins"])
         assert drawn == eqn_text(e, None)
 
 

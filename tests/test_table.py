@@ -261,8 +261,8 @@ def test_model_size_table_draws_a_head_and_ships_the_rest_as_data():
     rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
     assert [r["id"] for r in rows] == [str(i) for i in range(400, 1400)]
     assert {k: rows[0][k] for k in ("prim", "depth", "outs", "params", "ins")} == {      # eqn 400: pl = sin pk
-        "prim": "sin", "depth": 0, "outs": [{"name": "pl", "type": "f32[4]"}], "params": "", "ins": [{"name": "pk"}]}
-    assert rows[1]["ins"][1] == {"lit": "2.0:f32[]"}                # a literal is named as one
+        "prim": "sin", "depth": 0, "outs": [["pl", "f32[4]"]], "params": "", "ins": ["pk"]}
+    assert "lit" not in rows[0] and rows[1]["ins"][1] == "2.0:f32[]" and rows[1]["lit"] == [1]   # a literal is named as one
     assert rows[0]["src"] and not any("src" in r for r in rows[1:])     # one source line, written once...
     assert all(r["same"] == 1 for r in rows[1:])                         # ...and said to continue
     # without the script, the reader is told where the rest is

@@ -66,28 +66,49 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
             made.append(self)
 
     kv_pair = getattr(_core, "pp_kv_pair", None)
+    pp_eqn, rules = getattr(_core, "pp_eqn", None), getattr(_core, "pp_eqn_rules", None)
 
     def names_only(k, v, context, settings):
         """A param as the printer writes it when it may hold a jaxpr (whose binders get names); any other
         value's text names nothing (``str(v)``, no context): left out of a document nobody reads."""
-        if isinstance(v, _JAXPRS) or (type(v) is tuple and any(isinstance(x, _JAXPRS) for x in v)):
+        if _holds_jaxpr(v):
             return kv_pair(k, v, context, settings)
+        return _pp.nil()
+
+    def eqn_names(eqn, context, settings):
+        """An equation as the printer names its values: its results, then its params, then its operands
+        (``_pp_eqn``'s order).  One with its own printing rule or a jaxpr in its params is printed (names only,
+        as above); any other names its results and operands and builds no document (most of the pass)."""
+        if eqn.primitive in rules or any(_holds_jaxpr(v) for v in eqn.params.values()):
+            return pp_eqn(eqn, context, settings)
+        for v in eqn.outvars:
+            v.pretty_print(context)
+        for v in eqn.invars:
+            if isinstance(v, _core.Var):
+                v.pretty_print(context)
         return _pp.nil()
 
     _core.JaxprPpContext = _Recording
     try:
-        if text or not hasattr(_core, "pp_toplevel_jaxpr") or kv_pair is None:
+        if text or not hasattr(_core, "pp_toplevel_jaxpr") or None in (kv_pair, pp_eqn, rules):
             text = closed.pretty_print(use_color=False)
         else:       # what ``pretty_print`` does, without ``format``, types or params (they only follow names)
-            _core.pp_kv_pair = names_only
+            _core.pp_kv_pair, _core.pp_eqn = names_only, eqn_names
             _core.pp_toplevel_jaxpr(open_jaxpr(closed), print_shapes=False)
             text = ""
     finally:
         _core.JaxprPpContext = base
         if kv_pair is not None:
             _core.pp_kv_pair = kv_pair
+        if pp_eqn is not None:
+            _core.pp_eqn = pp_eqn
     names = dict(made[0].var_names) if made else {}
     return Printed(text=text, names=names)
+
+
+def _holds_jaxpr(v: Any) -> bool:
+    """Whether a param is a jaxpr or a tuple of them: the values the printer prints as jaxprs."""
+    return isinstance(v, _JAXPRS) or (type(v) is tuple and any(isinstance(x, _JAXPRS) for x in v))
 
 
 def literal_text(lit: Any) -> str:

@@ -55,8 +55,9 @@ class Group:
         """What views derive once per call (its row's words in a language, ...): made on first use."""
         return {}
 
-    @property
+    @functools.cached_property
     def groups(self) -> list:
+        """The calls it makes, in order (read once its children are complete: after the tree is built)."""
         return [c for c in self.children if isinstance(c, Group)]
 
     @property
@@ -75,18 +76,28 @@ class Group:
     @functools.cached_property
     def size(self) -> int:
         """Equations in all, nested sub-jaxprs included (a call inside counts its own, once)."""
-        return sum(c.size if isinstance(c, Group) else 1 + sum(_model.count_eqns(s.program) for s in c.subs)
-                   for c in self.children)
+        n = 0
+        for c in self.children:
+            if isinstance(c, Group):
+                n += c.size
+            else:
+                n += 1
+                for s in c.subs:
+                    n += _model.count_eqns(s.program)
+        return n
 
-    @property
+    @functools.cached_property
     def depth(self) -> int:
         return 0 if self.parent is None else self.parent.depth + 1
 
-    def walk(self):
+    def walk(self) -> list:
         """This group and every group below it, depth first."""
-        yield self
-        for g in self.groups:
-            yield from g.walk()
+        out, todo = [], [self]
+        while todo:
+            g = todo.pop()
+            out.append(g)
+            todo.extend(reversed(g.groups))
+        return out
 
     @functools.cached_property
     def _crossing(self) -> tuple:
@@ -115,7 +126,8 @@ class CallTree:
         self.phases: set = set()
         self.root = Group(_root_name(program), "", None, tree=self)
         self._build()
-        self.by_id = {g.id: g for g in self.root.walk()}
+        self.groups = self.root.walk()       # every group, the program first, depth first
+        self.by_id = {g.id: g for g in self.groups}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
         _name_all(self)
 
@@ -144,13 +156,20 @@ class CallTree:
             phase = phases.get(id(scope))
             if phase is None:
                 phase = phases[id(scope)] = phase_of(e)
-            if last is not None and last[0] is chain and last[1] == phase:
-                stack[-1].children.append(e)      # the same stack as the equation before: the same call
-                continue
+            same = 0                 # outer frames equal to the equation before's: the calls it was in
+            if last is not None and last[1] == phase:
+                if last[0] is chain:
+                    stack[-1].children.append(e)      # the same stack as the equation before: the same call
+                    continue
+                before = last[0][cut:]
+                n = min(len(frames), len(before))
+                while same < n and frames[same] == before[same]:
+                    same += 1
             last = (chain, phase)
             self.phases.add(phase)
             back = phase == "backward"
-            for i, (file, line, function, end, qualname, _) in enumerate(frames):
+            for i in range(same, len(frames)):
+                file, line, function, end, qualname, _ = frames[i]
                 caller = frames[i - 1] if i else (chain[cut - 1] if cut else None)
                 key = (phase, file, function, caller[:2] if caller else None)
                 cur = stack[i + 1] if len(stack) > i + 1 else None
@@ -266,7 +285,7 @@ class CallTree:
 
     @functools.cached_property
     def _owner(self) -> dict:
-        return {id(c): g for g in self.root.walk() for c in g.children if isinstance(c, Eqn)}
+        return {id(c): g for g in self.groups for c in g.children if isinstance(c, Eqn)}
 
 
 def _restarts(g: Group, at: tuple, back: bool) -> bool:
@@ -388,11 +407,11 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 def _name_all(tree: "CallTree") -> None:
     """Give every group its ``name`` (and ``kind``), then number calls of one name under one caller."""
-    root = tree.root
+    root, every = tree.root, tree.groups
     root.name = root.function
     paths = {v: k for v in tree.program.invars if len(k := path_tokens(v.path or "")) > 1}   # leaves in a tree
     rel: dict = {}            # module group -> its path tokens relative to the outermost module call
-    for g in root.walk():
+    for g in every:
         if g.parent is None:
             continue
         cls = _class_of(g.qualname)
@@ -405,8 +424,8 @@ def _name_all(tree: "CallTree") -> None:
         if module is None:                      # a class defined in a function: a module if it reads any
             module = bool(g.params) or g.callee.startswith("self.")
         g.name = _method_name(g, cls, rel) if module else f"{cls}.{g.function}"
-    forward = {g.id.replace("~fwd", ""): g for g in root.walk() if g.phase == "forward"}
-    for g in root.walk():     # a backward call reads fewer parameters: named as the forward call it reverses
+    forward = {g.id.replace("~fwd", ""): g for g in every if g.phase == "forward"}
+    for g in every:     # a backward call reads fewer parameters: named as the forward call it reverses
         twin = forward.get(g.id.replace("~bwd", "")) if g.phase == "backward" else None
         if twin is not None and twin.name != twin.function and " · " not in g.name and "." not in g.name:
             g.name = twin.name
@@ -416,7 +435,7 @@ def _name_all(tree: "CallTree") -> None:
             g.kind = "phase"
         elif g.function in backward and not g.phase:
             g.kind = "update"
-    for g in root.walk():
+    for g in every:
         seen: dict = {}
         for c in g.groups:
             seen.setdefault((c.phase, c.name), []).append(c)

@@ -23,7 +23,7 @@ FOLD = 48          # a param value longer than this is folded (its full text one
 # ------------------------------------------------------------------ params JAX's printer leaves out
 
 def _all(pred):
-    return lambda v: isinstance(v, (tuple, list)) and all(pred(x) for x in v)
+    return lambda v: isinstance(v, (tuple, list)) and all(map(pred, v))
 
 
 def _unspecified(x) -> bool:
@@ -95,14 +95,15 @@ def params_of(eqn: Eqn) -> tuple[Param, ...]:
 
 def _params_of(eqn: Eqn) -> list[Param]:
     subs = {s.param for s in eqn.subs} if eqn.subs else ()
-    hidden = default_param_rules.get(eqn.primitive)
+    hidden = default_param_rules.get(eqn.primitive, {})
     out = []
     for k, v in eqn.params.items():
         if v is None or k in subs:
             continue
-        if hidden is not None and k in hidden:
+        rule = hidden.get(k)
+        if rule is not None:
             try:
-                default = bool(hidden[k](v))
+                default = bool(rule(v))
             except Exception:  # noqa: BLE001 - a param of an unexpected shape is simply shown
                 default = False
             if default:

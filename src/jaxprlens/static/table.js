@@ -4,19 +4,20 @@
    d.hits (a search's count in each call not stored), d.extra (matches the page does not hold). */
 import { el, data, word } from "./dom.js";
 
-/* A data row ({id, prim, depth, outs: [{name, type}], params, ins: [{name} | {lit}], src, same}) as the
-   table's row; `frame`: one level of a debugger frame (no indent, the id's last part). */
+/* A data row ({id, prim, depth, outs: [[name, type], ...], params, ins: [operand, ...], lit: [index of a
+   literal, ...], src, same}) as the table's row; `frame`: one level of a debugger frame (no indent, the id's
+   last part). */
 export function dataRow(r, frame) {
   const tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
   tr.dataset.eqn = r.id;
   tr.dataset.primitive = r.prim;
   if (r.same) tr.dataset.same = "";
   if (!frame) eq.style.paddingLeft = (4 + 18 * (r.depth || 0)) + "px";
-  r.outs.forEach((b) => eq.append(el("var", "", b.name), el("span", "jl-type", ":" + b.type), " "));   // text, never markup
+  r.outs.forEach(([v, ty]) => eq.append(el("var", "", v), el("span", "jl-type", ":" + ty), " "));   // text, never markup
   if (r.outs.length) eq.append("= ");
   eq.append(el("b", "jl-prim", r.prim));
   if (r.params) eq.append("[", el("span", "jl-param", r.params), "]");
-  r.ins.forEach((a) => eq.append(" ", a.lit !== undefined ? el("span", "jl-lit", a.lit) : el("var", "", a.name)));
+  r.ins.forEach((a, i) => eq.append(" ", r.lit && r.lit.includes(i) ? el("span", "jl-lit", a) : el("var", "", a)));
   if (r.src && !r.same) note.append(el("div", "jl-src", r.src));
   tr.append(el("td", "", frame ? r.id.split("/").pop() : r.id), eq, note);
   return tr;
@@ -44,8 +45,7 @@ export function withSources(items, last) {     // last: the line a first row con
 }
 
 function itemText(it) {
-  return [it.id, it.prim, it.params, it.line].concat(it.outs.map((b) => b.name + ":" + b.type),
-    it.ins.map((a) => a.name || a.lit)).join(" ").toLowerCase();
+  return [it.id, it.prim, it.params, it.line].concat(it.outs.map((b) => b.join(":")), it.ins).join(" ").toLowerCase();
 }
 
 export function enhance(root, d = data(root)) {     // d: given by live.js

@@ -98,7 +98,8 @@ class FoldTree(CallTree):
             if was:
                 gc.enable()
         self._number(self.root)
-        self.by_id = {g.id: g for g in self.root.walk()}
+        self.groups = self.root.walk()
+        self.by_id = {g.id: g for g in self.groups}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
 
     def crossing(self, g: Group) -> tuple:
@@ -117,9 +118,11 @@ class FoldTree(CallTree):
     @staticmethod
     def _adopt(g: Group, children: list):
         g.children = children
+        g.__dict__.pop("groups", None)          # made from the children it had, if read before
         for c in children:
             if isinstance(c, Group):
                 c.parent = g
+                c.__dict__.pop("depth", None)
 
     def _fill(self, g: Group, eqns: list, keys: list):
         """``g``'s children: the repeats found in ``eqns``, the equations between them, cut into ranges."""

@@ -53,7 +53,7 @@ class RowServer:
             if tree is not None:
                 items = tv.top_items(tree)
                 later = [x for c in items[tv.HEAD:] for x in (walk(c) if isinstance(c, Eqn) else (c,))]
-                stored, _ = tv.group_items(tree, self.lang)
+                stored = {g.id for g in tv.stored_calls(tree)[0]}
                 unstored = frozenset(g for g in tree.by_id if g and g not in stored)
             elif table.count(p) > tv.BIG:
                 head = tv._head_rows(table.doc(), tv.HEAD)
@@ -135,7 +135,7 @@ class RowServer:
             r = data_row(e, self.lang)
             text = self._texts[id(e)] = " ".join(
                 [r["id"], r["prim"], r["params"], r.get("src", "")] + [var_text(v) for v in e.outvars]
-                + [a.get("name", a.get("lit", "")) for a in r["ins"]]).lower()
+                + r["ins"]).lower()
         return text
 
     def _later_texts(self) -> list:

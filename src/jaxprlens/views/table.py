@@ -458,19 +458,34 @@ def top_items(tree) -> list:
     return g.children
 
 
-def group_items(tree, lang: str, budget: int | None = None) -> tuple[dict, list]:
-    """``({call id: [item, ...]}, cut)``: a call's rows in order, each a call (``{group, label, count, site,
-    cross, depth}``) or a data row; calls breadth first, ``budget`` (``STORED_CALLS``) rows in all (issue 21).
-    ``cut``: the calls past it, stored with no rows (their row says so; the calls inside them not at all)."""
-    out, cut, left = {}, [], STORED_CALLS if budget is None else budget
+def stored_calls(tree, budget: int | None = None) -> tuple[list, list]:
+    """``(kept, cut)``: the calls whose rows a folded table stores, breadth first while ``budget``
+    (``STORED_CALLS``) rows last (issue 21), and the calls past it (stored with no rows; the calls inside
+    them not at all).  Counts only: what the output holds is known without building it."""
+    kept, cut, left = [], [], STORED_CALLS if budget is None else budget
     queue = collections.deque(tree.root.groups)
     while queue:
         g = queue.popleft()
-        n = sum(1 if not isinstance(c, Eqn) or not c.subs else sum(1 for _ in walk(c)) for c in g.children)
+        n = len(g.children)          # rows: one per call and equation, and one per equation nested in one
+        for c in g.children:
+            if isinstance(c, Eqn) and c.subs:
+                n += sum(_count_eqns(s.program) for s in c.subs)
         if n > left:
             cut.append(g)
             continue
         left -= n
+        kept.append(g)
+        queue.extend(g.groups)
+    return kept, cut
+
+
+def group_items(tree, lang: str, budget: int | None = None) -> tuple[dict, list]:
+    """``({call id: [item, ...]}, cut)``: the rows of the calls ``stored_calls`` keeps, in order, each a call
+    (``{group, label, count, site, cross, depth}``) or a data row; ``cut``: the calls past the budget (their
+    row says so)."""
+    kept, cut = stored_calls(tree, budget)
+    out = {}
+    for g in kept:
         rows = []
         for c in g.children:
             if not isinstance(c, Eqn):
@@ -480,7 +495,6 @@ def group_items(tree, lang: str, budget: int | None = None) -> tuple[dict, list]
             else:                                       # an equation brings the ones nested in it
                 rows.extend(data_row(e, lang) for e in walk(c))
         out[g.id] = source_once(rows)
-        queue.extend(g.groups)
     if cut:
         gone, word = {g.id for g in cut}, t("rows_not_stored", lang)
         for items in out.values():

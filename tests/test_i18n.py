@@ -305,3 +305,15 @@ def test_bad_languages_say_what_to_do(ip, monkeypatch):
     with pytest.raises(UsageError, match=r"JAXPRLENS_LANG='de' is not a language .* unset it"):
         ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)")
     assert ip.run_line_magic("jaxpr", "--lang zh --graph f(jnp.ones(3), 2.0)").lang == "zh"
+
+
+def test_a_big_tables_notes_say_one_row_in_the_singular():
+    """A table one row past what it draws, stores or sends says "1 more equation", not "1 more equations"."""
+    keys = ["more_text", "more_rows", "more_items", "rows_cut", "items_cut", "calls_cut", "rows_live",
+            "items_live", "calls_live", "sig_more"]
+    for key in keys:
+        one, two = t(key, "en", n=1, k=10_000, s=5_000), t(key, "en", n=2, k=10_000, s=5_000)
+        assert one != two.replace("2", "1", 1), key                  # a singular of its own
+        assert not re.search(r"\b1 (more )?(equations|rows|values)\b", one), (key, one)
+        assert re.search(r"\b2 (more )?(equations|rows|values)\b", two), (key, two)
+        assert t(key, "zh", n=1, k=10_000, s=5_000) == TEXT["zh"][key].format(n=1, k=10_000, s=5_000)

@@ -314,7 +314,25 @@ VIEW_TEXT = {
 # English singulars, used by ``t`` when ``n == 1``.
 ONE = {"en": {"n_eqns": "{n} equation", "folded_n": "{n} equation (folded)", "n_values": "{n} value",
               "graph_counts": "{n} equation, {drawn} drawn", "folded_item": "{path} ({n} eqn)",
-              "iqr_note": "(± half the interquartile range of {n} run)"}}
+              "iqr_note": "(± half the interquartile range of {n} run)",
+              # a big table's notes on what is not drawn, stored or sent, when that is one row
+              "more_text": "… {n} more equation (print(program) or %%jaxpr --text shows it)",
+              "more_rows": "{n} more equation: run or trust the notebook to draw it as you scroll (--text prints it)",
+              "more_items": "{n} more row (a call or an equation): run or trust the notebook to draw it as you "
+                            "scroll (--text prints it)",
+              "rows_cut": "{n} more equation is not stored in the notebook (it keeps the first {k} as data): "
+                          "print(program) or %%jaxpr --text shows it",
+              "items_cut": "{n} more row is not stored in the notebook (it keeps the first {k} as data): "
+                           "print(program) or %%jaxpr --text shows it",
+              "calls_cut": "{n} equation inside calls is not stored in the notebook (calls left out: {k}; it keeps "
+                           "{s} rows as data): print(program) or %%jaxpr --text shows it",
+              "rows_live": "{n} more equation comes from the kernel as you scroll or search (the notebook stores "
+                           "the first {k} as data)",
+              "items_live": "{n} more row comes from the kernel as you scroll or search (the notebook stores the "
+                            "first {k} as data)",
+              "calls_live": "{n} equation inside calls comes from the kernel when you open or search it (calls "
+                            "left out of the notebook: {k}; it keeps {s} rows as data)",
+              "sig_more": "… {n} more value (print(program) lists every value)"}}
 
 for _key, _pair in VIEW_TEXT.items():
     assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"

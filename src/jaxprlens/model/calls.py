@@ -361,8 +361,10 @@ def _callee(caller: tuple) -> str:
     return _callee_at(caller[0], caller[5], caller[3]) if len(caller) > 5 else ""
 
 
+@functools.lru_cache(maxsize=4096)
 def path_tokens(path: str) -> tuple:
-    """``state[0]['hidden']['kernel'].value`` → ``("state", 0, "hidden", "kernel", "value")``."""
+    """``state[0]['hidden']['kernel'].value`` → ``("state", 0, "hidden", "kernel", "value")`` (a model's paths
+    are read by its table's signature and by its calls' names, again on each re-run: kept)."""
     out, i = [], 0
     while i < len(path):
         m = _TOKEN.match(path, i)

@@ -280,3 +280,16 @@ def test_plain_functions_keep_their_names(grad):
     tree = call_tree(grad)
     assert {g.name for g in tree.root.walk() if g.parent is not None} == {
         "model_loss", "block", "layer_norm", "attention", "mlp"}
+
+
+def test_adopting_children_makes_a_groups_calls_and_depths_again():
+    """``groups`` and ``depth`` are made once; a group given new children (the folds build top down) makes
+    them again from the new ones, never keeps the old answer."""
+    from jaxprlens.model.calls import Group
+    top, a, b = Group("top", "", None), Group("a", "", None), Group("b", "", None)
+    assert top.groups == [] and a.depth == 0               # read before: cached
+    top.adopt([a])
+    a.adopt([b])
+    assert top.groups == [a] and a.parent is top and a.depth == 1 and b.depth == 2
+    top.adopt([b])                                          # moved up a level
+    assert top.groups == [b] and b.parent is top and b.depth == 1

@@ -90,6 +90,16 @@ class Group:
     def depth(self) -> int:
         return 0 if self.parent is None else self.parent.depth + 1
 
+    def adopt(self, children: list) -> None:
+        """Make ``children`` this group's (a tree built top down, as the folds are): each call among them gets
+        this group as its parent, and what was derived from the old children and parents is made again."""
+        self.children = children
+        self.__dict__.pop("groups", None)
+        for c in children:
+            if isinstance(c, Group):
+                c.parent = self
+                c.__dict__.pop("depth", None)
+
     def walk(self) -> list:
         """This group and every group below it, depth first."""
         out, todo = [], [self]
@@ -126,8 +136,8 @@ class CallTree:
         self.phases: set = set()
         self.root = Group(_root_name(program), "", None, tree=self)
         self._build()
-        self.groups = self.root.walk()       # every group, the program first, depth first
-        self.by_id = {g.id: g for g in self.groups}
+        self.every = self.root.walk()        # every group, the program first, depth first
+        self.by_id = {g.id: g for g in self.every}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
         _name_all(self)
 
@@ -285,7 +295,7 @@ class CallTree:
 
     @functools.cached_property
     def _owner(self) -> dict:
-        return {id(c): g for g in self.groups for c in g.children if isinstance(c, Eqn)}
+        return {id(c): g for g in self.every for c in g.children if isinstance(c, Eqn)}
 
 
 def _restarts(g: Group, at: tuple, back: bool) -> bool:
@@ -409,7 +419,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 def _name_all(tree: "CallTree") -> None:
     """Give every group its ``name`` (and ``kind``), then number calls of one name under one caller."""
-    root, every = tree.root, tree.groups
+    root, every = tree.root, tree.every
     root.name = root.function
     paths = {v: k for v in tree.program.invars if len(k := path_tokens(v.path or "")) > 1}   # leaves in a tree
     rel: dict = {}            # module group -> its path tokens relative to the outermost module call

@@ -130,7 +130,7 @@ def data_row(eqn: Eqn, lang: str) -> dict:
     where there are some, ``src`` only where the equation has a source line.  Lists of strings, not an
     object per operand: a model's tables store thousands of rows (a fifth fewer bytes, half the time)."""
     row = {"id": eqn.id, "prim": eqn.primitive, "depth": eqn.depth,
-           "outs": [[v.name, v.type] for v in eqn.outvars],
+           "outs": [[atom_text(v), v.type] for v in eqn.outvars],
            "params": params_text(params_of(eqn)),
            "ins": [atom_text(a) for a in eqn.invars]}
     lits = [i for i, a in enumerate(eqn.invars) if isinstance(a, Lit)]

@@ -98,8 +98,8 @@ class FoldTree(CallTree):
             if was:
                 gc.enable()
         self._number(self.root)
-        self.groups = self.root.walk()
-        self.by_id = {g.id: g for g in self.groups}
+        self.every = self.root.walk()
+        self.by_id = {g.id: g for g in self.every}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
 
     def crossing(self, g: Group) -> tuple:
@@ -112,17 +112,8 @@ class FoldTree(CallTree):
     def _group(self, name: str, seg: str, children: list) -> Group:
         g = Group(name, "", None, tree=self, key=(seg,))
         g.name = name
-        self._adopt(g, children)
+        g.adopt(children)
         return g
-
-    @staticmethod
-    def _adopt(g: Group, children: list):
-        g.children = children
-        g.__dict__.pop("groups", None)          # made from the children it had, if read before
-        for c in children:
-            if isinstance(c, Group):
-                c.parent = g
-                c.__dict__.pop("depth", None)
 
     def _fill(self, g: Group, eqns: list, keys: list):
         """``g``'s children: the repeats found in ``eqns``, the equations between them, cut into ranges."""
@@ -136,7 +127,7 @@ class FoldTree(CallTree):
             items.append(self._repeat(eqns[start:start + p * c], keys[start:start + p], p, c))
             pos = start + p * c
         items.extend(eqns[pos:])
-        self._adopt(g, self._level(items))
+        g.adopt(self._level(items))
 
     def _repeat(self, eqns: list, keys: list, p: int, c: int) -> Group:
         """A block of ``p`` equations ``c`` times: its first copy, then the others (opened on click)."""
@@ -146,7 +137,7 @@ class FoldTree(CallTree):
             name = t("labelled", self.lang, label=name, text=where_text(src, self.lang))
         rep = self._group(name, f"rep{eqns[0].index}", [])
         if p == 1:
-            self._adopt(rep, self._level(eqns))
+            rep.adopt(self._level(eqns))
             return rep
         copies = []
         for k in range(c):
@@ -159,7 +150,7 @@ class FoldTree(CallTree):
                                 self._level(rest, WAYS))]
         for other in rest:
             other.shut = True        # the overview leaves them folded: the block is drawn once, a click shows more
-        self._adopt(rep, [copies[0]] + rest)
+        rep.adopt([copies[0]] + rest)
         return rep
 
     def _level(self, items: list, span: int = SPAN) -> list:

@@ -262,7 +262,7 @@ def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
 
 
 def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
-    p = trace(lambda x, y: jax.jit(_chain(1000))(x, y), jnp.ones(4), jnp.ones(4))
+    p = trace(lambda x, y: jax.jit(_chain(1000))(x, y), jnp.ones(4), jnp.ones(4), see_through=False)
     src = p.graph().source
     assert '"fold-0/call" [label="jit f\\n1000 equations (folded)' in src
     assert _clusters(p.graph(max_nodes=1000).source, "sub") == 1
@@ -270,7 +270,7 @@ def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
     f = jnp.sin
     for _ in range(5):
         f = jax.jit(lambda x, f=f: f(x) + 1.)
-    deep = trace(f, 1.)
+    deep = trace(f, 1., see_through=False)
     assert _clusters(deep.graph().source, "sub") == 3             # depth 1..3 drawn, 4th folded
     assert _clusters(deep.graph(depth=5).source, "sub") == 5
     assert _clusters(deep.graph(depth=0).source, "sub") == 0

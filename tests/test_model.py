@@ -169,10 +169,21 @@ def test_effects_have_no_addresses():
 def test_bad_inputs_are_explained():
     with pytest.raises(TraceError, match="not callable"):
         jaxprlens.trace(3, 1.)
-    with pytest.raises(TraceError, match=r"argument `s` \(position 1\) holds a str.*static_argnums=1"):
-        jaxprlens.trace(lambda x, s: x, 1., "abc")
+    with pytest.raises(TraceError, match=r"argument `s` \(position 1\) is static, but its value of type list"):
+        jaxprlens.trace(lambda x, s: x, 1., [1], static_argnums=1)
     with pytest.raises(TraceError, match="static_argnums has 5"):
         jaxprlens.trace(lambda x: x, 1., static_argnums=5)
+
+
+def test_leaves_that_are_not_arrays_are_held_fixed():
+    """A string in the arguments, an Equinox module's activation function: held fixed, as eqx.filter_jit
+    holds them; the arrays are the program's inputs, named by their paths."""
+    def f(x, cfg):
+        return x * cfg["scale"] if cfg["mode"] == "scale" else x
+    p = jaxprlens.trace(f, jnp.ones(3), {"mode": "scale", "scale": 2.0})
+    assert [v.path for v in p.invars] == ["x", "cfg['scale']"]
+    assert [e.primitive for e in p.eqns][-1] == "mul"
+    assert p.stepper().run().outputs.tolist() == [2.0, 2.0, 2.0]
 
 
 def test_from_jaxpr_and_repr():

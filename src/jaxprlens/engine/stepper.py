@@ -90,10 +90,7 @@ class Stepper:
     # ---------------------------------------------------------- setup
     def _flat_args(self, args: tuple) -> list:
         p = self.program
-        if not args:
-            flat = list(p.args)
-        else:
-            flat = jax.tree_util.tree_leaves(args)
+        flat = list(p.args) if not args else p.flat_args(args)
         if len(flat) != len(p.invars):
             raise ValueError(f"the program has {len(p.invars)} inputs "
                              f"({', '.join(v.path or v.name for v in p.invars)}), but {len(flat)} "

@@ -208,3 +208,10 @@ def scan_counts(eqn: Any) -> tuple[int, int]:
         return params["num_consts"], params["num_carry"]
     consts, carry, _ = params["ft_in"].update(list(range(len(eqn.invars)))).unpack()
     return len(list(consts)), len(list(carry))
+
+
+def debug_paths(j: Any) -> tuple[tuple, tuple]:
+    """``(arg_names, result_paths)`` JAX recorded when it traced ``j`` (the inner function's own names:
+    ``model.states[0][3]``, ``result[0][0].states[0][3]``); empty where it kept none."""
+    info = getattr(open_jaxpr(j), "debug_info", None)
+    return tuple(getattr(info, "arg_names", None) or ()), tuple(getattr(info, "result_paths", None) or ())

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from jaxprlens.model import _jax
 from jaxprlens.model import program as _model
-from jaxprlens.model.program import Eqn, Program, Source, Var, where_label
+from jaxprlens.model.program import Eqn, Program, Source, Var, in_library, source_of
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
 PHASES = ("", "forward", "backward")
@@ -150,7 +150,7 @@ class CallTree:
             frames = _frames(e)
             chain = outer.get(id(frames))
             if chain is None:
-                chain = outer[id(frames)] = (frames, tuple(f for f in reversed(frames) if not f[0].startswith(_OWN)))
+                chain = outer[id(frames)] = (frames, _chain(frames))
             chains.append(chain[1])
         cut = _common(chains)
         sources: dict = {}
@@ -179,8 +179,8 @@ class CallTree:
             self.phases.add(phase)
             back = phase == "backward"
             for i in range(same, len(frames)):
-                file, line, function, end, qualname, _ = frames[i]
-                caller = frames[i - 1] if i else (chain[cut - 1] if cut else None)
+                file, line, function, end, qualname = frames[i][:5]
+                caller = frames[i][6]
                 key = (phase, file, function, caller[:2] if caller else None)
                 cur = stack[i + 1] if len(stack) > i + 1 else None
                 at = end       # where the running expression ends: Python evaluates in post-order, so
@@ -190,7 +190,10 @@ class CallTree:
                     cur.last = at
                     continue
                 del stack[i + 1:]
-                site = None if caller is None else _source(caller, sources)
+                # a library calling back into the user's code (``nnx.value_and_grad``'s wrapper calling
+                # ``loss_fn``): the library's line says nothing the call's own name does not
+                site = None if caller is None or (in_library(caller[0]) and not in_library(file)) \
+                    else _source(caller, sources)
                 g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at,
                           qualname=qualname, callee=_callee(caller) if caller else "")
                 stack[i].children.append(g)
@@ -305,6 +308,38 @@ def _restarts(g: Group, at: tuple, back: bool) -> bool:
     return at < g.last and at <= g.first
 
 
+def _chain(frames: tuple) -> tuple:
+    """The frames a call tree nests by, outermost first: the user's own, and of an installed library's only
+    its entry (``optimizer.update``, called from the user's line, or optax's, called from flax) and its
+    modules' calls (``Linear``); the wrappers between (flax's ``grad_wrapper``) are left out.  Each frame
+    carries its real caller last: ``(file, line, function, end, qualname, start, caller)``."""
+    chain, outer, caller, in_module = [], None, None, False   # outer: the frame before's library (None:
+    for f in reversed(frames):                                 # the user's own code)
+        if f[0].startswith(_OWN):
+            continue
+        lib = _package(f[0]) if in_library(f[0]) else None
+        # a library's module, not its private wrappers (equinox's ``_ValueAndGradWrapper`` is a Module too)
+        private = lib is not None and _class_of(f[4]).startswith("_")    # equinox's _VmapWrapper
+        module = lib is not None and not private and bool(_is_module(f[0], f[4]))
+        # kept: the user's code, a call into a library from elsewhere (optax's chain, entered from flax), a
+        # module's call, and what a module's own code calls (``dot_product_attention``)
+        if lib is None or lib != outer or module or (in_module and not private):
+            chain.append(f + (caller,))     # with the frame that really called it (a wrapper, left out)
+        outer, caller, in_module = lib, f, module
+    return tuple(chain)
+
+
+@functools.lru_cache(maxsize=1024)
+def _package(file: str) -> str:
+    """The installed package a library file belongs to (``flax``, ``optax``)."""
+    parts = file.replace(os.sep, "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            i = parts.index(marker)
+            return parts[i + 1] if i + 1 < len(parts) else ""
+    return os.path.dirname(file)
+
+
 def _common(chains: list) -> int:
     """Frames shared by every equation's chain (the caller of the traced function), leaving each at least
     its innermost frame."""
@@ -326,7 +361,7 @@ def _source(frame: tuple, cache: dict) -> Source:
     if src is None:
         import linecache
         file, line, function = frame[:3]
-        src = cache[frame[:3]] = Source(where_label(file), line, function, linecache.getline(file, line).strip())
+        src = cache[frame[:3]] = source_of(file, line, function)
     return src
 
 
@@ -427,15 +462,19 @@ def _name_all(tree: "CallTree") -> None:
         if g.parent is None:
             continue
         cls = _class_of(g.qualname)
-        if not cls:
-            g.name = g.function
+        # the user's call into a library (``optimizer.update``, ``nnx.value_and_grad(loss_fn)``): named as
+        # the user wrote it, not by the library's wrapper it entered (``_check_grads_wrapper``)
+        entry = bool(g.callee) and in_library(g.key[1]) and not (g.key[3] and in_library(g.key[3][0]))
+        callee = g.callee.split("(", 1)[0] + "(…)" if "(" in g.callee else g.callee   # nnx.value_and_grad(…)
+        if not cls or (entry and cls.startswith("_")):       # equinox's _ValueAndGradWrapper: not the model
+            g.name = callee if entry else g.function
             continue
         if paths:
             g.params = _prefix([paths[v] for v in g.inputs if v in paths])
         module = _is_module(g.key[1], g.qualname)
         if module is None:                      # a class defined in a function: a module if it reads any
             module = bool(g.params) or g.callee.startswith("self.")
-        g.name = _method_name(g, cls, rel) if module else f"{cls}.{g.function}"
+        g.name = _method_name(g, cls, rel) if module else callee if entry else f"{cls}.{g.function}"
     forward = {g.id.replace("~fwd", ""): g for g in every if g.phase == "forward"}
     for g in every:     # a backward call reads fewer parameters: named as the forward call it reverses
         twin = forward.get(g.id.replace("~bwd", "")) if g.phase == "backward" else None
@@ -507,13 +546,15 @@ def _method_name(g: Group, cls: str, rel: dict) -> str:
         return g.callee if g.callee.endswith("." + method) and _DOTTED.match(g.callee) else f"{cls}.{method}"
     outer = next((a for a in g.crumbs()[-2::-1] if a in rel), None)
     path = None
-    if outer is not None and g.params and g.params[:len(outer.params)] == outer.params and outer.params:
-        path = rel[outer] + g.params[len(outer.params):]
-    elif outer is not None and g.callee.startswith("self.") and path_tokens(g.callee[5:]):
+    # what the user wrote first (``self.layers[-1]``, ``for layer in self.layers: layer(x)``), then the
+    # parameters the call reads (a model whose one attribute holds them all says nothing by its params)
+    looped = _looped(g) if outer is not None and g.callee.isidentifier() else None
+    if outer is not None and g.callee.startswith("self.") and path_tokens(g.callee[5:]):
         path = rel[outer] + path_tokens(g.callee[5:])          # ``self.attn``, ``self.layers[-1]``
-    elif outer is not None and g.callee.isidentifier():
-        path = _looped(g)                                       # ``for layer in self.layers: layer(x)``
-        path = None if path is None else rel[outer] + path
+    elif looped is not None:
+        path = rel[outer] + looped
+    elif outer is not None and g.params and g.params[:len(outer.params)] == outer.params and outer.params:
+        path = rel[outer] + g.params[len(outer.params):]
     elif outer is None:
         rel[g] = ()            # the model itself: its parts are named from here
         callee = g.callee.removesuffix(".apply")      # flax.linen's ``model.apply(params, x)``

@@ -9,7 +9,7 @@ import gc
 import inspect
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import jax
@@ -58,14 +58,18 @@ Atom = "Var | Lit"
 
 @dataclass(frozen=True)
 class Source:
-    """Where an equation came from. ``where`` is ``cell`` for notebook cells, else a file name."""
+    """Where an equation came from: the innermost line of the user's own code (``where`` is ``cell`` for
+    notebook cells, else a file name) and, when the equation was made inside an installed library
+    (flax's ``Linear``, optax), ``via``: that library's line."""
     where: str
     line: int
     function: str
     text: str
+    via: "Source | None" = None
 
     def __str__(self) -> str:
-        return f"{self.where} line {self.line}: {self.text}" if self.text else f"{self.where} line {self.line}"
+        own = f"{self.where} line {self.line}: {self.text}" if self.text else f"{self.where} line {self.line}"
+        return own + (f" › {self.via.where}:{self.via.line} {self.via.text}" if self.via else "")
 
 
 @dataclass(eq=False, slots=True)     # slots: a 100k-equation program keeps 100k of them
@@ -145,13 +149,25 @@ class Program:
     static: dict = field(default_factory=dict)       # static positional args {position: value}
     title: str = ""                                  # what it is, when not the traced call itself
     title_note: tuple = ()                           # (catalogue key, fields): how its inputs were made
+    _binds: list = field(default_factory=list, repr=False)     # a jit's body: (outer input index, or None
+                                                     # and a fixed value) bound to each binder
+    _returns: list = field(default_factory=list, repr=False)   # ("out", body result) or ("value", x) per
+                                                     # result of the call
+    _held: frozenset = field(default=frozenset(), repr=False)   # leaves held fixed (not arrays)
+    outer: "Program | None" = field(default=None, repr=False)   # the traced call, when this is the body of
+                                                     # the one ``jit`` equation it was (``see_through``)
+    out_updates: list = field(default_factory=list)  # per outvar: the input path it is the new value of
+                                                     # (state a jitted step returns, e.g. nnx's), or None
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # what views derive once
                                                      # per program (lives and dies with it: no global cache;
                                                      # a dataclasses.replace copy starts with its own)
 
     @property
     def text(self) -> str:
-        """The program as JAX's printer writes it (printed on first use: ``trace`` only names the values)."""
+        """The program as JAX's printer writes it (printed on first use: ``trace`` only names the values); for
+        the body of a ``jit`` seen through, the call as traced: the body is in it, with the same names."""
+        if self.outer is not None:
+            return self.outer.text
         if not self._text:
             self._text = _jax.print_jaxpr(self.jaxpr).text
         return self._text
@@ -215,7 +231,21 @@ class Program:
         return _provided("transform")(self, name, **options)
 
     def unflatten_outputs(self, flat: list):
+        """The function's outputs as its own pytree, from the values of ``outvars``."""
+        if self.outer is not None:      # a jit's body: the call returns some of its results (or its inputs)
+            outer_flat = [flat[j] if how == "out" else j for how, j in self._returns]
+            return self.outer.unflatten_outputs(outer_flat)
         return jax.tree_util.tree_unflatten(self.out_tree, list(flat)) if self.out_tree else list(flat)
+
+    def flat_args(self, args: tuple) -> list:
+        """The values of ``invars`` for a call of the function with ``args`` (positional, as it takes them):
+        its array leaves, static arguments and held leaves left out; a jit's body: the values the call
+        binds to its binders."""
+        if self.outer is not None:
+            outer = self.outer.flat_args(args)
+            return [outer[k] if k is not None else fixed for k, fixed in self._binds]
+        leaves = jax.tree_util.tree_leaves(tuple(a for i, a in enumerate(args) if i not in self.static))
+        return [x for i, x in enumerate(leaves) if i not in self._held] if self._held else leaves
 
 
 _PROVIDED: dict[str, Callable] = {}
@@ -279,6 +309,28 @@ def effect_text(effect: Any) -> str:
     return type(effect).__name__ if _ADDRESS.search(text) or text.startswith("<") else text
 
 
+def _library_dirs() -> tuple:
+    import site
+    import sysconfig
+    dirs = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    try:
+        dirs.update(site.getsitepackages())
+    except AttributeError:          # an old virtualenv's site module
+        pass
+    return tuple(sorted(os.path.join(d, "") for d in dirs if d))
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+@functools.lru_cache(maxsize=4096)
+def in_library(filename: str) -> bool:
+    """Whether ``filename`` is an installed library's (flax, optax, the standard library), not the user's own
+    code (a notebook cell, a script or package of their own, an editable install's source)."""
+    return (filename.startswith(_LIBRARY_DIRS) or f"{os.sep}site-packages{os.sep}" in filename
+            or f"{os.sep}dist-packages{os.sep}" in filename)
+
+
 _CELL_FILE = re.compile(r"^<ipython-input-|/ipykernel_\d+/|^<jaxprlens-cell")
 
 
@@ -287,6 +339,14 @@ def where_label(filename: str) -> str:
     if _CELL_FILE.search(filename):
         return "cell"
     return os.path.basename(filename)
+
+
+def source_of(file: str, line: int, function: str, text: str | None = None) -> Source:
+    """The ``Source`` of a line of ``file`` (its text read from the file when not given)."""
+    if text is None:
+        import linecache
+        text = linecache.getline(file, line).strip()
+    return Source(where_label(file), line, function, text)
 
 
 class _Builder:
@@ -340,8 +400,11 @@ class _Builder:
             return self.sources[tb]
         except KeyError:
             frame = _jax.traceback_frame(tb)
-            src = None if frame is None else Source(where_label(frame.file), frame.line, frame.function,
-                                                    frame.text)
+            src = None if frame is None else source_of(frame.file, frame.line, frame.function, frame.text)
+            if src is not None and in_library(frame.file):     # made in a library: the user's line first
+                own = next((f for f in _jax.user_frames(tb) if not in_library(f[0])), None)
+                if own is not None:
+                    src = replace(source_of(*own[:3]), via=src)
             self.sources[tb] = src
             return src
 
@@ -436,48 +499,61 @@ def arg_names(fn: Callable, nargs: int, kwargs: dict) -> list[str]:
     return names
 
 
-def _check_args(names: list[str], args: tuple, kwargs: dict, static: tuple):
-    for i, (name, a) in enumerate(zip(names, args)):
-        if i in static:
-            try:
-                hash(a)
-            except TypeError:
-                raise TraceError(
-                    f"argument `{name}` (position {i}) is static, but its value of type {type(a).__name__} "
-                    f"is not hashable; static arguments must be hashable Python values (int, str, tuple): "
-                    f"take position {i} out of static_argnums to trace it as an array") from None
-            continue
-        for leaf in jax.tree_util.tree_leaves(a):
-            if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):
-                raise TraceError(
-                    f"argument `{name}` (position {i}) holds a {type(leaf).__name__}, which JAX cannot trace; "
-                    f"pass it as static (static_argnums={i}, or --static-argnums {i} in the magic) "
-                    f"or convert it with jnp.asarray")
-    for key, a in kwargs.items():
-        for leaf in jax.tree_util.tree_leaves(a):
-            if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):
-                raise TraceError(
-                    f"keyword argument `{key}` holds a {type(leaf).__name__}, which JAX cannot trace; "
-                    f"convert it with jnp.asarray or bind it with functools.partial")
+def _check_static(names: list[str], args: tuple, static: tuple):
+    for i in static:
+        try:
+            hash(args[i])
+        except TypeError:
+            raise TraceError(
+                f"argument `{names[i]}` (position {i}) is static, but its value of type {type(args[i]).__name__} "
+                f"is not hashable; static arguments must be hashable Python values (int, str, tuple): "
+                f"take position {i} out of static_argnums to trace it as an array") from None
+
+
+def _traceable(leaf) -> bool:
+    return jex.valid_jaxtype(leaf) or _is_array_like(leaf)
 
 
 def _is_array_like(x) -> bool:
     return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
-def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
-    """Trace ``fn(*args, **kwargs)`` with ``jax.make_jaxpr`` and return its ``Program``."""
+def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kwargs) -> Program:
+    """Trace ``fn(*args, **kwargs)`` with ``jax.make_jaxpr`` and return its ``Program``.
+
+    Leaves of the arguments that are not arrays (an Equinox module's activation function, a string in a
+    config dict) are held fixed, as ``eqx.filter_jit`` holds them: the arrays are the program's inputs.
+    ``see_through``: when the call is one ``jit`` equation (``jax.jit``, ``nnx.jit``, ``eqx.filter_jit``,
+    ``partial(jax.jit, ...)``), return that equation's body as the program; ``.outer`` is the call as traced."""
     if not callable(fn):
         raise TraceError(f"{type(fn).__name__} object is not callable; pass a function, e.g. trace(f, x)")
     static = _normalize_static(static_argnums, len(args))
     names = arg_names(fn, len(args), kwargs)
-    _check_args(names, args, kwargs, static)
-    closed, out_shape = jax.make_jaxpr(fn, static_argnums=static, return_shape=True)(*args, **kwargs)
+    _check_static(names, args, static)
     dyn_positions = [i for i in range(len(args)) if i not in static]
     dyn = (tuple(args[i] for i in dyn_positions), dict(kwargs))
-    flat_args, in_tree = jax.tree_util.tree_flatten(dyn)
+    with_paths, in_tree = jax.tree_util.tree_flatten_with_path(dyn)
+    held = [i for i, (_, leaf) in enumerate(with_paths) if not _traceable(leaf)]
+    if not held:
+        closed, out_shape = jax.make_jaxpr(fn, static_argnums=static, return_shape=True)(*args, **kwargs)
+    else:                                # trace the arrays only; the other leaves are fixed values
+        leaves = [leaf for _, leaf in with_paths]
+
+        def call(*arrays):
+            full = list(leaves)
+            for i, a in zip((i for i in range(len(full)) if i not in held_set), arrays):
+                full[i] = a
+            dargs, dkw = jax.tree_util.tree_unflatten(in_tree, full)
+            it = iter(dargs)
+            return fn(*(args[i] if i in static else next(it) for i in range(len(args))), **dkw)
+        held_set = set(held)
+        functools.update_wrapper(call, fn, assigned=("__name__", "__qualname__"), updated=())
+        with_paths = [kl for i, kl in enumerate(with_paths) if i not in held_set]
+        closed, out_shape = jax.make_jaxpr(call, return_shape=True)(*(leaf for _, leaf in with_paths))
+        fn, in_tree = call, jax.tree_util.tree_structure((tuple(leaf for _, leaf in with_paths), {}))
+    flat_args = [leaf for _, leaf in with_paths]
     in_paths = []
-    for keypath, _ in jax.tree_util.tree_flatten_with_path(dyn)[0]:
+    for keypath, _ in with_paths:
         which, key, rest = keypath[0], keypath[1], keypath[2:]
         if which.idx == 0:
             head = names[dyn_positions[key.idx]]
@@ -491,15 +567,88 @@ def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
     printed = _jax.print_jaxpr(closed, text=False)      # the printer's names; its text when asked (str)
     program = _build(printed.names, closed)
     program.fn, program.args = fn, tuple(flat_args)
-    program.static = {i: args[i] for i in static}
+    program.static = {i: args[i] for i in static} if not held else {}
     program.in_tree, program.out_tree = in_tree, out_tree
+    program._held = frozenset(held)
     if len(in_paths) == len(program.invars):
         program.in_paths = in_paths
         for v, p in zip(program.invars, in_paths):
             v.path = p
     if len(out_paths) == len(program.outvars):
         program.out_paths = out_paths
-    return program
+    return seen_through(program, printed.names) if see_through else program
+
+
+def jit_call(program: Program) -> Eqn | None:
+    """The one ``jit`` equation ``program`` is, or None: every other top-level result is an input passed
+    through (what a jitted step, or the glue ``nnx.jit`` and ``eqx.filter_jit`` add, traces to)."""
+    if len(program.eqns) != 1:
+        return None
+    eqn = program.eqns[0]
+    return eqn if eqn.primitive in ("jit", "pjit") and len(eqn.subs) == 1 else None
+
+
+def seen_through(outer: Program, names: dict | None = None) -> Program:
+    """The body of the one ``jit`` equation ``outer`` is, as a program of its own, its inputs bound to the
+    call's values and named by their Python paths; ``outer`` itself when it is not one ``jit``."""
+    eqn = jit_call(outer)
+    if eqn is None:
+        return outer
+    sub = eqn.subs[0]
+    closed = sub.program.jaxpr
+    if names is None:
+        names = _jax.print_jaxpr(outer.jaxpr, text=False).names
+    body = _build(names, closed)          # named as JAX prints the whole call (``--text``)
+    position = {id(v): k for k, v in enumerate(outer.invars)}
+    fixed = {id(v): val for v, val in zip(outer.constvars, outer.consts)}
+    in_paths = outer.in_paths or [None] * len(outer.invars)
+    args, paths = [], []
+    for binder, i in zip(body.invars, sub.in_map):
+        a = eqn.invars[i]
+        k = None if isinstance(a, Lit) else position.get(id(a))
+        val = outer.args[k] if k is not None else a.val if isinstance(a, Lit) else fixed.get(id(a))
+        body._binds.append((k, None if k is not None else val))
+        args.append(val)
+        paths.append(in_paths[k] if k is not None else None)
+        binder.path = paths[-1]
+    body.args, body.in_paths = tuple(args), [p or "" for p in paths]
+    made = {id(v): j for j, v in enumerate(eqn.outvars)}
+    for v in outer.outvars:       # a result of the jit, or an input (or literal) the call returns as it is
+        j = made.get(id(v))
+        k = None if j is not None or isinstance(v, Lit) else position.get(id(v))
+        body._returns.append(("out", j) if j is not None else
+                             ("value", v.val if isinstance(v, Lit) else outer.args[k] if k is not None
+                              else fixed.get(id(v))))
+    returned = {j: m for m, (how, j) in enumerate(body._returns) if how == "out"}
+    body.out_paths = [outer.out_paths[returned[j]] if j in returned and returned[j] < len(outer.out_paths)
+                      else "" for j in range(len(body.outvars))]
+    body.out_updates = _updates(closed, paths, len(body.outvars))
+    body.outer, body.fn, body.static = outer, outer.fn, outer.static
+    return body
+
+
+def _updates(closed, in_paths: list, n_out: int) -> list:
+    """For each result of a jitted body, the input path it is the new value of, from the body's own debug
+    info: ``nnx.jit`` returns the state of its argument ``j`` as ``result[0][j].states…``, leaf for leaf as
+    the argument came in (``model.states…``).  None where no input matches."""
+    arg_names, result_paths = _jax.debug_paths(closed)
+    if len(result_paths) != n_out or len(arg_names) != len(in_paths):
+        return [None] * n_out
+    heads = list(dict.fromkeys(name.split(".", 1)[0].split("[", 1)[0] for name in arg_names))
+    index = {}
+    for name, path in zip(arg_names, in_paths):
+        head, dot, tail = name.partition(".")
+        if dot and path:
+            index[(head, tail)] = path
+    out = []
+    for r in result_paths:
+        m = _NNX_RESULT.match(r)
+        j = int(m.group(1)) if m else -1
+        out.append(index.get((heads[j], m.group(2))) if m and j < len(heads) else None)
+    return out
+
+
+_NNX_RESULT = re.compile(r"^result\[0\]\[(\d+)\]\.(.+)$")
 
 
 def from_jaxpr(closed) -> Program:

@@ -3,6 +3,7 @@ stepper stopped, a device.  The model and engines hold data only; every view say
 from __future__ import annotations
 
 from jaxprlens.engine.cost import Cost, si
+from jaxprlens.model.program import count_eqns
 from jaxprlens.present.i18n import sub_label, t
 
 
@@ -163,3 +164,13 @@ def program_title(program, lang: str | None = None) -> str:
         return ""
     key, fields = program.title_note or (None, {})
     return program.title + (t(key, lang, **fields) if key else "")
+
+
+def seen_through_note(program, lang: str | None = None) -> str:
+    """One line on a program that is the body of the ``jit`` its call traced to (``model.seen_through``);
+    ``""`` for any other program."""
+    outer = getattr(program, "outer", None)
+    if outer is None:
+        return ""
+    name = outer.eqns[0].params.get("name") or getattr(outer.fn, "__name__", "") or "jit"
+    return t("seen_through", lang, name=name, n=count_eqns(program))

@@ -53,7 +53,8 @@ class RowServer:
             if tree is not None:
                 items = tv.top_items(tree)
                 later = [x for c in items[tv.HEAD:] for x in (walk(c) if isinstance(c, Eqn) else (c,))]
-                stored = {g.id for g in tv.stored_calls(tree)[0]}
+                top = tv.top_group(tree)        # it and the calls above it are the table's top level
+                stored = {g.id for g in tv.stored_calls(tree)[0]} | {g.id for g in top.crumbs()}
                 unstored = frozenset(g for g in tree.by_id if g and g not in stored)
             elif table.count(p) > tv.BIG:
                 head = tv._head_rows(table.doc(), tv.HEAD)

@@ -15,7 +15,7 @@ from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
 from jaxprlens.present.rows import (LEFT, Rows, atom_html, binder_html, data_row, group_data, group_html, source_once,
                                     walk)
-from jaxprlens.present.words import cost_text, percent, program_title, share_bar, total_text
+from jaxprlens.present.words import cost_text, percent, program_title, seen_through_note, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
 CHUNK = 200        # rows per <tbody>: the browser lays out only the chunks on screen
@@ -52,7 +52,7 @@ class Table(View):
             p, tree = self.program, self.tree
             if tree is not None:          # only the equations among the top items get rows
                 p = replace(p, eqns=[c for c in top_items(tree) if isinstance(c, Eqn)])
-            self._doc = block(p, self.lang, deep=tree is None)
+            self._doc = block(p, self.lang)
         return self._doc
 
     @property
@@ -132,7 +132,9 @@ class Table(View):
             rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td{LEFT}>{binder_html(v, consts)}</td>'
                         f"<td{LEFT}>{html(path)}</td></tr>")
         title = f"{html(program_title(p, lang))} — " if p.title else ""
-        return (f'<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
+        seen = seen_through_note(p, lang) if binding is None else ""
+        seen = f'<div class="jl-seen">{html(seen)}</div>' if seen else ""
+        return (f'{seen}<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
                 f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
 
     def _count(self, p: Program) -> str:
@@ -148,11 +150,7 @@ class Table(View):
         ncols = 4 if self.cost else 3
         chunks, body = [], []
         for row in doc.rows[:head]:
-            body.append(self.rows.row_html(row, consts))
-            if row.subs:
-                nested = "".join(self._sub_html(row.eqn, s, b) for s, b in zip(row.eqn.subs, row.subs))
-                body.append(f'<tr class="jl-nested" data-parent="{html(row.eqn.id)}">'
-                            f'<td colspan="{ncols}"{LEFT}>{nested}</td></tr>')
+            body.append(self._row_and_subs(row, consts, ncols))
             if len(body) >= CHUNK:
                 chunks.append(body)
                 body = []
@@ -171,6 +169,14 @@ class Table(View):
                             "</td></tr></tbody>")
         return (f'<table class="jl-eqns" data-path="{html(path_id(p.path))}">{self.rows.header_html()}'
                 f"{tbodies}{self._total_html(p, ncols)}</table>")
+
+    def _row_and_subs(self, row, consts, ncols: int = 3) -> str:
+        """An equation's row and, below it, the rows of the sub-jaxprs it holds (a loop's body, a branch)."""
+        if not row.subs:
+            return self.rows.row_html(row, consts)
+        nested = "".join(self._sub_html(row.eqn, s, b) for s, b in zip(row.eqn.subs, row.subs))
+        return (self.rows.row_html(row, consts) + f'<tr class="jl-nested" data-parent="{html(row.eqn.id)}">'
+                f'<td colspan="{ncols}"{LEFT}>{nested}</td></tr>')
 
     def _cost_text(self, eqn: Eqn) -> str:
         if not self.costs:
@@ -221,7 +227,7 @@ class Table(View):
         gone, unstored = {g.id for g in cut}, t("rows_not_stored", self.lang)
         items = top_items(tree) if items is None else items
         rows = [group_html(c, self.lang, unstored if c.id in gone else "")
-                if not isinstance(c, Eqn) else self.rows.row_html(own[id(c)], consts) for c in items[:HEAD]]
+                if not isinstance(c, Eqn) else self._row_and_subs(own[id(c)], consts) for c in items[:HEAD]]
         tail = ""
         if len(items) > HEAD:
             rest = sum(1 for c in items[HEAD:] for _ in (walk(c) if isinstance(c, Eqn) else (c,)))
@@ -241,6 +247,7 @@ class Table(View):
     # -------------------------------------------------------------- text
     def text(self) -> str:
         title = [program_title(self.program, self.lang)] if self.program.title else []
+        title += [seen_through_note(self.program, self.lang)] if self.program.outer is not None else []
         p = self.program
         if self.tree is not None:                # as the HTML shows it: a line per call
             return "\n".join(title + self._folded_text(self.tree))
@@ -450,12 +457,18 @@ def fold_tree(p: Program, n: int):
     return tree if len(items) >= 2 and any(not isinstance(c, Eqn) for c in items) else None
 
 
-def top_items(tree) -> list:
-    """What the folded table starts with: the program's children, below any chain of single calls."""
+def top_group(tree):
+    """The call a folded table starts in: the program, below any chain of single calls."""
     g = tree.root
     while len(g.children) == 1 and g.groups:
         g = g.groups[0]
-    return g.children
+    return g
+
+
+def top_items(tree) -> list:
+    """What the folded table starts with: the children of ``top_group`` (rows of their own, not stored again
+    as a call's rows)."""
+    return top_group(tree).children
 
 
 def stored_calls(tree, budget: int | None = None) -> tuple[list, list]:
@@ -463,7 +476,7 @@ def stored_calls(tree, budget: int | None = None) -> tuple[list, list]:
     (``STORED_CALLS``) rows last (issue 21), and the calls past it (stored with no rows; the calls inside
     them not at all).  Counts only: what the output holds is known without building it."""
     kept, cut, left = [], [], STORED_CALLS if budget is None else budget
-    queue = collections.deque(tree.root.groups)
+    queue = collections.deque(top_group(tree).groups)
     while queue:
         g = queue.popleft()
         n = len(g.children)          # rows: one per call and equation, and one per equation nested in one

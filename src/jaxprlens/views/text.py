@@ -10,7 +10,7 @@ class TextView:
 
     @property
     def text(self) -> str:
-        return str(self.program)
+        return str(self.program)        # a jit seen through: the call as traced (Program.text)
 
     def __str__(self) -> str:
         return self.text

@@ -327,3 +327,39 @@ def nnx_transformer_train_step(blocks=2):
         return loss, nnx.state((model, optimizer))
 
     return train_step, (state, jax.random.randint(jax.random.key(5), (2, 9), 0, vocab))
+
+
+def nnx_jit_train_step(blocks=2):
+    """The flax tutorial's shape: ``@nnx.jit def train_step(model, optimizer, tokens, targets)`` with
+    ``nnx.value_and_grad`` and ``optimizer.update`` (issue 28): one jit equation, seen through."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+    d, vocab = 16, 11
+    graphdef, block_state = _block(nnx, d=d)
+    Block = type(nnx.merge(graphdef, block_state))
+
+    class Model(nnx.Module):
+        def __init__(self, rngs):
+            self.embed = nnx.Embed(vocab, d, rngs=rngs)
+            self.blocks = nnx.List([Block(rngs) for _ in range(blocks)])
+
+        def __call__(self, tokens):
+            x = self.embed(tokens)
+            for block in self.blocks:
+                x = block(x)
+            return self.embed.attend(x)
+
+    model = Model(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adamw(1e-3), wrt=nnx.Param)
+
+    def loss_fn(model, tokens, targets):
+        return _cross_entropy(model(tokens), targets)
+
+    @nnx.jit
+    def train_step(model, optimizer, tokens, targets):
+        loss, grads = nnx.value_and_grad(loss_fn)(model, tokens, targets)
+        optimizer.update(model, grads)
+        return loss
+
+    tokens = jax.random.randint(jax.random.key(5), (2, 9), 0, vocab)
+    return train_step, (model, optimizer, tokens[:, :-1], tokens[:, 1:])

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from libraries import CASES, CHECKS, DEVICE_CASES, Case
@@ -146,3 +147,78 @@ def test_train_step_opens_on_forward_backward_update(train2):
     page = BeautifulSoup(train2.table()._repr_mimebundle_()["text/html"], "html.parser")
     assert [b.get_text() for b in page.select("tr.jl-grow b.jl-gname")] == [
         "train_step (forward)", "train_step (backward)", "train_step (optimizer update)"]
+
+
+# ---------------------------------------------------------------- a jitted step, seen through (issue 28)
+
+@pytest.fixture(scope="module")
+def jitted_step():
+    from libraries import nnx_jit_train_step
+    import jaxprlens
+    fn, args = nnx_jit_train_step(2)
+    return fn, args, jaxprlens.trace(fn, *args)
+
+
+def test_a_jitted_step_opens_on_its_body_named_by_python_paths(jitted_step):
+    from bs4 import BeautifulSoup
+    from jaxprlens.model.calls import call_tree
+    from jaxprlens.present.words import group_label
+    fn, args, p = jitted_step
+    assert [e.primitive for e in p.outer.eqns] == ["jit"] and len(p.eqns) > 100
+    assert str(p) == str(p.outer)                        # print / --text: JAX's own text of the call
+    heads = {v.path.split(".", 1)[0] for v in p.invars}
+    assert heads == {"model", "optimizer", "tokens", "targets"}
+    assert "model.blocks[0].attn.query.kernel.value" in [v.path for v in p.invars]
+    # nnx returns its whole state: each returned value named by the input it is the new value of
+    updated = [u for u in p.out_updates if u]
+    assert len(updated) == len(p.outvars) - 1 and all(u.startswith(("model.", "optimizer.")) for u in updated)
+    assert [group_label(g) for g in call_tree(p).root.groups] == [
+        "train_step (forward)", "train_step (backward)", "train_step (optimizer update)"]
+    page = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser")
+    assert page.select_one(".jl-seen").get_text().startswith("`train_step` is one jit equation")
+    sig = page.select_one("table.jl-sig")       # inputs and results: one folded tree each, not 200 rows
+    assert [tr["class"] for tr in sig.select(":scope > tr")] == [["jl-invar", "jl-sigtree"],
+                                                                ["jl-outvar", "jl-sigtree"]]
+    results = sig.select_one("tr.jl-outvar").get_text()
+    assert "model" in results and "optimizer" in results
+    rows = [tr for tr in page.select("table.jl-eqns tr") if "jl-more-note" not in tr.get("class", [])][1:]
+    assert rows[0]["class"] == ["jl-grow"] and "train_step (forward)" in rows[0].get_text()   # first: a call
+
+
+def test_a_jitted_step_s_sources_name_the_user_s_line(jitted_step):
+    from jaxprlens.model.program import in_library
+    _, _, p = jitted_step
+    sources = [e.source for e in p.walk() if e.source is not None]
+    own = [s for s in sources if s.where == "libraries.py"]     # this test's own file is the user's code
+    # (main had 53 of 1,337; a few of optax's equations are traced with no frame of the user's at all)
+    assert len(own) >= 0.9 * len(sources), {s.where for s in sources} - {"libraries.py"}
+    via = [s for s in sources if s.via is not None]
+    assert via and all(s.via.where.endswith(".py") for s in via)        # flax's line kept after the user's
+    assert any(s.via.where in ("linear.py", "attention.py", "normalization.py") for s in via)
+    assert " › " in str(via[0])
+    assert not in_library(__file__)
+
+
+def test_a_jitted_step_steps_and_runs_as_jit_does(jitted_step):
+    fn, args, p = jitted_step
+    got = p.stepper().run().outputs
+    ran = p.run(repeat=1).outputs
+    want = fn(*args)                          # nnx.jit updates the model in place: called last
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(ran), np.asarray(want), rtol=1e-5)
+
+
+def test_a_jitted_step_s_graph_opens_on_its_calls(jitted_step):
+    import re
+    _, _, p = jitted_step
+    graph = p.graph()
+    assert [g.id for g in graph._draw.closed] == ["train_step~fwd", "train_step~bwd", "train_step"]
+    src = graph.source
+    assert src.count("->") <= 80 and not re.search(r'label="input \d', src)
+
+
+def test_outer_shows_the_jit_equation_itself(jitted_step):
+    import jaxprlens
+    fn, args, _ = jitted_step
+    p = jaxprlens.trace(fn, *args, see_through=False)
+    assert p.outer is None and [e.primitive for e in p.eqns] == ["jit"]

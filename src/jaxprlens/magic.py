@@ -167,6 +167,8 @@ class JaxprMagics(Magics):
     @argument("--budget", type=float, default=10.0,
               help="seconds --run/--profile may spend timing (default 10); they stop early past it and say so")
     @argument("--static-argnums", default=None, help="positions of static arguments, e.g. 0,1")
+    @argument("--outer", action="store_true",
+              help="a call that is one jit equation (a jitted step): show that equation, not its body")
     @argument("--lang", default=None, help="language of this cell's views: en or zh (default: %%jaxpr_config "
                                            "--lang, else $JAXPRLENS_LANG, else en)")
     @argument("--depth", type=int, default=None,
@@ -362,7 +364,8 @@ class JaxprMagics(Magics):
             if vmap and args.batched:
                 from jaxprlens.engine.transform import batched_call
                 return batched_call(call.fn, call.pos, call.kw, args.in_axes, call.static)
-            return model.trace(call.fn, *call.pos, static_argnums=call.static, **call.kw), None
+            return model.trace(call.fn, *call.pos, static_argnums=call.static, see_through=not args.outer,
+                               **call.kw), None
         except model.TraceError as e:
             raise UsageError(str(e)) from None
         except Exception as e:  # noqa: BLE001

@@ -623,6 +623,7 @@ def seen_through(outer: Program, names: dict | None = None) -> Program:
     body.out_paths = [outer.out_paths[returned[j]] if j in returned and returned[j] < len(outer.out_paths)
                       else "" for j in range(len(body.outvars))]
     body.out_updates = _updates(closed, paths, len(body.outvars))
+    body.out_paths = [p or u or "" for p, u in zip(body.out_paths, body.out_updates)]   # state: by its input
     body.outer, body.fn, body.static = outer, outer.fn, outer.static
     return body
 

@@ -16,6 +16,7 @@ import jax
 import jax.extend.core as jex
 import numpy as np
 
+from jaxprlens._registry import PROVIDED as _PROVIDED   # what the facade (jaxprlens/__init__.py) provides
 from jaxprlens.model import _jax
 from jaxprlens.model.roles import Roles, Sub, roles_of
 
@@ -216,9 +217,6 @@ class Program:
 
     def unflatten_outputs(self, flat: list):
         return jax.tree_util.tree_unflatten(self.out_tree, list(flat)) if self.out_tree else list(flat)
-
-
-_PROVIDED: dict[str, Callable] = {}
 
 
 def provide(name: str, make: Callable) -> None:

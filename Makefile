@@ -7,7 +7,7 @@ PYTHON ?= $(shell sh scripts/find_python.sh)
 PYVER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 CONSTRAINTS := $(shell $(PYTHON) -c 'import sys; print("constraints.txt" if sys.version_info >= (3, 12) else "constraints-py311.txt")')
 
-.PHONY: lab test venv browser-deps docs bench clean jax-compat nbval
+.PHONY: lab test venv browser-deps docs bench clean jax-compat nbval package
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@if [ -x $(PY) ] && [ "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
@@ -33,12 +33,17 @@ browser-deps:
 
 test: venv browser-deps
 	$(VENV)/bin/lint-imports --no-cache   # the layers ([tool.importlinter] in pyproject.toml)
+	sh scripts/check_package.sh $(PY)   # sdist + wheel, twine check, the wheel in a clean venv
 	# unit, magic, library and docs tests on both cores; then the real-browser tests one at a time
 	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q -n 2 tests --ignore=tests/browser
 	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests/browser
 	$(MAKE) --no-print-directory nbval
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory jax-compat
+
+# The package as PyPI would ship it: sdist + wheel, twine check --strict, the wheel used in a clean venv.
+package: venv
+	sh scripts/check_package.sh $(PY)
 
 # Both editions of the course: strict on the JAX that recorded them, and on any other JAX run without error
 # (--nbval-lax) so a learner on an older JAX is not told the course is broken.

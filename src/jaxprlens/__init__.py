@@ -3,16 +3,34 @@
 The facade over the layers (``model`` -> ``engine`` / ``present`` -> ``views`` -> ``magic``): ``trace``
 returns a ``Program``, and the views and engines a ``Program`` offers as methods (``program.table()``,
 ``.graph()``, ``.stepper()``, ...) are registered here, imported when first used.
+
+Importing this package imports no JAX: the model's names (``trace``, ``Program``, ...) are loaded on first
+access (module ``__getattr__``), so the Jupyter server extension (``jaxprlens.serverext``, which every
+``jupyter lab`` start imports through this package) costs no JAX import.
 """
 from __future__ import annotations
 
 import importlib
 
-from jaxprlens.model.program import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, provide, trace
+from jaxprlens._registry import PROVIDED as _PROVIDED
 
 __all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError", "path_text",
            "load_ipython_extension"]
 __version__ = "0.1.0"
+
+_MODEL = ("trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError")   # model/program.py
+
+
+def __getattr__(name: str):
+    if name in _MODEL:
+        value = getattr(importlib.import_module("jaxprlens.model.program"), name)
+        globals()[name] = value            # once: later reads are plain attribute reads
+        return value
+    raise AttributeError(f"module 'jaxprlens' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
 def _lazy(module: str, name: str):
@@ -30,7 +48,7 @@ for _method, _module, _name in [
         ("run", "jaxprlens.views.run", "run"),
         ("stepper", "jaxprlens.engine.stepper", "Stepper"),
         ("transform", "jaxprlens.engine.transform", "transform")]:
-    provide(_method, _lazy(_module, _name))
+    _PROVIDED[_method] = _lazy(_module, _name)       # what model.program.provide does, without importing JAX
 
 
 path_text = _lazy("jaxprlens.present.words", "path_text")   # where a stepper is, in words: ``while[eqn 2] › body › …``

@@ -16,6 +16,7 @@ import jax
 import jax.extend.core as jex
 import numpy as np
 
+from jaxprlens._registry import PROVIDED as _PROVIDED   # what the facade (jaxprlens/__init__.py) provides
 from jaxprlens.model import _jax
 from jaxprlens.model.roles import Roles, Sub, roles_of
 
@@ -246,9 +247,6 @@ class Program:
             return [outer[k] if k is not None else fixed for k, fixed in self._binds]
         leaves = jax.tree_util.tree_leaves(tuple(a for i, a in enumerate(args) if i not in self.static))
         return [x for i, x in enumerate(leaves) if i not in self._held] if self._held else leaves
-
-
-_PROVIDED: dict[str, Callable] = {}
 
 
 def provide(name: str, make: Callable) -> None:

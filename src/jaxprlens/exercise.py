@@ -18,6 +18,7 @@ from __future__ import annotations
 import numbers
 import re
 import types
+import warnings
 from collections.abc import Iterable, Mapping
 from itertools import islice
 
@@ -350,7 +351,9 @@ def _across(a, b, ka: str, kb: str, tol) -> tuple:
 def _generic(a, b, ka: str, kb: str) -> tuple:
     """A truth of a type ``check`` does not know: Python's ``==``, then its text."""
     try:
-        same = _truth_value(a == b)
+        with warnings.catch_warnings():     # NumPy's deprecations are no business of a student's
+            warnings.simplefilter("ignore")
+            same = _truth_value(a == b)
     except Exception as e:  # an answer the truth's type cannot compare with
         return (ERROR, _error_text(e))
     if same:
@@ -396,8 +399,24 @@ def _no_address(text: str) -> str:
 
 
 def shown(value) -> str:
-    """``repr(value)`` as a message shows it: without memory addresses (outputs stay the same run to run)."""
-    return _no_address(repr(value))
+    """``repr(value)`` as a message shows it, the same on every run: without memory addresses, and a set's
+    elements in order."""
+    return _no_address(_repr(value))
+
+
+def _repr(v) -> str:
+    if isinstance(v, (set, frozenset)):
+        inner = ", ".join(sorted(_repr(x) for x in v))
+        if type(v) is set:
+            return "{" + inner + "}" if v else "set()"
+        return f"{type(v).__name__}({{{inner}}})" if v else f"{type(v).__name__}()"
+    if type(v) is list:
+        return "[" + ", ".join(_repr(x) for x in v) + "]"
+    if type(v) is tuple:
+        return "(" + ", ".join(_repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if type(v) is dict:
+        return "{" + ", ".join(f"{_repr(k)}: {_repr(x)}" for k, x in v.items()) + "}"
+    return repr(v)
 
 
 def kind_of(value) -> str:
@@ -410,8 +429,10 @@ def kind_of(value) -> str:
         return word(f"kind_{key}")
     if k == "seq":
         return word("kind_tuple" if isinstance(value, tuple) else "kind_list")
-    if k == "array":
+    if k == "array" and not isinstance(value, np.generic):
         return word("kind_array", dtype=str(value.dtype))
+    if k == "array":            # a NumPy scalar that is no number: datetime64, void...
+        return word("kind_object", name=type(value).__name__)
     if k == "callable":
         return word("kind_class" if isinstance(value, type) else "kind_function")
     if k == "iter":

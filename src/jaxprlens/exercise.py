@@ -103,6 +103,7 @@ def pending(what_en: str | None = None, what_zh: str | None = None) -> None:
 
 
 def passed() -> None:
+    """Print that the answer is right (``Correct!``)."""
     print(word("correct"))
 
 
@@ -117,7 +118,10 @@ def _raise(what: str, hint: str = ""):
 
 # ---------------------------------------------------------------- grading
 
-RTOL = 1e-5     # NumPy's own default: a float32 result checked against a float64 truth passes
+#: ``check``'s relative tolerance for floats and float arrays: NumPy's own default, wide enough for a float32
+#: result checked against a float64 truth, narrow enough that an answer off by 1e-3 fails.
+RTOL = 1e-5
+#: ``check``'s absolute tolerance, which matters for a truth near zero (NumPy's default).
 ATOL = 1e-8
 
 

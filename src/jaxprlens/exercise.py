@@ -8,19 +8,23 @@ the cell fails the way a test does, with the hint as its message::
     check(answer_1, len(jaxpr.eqns),
           "Count one equation per primitive applied.",
           "每施加一个原语就有一个方程。")
+
+``check`` reads an answer as a teacher would: arrays and numbers by value within a tolerance, lists and
+tuples alike, booleans and strings strictly, and "right values, wrong type" when only the type differs.
+Checks that test code rather than a value use ``pending``, ``fail`` and ``passed`` directly.
 """
 from __future__ import annotations
 
+import numbers
+import re
+import types
+import warnings
+from collections.abc import Iterable, Mapping
+from itertools import islice
+
+import numpy as np
+
 from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang, t
-
-WORDS = {
-    "pending": ("Not answered yet: {what}, then run this cell again.", "尚未作答：{what}，再运行本单元格。"),
-    "replace": ("replace None with your prediction", "把 None 换成你的预测"),
-    "correct": ("Correct!", "正确！"),
-    "wrong": ("Not quite: {what} {hint}", "还不对：{what}{hint}"),
-    "answered": ("you answered {answer!r}.", "你的答案是 {answer!r}。"),
-}
-
 
 # The course's words beyond the views' ``GLOSSARY``: one Chinese term per concept, and the synonyms a lecture
 # must not use for it (tests/test_course.py reads every Chinese paragraph for them).
@@ -88,7 +92,8 @@ def say(en: str, zh: str) -> str:
 
 
 def word(key: str, **fields) -> str:
-    return say(*WORDS[key]).format(**fields)
+    """The catalogue's ``ex_<key>`` text in the notebook's language, filled in."""
+    return t(f"ex_{key}", default_lang(), **fields)
 
 
 def pending(what_en: str | None = None, what_zh: str | None = None) -> None:
@@ -98,23 +103,347 @@ def pending(what_en: str | None = None, what_zh: str | None = None) -> None:
 
 
 def passed() -> None:
+    """Print that the answer is right (``Correct!``)."""
     print(word("correct"))
 
 
 def fail(what_en: str, what_zh: str, hint_en: str = "", hint_zh: str = ""):
     """Raise the ``AssertionError`` a wrong answer gets: what was wrong, then where to look."""
-    raise AssertionError(word("wrong", what=say(what_en, what_zh), hint=say(hint_en, hint_zh)).rstrip())
+    _raise(say(what_en, what_zh), say(hint_en, hint_zh))
 
 
-def check(answer, truth, hint_en: str, hint_zh: str) -> None:
-    """Compare a prediction with ``truth`` (computed from JAX); the hints say what to look at when it is wrong."""
+def _raise(what: str, hint: str = ""):
+    raise AssertionError(word("wrong", what=what, hint=hint).rstrip())
+
+
+# ---------------------------------------------------------------- grading
+
+#: ``check``'s relative tolerance for floats and float arrays: NumPy's own default, wide enough for a float32
+#: result checked against a float64 truth, narrow enough that an answer off by 1e-3 fails.
+RTOL = 1e-5
+#: ``check``'s absolute tolerance, which matters for a truth near zero (NumPy's default).
+ATOL = 1e-8
+
+
+def check(answer, truth, hint_en: str = "", hint_zh: str = "", *, rtol: float = RTOL, atol: float = ATOL,
+          compare=None) -> None:
+    """Compare a prediction with ``truth`` (computed from JAX) the way a teacher reads it; print ``Correct!``
+    or raise ``AssertionError`` with what is wrong, and the hints on what to look at when the values are wrong.
+
+    - ``None`` is the placeholder: it prints "Not answered yet" and passes nothing.
+    - Arrays (NumPy, ``jax.Array``, nested lists of numbers) are compared by value: the same shape, and
+      ``numpy.allclose(answer, truth, rtol, atol)`` (NaN equals NaN); integers and booleans exactly.
+    - Lists and tuples are alike, element by element (``[4, "b"]`` is ``(4, "b")``, ``[16, 3]`` a shape
+      ``(16, 3)``); dicts by their keys, then each value; a set by its elements, in any order.
+    - Numbers: an int truth wants that int (``3.0`` passes, as in Python); a float truth, any number within
+      ``|answer - truth| <= atol + rtol * |truth|``.
+    - Strings exactly; booleans strictly: ``1`` for ``True`` (or ``True`` for ``1``), ``"3"`` for ``3``, a
+      string ``"add mul"`` for ``["add", "mul"]`` are "right values, wrong type", and that is what it says
+      instead of the hint.
+    - A function, a module or an object with no value to compare gets a message saying what to answer with.
+    - ``compare(answer, truth)``, when given, decides instead: truthy passes; if it raises, the message says so.
+    """
     if answer is None:
         pending()
         return
-    if answer != truth:
-        en, zh = (template.format(answer=answer) for template in WORDS["answered"])
-        fail(en, zh, hint_en, hint_zh)
-    passed()
+    if rtol < 0 or atol < 0:
+        raise ValueError(f"rtol and atol must be >= 0 (got rtol={rtol!r}, atol={atol!r})")
+    hint = say(hint_en, hint_zh)
+    if compare is not None:
+        try:
+            ok = _truth_value(compare(answer, truth))
+        except Exception as e:  # a student's answer the teacher's comparison cannot take: say so
+            _raise(word("compare_error", got=kind_of(answer), error=_error_text(e)), hint)
+        if not ok:
+            _raise(word("answered", answer=shown(answer)), hint)
+        passed()
+        return
+    verdict = _compare(answer, truth, (rtol, atol))
+    how = verdict[0]
+    if how == SAME:
+        passed()
+    elif how == TYPE:
+        part, want = verdict[1], verdict[2]
+        if part is answer:
+            _raise(word("type", answer=shown(answer), got=kind_of(answer), want=kind_of(want)))
+        _raise(word("type_part", answer=shown(answer), part=shown(part), got=kind_of(part), want=kind_of(want)))
+    elif how == SHAPE:
+        _raise(word("shape", shape=verdict[1]), hint)
+    elif how == UNCOMPARABLE:
+        _raise(word("uncomparable", got=kind_of(answer), want=kind_of(truth)))
+    elif how == UNCALLED:
+        _raise(word("uncalled", got=kind_of(answer), want=kind_of(truth)))
+    elif how == ERROR:
+        _raise(word("compare_error", got=kind_of(answer), error=verdict[1]), hint)
+    else:
+        _raise(word("answered", answer=shown(answer)), hint)
+
+
+# What _compare finds: the first item of its tuple.
+SAME, TYPE, WRONG, SHAPE, UNCOMPARABLE, UNCALLED, ERROR = (
+    "same", "type", "wrong", "shape", "uncomparable", "uncalled", "error")
+_SCALARS = ("bool", "number", "str")
+
+
+def _kind(x) -> str:
+    """How ``check`` reads a value: none, bool, number, str, seq, dict, set, array, iter, callable, module
+    or other."""
+    if x is None:
+        return "none"
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, numbers.Number):
+        return "number"
+    if isinstance(x, str):
+        return "str"
+    if isinstance(x, Mapping):
+        return "dict"
+    if isinstance(x, (list, tuple)):
+        return "seq"
+    if isinstance(x, (set, frozenset)):
+        return "set"
+    if _is_array(x):
+        return "array"
+    if isinstance(x, types.ModuleType):
+        return "module"
+    if callable(x):
+        return "callable"
+    if isinstance(x, (bytes, bytearray)):
+        return "other"
+    if isinstance(x, Iterable):
+        return "iter"
+    return "other"
+
+
+def _is_array(x) -> bool:
+    """A NumPy array or anything shaped like one (``jax.Array``): a shape, a dtype and ``__array__``."""
+    return hasattr(x, "__array__") and hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def _compare(a, b, tol) -> tuple:
+    """``(SAME,)``, ``(TYPE, answer part, truth part)``, ``(SHAPE, shape)``, ``(ERROR, text)``, or one of
+    ``(WRONG,)``, ``(UNCOMPARABLE,)``, ``(UNCALLED,)``: answer ``a`` against truth ``b``."""
+    ka, kb = _kind(a), _kind(b)
+    if "array" in (ka, kb) and {ka, kb} <= {"array", "number", "bool", "seq"}:
+        return _arrays(a, b, tol)
+    if ka == kb == "seq":
+        return _all(a, b, tol) if len(a) == len(b) else (WRONG,)
+    if ka == kb == "dict":
+        try:
+            same_keys = set(a) == set(b)
+        except TypeError:
+            same_keys = False
+        if not same_keys:
+            return (WRONG,)
+        return _combine(_compare(a[k], b[k], tol) for k in b)
+    if ka == kb == "bool":
+        return (SAME,) if bool(a) == bool(b) else (WRONG,)
+    if ka == kb == "number":
+        return (SAME,) if _numbers_close(a, b, tol) else (WRONG,)
+    if ka == kb == "str":
+        return (SAME,) if a == b else (WRONG,)
+    if ka == kb == "set":
+        return (SAME,) if a == b else (WRONG,)
+    return _across(a, b, ka, kb, tol)
+
+
+def _all(a, b, tol) -> tuple:
+    return _combine(_compare(x, y, tol) for x, y in zip(a, b))
+
+
+def _combine(verdicts) -> tuple:
+    """The parts' verdicts as one: wrong if any part is wrong, else the first wrong type, else the same."""
+    typed = None
+    for v in verdicts:
+        if v[0] == TYPE:
+            typed = typed or v
+        elif v[0] != SAME:
+            return (WRONG,)
+    return typed or (SAME,)
+
+
+def _numbers_close(a, b, tol) -> bool:
+    """An int truth wants that int; otherwise within ``atol + rtol * |truth|`` (NaN is NaN)."""
+    if isinstance(b, numbers.Integral):
+        return a == b
+    try:
+        return bool(np.isclose(a, b, rtol=tol[0], atol=tol[1], equal_nan=True))
+    except TypeError:           # Decimal, Fraction...: no tolerance to apply
+        return a == b
+
+
+def _arrays(a, b, tol) -> tuple:
+    """Arrays and nested lists of numbers, by shape and value; anything else element by element."""
+    try:
+        A, B = _numeric(a), _numeric(b)
+    except Exception:           # ragged lists, objects NumPy cannot hold: compare them as lists
+        A = B = None
+    if A is None or B is None:
+        la, lb = _listed(a), _listed(b)
+        if la is a and lb is b:
+            return (WRONG,)
+        return _compare(la, lb, tol)
+    if A.shape != B.shape:
+        return (SHAPE, tuple(A.shape))
+    abool, bbool = A.dtype.kind == "b", B.dtype.kind == "b"
+    if abool != bbool:
+        return (TYPE, a, b) if np.array_equal(A, B) else (WRONG,)
+    if abool or B.dtype.kind in "iu":
+        return (SAME,) if np.array_equal(A, B) else (WRONG,)
+    return (SAME,) if np.allclose(A, B, rtol=tol[0], atol=tol[1], equal_nan=True) else (WRONG,)
+
+
+def _numeric(x):
+    """``x`` as a NumPy array of booleans or numbers, or ``None`` when it holds something else."""
+    arr = np.asarray(x)
+    if arr.dtype.kind == "V":           # bfloat16 and friends (ml_dtypes): their values as floats
+        arr = arr.astype(np.float64)
+    return arr if arr.dtype.kind in "biufc" else None
+
+
+def _listed(x):
+    """An array as nested Python lists (its items as Python values); anything else as it is."""
+    return np.asarray(x).tolist() if _is_array(x) else x
+
+
+def _across(a, b, ka: str, kb: str, tol) -> tuple:
+    """Answer and truth of different kinds: right values in another type, wrong, or not comparable."""
+    if kb in ("other", "callable", "module"):
+        return _generic(a, b, ka, kb)
+    if ka in ("callable",):
+        return (UNCALLED,)
+    if ka == "module":
+        return (UNCOMPARABLE,)
+    if ka == "none":
+        return (WRONG,)
+    if ka in ("bool", "number") and kb in ("bool", "number"):      # 1 for True, True for 1
+        return (TYPE, a, b) if a == b else (WRONG,)
+    if ka == "str" and kb in ("bool", "number"):                    # "3" for 3
+        return (TYPE, a, b) if _parsed_equal(a, b, kb, tol) else (WRONG,)
+    if ka in ("bool", "number") and kb == "str":                    # 3 for "3"
+        return (TYPE, a, b) if str(a) == b else (WRONG,)
+    if ka == "str" and kb in ("seq", "set") and all(_kind(x) in _SCALARS for x in b):
+        tokens = re.findall(r"[^\s,\[\](){}'\"]+", a)               # "add mul" or "['add', 'mul']"
+        items = [str(x) for x in b]
+        same = tokens == items if kb == "seq" else sorted(tokens) == sorted(items)
+        return (TYPE, a, b) if same else (WRONG,)
+    if ka == "seq" and len(a) == 1 and kb in _SCALARS:             # [4] for 4
+        return (TYPE, a, b) if _compare(a[0], b, tol)[0] == SAME else (WRONG,)
+    if kb == "seq" and len(b) == 1 and ka in _SCALARS:             # 4 for [4]
+        return (TYPE, a, b) if _compare(a, b[0], tol)[0] == SAME else (WRONG,)
+    if kb == "set" and ka in ("seq", "iter"):                      # any order for a set
+        items = _taken(a, len(b))
+        try:
+            return (SAME,) if len(items) == len(b) and set(items) == b else (WRONG,)
+        except TypeError:
+            return (WRONG,)
+    if ka == "set" and kb == "seq":                                 # a set has lost the order
+        try:
+            return (TYPE, a, b) if len(a) == len(b) and a == set(b) else (WRONG,)
+        except TypeError:
+            return (WRONG,)
+    if ka == "iter" and kb == "seq":                                # range(3), a generator, dict keys
+        items = _taken(a, len(b))
+        return (TYPE, a, b) if _compare(items, b, tol)[0] == SAME else (WRONG,)
+    if ka in ("other", "iter"):
+        if kb == "str" and str(a) == b:                             # jax.lax.sqrt_p for "sqrt"
+            return (TYPE, a, b)
+        return (UNCOMPARABLE,)
+    return (WRONG,)
+
+
+def _generic(a, b, ka: str, kb: str) -> tuple:
+    """A truth of a type ``check`` does not know: Python's ``==``, then its text."""
+    try:
+        with warnings.catch_warnings():     # NumPy's deprecations are no business of a student's
+            warnings.simplefilter("ignore")
+            same = _truth_value(a == b)
+    except Exception as e:  # an answer the truth's type cannot compare with
+        return (ERROR, _error_text(e))
+    if same:
+        return (SAME,)
+    if type(a) is not type(b) and str(a) == str(b):
+        return (TYPE, a, b)
+    if ka == "callable" and kb != "callable":
+        return (UNCALLED,)
+    return (WRONG,)
+
+
+def _parsed_equal(text: str, b, kb: str, tol) -> bool:
+    text = text.strip()
+    if text == str(b):
+        return True
+    if kb == "bool":
+        return False
+    try:
+        return _numbers_close(complex(text) if "j" in text else float(text), b, tol)
+    except ValueError:
+        return False
+
+
+def _taken(items, n: int) -> tuple:
+    """At most ``n + 1`` items of an iterable (an endless generator stops there)."""
+    return tuple(islice(items, n + 1))
+
+
+def _truth_value(result) -> bool:
+    """``bool`` of what ``==`` or a comparison returned; an array is true when every element is."""
+    if _is_array(result):
+        return bool(np.all(np.asarray(result)))
+    return bool(result)
+
+
+def _error_text(e: Exception) -> str:
+    first = str(e).splitlines()[0] if str(e) else ""
+    return _no_address(f"{type(e).__name__}: {first}" if first else type(e).__name__)
+
+
+def _no_address(text: str) -> str:
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
+def shown(value) -> str:
+    """``repr(value)`` as a message shows it, the same on every run: without memory addresses, and a set's
+    elements in order."""
+    return _no_address(_repr(value))
+
+
+def _repr(v) -> str:
+    if isinstance(v, (set, frozenset)):
+        inner = ", ".join(sorted(_repr(x) for x in v))
+        if type(v) is set:
+            return "{" + inner + "}" if v else "set()"
+        return f"{type(v).__name__}({{{inner}}})" if v else f"{type(v).__name__}()"
+    if type(v) is list:
+        return "[" + ", ".join(_repr(x) for x in v) + "]"
+    if type(v) is tuple:
+        return "(" + ", ".join(_repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if type(v) is dict:
+        return "{" + ", ".join(f"{_repr(k)}: {_repr(x)}" for k, x in v.items()) + "}"
+    return repr(v)
+
+
+def kind_of(value) -> str:
+    """What kind of value this is, in the notebook's language: ``an int``, ``a list``, ``an array of float32``,
+    ``a function``..."""
+    k = _kind(value)
+    if k == "number":
+        key = ("int" if isinstance(value, numbers.Integral) else "float" if isinstance(value, numbers.Real)
+               else "complex" if isinstance(value, numbers.Complex) else "number")
+        return word(f"kind_{key}")
+    if k == "seq":
+        return word("kind_tuple" if isinstance(value, tuple) else "kind_list")
+    if k == "array" and not isinstance(value, np.generic):
+        return word("kind_array", dtype=str(value.dtype))
+    if k == "array":            # a NumPy scalar that is no number: datetime64, void...
+        return word("kind_object", name=type(value).__name__)
+    if k == "callable":
+        return word("kind_class" if isinstance(value, type) else "kind_function")
+    if k == "iter":
+        return word("kind_iterable", name=type(value).__name__)
+    if k == "other":
+        return word("kind_object", name=type(value).__name__)
+    return word(f"kind_{k}")
 
 
 def error_name(fn, *args) -> str | None:

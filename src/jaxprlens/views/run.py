@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-import numpy as np
-
 from jaxprlens.engine import runner, values
 from jaxprlens.engine.cost import Costs, si
 from jaxprlens.engine.devices import DeviceInfo, available_devices, default_device

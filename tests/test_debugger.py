@@ -775,6 +775,8 @@ def test_complex_and_bool_values_are_summarised():
     b = describe(jnp.arange(10) % 3 == 0)
     assert (b["stats"], b["nan"], b["hist"]) == ("True 4 of 10", 0, None)
     assert describe(jnp.arange(10) > 20, "zh")["stats"] == "10 个中 True 0 个"
+    one = describe(jnp.array(True))
+    assert (one["stats"], one["value"], one["min"]) == ("", "True", None)    # one bool: its value says it
 
 
 def test_conditions_read_every_dtype():

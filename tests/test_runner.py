@@ -424,6 +424,11 @@ MIXED = textwrap.dedent("""
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
         r = run(p, repeat=1)
         print(name, len(r.outputs.sharding.device_set), len(profile(p, repeat=1).rows))
+    one = jax.device_put(jnp.ones(4), jax.devices()[3])          # committed to cpu:3: jax.jit runs it there
+    p = model.trace(lambda x, y: x * y, one, jnp.arange(4.0))
+    r = run(p, repeat=1)
+    assert r.outputs.devices() == {jax.devices()[3]} == jax.jit(lambda x, y: x * y)(one, jnp.arange(4.0)).devices()
+    print("committed", r.device.name, profile(p, repeat=1).device.name)
 """)
 
 
@@ -434,7 +439,8 @@ def test_sharded_and_plain_arguments_mixed_run_as_jax_jit_places_them():
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
     assert out["in_shardings"].split()[0] == "8" and out["plain"].split()[0] == "8"
-    assert set(out) == {"in_shardings", "with_sharding_constraint", "plain"}
+    assert set(out) == {"in_shardings", "with_sharding_constraint", "plain", "committed"}
+    assert out["committed"] == "cpu:3 cpu:3"
 
 
 def test_plain_arguments_still_go_to_the_chosen_device():

@@ -146,6 +146,15 @@ def place(program: Program, device, explicit: bool) -> list:
     return [jax.device_put(a, device) for a in args]
 
 
+def placed_on(args: list, device):
+    """The device a run on ``args`` (as ``place`` left them) reports: the one device an argument was committed
+    to, else ``device`` (a run over a mesh reports the default device, as before)."""
+    for a in args:
+        if _placed(a) and len(a.sharding.device_set) == 1:
+            return next(iter(a.sharding.device_set))
+    return device
+
+
 def compile_program(program: Program, args: list, device):
     """``jax.jit`` of the closed jaxpr, lowered and compiled once for ``args``.
 
@@ -198,6 +207,7 @@ def measure(program: Program, device=None, repeat: int = 20, estimate: bool = Tr
     dev = resolve_device(device)
     _check_args(program)
     args = place(program, dev, explicit=device is not None)
+    dev = placed_on(args, dev)
     jitted, compiled, compile_time = compile_program(program, args, dev)
     with on_device(dev, args):      # the same context as at compile time, so the cache entry matches
         timings = time_calls(jitted, args, repeat, budget)
@@ -259,8 +269,9 @@ def measure_each(program: Program, device=None, repeat: int = 20, budget: float 
     whole.budget = budget
     overhead, done = whole.compile_time, 0       # seconds per equation outside its timed runs (compile, warm-up)
     dev = resolve_device(device)
-    env = {}
-    for v, a in zip(program.invars, place(program, dev, explicit=device is not None)):
+    env, args = {}, place(program, dev, explicit=device is not None)
+    dev = placed_on(args, dev)
+    for v, a in zip(program.invars, args):
         env[v] = a
     for v, c in zip(program.constvars, program.consts):
         env[v] = jax.device_put(c, dev)

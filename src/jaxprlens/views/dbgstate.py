@@ -72,8 +72,8 @@ def stats_text(s: values.Summary, lang: str) -> str:
         return t("dbg_key", lang, impl=s.impl, data=f"{s.data.dtype}{list(s.data.shape)}")
     if not s.size or s.kind == "other":
         return ""
-    if s.kind == "bool":
-        return t("dbg_bool", lang, n=s.true, size=s.size)
+    if s.kind == "bool":                 # one bool says itself in its preview
+        return t("dbg_bool", lang, n=s.true, size=s.size) if s.size > 1 else ""
     if s.min is None:
         text = t("dbg_nan", lang, nan=s.nan)
     elif s.kind == "complex":

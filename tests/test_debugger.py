@@ -710,3 +710,171 @@ def test_replay_is_capped_by_kinds_of_operation():
     assert capped["capped"] and 1 < len(capped["steps"]) < len(full["steps"])
     assert "the cap of 2 kinds of operation" in capped["note"]
     assert record(p, max_kinds=None)["steps"] == full["steps"]
+
+
+# ---------------------------------------------------------------- every JAX dtype summarised right (issue 28)
+
+def _with_nans(dtype):
+    """100 values of ``dtype`` with 8 NaNs and 2 Infs where the dtype has them, and their float32 copy."""
+    x = np.linspace(-3., 5., 100).astype(np.float32)
+    if jnp.issubdtype(dtype, jnp.floating):
+        x[:8] = np.nan
+        if dtype is not jnp.float8_e4m3fn:              # e4m3fn has no Inf (it would be a NaN)
+            x[8], x[9] = np.inf, -np.inf
+    a = jnp.asarray(x).astype(dtype)
+    return a, np.asarray(a).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16, jnp.float8_e4m3fn, jnp.float8_e5m2, jnp.int4,
+                                   jnp.uint4, jnp.int8, jnp.float32])
+def test_value_summary_of_narrow_dtypes_matches_numpy_on_a_float32_copy(dtype):
+    a, f32 = _with_nans(dtype)
+    d = describe(a)
+    finite = f32[np.isfinite(f32)]
+    nan, inf = int(np.isnan(f32).sum()), int(np.isinf(f32).sum())
+    assert (d["shape"], d["dtype"], d["nan"], d["inf"]) == ("(100,)", jnp.dtype(dtype).name, nan, inf)
+    if jnp.issubdtype(dtype, jnp.floating):
+        assert nan == 8
+    want = f"min {finite.min():.6g}  max {finite.max():.6g}  mean {finite.mean():.6g}  NaN {nan}"
+    assert d["stats"] == want + (f"  Inf {inf}" if inf else "")
+    assert (d["min"], d["max"]) == (float(f"{finite.min():.6g}"), float(f"{finite.max():.6g}"))
+    assert d["hist"] == np.histogram(finite.astype(np.float64), 16)[0].tolist()
+    assert d["spark"] and set(d["spark"]) <= set("▁▂▃▄▅▆▇█")
+    zh = describe(a, "zh")["stats"]
+    assert zh.startswith(f"最小值 {finite.min():.6g}") and f"NaN {nan}" in zh
+
+
+def test_a_bfloat16_value_with_8_nans_says_8_nans_in_the_panel_and_the_snapshot():
+    from jaxprlens.views.debugger import StateView
+    x = jnp.linspace(-1., 1., 32).at[:8].set(jnp.nan).astype(jnp.bfloat16)
+    st = trace(lambda x: x * 2, x).stepper()
+    st.run()
+    item = StateView(st).values()[-1]["items"][0]
+    assert item["nan"] == 8 and item["stats"].endswith("NaN 8") and item["hist"] is not None
+    assert "NaN 8" in StateView(st).values_html()
+
+
+def test_key_arrays_show_their_implementation_shape_and_key_data():
+    keys = jax.random.split(jax.random.key(0), 3)
+    d = describe(keys)
+    data = np.asarray(jax.random.key_data(keys))
+    assert (d["shape"], d["dtype"]) == ("(3,)", "key<fry>")
+    assert d["stats"] == "PRNG key (threefry2x32), key data uint32[3, 2]"
+    assert d["value"].replace(" ", "").replace("\n", "") == str(data.tolist()).replace(" ", "")
+    assert (d["nan"], d["hist"], d["spark"]) == (0, None, "")
+    assert describe(keys, "zh")["stats"] == "PRNG 密钥（threefry2x32），密钥数据 uint32[3, 2]"
+    rbg = describe(jax.random.key(1, impl="rbg"))
+    assert (rbg["shape"], rbg["dtype"], rbg["stats"]) == ("()", "key<rbg>", "PRNG key (rbg), key data uint32[4]")
+
+
+def test_complex_and_bool_values_are_summarised():
+    z = jnp.array([3 + 4j, -1 - 2j, 0.5j, complex(np.nan, 0)], jnp.complex64)
+    d = describe(z)
+    assert d["stats"] == "|x| max 5  real [-1, 3]  imag [-2, 4]  NaN 1" and (d["nan"], d["hist"]) == (1, None)
+    assert describe(jnp.array([1 + 1j, complex(np.inf, 0)]))["stats"] == "|x| max 1.41421  real [1, 1]  imag [1, 1]  NaN 0  Inf 1"
+    b = describe(jnp.arange(10) % 3 == 0)
+    assert (b["stats"], b["nan"], b["hist"]) == ("True 4 of 10", 0, None)
+    assert describe(jnp.arange(10) > 20, "zh")["stats"] == "10 个中 True 0 个"
+    one = describe(jnp.array(True))
+    assert (one["stats"], one["value"], one["min"]) == ("", "True", None)    # one bool: its value says it
+
+
+def test_conditions_read_every_dtype():
+    from jaxprlens.engine.conditions import condition, has_nan
+    for dtype in (jnp.bfloat16, jnp.float8_e4m3fn, jnp.int4, jnp.uint4, jnp.int32):
+        x = jnp.array([1, 6, 2]).astype(dtype)
+        assert condition("max > 5")(x) and condition("abs max >= 6")(x) and condition("min < 2")(x)
+        assert not condition("max > 6")(x) and not condition("any NaN")(x)
+    bf = jnp.array([1., jnp.nan, 7.], jnp.bfloat16)
+    assert condition("max > 5")(bf) and has_nan([bf]) and condition("any NaN")(bf)    # NaN aside, max is 7
+    z = jnp.array([3 + 4j])
+    assert condition("abs max >= 5")(z) and not condition("max > 0")(z)               # complex: |z| only
+    keys = jax.random.split(jax.random.key(0))
+    assert not condition("max > 0")(keys) and not has_nan([keys]) and not condition("any Inf")(keys)
+
+
+def test_the_jit_comparison_reads_keys_and_narrow_dtypes():
+    from jaxprlens.views.debugger import StateView
+
+    def f(key):
+        k1, k2 = jax.random.split(key)
+        y = jax.random.normal(k2, (20,)).at[:4].set(jnp.nan)
+        return k1, y.astype(jnp.bfloat16), y.astype(jnp.float8_e4m3fn), (y * 3).astype(jnp.int4), y * 1j
+    st = trace(f, jax.random.key(0)).stepper()
+    st.run()
+    assert st.jit_check().status == "equal" and st.compare_with_jit() is None
+    assert StateView(st).notes() == []
+    text = StateView(st).text()
+    assert f"out[0] = key<fry>[] [{', '.join(map(str, jax.random.key_data(st.outputs[0]).tolist()))}]" in text
+
+
+# ---------------------------------------------------------------- host functions are not called behind your back
+
+def _counting():
+    from jax.experimental import io_callback
+    calls = []
+
+    def count(v):
+        calls.append(1)
+        return (v + len(calls)).astype(np.float32)
+
+    def f(x):
+        y = jnp.sin(x)
+        return io_callback(count, jax.ShapeDtypeStruct((3,), jnp.float32), y, ordered=True) * 2
+    return trace(f, jnp.ones(3)), calls
+
+
+def test_showing_the_debugger_calls_no_host_function():
+    p, calls = _counting()
+    d = p.debugger()
+    bundle, _ = d._repr_mimebundle_()
+    assert calls == []                            # the stored replay and the snapshot ran no callback
+    data = record(p)
+    assert calls == [] and data["capped"] and len(data["steps"]) == 2      # recorded up to the callback, not past it
+    assert data["note"] == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
+                            "recording stops before it, so that showing the debugger calls none; the live debugger "
+                            "steps on): the replay ends there")
+    assert "io_callback(count)" in bundle["text/html"]
+    assert "方程 1 调用宿主函数（io_callback(count)）" in record(p, lang="zh")["note"] and calls == []
+
+
+def test_the_jit_comparison_does_not_rerun_host_functions_and_says_so():
+    from jaxprlens.present.words import jit_diff_text
+    from jaxprlens.views.debugger import StateView
+    p, calls = _counting()
+    st = p.stepper()
+    st.run()
+    assert len(calls) == 1 and st.host_calls() == ("io_callback(count)",)
+    check = st.jit_check()
+    assert (check.status, check.host, len(calls)) == ("host", "io_callback(count)", 1)
+    assert StateView(st).notes() == [["jit", (
+        "Not compared with jax.jit: the program calls host functions (io_callback(count)), and compiling it to "
+        "compare would call them once more (a counter, a file or a log would see a second run). To compare anyway: "
+        "stepper.jit_check(host=True).")]]
+    assert st.compare_with_jit().kind == "host" and "host=True" in jit_diff_text(st.compare_with_jit())
+    assert len(calls) == 1
+    ran = st.jit_check(host=True)                 # asked for: jax.jit runs it once, and says it did
+    assert len(calls) == 2 and (ran.status, ran.host) == ("differ", "io_callback(count)")
+    for lang in ("en", "zh"):
+        [[kind, text]] = StateView(st, lang).notes()
+        assert kind == "jit" and "io_callback(count)" in text
+        assert "may be a stepper bug" not in text and "please report" not in text and "请报告" not in text
+    assert st.jit_check().status == "differ" and len(calls) == 2                 # once: kept, not run again
+    assert st.compare_with_jit().kind == "values"
+
+
+def test_host_functions_are_named_and_debug_print_is_none_of_them():
+    import functools
+    from jaxprlens.engine.jitcheck import host_calls
+
+    def log(v):
+        return v
+
+    def f(x):
+        jax.debug.print("x {}", x)                # prints only (captured while compared): no host function
+        jax.debug.callback(lambda v: None, x)
+        y = jax.pure_callback(functools.partial(log), jax.ShapeDtypeStruct((2,), jnp.float32), x)
+        return jax.jit(lambda y: y + 1)(y)
+    p = trace(f, jnp.ones(2))
+    assert host_calls(p) == ("debug_callback(lambda)", "pure_callback(log)")
+    assert host_calls(trace(lambda x: jax.debug.print("{}", x) or x * 2, jnp.ones(2))) == ()

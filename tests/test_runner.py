@@ -351,3 +351,100 @@ def test_run_says_why_the_estimate_and_xla_differ():
     agree = replace(r, cost_analysis={"flops": 31.0, "bytes accessed": 264.0})
     assert not any(x.startswith("why they differ") for x in agree.text().splitlines())
     assert 'class="jl-cost-gap"' in r.html() and 'class="jl-cost-gap"' not in agree.html()
+
+
+# ---------------------------------------------------------------- outputs holding PRNG keys (issue 28)
+
+def _sampler(key, x):
+    k1, k2 = jax.random.split(key)
+    return k1, jax.random.split(k2, 3), jax.random.normal(k2, x.shape) + x
+
+
+def test_run_shows_key_outputs_as_jax_writes_them_with_their_key_data():
+    args = (jax.random.key(0), jnp.zeros(4))
+    p = model.trace(_sampler, *args)
+    r = run(p, repeat=2)
+    want = jax.jit(_sampler)(*args)
+    for got, w in zip(jax.tree_util.tree_leaves(r.outputs), jax.tree_util.tree_leaves(want)):
+        assert got.dtype == w.dtype                                        # keys stay keys: their data is there
+        data = (lambda a: jax.random.key_data(a)) if jax.dtypes.issubdtype(w.dtype, jax.dtypes.prng_key) else np.asarray
+        np.testing.assert_array_equal(np.asarray(data(got)), np.asarray(data(w)))
+    k0 = jax.random.key_data(want[0]).tolist()
+    lines = r.text().splitlines()
+    assert f"  out[0] = key<fry>[] {{PRNG key (threefry2x32), key data uint32[2]}} [{k0[0]}, {k0[1]}]" in lines
+    assert any(x.startswith("  out[1] = key<fry>[3] {PRNG key (threefry2x32), key data uint32[3, 2]} [[") for x in lines)
+    assert "<code>key&lt;fry&gt;[3] {PRNG key (threefry2x32)" in r.html()      # escaped once
+    zh = run(p, repeat=1, lang="zh").text()
+    assert f"  out[0] = key<fry>[] {{PRNG 密钥（threefry2x32），密钥数据 uint32[2]}} [{k0[0]}, {k0[1]}]" in zh
+    prof = profile(p, repeat=1)                                             # --profile runs it too
+    assert [row.eqn.primitive for row in prof.rows] == [e.primitive for e in p.eqns]
+    assert "key<fry>[3]" in prof.text()
+
+
+def test_value_text_of_every_dtype():
+    x = np.linspace(-2., 2., 100).astype(np.float32)
+    x[:8] = np.nan
+    x[8] = np.inf
+    bf = jnp.asarray(x, jnp.bfloat16)
+    f32 = np.asarray(bf).astype(np.float32)
+    finite = f32[np.isfinite(f32)]
+    want = f"min {finite.min():.4g}, max {finite.max():.4g}, mean {finite.mean():.4g}, 8 NaN, 1 Inf"
+    assert value_text(bf).startswith(f"bfloat16[100] {{{want}}} [nan, nan, nan, ...")
+    i4 = jnp.arange(100).astype(jnp.int4)
+    mean = np.asarray(i4).astype(np.float32).mean()
+    assert value_text(i4).startswith(f"int4[100] {{min -8, max 7, mean {mean:.4g}}} [0, 1, 2, ...")
+    z = value_text(jnp.arange(100.) * (1 + 1j))
+    assert z.startswith("complex64[100] {|x| max 140, real [0, 99], imag [0, 99]} [ 0. +0.j,")
+    assert value_text(jnp.ones(100, bool)) == "bool[100] [ True, True, True, ..., True, True, True]"
+    assert value_text(jnp.asarray(1.5, jnp.bfloat16)) == "1.5"
+
+
+MIXED = textwrap.dedent("""
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    from jaxprlens import model
+    from jaxprlens.views.run import run, profile
+    assert len(jax.devices()) == 8, jax.devices()
+    mesh = Mesh(np.array(jax.devices()), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    s = NamedSharding(mesh, P("x"))
+    a = jax.device_put(jnp.arange(16.0), s)          # sharded over 8 devices
+    b = jnp.linspace(0., 1., 16)                     # plain: jax.jit puts it beside a
+
+    def constrained(a, b):
+        return jax.lax.with_sharding_constraint(a * b + 1.0, s).sum(keepdims=True) * jnp.ones(16)
+
+    cases = {"in_shardings": jax.jit(lambda a, b: a * b + 1.0, in_shardings=(s, s)),
+             "with_sharding_constraint": constrained, "plain": lambda a, b: a - b}
+    for name, fn in cases.items():
+        p = model.trace(fn, a, b)
+        want = jax.jit(fn)(a, b)
+        st = p.stepper()
+        st.run()
+        for got in (run(p, repeat=2).outputs, profile(p, repeat=1).whole.outputs, st.outputs):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+        r = run(p, repeat=1)
+        print(name, len(r.outputs.sharding.device_set), len(profile(p, repeat=1).rows))
+    one = jax.device_put(jnp.ones(4), jax.devices()[3])          # committed to cpu:3: jax.jit runs it there
+    p = model.trace(lambda x, y: x * y, one, jnp.arange(4.0))
+    r = run(p, repeat=1)
+    assert r.outputs.devices() == {jax.devices()[3]} == jax.jit(lambda x, y: x * y)(one, jnp.arange(4.0)).devices()
+    print("committed", r.device.name, profile(p, repeat=1).device.name)
+""")
+
+
+def test_sharded_and_plain_arguments_mixed_run_as_jax_jit_places_them():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    proc = subprocess.run([sys.executable, "-c", MIXED], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+    assert out["in_shardings"].split()[0] == "8" and out["plain"].split()[0] == "8"
+    assert set(out) == {"in_shardings", "with_sharding_constraint", "plain", "committed"}
+    assert out["committed"] == "cpu:3 cpu:3"
+
+
+def test_plain_arguments_still_go_to_the_chosen_device():
+    from jaxprlens.engine.runner import place
+    p = model.trace(lambda a, b: a + b, jnp.ones(3), np.ones(3, np.float32))
+    dev = jax.devices("cpu")[0]
+    assert all(x.devices() == {dev} and x.committed for x in place(p, dev, explicit=False))

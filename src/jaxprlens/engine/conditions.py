@@ -7,6 +7,8 @@ import re
 import jax.numpy as jnp
 import numpy as np
 
+from jaxprlens.engine.values import kind_of
+
 # The grammar of a condition, as data: the stepper reads it here, and a recorded replay carries it to the
 # script, which tests its stored value summaries with it (``static/debugger.js`` keeps no copy of it).
 # Words are matched lower case, with runs of white space as one space.
@@ -25,26 +27,37 @@ def condition(text: str):
     if low in CONDITIONS["nan"]:
         return lambda x: has_nan([x])
     if low in CONDITIONS["inf"]:
-        return lambda x: _numeric(x) and bool(jnp.isinf(x).any())
+        return lambda x: _inexact(x) and bool(jnp.isinf(x).any())
     m = _CONDITION.match(low)
     if m is None:
         raise ValueError(f"unknown condition {text!r} (must be one of 'any NaN', 'any Inf', "
                          f"'max > 1e3', 'min < -1', 'abs max >= 10')")
     stat, op, bound = m.group(1).lower(), _COMPARE[m.group(2)], float(m.group(3))
     reduce = {"max": jnp.nanmax, "min": jnp.nanmin, "abs max": lambda x: jnp.nanmax(jnp.abs(x))}[stat]   # NaN aside
-    return lambda x: _numeric(x) and bool(op(float(reduce(x)), bound))
+
+    def test(x) -> bool:
+        y = x if stat == "abs max" and kind_of(x) == "complex" and x.size else _real(x)   # |z| of a complex value
+        return y is not None and bool(op(float(reduce(y)), bound))
+    return test
 
 
-def _numeric(x) -> bool:
-    dtype = getattr(x, "dtype", None)
-    return (dtype is not None and getattr(x, "size", 0) > 0 and not jnp.issubdtype(dtype, jnp.complexfloating)
-            and (jnp.issubdtype(dtype, jnp.inexact) or jnp.issubdtype(dtype, jnp.integer)))
+def _real(x):
+    """``x`` as real numbers to reduce (bool, int4, bfloat16, float8_* on a float32 copy), or None: not a real
+    array (complex, a key array, a token) or empty."""
+    k = kind_of(x)
+    if k not in ("int", "float") or getattr(x, "size", 0) == 0:
+        return None
+    return x.astype(jnp.float32) if jnp.dtype(x.dtype).itemsize < 4 else x
+
+
+def _inexact(x) -> bool:
+    """A float or complex array with elements: one that can hold NaN and Inf."""
+    return kind_of(x) in ("float", "complex") and getattr(x, "size", 0) > 0
 
 
 def has_nan(outs) -> bool:
-    """Whether any float value of ``outs`` holds a NaN (``break_on_nan``)."""
+    """Whether any float value of ``outs`` holds a NaN (``break_on_nan``): complex ones too."""
     for x in outs:
-        dtype = getattr(x, "dtype", None)
-        if dtype is not None and jnp.issubdtype(dtype, jnp.inexact) and bool(jnp.isnan(x).any()):
+        if _inexact(x) and bool(jnp.isnan(x).any()):
             return True
     return False

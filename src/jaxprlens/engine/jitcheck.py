@@ -10,6 +10,8 @@ import jax.extend.core as jex
 import jax.numpy as jnp
 import numpy as np
 
+from jaxprlens.engine.frames import over_note
+from jaxprlens.engine.values import host, is_key
 from jaxprlens.model import _jax
 
 JIT_RTOL = 1e-4        # eager vs jax.jit: differences up to this share of an output's largest value are rounding
@@ -24,9 +26,11 @@ class JitCheck(NamedTuple):
     ``status``: ``equal`` (bit for bit), ``close`` (differ, within the tolerance), ``differ`` (beyond it),
     ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (output ``path`` is of type ``got`` stepped but ``want``
     compiled; with no ``path``, ``got`` outputs stepped but ``want`` compiled), ``skipped``
-    (the program has ``eqns`` equations, past ``budget``), ``edited`` (a ``set_value`` changed the run), or
-    ``running`` (not done).  ``max_abs``: the largest absolute difference; ``max_rel``: it relative to the
-    output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
+    (the program has ``eqns`` equations, past ``budget``), ``edited`` (a ``set_value`` changed the run),
+    ``host`` (not compared: the program calls the host functions ``host``, and jax.jit would call them once
+    more), or ``running`` (not done).  ``host`` beside another status: jax.jit was asked to run anyway and called
+    those host functions once more (so values that depend on host state may differ).  ``max_abs``: the largest
+    absolute difference; ``max_rel``: it relative to the output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
     outputs (the worst is ``path``), ``beyond`` of them past the tolerance.  ``rtol``/``atol``: the tolerance
     used (``rtol`` widened to twice the machine epsilon of ``low``, the narrowest float type the program computes
     in, when that is below float32).
@@ -47,6 +51,7 @@ class JitCheck(NamedTuple):
     beyond: int = 0
     got: str = ""
     want: str = ""
+    host: str = ""
 
 
 class JitDiff(NamedTuple):
@@ -56,7 +61,8 @@ class JitDiff(NamedTuple):
     ``kind``: ``values`` (``differing`` of ``size`` elements of output ``path`` differ, by up to ``gap``; ``size``
     0 for a scalar; ``gap`` None where it is not a number), ``type`` (output ``path`` is ``got`` stepped but
     ``want`` compiled: types as JAX writes them), ``count`` (``want`` outputs compiled, ``got`` stepped) or
-    ``failed`` (jax.jit raised ``error``: ``detail``, its first line).  ``more``: other outputs that differ too.
+    ``failed`` (jax.jit raised ``error``: ``detail``, its first line) or ``host`` (not compared: the program calls
+    the host functions ``detail``).  ``more``: other outputs that differ too.
     """
     kind: str
     path: str = ""
@@ -68,6 +74,66 @@ class JitDiff(NamedTuple):
     error: str = ""
     detail: str = ""
     more: int = 0
+
+
+HOST = ("io_callback", "pure_callback", "debug_callback", "callback")   # primitives that call a Python function
+# on the host (``jax.debug.print`` is ``debug_print``: it only prints, and what it prints while compared is kept
+# from the reader, so it is none of them)
+
+
+def host_calls(program) -> tuple:
+    """The host functions ``program`` calls anywhere, in order, once each: ``('io_callback(count)',
+    'debug_callback', ...)`` (the primitive and, where it can be found, the Python function's name)."""
+    memo = getattr(program, "memo", None)
+    if memo is not None and "host_calls" in memo:
+        return memo["host_calls"]
+    out = tuple(dict.fromkeys(_host_call(e) for e in program.walk() if e.primitive in HOST))
+    if memo is not None:
+        memo["host_calls"] = out
+    return out
+
+
+def eqn_host_calls(eqn) -> tuple:
+    """The host functions ``eqn`` calls, itself or anywhere in its sub-jaxprs (as ``host_calls``)."""
+    if eqn.primitive in HOST:
+        return (_host_call(eqn),)
+    return tuple(dict.fromkeys(c for s in eqn.subs for c in host_calls(s.program)))
+
+
+def steps_into_host(eqn) -> bool:
+    """Whether stepping into ``eqn`` calls a host function: it is a callback, or calls one inside and a step
+    into runs it whole (it has no sub-jaxpr the stepper enters: ``frames.over_note``)."""
+    if eqn is None or not eqn_host_calls(eqn):
+        return False
+    return eqn.primitive in HOST or not eqn.subs or over_note(eqn) is not None
+
+
+def _host_call(eqn) -> str:
+    name = _function_name(eqn.raw.params.get("callback"))
+    return f"{eqn.primitive}({name})" if name else eqn.primitive
+
+
+def _function_name(cb, depth: int = 0) -> str:
+    """The user's function a callback param wraps (``_FlatCallback``, ``functools.partial``, the closure
+    ``jax.debug.callback`` makes), or ""."""
+    cb = getattr(cb, "callback_func", cb)
+    while hasattr(cb, "func") and callable(cb.func):       # functools.partial
+        cb = cb.func
+    if not callable(cb):
+        return ""
+    if (getattr(cb, "__module__", "") or "").startswith("jax") and depth < 3:
+        for cell in getattr(cb, "__closure__", None) or ():
+            try:
+                inner = cell.cell_contents
+            except ValueError:          # an empty cell
+                continue
+            if callable(inner) and not isinstance(inner, type):
+                name = _function_name(inner, depth + 1)
+                if name:
+                    return name
+        return ""
+    name = getattr(cb, "__name__", "")
+    return "lambda" if name == "<lambda>" else name
 
 
 def compiled_outputs(program, args) -> list:
@@ -129,9 +195,9 @@ def compare(paths: list, got: list, want: list, rtol: float, atol: float) -> Jit
 def _comparable(got, want):
     """``(g, w)``: the stepped and the compiled value as NumPy arrays (random keys as their data), or
     ``(got type, want type)`` as JAX writes them (two strings) when their shapes or dtypes differ."""
-    if jnp.issubdtype(getattr(got, "dtype", np.float32), jax.dtypes.extended):
-        got, want = jax.random.key_data(got), jax.random.key_data(want)
-    g, w = np.asarray(got), np.asarray(want)
+    if is_key(got) != is_key(want) or (is_key(got) and got.dtype != want.dtype):
+        return _jax.aval_text(jax.typeof(got)), _jax.aval_text(jax.typeof(want))
+    g, w = host(got), host(want)
     if g.shape != w.shape or g.dtype != w.dtype:
         return (_jax.aval_text(jax.typeof(jnp.asarray(got))), _jax.aval_text(jax.typeof(jnp.asarray(want))))
     return g, w

@@ -113,20 +113,46 @@ def _check_args(program: Program):
 
 
 MAPPED = ("shard_map", "xla_pmap")     # primitives whose bodies run on several devices at once
+SHARDED = ("sharding_constraint",)     # primitives that place their result over devices
+
+
+def _spread(program: Program) -> bool:
+    """Whether ``program`` places values over devices itself: a shard_map/pmap, a sharding constraint, or a
+    jit with ``in_shardings``/``out_shardings``."""
+    for e in program.walk():
+        if e.primitive in MAPPED or e.primitive in SHARDED:
+            return True
+        params = getattr(e.raw, "params", {})
+        for key in ("in_shardings", "out_shardings"):
+            if any(isinstance(s, jax.sharding.Sharding) for s in params.get(key, ())):
+                return True
+    return False
+
+
+def _placed(a) -> bool:
+    """An argument the caller put somewhere already: committed to a device, or sharded over several."""
+    return isinstance(a, jax.Array) and (len(a.sharding.device_set) > 1 or getattr(a, "committed", False))
 
 
 def place(program: Program, device, explicit: bool) -> list:
-    """The program's arguments on ``device``, once.  Without an explicit device, arrays that are
-    already placed (e.g. sharded over a mesh) stay where they are."""
-    if not explicit and any(e.primitive in MAPPED for e in program.walk()):
-        return list(program.args)          # a shard_map/pmap spans devices: let jax.jit place the args
-    out = []
-    for a in program.args:
-        if not explicit and isinstance(a, jax.Array) and len(a.sharding.device_set) > 1:
-            out.append(a)
-        else:
-            out.append(jax.device_put(a, device))
-    return out
+    """The program's arguments on ``device``, once.  Without an explicit device they go where ``jax.jit``
+    would put them: when an argument is already placed elsewhere (sharded over a mesh, committed to another
+    device) or the program places values itself (shardings, shard_map), every argument stays as given and
+    ``jax.jit`` places the plain ones beside the sharded ones; otherwise all go to ``device``."""
+    args = list(program.args)
+    if not explicit and (any(_placed(a) and a.sharding.device_set != {device} for a in args)
+                         or _spread(program)):
+        return args
+    return [jax.device_put(a, device) for a in args]
+
+
+def placed_on(args: list, device):
+    """The device a run on ``args`` (as ``place`` left them) reports: the one device an argument was committed
+    to, else ``device`` (a run over a mesh reports the default device, as before)."""
+    for a in args:
+        if _placed(a) and len(a.sharding.device_set) == 1:
+            return next(iter(a.sharding.device_set))
+    return device
 
 
 def compile_program(program: Program, args: list, device):
@@ -181,6 +207,7 @@ def measure(program: Program, device=None, repeat: int = 20, estimate: bool = Tr
     dev = resolve_device(device)
     _check_args(program)
     args = place(program, dev, explicit=device is not None)
+    dev = placed_on(args, dev)
     jitted, compiled, compile_time = compile_program(program, args, dev)
     with on_device(dev, args):      # the same context as at compile time, so the cache entry matches
         timings = time_calls(jitted, args, repeat, budget)
@@ -242,8 +269,9 @@ def measure_each(program: Program, device=None, repeat: int = 20, budget: float 
     whole.budget = budget
     overhead, done = whole.compile_time, 0       # seconds per equation outside its timed runs (compile, warm-up)
     dev = resolve_device(device)
-    env = {}
-    for v, a in zip(program.invars, place(program, dev, explicit=device is not None)):
+    env, args = {}, place(program, dev, explicit=device is not None)
+    dev = placed_on(args, dev)
+    for v, a in zip(program.invars, args):
         env[v] = a
     for v, c in zip(program.constvars, program.consts):
         env[v] = jax.device_put(c, dev)

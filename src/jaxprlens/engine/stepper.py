@@ -23,7 +23,7 @@ from jaxprlens.model import _jax
 from jaxprlens.engine.conditions import CONDITIONS, condition, has_nan  # noqa: F401 - CONDITIONS: replay's grammar
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      _typed, check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
-from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare,  # noqa: F401
+from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare, host_calls,  # noqa: F401
                                        compiled_outputs, flat, low_precision)
 from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text
 
@@ -688,16 +688,25 @@ class Stepper:
     def _paths(self) -> list:
         return self.program.out_paths or [f"out[{i}]" for i in range(len(self.program.outvars))]
 
-    def compare_with_jit(self, want=None, rtol: float = 1e-5, atol: float = 1e-6) -> JitDiff | None:
+    def host_calls(self) -> tuple:
+        """The host functions the program calls (``io_callback(count)``, ...): ``jax.jit`` of it calls them again."""
+        return host_calls(self.program)
+
+    def compare_with_jit(self, want=None, rtol: float = 1e-5, atol: float = 1e-6,
+                         host: bool = False) -> JitDiff | None:
         """Once done: None when the stepped (eager) outputs equal compiled ones element by element (floats
         within ``rtol``/``atol``), else a ``JitDiff`` saying how (``present.words.jit_diff_text`` words it).
 
         ``want``: ``run()``'s result (or any pytree / flat list of the outputs); by default ``jax.jit`` of
-        the program on the stepper's inputs, computed once.
+        the program on the stepper's inputs, computed once.  A program that calls host functions
+        (``io_callback``, ``pure_callback``, ``jax.debug.callback``) is not run again unless ``host``: the
+        ``JitDiff`` is then ``host`` (naming them).
         """
         if not self.done:
             return None
         if want is None:
+            if self.host_calls() and not host and self._jit_outputs is None:
+                return JitDiff("host", detail=", ".join(self.host_calls()))
             want = self._compiled()
             if want is None:
                 return JitDiff("failed", error=self._jit_error[0], detail=self._jit_error[1])
@@ -710,14 +719,15 @@ class Stepper:
         return self._low
 
     def jit_check(self, want=None, rtol: float | None = None, atol: float | None = None,
-                  budget: int | None = -1) -> JitCheck:
+                  budget: int | None = -1, host: bool = False) -> JitCheck:
         """The stepped outputs against ``jax.jit`` of the program on the same inputs (or ``want``), as data.
 
         An element is within the tolerance when ``|stepped - compiled| <= atol + rtol * m``, ``m`` the
         output's largest magnitude (``jitcheck.check``).  ``rtol``/``atol`` default to the stepper's
         ``jit_rtol``/``jit_atol``; ``rtol`` is at least twice the epsilon of the narrowest float type the program
         computes in.  ``budget``: the most equations to compile (default the stepper's ``jit_budget``; ``None``:
-        any)."""
+        any).  A program that calls host functions (``host_calls``) is not run again unless ``host`` (status
+        ``host``); when it is, the check says so in its ``host`` field."""
         rtol = self.jit_rtol if rtol is None else float(rtol)
         atol = self.jit_atol if atol is None else float(atol)
         low = self.low_precision()
@@ -727,6 +737,9 @@ class Stepper:
             return JitCheck("running", rtol, atol, low=low)
         if self._edits:
             return JitCheck("edited", rtol, atol, low=low)
+        calls = ", ".join(self.host_calls()) if want is None else ""
+        if calls and not host and self._jit_outputs is None and self._jit_error is None:
+            return JitCheck("host", rtol, atol, low=low, host=calls)
         if want is None:
             budget = self.jit_budget if budget == -1 else budget
             if self._jit_outputs is None and self._jit_error is None and budget is not None:
@@ -736,8 +749,8 @@ class Stepper:
                     return JitCheck("skipped", rtol, atol, low=low, eqns=self._eqns, budget=budget)
             want = self._compiled()
             if want is None:
-                return JitCheck("failed", rtol, atol, low=low, detail=": ".join(self._jit_error))
-        return check(self._paths(), _outputs(self._frames[0]), flat(want), rtol, atol, low)
+                return JitCheck("failed", rtol, atol, low=low, detail=": ".join(self._jit_error), host=calls)
+        return check(self._paths(), _outputs(self._frames[0]), flat(want), rtol, atol, low)._replace(host=calls)
 
     def __repr__(self) -> str:
         f = self._frames[-1]

@@ -4,6 +4,8 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from jaxprlens.engine import values
+
 LEAKED_TRACER = "leaked tracer: no value"
 
 
@@ -35,9 +37,13 @@ def array_text(value, limit: int, edgeitems: int = 3, precision: int = 4, one_li
                linewidth: int = 75) -> str:
     """An array as NumPy prints it with ``limit`` elements before summarising (``[1., ..., 9.]``);
     a scalar as its item.  Deterministic (fixed print options), on one line unless asked.
-    A tracer kept from another trace (JAX prints it as a constant like any other) has no value."""
+    A tracer kept from another trace (JAX prints it as a constant like any other) has no value; a key array
+    is its type as JAX writes it (``key<fry>[2]``) and its key data."""
     if isinstance(value, jax.core.Tracer):
         return LEAKED_TRACER
+    if values.is_key(value):
+        return (f"{value.dtype}{list(value.shape)} "
+                + array_text(values.host(value), limit, edgeitems, precision, one_line, linewidth))
     arr = np.asarray(value)
     if not arr.ndim:
         return str(arr[()])        # NumPy's shortest repr for the dtype, as JAX prints: 1.1144837, not 1.11448371...

@@ -230,6 +230,9 @@ VIEW_TEXT = {
     "iqr_note": ("(± half the interquartile range of {n} runs)", "（± 为 {n} 次运行四分位距的一半）"),
     "estimate_is": ("estimate: {cost}", "估计：{cost}"), "outputs_head": ("outputs:", "输出："),
     "output": ("output", "输出"), "stats": ("min {min}, max {max}, mean {mean}", "最小值 {min}，最大值 {max}，均值 {mean}"),
+    "nan_inf": ("{n} {what}", "{what} {n} 个"),
+    "key_value": ("PRNG key ({impl}), key data {data}", "PRNG 密钥（{impl}），密钥数据 {data}"),
+    "complex_stats": ("|x| max {max}, real {re}, imag {im}", "|x| 最大值 {max}，实部 {re}，虚部 {im}"),
     "profile_head": ("profile on {device}, each equation compiled and run on its own (median of {n} runs)",
                      "在 {device} 上逐个方程剖析，每个方程单独编译、运行（{n} 次运行的中位数）"),
     "estimate": ("estimate", "估计"), "measured_alone": ("measured on its own (% of the sum)", "单独测得（占总和的比例）"),
@@ -259,6 +262,9 @@ VIEW_TEXT = {
     "statistics": ("statistics", "统计"), "sparkline": ("sparkline", "走势缩略图"),
     "dbg_stats": ("min {min}  max {max}  mean {mean}  NaN {nan}", "最小值 {min}  最大值 {max}  均值 {mean}  NaN {nan}"),
     "dbg_nan": ("NaN {nan}", "NaN {nan}"),
+    "dbg_complex": ("|x| max {max}  real {re}  imag {im}  NaN {nan}", "|x| 最大值 {max}  实部 {re}  虚部 {im}  NaN {nan}"),
+    "dbg_bool": ("True {n} of {size}", "{size} 个中 True {n} 个"),
+    "dbg_key": ("PRNG key ({impl}), key data {data}", "PRNG 密钥（{impl}），密钥数据 {data}"),
     "dbg_finished": ("jaxprlens debugger: finished", "jaxprlens 调试器：已完成"),
     "dbg_at": ("jaxprlens debugger at {path}", "jaxprlens 调试器位于 {path}"),
     "dbg_next": ("next: {line}", "下一步：{line}"), "dbg_last": ("last: {id} ({prim})", "上一步：{id}（{prim}）"),
@@ -298,6 +304,9 @@ VIEW_TEXT = {
     "tip_gutter": ("click to set or clear a breakpoint on this row", "点击在此行设置或取消断点"),
     "histogram": ("histogram of the finite values", "有限值的直方图"),
     "cap_steps": ("the cap of {n} steps", "{n} 步的上限"), "cap_bytes": ("the cap of {kb} kB", "{kb} kB 的上限"),
+    "cap_host": ("eqn {id} calls host functions ({names}): the recording stops before it, so that showing the "
+                 "debugger calls none; the live debugger steps on",
+                 "方程 {id} 调用宿主函数（{names}）：录制在它之前停止，这样显示调试器不会调用它们；实时调试器可继续单步"),
     "replay_capped": ("recording stopped after {n} steps ({why}): the replay ends there",
                       "录制在 {n} 步后停止（{why}），回放到此为止"),
     # a transformed program's title (transform.INPUTS_NOTE)
@@ -359,11 +368,32 @@ STEP_TEXT = {
                    "atol {atol}; set it with jit_rtol= / jit_atol=), by up to {abs} ({rel} of the output's largest "
                    "magnitude, in {path}); {n} differ in all. Rounding differences are expected: {why} They grow "
                    "where a program divides by a value near zero, e.g. Adam's update of a parameter whose gradient "
-                   "is ~0; if many values are far off, it may be a stepper bug: please report the program.",
+                   "is ~0.{after}",
                    "与 jax.jit 比较：{total} 个值中有 {beyond} 个的差异超出容差（rtol {rtol}，atol {atol}；可用 "
                    "jit_rtol= / jit_atol= 设置），最大相差 {abs}（为输出最大绝对值的 {rel}，在 {path}）；共有 {n} 个值"
                    "不同。舍入差异是预期的：{why}在程序除以接近零的值时，差异会被放大，例如梯度约为 0 的参数的 Adam 更新；"
+                   "{after}"),
+    "jit_differ_host": ("Compared with jax.jit, which called the program's host functions ({names}) once more: "
+                        "{beyond} of {total} values differ beyond the tolerance (rtol {rtol}, atol {atol}), by up to "
+                        "{abs} ({rel} of the output's largest magnitude, in {path}). Values that depend on what the host "
+                        "functions keep (a counter, a file, a random generator) differ on a second run: that is "
+                        "expected, not a stepper bug.",
+                        "与 jax.jit 比较，而 jax.jit 又调用了一次程序的宿主函数（{names}）：{total} 个值中有 {beyond} 个的"
+                        "差异超出容差（rtol {rtol}，atol {atol}），最大相差 {abs}（为输出最大绝对值的 {rel}，在 {path}）。"
+                        "依赖宿主函数所保存状态（计数器、文件、随机数生成器）的值在第二次运行时会不同：这是预期的，"
+                        "不是单步执行器的缺陷。"),
+    "jit_report": (" If many values are far off, it may be a stepper bug: please report the program.",
                    "如果许多值相差很远，可能是单步执行器的缺陷：请报告这个程序。"),
+    "jit_host": ("Not compared with jax.jit: the program calls host functions ({names}), and compiling it to compare "
+                 "would call them once more (a counter, a file or a log would see a second run). To compare anyway: "
+                 "stepper.jit_check(host=True).",
+                 "未与 jax.jit 比较：程序调用了宿主函数（{names}），为比较而编译运行会再调用它们一次（计数器、文件或日志"
+                 "会看到第二次运行）。如仍要比较：stepper.jit_check(host=True)。"),
+    "jit_equal_host": ("Compared with jax.jit: the outputs are equal.", "与 jax.jit 比较：输出相同。"),
+    "jit_host_ran": (" jax.jit called the program's host functions ({names}) once more: values that depend on what "
+                     "they keep (a counter, a file, a random generator) can differ, and that is no stepper bug.",
+                     "jax.jit 又调用了一次程序的宿主函数（{names}）：依赖它们所保存状态（计数器、文件、随机数生成器）的值"
+                     "可能不同，这不是单步执行器的缺陷。"),
     "jit_why": ("jax.jit compiles the whole program, and XLA may reorder (reassociate) and fuse floating-point "
                 "operations, where the stepper rounds after every equation.",
                 "jax.jit 编译整个程序，XLA 可能重新结合（reassociate）并融合浮点运算，而单步执行器在每个方程之后都舍入。"),
@@ -413,6 +443,10 @@ STEP_TEXT = {
     "jitdiff_more": (" (and {n} more outputs)", "（另有 {n} 个输出也不同）"),
     "jitdiff_type": ("{path} is {got} stepped but {want} compiled", "{path} 逐步执行得到 {got}，编译后却是 {want}"),
     "jitdiff_count": ("jax.jit gives {want} outputs, the stepper {got}", "jax.jit 给出 {want} 个输出，单步执行器给出 {got} 个"),
+    "jitdiff_host": ("not compared with jax.jit: the program calls host functions ({names}), and jax.jit would call "
+                     "them once more; to compare anyway: stepper.compare_with_jit(host=True)",
+                     "未与 jax.jit 比较：程序调用了宿主函数（{names}），jax.jit 会再调用它们一次；如仍要比较："
+                     "stepper.compare_with_jit(host=True)"),
     "jitdiff_failed": ("jax.jit raised {error} where the stepper ran: {detail}",
                        "单步执行器运行成功，而 jax.jit 报错 {error}：{detail}"),
     # why a step into ran an equation whole (engine.frames.Over, present.words.over_text)

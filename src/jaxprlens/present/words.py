@@ -127,6 +127,8 @@ def jit_diff_text(diff, lang: str | None = None) -> str | None:
         return None
     if diff.kind == "failed":
         return t("jitdiff_failed", lang, error=diff.error, detail=diff.detail)
+    if diff.kind == "host":
+        return t("jitdiff_host", lang, names=diff.detail)
     if diff.kind == "count":
         return t("jitdiff_count", lang, want=diff.want, got=diff.got)
     if diff.kind == "type":

@@ -18,6 +18,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
+from jaxprlens.engine import values
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import LEFT, Rows, data_row, source_once
 from jaxprlens.present.words import crumbs, over_text, stop_text
@@ -25,7 +26,7 @@ from jaxprlens.present.words import crumbs, over_text, stop_text
 SMALL = 64          # arrays up to this many elements are shown in full
 BLOCKS = "▁▂▃▄▅▆▇█"
 SPARK = 32          # sparkline width in characters
-BINS = 16           # histogram bars of an array's finite values
+BINS = values.BINS  # histogram bars of an array's finite values
 PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
 HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
@@ -48,9 +49,10 @@ def captured():
             jax.effects_barrier()      # callbacks run on the host, maybe on another thread: wait for them
 
 
-def sparkline(values, width: int = SPARK) -> str:
-    """Unicode blocks for the mean of ``width`` equal chunks of a flattened float array."""
-    flat = np.asarray(values, dtype=np.float64).ravel()
+def sparkline(value, width: int = SPARK) -> str:
+    """Unicode blocks for the mean of ``width`` equal chunks of a flattened real array (any JAX dtype: computed
+    on a float64 copy)."""
+    flat = values.numbers(values.host(value)).ravel()
     flat = flat[np.isfinite(flat)]
     if flat.size == 0:
         return ""
@@ -63,48 +65,66 @@ def sparkline(values, width: int = SPARK) -> str:
     return "".join(BLOCKS[i] for i in idx)
 
 
+def stats_text(s: values.Summary, lang: str) -> str:
+    """A summary's statistics in the reader's words (``min 1  max 3  mean 2  NaN 0``, a key array's
+    implementation and key data type, a complex value's magnitude and ranges, a bool value's count of True)."""
+    if s.kind == "key":
+        return t("dbg_key", lang, impl=s.impl, data=f"{s.data.dtype}{list(s.data.shape)}")
+    if not s.size or s.kind == "other":
+        return ""
+    if s.kind == "bool":                 # one bool says itself in its preview
+        return t("dbg_bool", lang, n=s.true, size=s.size) if s.size > 1 else ""
+    if s.min is None:
+        text = t("dbg_nan", lang, nan=s.nan)
+    elif s.kind == "complex":
+        text = t("dbg_complex", lang, max=_num(s.max), re=_range(s.re), im=_range(s.im), nan=s.nan)
+    else:
+        text = t("dbg_stats", lang, min=_num(s.min), max=_num(s.max), mean=_num(s.mean), nan=s.nan)
+    if s.inf:
+        text += "  " + t("dbg_inf", lang, n=s.inf)
+    return text
+
+
+def _range(lo_hi: tuple) -> str:
+    return f"[{_num(lo_hi[0])}, {_num(lo_hi[1])}]"
+
+
 def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS, spark: bool = True) -> dict:
     """Shape, dtype, device, statistics, NaN/Inf counts, a histogram and a printable value (full, or
-    summarised past ``limit`` elements and cut at ``chars`` characters) of one value."""
-    info = {"shape": "", "dtype": type(value).__name__, "device": "", "stats": "", "value": "", "spark": "",
-            "nan": 0, "inf": 0, "hist": None, "min": None, "max": None}
+    summarised past ``limit`` elements and cut at ``chars`` characters) of one value, of any JAX dtype
+    (``engine.values.summarize``: bfloat16, float8_*, int4 as numbers, a key array as its key data)."""
+    s = values.summarize(value, BINS)
+    info = {"shape": "", "dtype": s.dtype, "device": "", "stats": "", "value": "", "spark": "",
+            "nan": s.nan, "inf": s.inf, "hist": None, "min": None, "max": None}
     devices = getattr(value, "devices", None)
     if callable(devices):
         try:
             info["device"] = ", ".join(sorted(f"{d.platform}:{d.id}" for d in devices()))
         except Exception:  # noqa: BLE001 - deleted or abstract arrays
             pass
-    try:
-        arr = np.asarray(value)
-    except Exception:  # noqa: BLE001 - tokens, key arrays
-        info["value"] = str(value)[:chars]
+    if s.data is None:
+        info["value"] = s.text[:chars]
         return info
-    info["shape"] = str(tuple(arr.shape))
-    info["dtype"] = str(getattr(value, "dtype", arr.dtype))
-    if arr.dtype.kind in "biuf" and arr.size:
-        data = arr.astype(np.float64)
-        nan = int(np.isnan(data).sum())
-        info["nan"], info["inf"] = nan, int(np.isinf(data).sum())
-        finite = data[np.isfinite(data)]
-        if finite.size:
-            info["min"], info["max"] = float(_num(finite.min())), float(_num(finite.max()))
-            info["stats"] = t("dbg_stats", lang, min=_num(finite.min()), max=_num(finite.max()),
-                              mean=_num(finite.mean()), nan=nan)
-            if arr.size > 8 and arr.dtype.kind == "f" and finite.max() > finite.min():
-                info["hist"] = np.histogram(finite, BINS)[0].tolist()
-        else:
-            info["stats"] = t("dbg_nan", lang, nan=nan)
-        if info["inf"]:
-            info["stats"] += "  " + t("dbg_inf", lang, n=info["inf"])
+    info["shape"] = str(s.shape)
+    info["stats"] = stats_text(s, lang)
+    if s.min is not None and s.kind in ("int", "float"):
+        info["min"], info["max"] = float(_num(s.min)), float(_num(s.max))
+        info["hist"] = s.hist
     # the value panel is ~45 monospace characters wide beside the frame (970 px of output): rows wrap, not scroll
-    text = array_text(arr, limit, precision=5, one_line=False, linewidth=VALUE_COLUMNS)
+    text = array_text(s.data, limit, precision=5, one_line=False, linewidth=VALUE_COLUMNS)
     info["value"] = text if len(text) <= chars else text[:chars - 1] + "…"
-    if spark and arr.size > limit and arr.dtype.kind == "f":
-        info["spark"] = sparkline(arr)
+    if spark and s.size > limit and s.kind in ("int", "float"):
+        info["spark"] = sparkline(s.data)
     return info
 
 
 VALUE_COLUMNS = 44
+
+
+def array_text_of(value) -> str:
+    """A value's printed preview, a key array's preceded by its type (``key<fry>[2] [[...]]``)."""
+    text = describe(value)["value"]
+    return f"{value.dtype}{list(value.shape)} {text}" if values.is_key(value) else text
 
 
 def _num(x: float) -> str:
@@ -167,6 +187,11 @@ def _g(x: float) -> str:
 def jit_note(check, lang: str) -> list | None:
     """A ``JitCheck`` (``Stepper.jit_check``) in the reader's words: ``[kind, text]`` or None when equal."""
     status = check.status
+    ran = t("jit_host_ran", lang, names=check.host) if check.host else ""      # jax.jit called host functions again
+    if status == "host":
+        return ["jit", t("jit_host", lang, names=check.host)]
+    if status == "equal" and ran:
+        return ["jit", t("jit_equal_host", lang) + ran]
     if status in ("equal", "running"):
         return None
     if status == "skipped":      # the live front end offers a button that runs it (``press("jit")``), up to a size
@@ -176,16 +201,19 @@ def jit_note(check, lang: str) -> list | None:
     if status == "edited":
         return ["jit", t("jit_edited", lang)]
     if status == "failed":
-        return ["jitdiff", t("jit_failed", lang, detail=check.detail)]
+        return ["jitdiff", t("jit_failed", lang, detail=check.detail) + ran]
     if status == "mismatch":
         detail = (t("jitdiff_type", lang, path=check.path, got=check.got, want=check.want) if check.path
                   else t("jitdiff_count", lang, got=check.got, want=check.want))
-        return ["jitdiff", t("jit_mismatch", lang, detail=detail)]
+        return ["jitdiff", t("jit_mismatch", lang, detail=detail) + ran]
     why = t("jit_why", lang) + (t("jit_why_low", lang, low=check.low) if check.low else "")
     rel = f"{check.max_rel:.1e}" if check.max_rel < 0.01 else f"{check.max_rel:.0%}"
-    text = t(f"jit_{status}", lang, n=check.differing, total=check.total, abs=_g(check.max_abs), rel=rel,
-             path=check.path, rtol=_g(check.rtol), atol=_g(check.atol), why=why, beyond=check.beyond)
-    return ["jitdiff" if status == "differ" else "jit", text]
+    host = status == "differ" and check.host          # jax.jit called host functions again: expected, no stepper bug
+    key = "jit_differ_host" if host else f"jit_{status}"
+    text = t(key, lang, n=check.differing, total=check.total, abs=_g(check.max_abs), rel=rel, path=check.path,
+             rtol=_g(check.rtol), atol=_g(check.atol), why=why, beyond=check.beyond, names=check.host,
+             after=t("jit_report", lang) if status == "differ" else "") + (ran if status == "close" else "")
+    return ["jitdiff" if status == "differ" and not host else "jit", text]
 
 
 class StateView:
@@ -383,7 +411,7 @@ class StateView:
         st, lang = self.stepper, self.lang
         lines = [t("dbg_finished", lang) if st.done else t("dbg_at", lang, path=" › ".join(self.crumbs()))]
         eqn = st.current
-        flat = lambda x: " ".join(describe(x)["value"].split())[:80]   # noqa: E731
+        flat = lambda x: " ".join(array_text_of(x).split())[:80]   # noqa: E731
         if eqn is not None:
             lines.append("  " + t("dbg_next", lang, line=eqn_text(eqn)))
             for a, x in zip(eqn.invars, st.current_inputs):

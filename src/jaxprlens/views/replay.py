@@ -11,6 +11,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets, data as front_data
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
+from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.stepper import CONDITIONS, Stepper
 
 MAX_STEPS = 1000
@@ -70,6 +71,9 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     while not st.done:
         if len(steps) > max_steps:
             why = t("cap_steps", lang, n=max_steps)
+            break
+        if steps_into_host(st.current):    # showing the debugger calls no host function: the recording ends here
+            why = t("cap_host", lang, id=st.current.id, names=", ".join(eqn_host_calls(st.current)))
             break
         kind = _kind(st.current)
         if kind is not None and max_kinds is not None and kind not in kinds:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-import numpy as np
-
-from jaxprlens.engine import runner
+from jaxprlens.engine import runner, values
 from jaxprlens.engine.cost import Costs, si
 from jaxprlens.engine.devices import DeviceInfo, available_devices, default_device
 from jaxprlens.engine.runner import BUDGET, ProfileRow, Run
@@ -72,18 +70,27 @@ def fmt_time(seconds: float) -> str:
 
 
 def value_text(value, small: int = SMALL, lang: str = "en") -> str:
-    """A value as text: small arrays in full, large ones summarised (shape, dtype, range, preview)."""
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return str(arr.item())
-    type_ = f"{arr.dtype}{list(arr.shape)}"
-    if arr.size <= small:
-        return f"{type_} {array_text(arr, small + 1)}"
-    preview = array_text(arr, 6)
-    if np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating):
-        stats = t("stats", lang, min=f"{arr.min():.4g}", max=f"{arr.max():.4g}", mean=f"{arr.mean():.4g}")
-        return f"{type_} {{{stats}}} {preview}"
-    return f"{type_} {preview}"
+    """A value as text: small arrays in full, large ones summarised (type, range, preview); a key array as its
+    type, as JAX writes it (``key<fry>[2]``), and its key data (``engine.values.summarize``)."""
+    s = values.summarize(value)
+    if s.data is None:
+        return s.text
+    if s.kind == "key":
+        stats = t("key_value", lang, impl=s.impl, data=f"{s.data.dtype}{list(s.data.shape)}")
+        return f"{s.type} {{{stats}}} {array_text(s.data, small + 1)}"
+    if not s.shape:
+        return str(s.data.item())
+    if s.size <= small:
+        return f"{s.type} {array_text(s.data, small + 1)}"
+    preview = array_text(s.data, 6)
+    bits = []
+    if s.min is not None and s.kind in ("int", "float"):
+        bits.append(t("stats", lang, min=f"{s.min:.4g}", max=f"{s.max:.4g}", mean=f"{s.mean:.4g}"))
+    elif s.min is not None and s.kind == "complex":
+        bits.append(t("complex_stats", lang, max=f"{s.max:.4g}", re=f"[{s.re[0]:.4g}, {s.re[1]:.4g}]",
+                      im=f"[{s.im[0]:.4g}, {s.im[1]:.4g}]"))
+    bits += [t("nan_inf", lang, n=n, what=what) for n, what in ((s.nan, "NaN"), (s.inf, "Inf")) if n]
+    return f"{s.type} {{{t('sep', lang).join(bits)}}} {preview}" if bits else f"{s.type} {preview}"
 
 
 def cost_analysis_text(ca: dict | None, lang: str = "en") -> str:

@@ -1,0 +1,144 @@
+"""One summary of a value, whatever its JAX dtype, as data: kind, shape, dtype, NaN/Inf counts, min/max/mean, a
+histogram, and what to print.  ``views.dbgstate`` (the debugger's value panel), ``views.run`` (``run()``'s
+outputs) and ``present.display.array_text`` say it; ``engine.conditions`` and ``engine.jitcheck`` classify
+values with ``kind``.
+
+NumPy calls bfloat16, float8_* and int4/uint4 arrays kind ``'V'`` and cannot turn a key array into an array at
+all, so dtypes are read with ``jnp.issubdtype`` / ``jax.dtypes``, statistics are computed on a float64 copy
+(exact for every float and int type up to 32 bits), and a key array prints its key data
+(``jax.random.key_data``) beside its type as JAX writes it (``key<fry>[2]``)."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+BINS = 16           # histogram bars of an array's finite values
+HIST_MIN = 9        # elements an array needs for a histogram
+
+
+def kind(dtype) -> str:
+    """``bool``, ``int``, ``float``, ``complex``, ``key`` (a PRNG key array) or ``other`` (tokens, float0, ...)."""
+    if dtype is None:
+        return "other"
+    try:
+        return _kind(dtype)
+    except TypeError:       # unhashable: not a dtype
+        return "other"
+
+
+@functools.lru_cache(maxsize=256)
+def _kind(dtype) -> str:
+    try:
+        if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+            return "key"
+        if jax.dtypes.issubdtype(dtype, jax.dtypes.extended):
+            return "other"
+        for name, base in (("bool", jnp.bool_), ("int", jnp.integer), ("float", jnp.floating),
+                           ("complex", jnp.complexfloating)):
+            if jnp.issubdtype(dtype, base):
+                return name
+    except TypeError:       # not a dtype NumPy or JAX knows
+        pass
+    return "other"
+
+
+def kind_of(value) -> str:
+    """``kind`` of a value's dtype (``other`` for a value without one)."""
+    return kind(getattr(value, "dtype", None))
+
+
+def is_key(value) -> bool:
+    return kind_of(value) == "key"
+
+
+def host(value) -> np.ndarray:
+    """``value`` as a NumPy array to print or compare: a key array as its key data (raises for a value that is
+    no array, e.g. a token or a tracer)."""
+    if is_key(value):
+        return np.asarray(jax.random.key_data(value))
+    return np.asarray(value)
+
+
+def numbers(arr: np.ndarray) -> np.ndarray:
+    """A float64 copy of a real array of any dtype (bool, int4, bfloat16, float8_*, ...)."""
+    return np.asarray(arr).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One value, summarised.
+
+    ``kind``: see ``kind``; ``dtype`` as JAX names it (``bfloat16``, ``key<fry>``); ``data``: the NumPy array to
+    print (a key array's key data; None when the value is no array: ``text`` is then its ``str``).  ``nan``/
+    ``inf``: counts; ``min``/``max``/``mean``: of the finite values (a complex value: of their magnitudes);
+    ``hist``: ``BINS`` counts of the finite values, or None; ``re``/``im``: a complex value's ranges of real and
+    imaginary parts; ``true``: a bool value's count of True; ``impl``: a key array's implementation
+    (``threefry2x32``)."""
+    kind: str
+    shape: tuple = ()
+    dtype: str = ""
+    size: int = 0
+    data: np.ndarray | None = None
+    text: str = ""
+    nan: int = 0
+    inf: int = 0
+    min: float | None = None
+    max: float | None = None
+    mean: float | None = None
+    hist: list | None = None
+    re: tuple | None = None
+    im: tuple | None = None
+    true: int | None = None
+    impl: str = ""
+
+    @property
+    def type(self) -> str:
+        """The dtype and shape, e.g. ``float32[3]``, ``key<fry>[2]``."""
+        return f"{self.dtype}{list(self.shape)}"
+
+
+def summarize(value, bins: int = BINS) -> Summary:
+    """The ``Summary`` of one value: a JAX or NumPy array of any dtype, a Python scalar, or anything else."""
+    k = kind_of(value)
+    if k == "key":
+        data = np.asarray(jax.random.key_data(value))
+        impl = jax.random.key_impl(value)
+        return Summary("key", tuple(value.shape), str(value.dtype), int(np.prod(value.shape, dtype=int)), data,
+                       impl=str(getattr(impl, "name", impl)))
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - tokens, abstract values, tracers of another trace
+        return Summary("other", dtype=type(value).__name__, text=str(value))
+    dtype = getattr(value, "dtype", arr.dtype)
+    k = kind(dtype) if k == "other" else k
+    base = dict(shape=tuple(arr.shape), dtype=str(dtype), size=int(arr.size), data=arr)
+    if not arr.size or k == "other":
+        return Summary(k, **base)
+    if k == "bool":
+        n = int(np.count_nonzero(arr))
+        return Summary(k, min=float(arr.min()), max=float(arr.max()), mean=n / arr.size, true=n, **base)
+    if k == "complex":
+        z = arr.astype(np.complex128)
+        bad = ~np.isfinite(z)
+        nan = int((np.isnan(z.real) | np.isnan(z.imag)).sum())
+        ok = z[~bad]
+        stats = {}
+        if ok.size:
+            mag = np.abs(ok)
+            stats = dict(min=float(mag.min()), max=float(mag.max()), mean=float(mag.mean()),
+                         re=(float(ok.real.min()), float(ok.real.max())),
+                         im=(float(ok.imag.min()), float(ok.imag.max())))
+        return Summary(k, nan=nan, inf=int(bad.sum()) - nan, **stats, **base)
+    data = numbers(arr)
+    finite = data[np.isfinite(data)]
+    stats = dict(nan=int(np.isnan(data).sum()), inf=int(np.isinf(data).sum()))
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        stats.update(min=lo, max=hi, mean=float(finite.mean()))
+        if arr.size >= HIST_MIN and hi > lo:
+            stats["hist"] = np.histogram(finite, bins)[0].tolist()
+    return Summary(k, **stats, **base)

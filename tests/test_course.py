@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import jupytext
+import nbformat
 import pytest
 
 from jaxprlens.exercise import avoided
@@ -253,6 +254,23 @@ def test_every_lecture_has_two_exercises_with_hidden_solutions(path):
     assert sum("checks" in c["tags"] for c in cells(path)) == 1
 
 
+def _is_solution(tags) -> bool:
+    return any(re.fullmatch(r"solution-\d+", t) for t in tags)
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_a_folded_solution_shows_a_fixed_line_not_its_answer(path):
+    """JupyterLab and Notebook 7 show a folded cell's first line: every solution opens with the same comment, in
+    the source (English then Chinese) and in each edition (its own language)."""
+    solutions = [c for c in cells(path) if _is_solution(c["tags"])]
+    assert solutions
+    for c in solutions:
+        assert c["source"].split("\n")[:2] == [editions.SOLUTION_LINES["en"], editions.SOLUTION_LINES["zh"]]
+    for lang in editions.LANGS:
+        built = [c for c in edition_of(path, lang).cells if _is_solution(c.metadata.get("tags", []))]
+        assert [c.source.split("\n")[0] for c in built] == [editions.SOLUTION_LINES[lang]] * len(solutions)
+
+
 def _run(code: str, ns: dict) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -390,6 +408,18 @@ NOTEBOOK_BYTES = 500_000        # GitHub's notebook preview gives up on larger f
 def test_the_course_has_lectures_00_to_16_at_least():
     numbers = [int(p.name[:2]) for p in LECTURES]
     assert numbers == list(range(len(numbers))) and len(numbers) >= 17, [p.name for p in LECTURES]
+
+
+@pytest.mark.parametrize("lang", editions.LANGS)
+def test_every_stored_solution_shows_the_fixed_line_first(lang):
+    shown = {}
+    for path in sorted((ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        firsts = [c.source.split("\n")[0] for c in nb.cells if _is_solution(c.metadata.get("tags", []))]
+        assert firsts, path.name
+        shown.update({f"{path.stem} solution {i + 1}": line for i, line in enumerate(firsts)
+                      if line != editions.SOLUTION_LINES[lang]})
+    assert shown == {}, "a folded solution shows its answer: rebuild the notebooks (scripts/build_notebooks.py)"
 
 
 @pytest.mark.parametrize("lang", editions.LANGS)

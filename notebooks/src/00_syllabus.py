@@ -136,6 +136,8 @@ check(answer_1, len(make_jaxpr(g)(jnp.ones(3), jnp.ones(3)).jaxpr.eqns),
       "每施加一个原语就有一个方程：乘积、最大值、加法。0. 和 1. 这样的标量是字面量操作数，不是方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # mul, max, add.
 # mul、max、add。
 answer_1 = 3
@@ -155,6 +157,8 @@ check(answer_2, GLOSSARY["carry"][1],
       "术语表中 carry 那一行给出了答案；每个 while 和 scan 的操作数角色行用的都是这个词。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = "携带值"
 
 # %% [markdown]

@@ -160,6 +160,8 @@ check(answer_1, len(eqns),
       "每施加一个原语就有一个方程；2. 这样的标量字面量只是操作数，不是方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # cos, mul, add (2.0 is a literal operand of add), reduce_sum.
 # cos、mul、add（2.0 是 add 的字面量操作数）、reduce_sum。
 answer_1 = 4
@@ -185,6 +187,8 @@ check(answer_2, prims,
       "从里往外读 h：先乘，再求和，最后减；jaxpr 是 A 范式，每一步各成一个方程。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = ["mul", "reduce_sum", "sub"]
 
 # %% [markdown]

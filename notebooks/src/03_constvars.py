@@ -211,6 +211,8 @@ check(answer_1, (len(closed_shift.jaxpr.constvars), n_literals),
       "是字面量。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # np.arange(4.) * 2. is computed by NumPy while tracing: one f32[4] constvar. Then two adds; only 1. is a literal.
 # np.arange(4.) * 2. 在 trace 时由 NumPy 算出：一个 f32[4] constvar。之后是两个 add，只有 1. 是字面量。
 answer_1 = (1, 1)
@@ -240,6 +242,8 @@ check(answer_2, (len(closed_pick.jaxpr.constvars), len(true_branch.jaxpr.constva
       "量接住。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = (1, 0)
 
 # %% [markdown]
@@ -266,6 +270,8 @@ check(answer_3, (len(closed_mix.jaxpr.constvars), len(closed_mix.jaxpr.eqns)),
       "jnp.arange(3.) 是计算出来的，所以是方程（broadcast_in_dim、iota），两个 mul 和两个 add 也是方程。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # constvars: jnp.array([1., 2., 3.]) and W. Equations: broadcast_in_dim, mul, iota, mul, add, add.
 # constvar：jnp.array([1., 2., 3.]) 和 W。方程：broadcast_in_dim、mul、iota、mul、add、add。
 answer_3 = (2, 6)

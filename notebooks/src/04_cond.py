@@ -180,6 +180,8 @@ check(answer_1, ran,
       "cond 本身不钳制，钳制是 lax.switch 单独的 clamp 方程；直接绑定时，越界索引执行最后一个分支。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_1 = 2
 
 # %% [markdown]
@@ -203,6 +205,8 @@ check(answer_2, len(cond_of_blend.invars),
       "依次数：索引、任一分支捕获并被提升的常量、你传入的操作数；每个分支都会收到全部这些值。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # The index, w (captured by the true branch, hoisted), x and y.
 # 索引、w（被 true 分支捕获并提升）、x、y。
 answer_2 = 4

@@ -170,6 +170,8 @@ check(answer_1, dict(scan_eqn.roles.groups),
       "常量是 body 捕获的值（被 trace 的值或被提升的数组），carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Captured: k (an argument) and w (an array constant, hoisted); carry: (total, count); xs: xs.
 # 捕获的值：k（参数）与 w（被提升的数组常量）；carry：(total, count)；xs：xs。
 answer_1 = {"consts": 2, "carry": 2, "xs": 1}
@@ -190,6 +192,8 @@ check(answer_2, first_ys.shape,
       "scan 把每步的输出沿一个新的、长度为 length 的第 0 维堆叠起来。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Each step gives x * w: f32[3]; 16 steps stack to f32[16,3].
 # 每步得到 x * w：f32[3]；16 步堆叠为 f32[16,3]。
 answer_2 = (16, 3)

@@ -183,6 +183,8 @@ check(answer_1, first_nan.primitive,
       "按顺序逐个看方程，找出第一个把有限输入变成 NaN 的方程；之后的方程只是把 NaN 传下去。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # x - 1. is negative for 0.5 and -1.; sqrt of a negative float is NaN. log only receives it.
 # 对 0.5 与 -1.，x - 1. 为负；负数的 sqrt 是 NaN。log 只是接收到了它。
 answer_1 = "sqrt"
@@ -201,6 +203,8 @@ check(answer_2, int(np.isnan(np.asarray(risky(xs))).sum()),
       "NaN 会传遍之后所有逐元素方程，所以数一数 x - 1. < 0 的元素。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = 2
 
 # %% [markdown]

@@ -188,6 +188,8 @@ check_evaluator(my_eval_jaxpr)
 
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 def my_eval_jaxpr(jaxpr, consts, *args):
     env = {}
 
@@ -240,6 +242,8 @@ check_evaluator(my_eval_recursive, recursive=True)
 
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 def run_sub(closed, *args):
     return my_eval_recursive(closed.jaxpr, closed.consts, *args)
 

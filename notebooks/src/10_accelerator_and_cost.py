@@ -164,6 +164,8 @@ check(answer_1, 2 * math.prod(dot.outvars[0].aval.shape) * k,
       "128 x 256 个输出中的每一个都是长度 256 的点积：每项一次乘法和一次加法。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_1 = 2 * 128 * 256 * 256
 
 # %% [markdown]
@@ -183,6 +185,8 @@ check(answer_2, moved,
       "tanh 读入一个 f32[128,256]，写出一个 f32[128,256]；每个 float32 占 4 字节。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Two arrays of 128 * 256 float32 values, 4 bytes each: 262144 bytes, for only 32768 tanh evaluations.
 # 两个 128 * 256 的 float32 数组，每个值 4 字节：共 262144 字节，却只做了 32768 次 tanh。
 answer_2 = 2 * 128 * 256 * 4

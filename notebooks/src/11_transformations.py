@@ -348,6 +348,8 @@ check(answer_1, added,
       "方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # The transpose of reduce_sum broadcasts the cotangent 1.0 back to f32[8]; the add passes it on unchanged.
 # reduce_sum 的转置把余切 1.0 广播回 f32[8]；add 原样传递它。
 answer_1 = ["broadcast_in_dim"]
@@ -374,6 +376,8 @@ check(answer_2, any(e.primitive.name == "cond" for e in mapped.jaxpr.eqns),
       "只有谓词本身被批处理时，vmap 才把 cond 变成 select_n；未被批处理的谓词仍为整批选择一个分支。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = True
 
 
@@ -397,6 +401,8 @@ check(answer_3, len(scans),
       "反向模式需要前向循环（保存反向过程所需的值），然后是倒着运行的转置循环。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_3 = 2
 
 # %% [markdown]
@@ -420,6 +426,8 @@ check(answer_4, "max" in top,
       "只用来计算前向值。")
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_4 = False
 
 # %% [markdown]

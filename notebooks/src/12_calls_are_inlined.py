@@ -273,6 +273,8 @@ check(answer_1, sum(g.function == "dense" for g in tree.root.walk()),
       "调用栈，只是处在 transpose 作用域里：每次调用都会以反向的形式再出现一次。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Two calls forward (two lines call dense), the same two backward.
 # 前向两次（两行调用了 dense），反向同样两次。
 answer_1 = 4
@@ -309,6 +311,8 @@ check(answer_2, backward[0].call,
       "反向传播从结果出发，倒着走过方程：最后做的调用最先被反向处理。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = 4
 
 # %% [markdown]

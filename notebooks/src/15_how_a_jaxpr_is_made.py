@@ -356,6 +356,8 @@ check(answer_1, len(mine.eqns),
       "Python 循环在 trace 时执行：三轮，每轮一个 mul 和一个 add，再加上开头乘以 0. 的那个 mul。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # mul (0. * x), then (mul, add) three times.
 # mul（0. * x），然后 (mul, add) 三次。
 answer_1 = 7
@@ -384,6 +386,8 @@ check(answer_2, len(mine.constvars),
       "每个数组对象只生成一个 constvar：offset 是同一个数组用了两次，np.ones(3) 是另一个数组。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = 2
 
 # %% [markdown]
@@ -411,6 +415,8 @@ check(answer_3, seen[-1],
       "上 bind 原语。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_3 = "DynamicJaxprTracer"
 
 # %% [markdown]
@@ -450,6 +456,8 @@ else:
         passed()
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 IMPL["tanh"] = lax.tanh
 
 def tanh(x):

@@ -96,12 +96,12 @@ print(make_jaxpr(func1)(jnp.zeros(8), jnp.ones(8)).pretty_print(use_color=False)
 # %% [markdown]
 # Reading it row by row: there are no constvars; `a` and `b` are `first` and `second`; the scalar literal
 # `3.0` is inlined into `mul` (today JAX prints its type too, `3.0:f32[]`); `reduce_sum` has the parameter
-# `axes=(0,)`. JAX 0.10 to 0.12 (this course is recorded on 0.12.0.1) print `out_sharding=None` where the
-# article's older JAX printed `input_shape=(8,)`.
+# `axes=(0,)`. Since JAX 0.8 it also prints `out_sharding=None` (this course is recorded on 0.12.0.1); the
+# article's much older JAX printed `input_shape=(8,)` there instead.
 #
 # 逐行解读：没有 constvars；`a`、`b` 分别对应 `first`、`second`；标量字面量 `3.0` 直接内联在 `mul` 中
-# （如今的 JAX 还会打印其类型 `3.0:f32[]`）；`reduce_sum` 带有参数 `axes=(0,)`。文章使用的旧版本打印
-# `input_shape=(8,)`，JAX 0.10 至 0.12（本课程在 0.12.0.1 上录制）则打印 `out_sharding=None`。
+# （如今的 JAX 还会打印其类型 `3.0:f32[]`）；`reduce_sum` 带有参数 `axes=(0,)`。自 JAX 0.8 起它还会打印
+# `out_sharding=None`（本课程在 0.12.0.1 上录制）；文章所用的更早版本在这里打印的是 `input_shape=(8,)`。
 
 # %% [markdown]
 # `--text` shows exactly what JAX prints; `--lang zh` writes the table in Chinese.

@@ -59,13 +59,18 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 #
 # `ft_out=((None,), (...,))` groups the results the same way: the final carry `d`, then the stacked
 # per-iteration outputs `e:f32[16]`. The body's binders follow the same order: `f` (const), `g` (carry),
-# `h i` (one element of each x).
+# `h i` (one element of each x). The stacked group prints as `(RightsOnly(Right(None)),)`: `Right` marks an
+# output the `scan` equation computes and returns; a body that returns one of its xs unchanged gets a `Left`
+# there instead, and that output is left out of the equation's results (the outer jaxpr returns the xs
+# itself).
 #
 # `scan` 有 4 个操作数 `b 0.0:f32[] a c`。JAX 0.11 及之后用一个参数说明它们如何分组：
 # `ft_in=((None,), (None,), (None, None))`，它是由三组按此顺序组成的树，每个操作数一项：常量 1 个：被循环体捕获的
 # `b`（即 `extra`）；携带值 1 个：初值 `0.0`；xs 2 个，即被扫描的数组：`a`（`arr`）与 `c`（`ones`），共
 # `length=16` 次迭代。`ft_out=((None,), (...,))` 以同样方式为结果分组：最终的携带值 `d`，以及逐次输出堆叠而成的
-# `e:f32[16]`。循环体的绑定变量也按这个顺序排列：`f`（常量）、`g`（携带值）、`h i`（每个 x 的一个元素）。
+# `e:f32[16]`。循环体的绑定变量也按这个顺序排列：`f`（常量）、`g`（携带值）、`h i`（每个 x 的一个元素）。堆叠输出
+# 这一组打印为 `(RightsOnly(Right(None)),)`：`Right` 表示由 `scan` 方程计算并返回的输出；如果循环体原样返回某个
+# xs 的元素，这里就是 `Left`，该输出不在方程的结果之中（外层 jaxpr 直接返回那个 xs）。
 #
 # > **Outdated in the article / 原文已过时** — the article's older JAX printed the groups as counts,
 # > `num_consts=1` and `num_carry=1` (the xs are the rest), and a `linear` parameter (autodiff bookkeeping).

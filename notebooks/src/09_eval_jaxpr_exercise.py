@@ -38,13 +38,17 @@
 # - An atom (an equation's input, or an output of the jaxpr) is a `Var` (hashable: use it as a dict key) or a
 #   `Literal`, whose value is `lit.val`.
 # - `prim.bind(*values, **prim.get_bind_params(eqn.params))` applies a primitive; it returns a list when
-#   `prim.multiple_results` is true.
+#   `prim.multiple_results` is true. Before JAX 0.9.2 `get_bind_params` returned a pair `(subfuns, params)`:
+#   there write `subfuns, params = prim.get_bind_params(eqn.params)` and
+#   `prim.bind(*subfuns, *values, **params)`.
 #
 # 来自 `jax.extend.core`：`Jaxpr` 有 `constvars`、`invars`、`eqns`、`outvars`；`jax.make_jaxpr(f)(*args)` 返回的
 # jaxpr 的 `consts` 是其 constvars 的值（JAX ≤ 0.10 中是包装它的 `ClosedJaxpr`；`closed.jaxpr` 与 `closed.consts`
 # 在各版本上都可用，见第 3 讲）。`JaxprEqn` 有 `primitive`、`params`、`invars`、`outvars`。原子（方程的输入或 jaxpr
 # 的输出）要么是 `Var`（可哈希，可直接作为字典键），要么是 `Literal`（其值为 `lit.val`）。用
 # `prim.bind(*values, **prim.get_bind_params(eqn.params))` 执行原语；当 `prim.multiple_results` 为真时返回列表。
+# JAX 0.9.2 之前 `get_bind_params` 返回二元组 `(subfuns, params)`：那时要写
+# `subfuns, params = prim.get_bind_params(eqn.params)` 与 `prim.bind(*subfuns, *values, **params)`。
 
 # %%
 import numpy as np
@@ -216,8 +220,8 @@ def my_eval_jaxpr(jaxpr, consts, *args):
 #
 # Now run `cond`, `while` and `jit` yourself, the way autodidax does, instead of binding them. Their sub-jaxprs
 # are in their params, each with its own `jaxpr` and `consts`:
-# - `cond`: operands `index, *ops`; run `params["branches"][index]` on `ops` (an index out of range runs the
-#   last branch, lecture 4);
+# - `cond`: operands `index, *ops`; run `params["branches"][index]` on `ops` (`cond` expects an index in range,
+#   and `lax.switch` has clamped it already, lecture 4);
 # - `while`: operands are `cond_nconsts` cond consts, `body_nconsts` body consts, then the carry; run
 #   `params["cond_jaxpr"]` on cond consts + carry, and while it returns true, replace the carry by
 #   `params["body_jaxpr"]` run on body consts + carry (lecture 5);
@@ -226,8 +230,8 @@ def my_eval_jaxpr(jaxpr, consts, *args):
 # Recurse by calling `my_eval_recursive` itself; every other primitive (`scan` included) may still be bound.
 #
 # 现在像 autodidax 那样自己执行 `cond`、`while` 与 `jit`，而不是 bind 它们。它们的子 jaxpr 在参数里，各自带有 `jaxpr`
-# 与 `consts`：`cond` 的操作数是 `index, *ops`，用 `ops` 运行 `params["branches"][index]`（索引越界时运行最后一个分支，
-# 第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个条件常量、`body_nconsts` 个循环体常量和携带值：用条件常量 +
+# 与 `consts`：`cond` 的操作数是 `index, *ops`，用 `ops` 运行 `params["branches"][index]`（`cond` 要求索引不越界，
+# `lax.switch` 已经钳制过它，第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个条件常量、`body_nconsts` 个循环体常量和携带值：用条件常量 +
 # 携带值运行 `params["cond_jaxpr"]`，只要结果为真，就用循环体常量 + 携带值运行 `params["body_jaxpr"]` 得到新的携带值
 # （第 5 讲）；`jit` 用操作数运行 `params["jaxpr"]`（第 7 讲）。递归时调用 `my_eval_recursive` 本身；其余原语（包括
 # `scan`）仍可以 bind。
@@ -250,8 +254,7 @@ def run_sub(closed, *args):
 
 def cond_rule(params, index, *ops):
     branches = params["branches"]
-    index = int(index)
-    return run_sub(branches[index if 0 <= index < len(branches) else len(branches) - 1], *ops)
+    return run_sub(branches[int(index)], *ops)  # in range: lax.switch clamped it / 不越界：lax.switch 已钳制
 
 
 def while_rule(params, *operands):

@@ -77,11 +77,13 @@ func1(jnp.zeros(8), jnp.ones(8))
 # `jax.grad` = `linearize` (a JVP, partially evaluated: only the *linear* tangent equations remain) followed
 # by `transpose` (the linear function run backwards). The linearized `func1` multiplies the tangent of
 # `second` by `cos(second)` (computed once and kept as a constant) and by `3.0`, adds the tangent of `first`,
-# and sums.
+# and sums. Here `3.0` is not a literal but the constvar `b:f32[]`: linearizing stored it as a 0-d `jax.Array`,
+# and an existing `jax.Array` is a constvar whatever its shape (lecture 3).
 #
 # `jax.grad` 等于 `linearize`（对 JVP 做部分求值，只留下**线性**的切向量方程）再接 `transpose`（把这个线性函数
 # 反过来运行）。线性化后的 `func1` 把 `second` 的切向量乘以 `cos(second)`（只算一次，作为常量保存）和 `3.0`，
-# 加上 `first` 的切向量，再求和。
+# 加上 `first` 的切向量，再求和。这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`：线性化把它保存成了 0 维的
+# `jax.Array`，而已经存在的 `jax.Array` 不论形状都是 constvar（第 3 讲）。
 
 # %%
 %%jaxpr --transform linearize --text

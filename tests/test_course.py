@@ -352,6 +352,16 @@ def my_eval_jaxpr(jaxpr, consts, *args):   # forgets the constvars
 """, """
 def my_eval_jaxpr(jaxpr, consts, *args):   # returns the inputs
     return list(args)[:len(jaxpr.outvars)]
+""", """
+def my_eval_jaxpr(jaxpr, consts, *args):   # right values, but JAX's own interpreter, not one of yours
+    return jax.core.eval_jaxpr(jaxpr, consts, *args)
+""", """
+from jax.core import eval_jaxpr as run_it
+def my_eval_jaxpr(jaxpr, consts, *args):   # the same under another name
+    return run_it(jaxpr, consts, *args)
+""", """
+def my_eval_jaxpr(jaxpr, consts, *args):   # the same through jaxpr_as_fun
+    return jcore.jaxpr_as_fun(jcore.ClosedJaxpr(jaxpr, consts))(*args)
 """],
     2: ["""
 my_eval_recursive = my_eval_jaxpr          # right values, but binds cond/while/jit instead of recursing

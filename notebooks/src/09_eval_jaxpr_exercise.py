@@ -116,6 +116,29 @@ def func12(arg):
 CASES = [(func1, (jnp.zeros(8), jnp.ones(8))), (scaled, (jnp.ones(3),)), (one_of_three, (2, 5.)),
          (func10, (np.ones(16), 5)), (func11, (np.ones(16), 5.)), (func12, (1.,))]
 HIGHER_ORDER = ("cond", "while", "jit", "pjit")
+# JAX's own interpreters of a jaxpr: calling one is not writing yours.
+THEIRS = {"eval_jaxpr", "jaxpr_as_fun"}
+THEIR_FUNCTIONS = [f for f in (getattr(jax.core, "eval_jaxpr", None), getattr(jcore, "jaxpr_as_fun", None)) if f]
+
+
+def used_names(code):
+    """The global and attribute names a function's code uses, its nested functions' included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= used_names(const)
+    return names
+
+
+def reads_the_jaxpr(evaluate):
+    """Fail unless `evaluate` walks the equations itself, instead of handing the jaxpr to JAX's interpreter."""
+    name, names = evaluate.__name__, used_names(evaluate.__code__)
+    calls_theirs = names & THEIRS or any(evaluate.__globals__.get(n) is f for n in names for f in THEIR_FUNCTIONS)
+    if calls_theirs or "eqns" not in names:
+        fail(f"{name} must interpret the jaxpr itself, not hand it to JAX's own eval_jaxpr.",
+             f"{name} 必须自己解释 jaxpr，而不是把它交给 JAX 自己的 eval_jaxpr。",
+             "Walk jaxpr.eqns: read each equation's inputs, bind its primitive, write its outputs.",
+             "遍历 jaxpr.eqns：读入每个方程的输入，bind 它的原语，写入它的输出。")
 
 
 def check_evaluator(evaluate, recursive=False):
@@ -156,6 +179,7 @@ def check_evaluator(evaluate, recursive=False):
             fail(f"the values are right, but for {f.__name__} {name} never called itself: it bound {nested[0]} "
                  "instead of running its sub-jaxprs.",
                  f"结果正确，但对 {f.__name__}，{name} 没有递归调用自己，而是直接 bind 了 {nested[0]}。")
+    reads_the_jaxpr(evaluate)
     passed()
 
 
@@ -163,10 +187,12 @@ def check_evaluator(evaluate, recursive=False):
 # ## Exercise 1: `my_eval_jaxpr` / 练习 1
 #
 # Fill in `my_eval_jaxpr(jaxpr, consts, *args)`, then run the check cell. Sub-jaxprs need no special care in
-# this first version: `bind` of `cond`, `while`, `scan` and `jit` runs them for you.
+# this first version: `bind` of `cond`, `while`, `scan` and `jit` runs them for you. Write the loop over
+# `jaxpr.eqns` yourself: the check refuses an evaluator that hands the jaxpr to JAX's own `eval_jaxpr`.
 #
 # 补全 `my_eval_jaxpr(jaxpr, consts, *args)`，然后运行检查单元格。第一个版本无需专门处理子 jaxpr：对 `cond`、
-# `while`、`scan`、`jit` 调用 `bind` 会替你执行它们。
+# `while`、`scan`、`jit` 调用 `bind` 会替你执行它们。对 `jaxpr.eqns` 的循环要自己写：把 jaxpr 交给 JAX 自己的
+# `eval_jaxpr` 的解释器通不过检查。
 
 # %% tags=["exercise-1"]
 def my_eval_jaxpr(jaxpr, consts, *args):

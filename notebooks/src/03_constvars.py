@@ -11,10 +11,10 @@
 #
 # Python and NumPy scalars are inlined as literals (`3.0:f32[]`). An array becomes a *constvar* when it
 # **already exists as a concrete value** while the function is traced: a NumPy array, a `jax.Array` made before
-# the call (of any shape, a 0-d one too), `jnp.array([1., 2., 3.])` built from Python data. Such arrays are **hoisted**: printed before the `;`, their
-# values travel with the jaxpr in its `consts`. An array that `jax.numpy` *computes* inside the function is
-# an equation instead, even when it depends on no argument: `jnp.ones(3)` traces to a `broadcast_in_dim`,
-# `jnp.arange(3.)` to an `iota`.
+# the call (of any shape, a 0-d one too), `jnp.array([1., 2., 3.])` built from Python data. Such arrays are
+# **hoisted**: printed before the `;`, their values travel with the jaxpr in its `consts`. An array that
+# `jax.numpy` *computes* inside the function is an equation instead, even when it depends on no argument:
+# `jnp.ones(3)` traces to a `broadcast_in_dim`, `jnp.arange(3.)` to an `iota`.
 #
 # Python 标量与 NumPy 标量以字面量形式内联（`3.0:f32[]`）。一个数组只有在 trace 时**已经作为具体值存在**，才会成为
 # *constvar*：NumPy 数组、调用之前就建好的 `jax.Array`（任意形状，0 维的也算）、由 Python 数据构造的

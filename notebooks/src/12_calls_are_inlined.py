@@ -119,10 +119,11 @@ for call in call_tree(program).root.walk():
 #
 # `jax.grad` linearizes `predict`: it traces it with `LinearizeTracer`s (direct linearization, the default
 # since JAX 0.7; before 0.7 it used JVP tracers), so each equation of the forward pass comes with the linear
-# equations of its tangent, under the name scope `jvp(...)`, a name kept from the JVP days. It then *transposes* that linear (tangent) part:
-# what runs backwards is the tangent jaxpr, not `predict`'s own equations. The transposed equations carry the
-# same Python stack as the forward ones, inside a `transpose(jvp(...))` name scope, so each call appears twice:
-# once forward, once backward, and the backward pass meets the calls in reverse order.
+# equations of its tangent, under the name scope `jvp(...)`, a name kept from the JVP days. It then
+# *transposes* that linear (tangent) part: what runs backwards is the tangent jaxpr, not `predict`'s own
+# equations. The transposed equations carry the same Python stack as the forward ones, inside a
+# `transpose(jvp(...))` name scope, so each call appears twice: once forward, once backward, and the backward
+# pass meets the calls in reverse order.
 #
 # `jax.grad` 对 `predict` 做线性化：它用 `LinearizeTracer` trace `predict`（直接线性化，自 JAX 0.7 起为默认；0.7
 # 之前用的是 JVP tracer），所以前向的每个方程都伴随着其切向量的线性方程，处在名字作用域 `jvp(...)` 里（这个名字沿用自

@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 venv: $(STAMP)
 
 lab: venv
-	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (jaxprlens)" >/dev/null
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --notebook-dir=notebooks $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # Debian's Chromium for the real-browser tests (installed only when missing and we are root).

@@ -37,6 +37,9 @@ SOURCES = NOTEBOOKS / "src"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from editions import LANGS, edition  # noqa: E402
 TAG = "needs-feature"
+# The kernel every stored notebook names: the one `make lab` registers (Makefile) and ipykernel's own default, so
+# opening a lecture there (or on binder) does not rewrite its metadata and mark it modified.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 # Magic flag -> modules it needs.
 FLAG_MODULES = {
@@ -139,14 +142,14 @@ def build_one(src: Path, out_dir: Path, lang: str = "en", timeout: int = 600) ->
     nb = jupytext.read(src, fmt="py:percent")
     nb.cells, skipped = select_cells(nb, src.name)
     edition(nb, lang, src.name, sorted(SOURCES.glob("[0-9][0-9]_*.py")))
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["jaxprlens"] = {"edition": lang, "jax": jax.__version__}
     out_dir = out_dir / lang
     out_dir.mkdir(parents=True, exist_ok=True)
     # One pinned renderer for stored SVG, whether or not a system `dot` exists (nbval compares them).
     env = dict(os.environ, JAX_PLATFORMS="cpu", JAXPRLENS_RENDERER="graphviz-pure",
                PYDEVD_DISABLE_FILE_VALIDATION="1")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+    client = NotebookClient(nb, timeout=timeout, kernel_name=KERNELSPEC["name"], record_timing=False,
                             store_widget_state=False, resources={"metadata": {"path": str(out_dir)}})
     client.execute(env=env, cwd=str(out_dir))
     _stable_ids(nb, src.stem)

@@ -9,7 +9,10 @@ Conventions of ``notebooks/src/*.py`` (``split_markdown`` raises on a paragraph 
 - a heading ``## English / 中文`` and a bold label ``**English / 中文**`` carry both languages; a label that
   opens an English paragraph is moved to the start of the Chinese paragraph that follows it;
 - in code, a comment line in Chinese next to one in English is a translation, and ``# English / 中文``
-  after code is one comment in two languages; code itself is the same in both editions.
+  after code is one comment in two languages; code itself is the same in both editions;
+- a solution cell (tagged ``solution-N``, folded by ``source_hidden``) opens with ``SOLUTION_LINES``, the English
+  line then the Chinese one: a folded cell shows its first line (JupyterLab, Notebook 7), which must not be
+  the answer.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ CODE_SPAN = re.compile(r"`[^`]*`|\]\([^)]*\)|<[^>]*>|\$[^$]*\$")
 LABEL = re.compile(r"\*\*([^*]+?) / ([^*]+?)\*\*")
 HEADING = re.compile(r"^(#+ )(.*)$")
 ZH_CONFIG = "%jaxpr_config --lang zh"
+SOLUTION_LINES = {"en": "# Solution: click to open", "zh": "# 参考答案：点击展开"}
 
 
 class SplitError(ValueError):

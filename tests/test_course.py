@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import jupytext
+import nbformat
 import pytest
 
 from jaxprlens.exercise import avoided
@@ -80,6 +81,23 @@ def prose(prefix: str, errata: bool = True) -> str:
     ("07", "restarts names inside the sub-jaxpr"),
     ("07", "JAX 的打印器在子 jaxpr 中重新命名"),
     ("04", "index clamped"),
+    # issue 31: each of these is wrong on JAX 0.12 (see the lecture's new sentence in the test below)
+    ("04", "an index out of range runs the last"),
+    ("04", "越界的索引会执行**最后一个**分支"),
+    ("04", "索引越界时执行最后一个分支"),
+    ("04", "JAX 0.10 and later no longer have it"),
+    ("09", "an index out of range runs the last branch"),
+    ("09", "索引越界时运行最后一个分支"),
+    ("15", "binding it yourself gives the same equation"),
+    ("15", "得到的方程完全一样"),
+    ("15", "older JAX used a `JVPTracer`"),
+    ("03", "Three ways to write the same three numbers"),
+    ("03", "同样三个数的三种写法"),
+    ("12", "`jax.grad` traces `predict` with JVP tracers"),
+    ("12", "`jax.grad` 用 JVP tracer trace `predict`"),
+    ("10", "an upper bound on the traffic"),
+    ("10", "访存量的上界"),
+    ("01", "JAX 0.10 to 0.12"),
 ])
 def test_wrong_statements_are_gone(prefix, wrong):
     assert _squash(wrong) not in prose(prefix)
@@ -105,8 +123,34 @@ def test_anf_is_a_normal_form_with_an_errata_box():
     ("07", "它们的绑定变量直接沿序列继续编号"),
     ("04", "The clamping is `lax.switch`'s work, not `cond`'s."),
     ("04", "钳制是 `lax.switch` 做的，不是 `cond` 做的。"),
-    ("04", "an index out of range runs the **last** branch"),
-    ("04", "越界的索引会执行**最后一个**分支"),
+    ("04", "it **expects** an index in `[0, len(branches) - 1]`"),
+    ("04", "它**要求**索引落在 `[0, len(branches) - 1]` 内"),
+    ("04", "under `vmap` the `cond` becomes a `select_n` over every branch's result, and there `-3` picks the "
+           "**first**"),
+    ("04", "在 `vmap` 下，`cond` 变成对各分支结果的 `select_n`，`-3` 选中的是**第一个**分支"),
+    ("04", "JAX 0.4.31 removed it."),
+    ("04", "JAX 0.4.31 删除了该参数。"),
+    ("09", "`cond` expects an index in range"),
+    ("09", "`cond` 要求索引不越界"),
+    ("09", "Before JAX 0.9.2 `get_bind_params` returned a pair `(subfuns, params)`"),
+    ("09", "JAX 0.9.2 之前 `get_bind_params` 返回二元组 `(subfuns, params)`"),
+    ("15", "an equation is its primitive, its operands **and its params**"),
+    ("15", "方程由原语、操作数**以及参数**组成"),
+    ("15", "before 0.7 it used a `JVPTracer`"),
+    ("15", "0.7 之前用的是 `JVPTracer`"),
+    ("03", "`jnp.ones(3)` (`[1, 1, 1]`), `jnp.arange(3.)` (`[0, 1, 2]`) and `jnp.array([1., 2., 3.])` (`[1, 2, 3]`)"),
+    ("03", "a `jax.Array` that already exists is a **constvar**, **whatever its shape**"),
+    ("03", "已经存在的 `jax.Array` **不论形状**都是 **constvar**"),
+    ("11", "Here `3.0` is not a literal but the constvar `b:f32[]`"),
+    ("11", "这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`"),
+    ("12", "it traces it with `LinearizeTracer`s (direct linearization, the default since JAX 0.7"),
+    ("12", "它用 `LinearizeTracer` trace `predict`（直接线性化，自 JAX 0.7 起为默认"),
+    ("10", "nor a bound on it either way"),
+    ("10", "也不是它的上界或下界"),
+    ("06", "`Right` marks an output the `scan` equation computes and returns"),
+    ("06", "`Right` 表示由 `scan` 方程计算并返回的输出"),
+    ("01", "Since JAX 0.8 it also prints `out_sharding=None`"),
+    ("01", "自 JAX 0.8 起它还会打印`out_sharding=None`"),
     ("06", "**Weak types / 弱类型.** The body's `convert_element_type[new_dtype=float32 weak_type=False]`"),
     ("06", "它只是去掉**弱类型**"),
     ("11", "This happens **only when the predicate is batched**."),
@@ -253,6 +297,23 @@ def test_every_lecture_has_two_exercises_with_hidden_solutions(path):
     assert sum("checks" in c["tags"] for c in cells(path)) == 1
 
 
+def _is_solution(tags) -> bool:
+    return any(re.fullmatch(r"solution-\d+", t) for t in tags)
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_a_folded_solution_shows_a_fixed_line_not_its_answer(path):
+    """JupyterLab and Notebook 7 show a folded cell's first line: every solution opens with the same comment, in
+    the source (English then Chinese) and in each edition (its own language)."""
+    solutions = [c for c in cells(path) if _is_solution(c["tags"])]
+    assert solutions
+    for c in solutions:
+        assert c["source"].split("\n")[:2] == [editions.SOLUTION_LINES["en"], editions.SOLUTION_LINES["zh"]]
+    for lang in editions.LANGS:
+        built = [c for c in edition_of(path, lang).cells if _is_solution(c.metadata.get("tags", []))]
+        assert [c.source.split("\n")[0] for c in built] == [editions.SOLUTION_LINES[lang]] * len(solutions)
+
+
 def _run(code: str, ns: dict) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -291,6 +352,16 @@ def my_eval_jaxpr(jaxpr, consts, *args):   # forgets the constvars
 """, """
 def my_eval_jaxpr(jaxpr, consts, *args):   # returns the inputs
     return list(args)[:len(jaxpr.outvars)]
+""", """
+def my_eval_jaxpr(jaxpr, consts, *args):   # right values, but JAX's own interpreter, not one of yours
+    return jax.core.eval_jaxpr(jaxpr, consts, *args)
+""", """
+from jax.core import eval_jaxpr as run_it
+def my_eval_jaxpr(jaxpr, consts, *args):   # the same under another name
+    return run_it(jaxpr, consts, *args)
+""", """
+def my_eval_jaxpr(jaxpr, consts, *args):   # the same through jaxpr_as_fun
+    return jcore.jaxpr_as_fun(jcore.ClosedJaxpr(jaxpr, consts))(*args)
 """],
     2: ["""
 my_eval_recursive = my_eval_jaxpr          # right values, but binds cond/while/jit instead of recursing
@@ -390,6 +461,18 @@ NOTEBOOK_BYTES = 500_000        # GitHub's notebook preview gives up on larger f
 def test_the_course_has_lectures_00_to_16_at_least():
     numbers = [int(p.name[:2]) for p in LECTURES]
     assert numbers == list(range(len(numbers))) and len(numbers) >= 17, [p.name for p in LECTURES]
+
+
+@pytest.mark.parametrize("lang", editions.LANGS)
+def test_every_stored_solution_shows_the_fixed_line_first(lang):
+    shown = {}
+    for path in sorted((ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        firsts = [c.source.split("\n")[0] for c in nb.cells if _is_solution(c.metadata.get("tags", []))]
+        assert firsts, path.name
+        shown.update({f"{path.stem} solution {i + 1}": line for i, line in enumerate(firsts)
+                      if line != editions.SOLUTION_LINES[lang]})
+    assert shown == {}, "a folded solution shows its answer: rebuild the notebooks (scripts/build_notebooks.py)"
 
 
 @pytest.mark.parametrize("lang", editions.LANGS)

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT / "scripts"))
 import editions  # noqa: E402
+from build_notebooks import KERNELSPEC  # noqa: E402
 
 EDITIONS = {lang: sorted((NOTEBOOKS / lang).glob("[0-9][0-9]_*.ipynb")) for lang in editions.LANGS}
 LECTURES = EDITIONS["en"]
@@ -151,3 +152,25 @@ def test_built_notebooks_keep_no_run_specific_metadata():
         assert '"execution": {' not in text and "iopub." not in text, path.name
         ids = [c.id for c in _read(path).cells]
         assert ids == [f"{path.stem[:40]}-{i:02d}" for i in range(len(ids))], path.name
+
+
+def _lab_kernelspec() -> dict:
+    """The kernel ``make lab`` registers: its ``ipykernel install`` line's name and display name."""
+    line = next(ln for ln in (ROOT / "Makefile").read_text().splitlines() if "ipykernel install" in ln)
+    name = re.search(r"--name (\S+)", line).group(1)
+    return {"display_name": re.search(r'--display-name "([^"]+)"', line).group(1), "language": "python",
+            "name": name}
+
+
+def test_the_build_names_the_kernel_make_lab_registers():
+    assert _lab_kernelspec() == KERNELSPEC
+    for src in SOURCES:         # a source opened with jupytext keeps its header too
+        header = src.read_text(encoding="utf-8").split("\n# ---\n", 1)[0]
+        assert f"#     display_name: {KERNELSPEC['display_name']}\n" in header, src.name
+        assert f"#     name: {KERNELSPEC['name']}" in header, src.name
+
+
+@pytest.mark.parametrize("path", BOTH, ids=_ids)
+def test_a_stored_notebook_names_the_kernel_make_lab_registers(path):
+    """JupyterLab rewrites a notebook's kernelspec to the running kernel's: a different one opens it modified."""
+    assert _read(path).metadata["kernelspec"] == _lab_kernelspec()

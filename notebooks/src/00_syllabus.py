@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -115,8 +115,8 @@ f(jnp.ones(3))
 import jax
 import jax.numpy as jnp
 from jax import make_jaxpr
+import jaxprlens
 from jaxprlens.exercise import check
-from jaxprlens.present.i18n import GLOSSARY
 
 # %% [markdown]
 # **Exercise 1 / 练习 1.** How many equations does the jaxpr of `g` have?
@@ -136,26 +136,35 @@ check(answer_1, len(make_jaxpr(g)(jnp.ones(3), jnp.ones(3)).jaxpr.eqns),
       "每施加一个原语就有一个方程：乘积、最大值、加法。0. 和 1. 这样的标量是字面量操作数，不是方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # mul, max, add.
 # mul、max、add。
 answer_1 = 3
 
 # %% [markdown]
-# **Exercise 2 / 练习 2.** The course and every view use one Chinese term per concept. What is the Chinese
-# term for the **carry** of a loop? Look it up in the glossary below.
+# **Exercise 2 / 练习 2.** A jaxpr names its values `a`, `b`, `c`, ... in the order they appear: the inputs
+# first, then each equation's result. In the jaxpr of `g`, what name does the result of `jnp.maximum` get?
+# Answer with a str.
 #
-# 课程和每个视图对每个概念只用一个中文术语。循环的 `carry` 用哪个中文术语？在下面的术语表里查一查。
+# jaxpr 按出现的顺序为值命名 `a`、`b`、`c`……：先是输入，再是每个方程的结果。在 `g` 的 jaxpr 中，`jnp.maximum` 的结果
+# 叫什么名字？用字符串作答。
 
 # %% tags=["exercise-2"]
 answer_2 = None  # a str / 一个字符串
 
 # %% tags=["check-2"]
-check(answer_2, GLOSSARY["carry"][1],
-      "The glossary's row for carry gives it; the roles line of every while and scan uses the same word.",
-      "术语表中 carry 那一行给出了答案；每个 while 和 scan 的操作数角色行用的都是这个词。")
+check(answer_2, next(e.outvars[0].name for e in jaxprlens.trace(g, jnp.ones(3), jnp.ones(3)).eqns
+                     if e.primitive == "max"),
+      "x and y are the inputs a and b; the product is the first equation's result, and the maximum comes next.",
+      "x 和 y 是输入 a、b；乘积是第一个方程的结果，最大值紧随其后。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
-answer_2 = "携带值"
+# Solution: click to open
+# 参考答案：点击展开
+# a, b = x, y; c = mul a b; d = max c 0.0; e = add d 1.0.
+# a、b 即 x、y；c = mul a b；d = max c 0.0；e = add d 1.0。
+answer_2 = "d"
 
 # %% [markdown]
 # ## Glossary / 术语表

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -96,12 +96,12 @@ print(make_jaxpr(func1)(jnp.zeros(8), jnp.ones(8)).pretty_print(use_color=False)
 # %% [markdown]
 # Reading it row by row: there are no constvars; `a` and `b` are `first` and `second`; the scalar literal
 # `3.0` is inlined into `mul` (today JAX prints its type too, `3.0:f32[]`); `reduce_sum` has the parameter
-# `axes=(0,)`. JAX 0.10 to 0.12 (this course is recorded on 0.12.0.1) print `out_sharding=None` where the
-# article's older JAX printed `input_shape=(8,)`.
+# `axes=(0,)`. Since JAX 0.8 it also prints `out_sharding=None` (this course is recorded on 0.12.0.1); the
+# article's much older JAX printed `input_shape=(8,)` there instead.
 #
 # 逐行解读：没有 constvars；`a`、`b` 分别对应 `first`、`second`；标量字面量 `3.0` 直接内联在 `mul` 中
-# （如今的 JAX 还会打印其类型 `3.0:f32[]`）；`reduce_sum` 带有参数 `axes=(0,)`。文章使用的旧版本打印
-# `input_shape=(8,)`，JAX 0.10 至 0.12（本课程在 0.12.0.1 上录制）则打印 `out_sharding=None`。
+# （如今的 JAX 还会打印其类型 `3.0:f32[]`）；`reduce_sum` 带有参数 `axes=(0,)`。自 JAX 0.8 起它还会打印
+# `out_sharding=None`（本课程在 0.12.0.1 上录制）；文章所用的更早版本在这里打印的是 `input_shape=(8,)`。
 
 # %% [markdown]
 # `--text` shows exactly what JAX prints; `--lang zh` writes the table in Chinese.
@@ -160,6 +160,8 @@ check(answer_1, len(eqns),
       "每施加一个原语就有一个方程；2. 这样的标量字面量只是操作数，不是方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # cos, mul, add (2.0 is a literal operand of add), reduce_sum.
 # cos、mul、add（2.0 是 add 的字面量操作数）、reduce_sum。
 answer_1 = 4
@@ -185,6 +187,8 @@ check(answer_2, prims,
       "从里往外读 h：先乘，再求和，最后减；jaxpr 是 A 范式，每一步各成一个方程。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = ["mul", "reduce_sum", "sub"]
 
 # %% [markdown]

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -135,6 +135,8 @@ check(answer_1, len(muls),
       "循环在 trace 时被展开：每执行一次迭代就记录一个 mul，不会留下循环原语。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_1 = 3
 
 
@@ -161,6 +163,8 @@ check(answer_2, (len(invars), first),
       "每个参数的每个叶子各成一个输入；字典的叶子按键排序。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Two leaves in params, two in xs; jax.tree_util sorts dict keys, so "b" comes before "w".
 # params 有两个叶子，xs 有两个；jax.tree_util 按键排序，所以 "b" 在 "w" 之前。
 answer_2 = (4, "b")

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -9,15 +9,16 @@
 # %% [markdown]
 # # Lecture 3 · Constant variables and the data model / 第 3 讲 · 常量变量与数据模型
 #
-# Scalar constants are inlined as literals (`3.0:f32[]`). An array becomes a *constvar* when it **already
-# exists as a concrete value** while the function is traced: a NumPy array, a `jax.Array` made before the call,
-# `jnp.array([1., 2., 3.])` built from Python data. Such arrays are **hoisted**: printed before the `;`, their
-# values travel with the jaxpr in its `consts`. An array that `jax.numpy` *computes* inside the function is
-# an equation instead, even when it depends on no argument: `jnp.ones(3)` traces to a `broadcast_in_dim`,
-# `jnp.arange(3.)` to an `iota`.
+# Python and NumPy scalars are inlined as literals (`3.0:f32[]`). An array becomes a *constvar* when it
+# **already exists as a concrete value** while the function is traced: a NumPy array, a `jax.Array` made before
+# the call (of any shape, a 0-d one too), `jnp.array([1., 2., 3.])` built from Python data. Such arrays are
+# **hoisted**: printed before the `;`, their values travel with the jaxpr in its `consts`. An array that
+# `jax.numpy` *computes* inside the function is an equation instead, even when it depends on no argument:
+# `jnp.ones(3)` traces to a `broadcast_in_dim`, `jnp.arange(3.)` to an `iota`.
 #
-# 标量常量以字面量形式内联（`3.0:f32[]`）。一个数组只有在 trace 时**已经作为具体值存在**，才会成为 *constvar*：
-# NumPy 数组、调用之前就建好的 `jax.Array`、由 Python 数据构造的 `jnp.array([1., 2., 3.])`。这样的数组被**提升**：
+# Python 标量与 NumPy 标量以字面量形式内联（`3.0:f32[]`）。一个数组只有在 trace 时**已经作为具体值存在**，才会成为
+# *constvar*：NumPy 数组、调用之前就建好的 `jax.Array`（任意形状，0 维的也算）、由 Python 数据构造的
+# `jnp.array([1., 2., 3.])`。这样的数组被**提升**：
 # 打印在分号之前，它们的值保存在 jaxpr 的 `consts` 中，随 jaxpr 一起携带。而在函数内部由 `jax.numpy` **计算**出的
 # 数组是方程，即使它不依赖任何参数：`jnp.ones(3)` 被 trace 成 `broadcast_in_dim`，`jnp.arange(3.)` 被 trace 成
 # `iota`。
@@ -38,10 +39,10 @@ import jax
 import jax.numpy as jnp
 from jax import make_jaxpr
 
-weights = np.array([1., 2., 3.], dtype=np.float32)  # an array constant, hoisted
+weights = np.array([1., 2., 3.], dtype=np.float32)  # an array constant, hoisted / 数组常量，被提升
 
 def scaled(x):
-    return jnp.sum(x * weights) * 2.  # 2. is a scalar: inlined
+    return jnp.sum(x * weights) * 2.  # 2. is a Python scalar: inlined / 2. 是 Python 标量：内联
 
 scaled(jnp.ones(3))
 
@@ -49,10 +50,14 @@ scaled(jnp.ones(3))
 print(make_jaxpr(scaled)(jnp.ones(3)).pretty_print(use_color=False))
 
 # %% [markdown]
-# Three ways to write the same three numbers, three different jaxprs: only the array that exists before
-# tracing reaches it is a constvar.
+# Three `f32[3]` arrays that depend on no argument, `jnp.ones(3)` (`[1, 1, 1]`), `jnp.arange(3.)` (`[0, 1, 2]`)
+# and `jnp.array([1., 2., 3.])` (`[1, 2, 3]`), give three different jaxprs: only the array that exists as a
+# value before tracing reaches it, the one built from Python data, is a constvar; the other two are computed,
+# so they are equations.
 #
-# 同样三个数的三种写法，得到三个不同的 jaxpr：只有在 trace 到达之前就已存在的数组才是 constvar。
+# 三个不依赖任何参数的 `f32[3]` 数组：`jnp.ones(3)`（`[1, 1, 1]`）、`jnp.arange(3.)`（`[0, 1, 2]`）与
+# `jnp.array([1., 2., 3.])`（`[1, 2, 3]`），得到三个不同的 jaxpr：只有在 trace 到达之前就已作为值存在的那个数组
+# （由 Python 数据构造的那个）才是 constvar；另外两个是计算出来的，所以是方程。
 
 # %%
 for make in (lambda: jnp.ones(3), lambda: jnp.arange(3.), lambda: jnp.array([1., 2., 3.])):
@@ -65,6 +70,34 @@ for make in (lambda: jnp.ones(3), lambda: jnp.arange(3.), lambda: jnp.array([1.,
 #
 # 分号前的 `a:f32[3]` 就是存放 `weights` 的 constvar，`b` 是 `x`。constvars 与 invars 的区别只是簿记惯例：
 # 在 JAX 内部两者都是输入变量，前 `len(consts)` 个的值来自 `consts`。
+
+# %% [markdown]
+# **By kind of value / 按值的种类.** Whether a value that is not an input becomes a literal or a constvar
+# depends on what kind of value it is, not on its shape:
+# - a Python scalar, a NumPy scalar (`np.float32(2.)`) or a 0-d NumPy array (`np.array(2.)`) is a
+#   **literal**, inlined in its equation (`2.0:f32[]`);
+# - a `jax.Array` that already exists is a **constvar**, **whatever its shape**: a 0-d one too, such as
+#   `jnp.float32(2.)` or `jnp.array(2.)` made before the call, printed `a:f32[]` before the `;`; so is a NumPy
+#   array of one or more dimensions;
+# - inside the function, a scalar that `jax.numpy` makes from a Python number (`jnp.float32(2.)` written in the
+#   body) is a literal again, an array built from Python data (`jnp.array([1., 2., 3.])`) a constvar, and an
+#   array `jax.numpy` computes (`jnp.ones(3)`) an equation.
+#
+# Predict each of the six jaxprs below before you run the cell: literal or constvar?
+#
+# **按值的种类**：一个不是输入的值成为字面量还是 constvar，取决于它是哪一种值，而不是它的形状。Python 标量、NumPy
+# 标量（`np.float32(2.)`）或 0 维 NumPy 数组（`np.array(2.)`）是**字面量**，直接内联在方程中（`2.0:f32[]`）；
+# 已经存在的 `jax.Array` **不论形状**都是 **constvar**：0 维的也一样，例如调用之前建好的 `jnp.float32(2.)` 或
+# `jnp.array(2.)`，打印为分号之前的 `a:f32[]`；一维及以上的 NumPy 数组也是 constvar。在函数内部，`jax.numpy` 由
+# Python 数构造的标量（在函数体里写的 `jnp.float32(2.)`）又是字面量，由 Python 数据构造的数组
+# （`jnp.array([1., 2., 3.])`）是 constvar，`jax.numpy` 计算出的数组（`jnp.ones(3)`）是方程。
+#
+# 运行下面的单元格之前，先逐个预测这六个 jaxpr：字面量还是 constvar？
+
+# %%
+made_before = [2., np.float32(2.), np.array(2.), jnp.float32(2.), jnp.array(2.), np.full(3, 2., np.float32)]
+for c in made_before:
+    print(make_jaxpr(lambda x: x * c)(jnp.ones(3)).pretty_print(use_color=False))
 
 # %% [markdown]
 # ## `Jaxpr`, `consts` and `JaxprEqn` / 代码中的数据模型
@@ -211,6 +244,8 @@ check(answer_1, (len(closed_shift.jaxpr.constvars), n_literals),
       "是字面量。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # np.arange(4.) * 2. is computed by NumPy while tracing: one f32[4] constvar. Then two adds; only 1. is a literal.
 # np.arange(4.) * 2. 在 trace 时由 NumPy 算出：一个 f32[4] constvar。之后是两个 add，只有 1. 是字面量。
 answer_1 = (1, 1)
@@ -240,6 +275,8 @@ check(answer_2, (len(closed_pick.jaxpr.constvars), len(true_branch.jaxpr.constva
       "量接住。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = (1, 0)
 
 # %% [markdown]
@@ -266,12 +303,50 @@ check(answer_3, (len(closed_mix.jaxpr.constvars), len(closed_mix.jaxpr.eqns)),
       "jnp.arange(3.) 是计算出来的，所以是方程（broadcast_in_dim、iota），两个 mul 和两个 add 也是方程。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # constvars: jnp.array([1., 2., 3.]) and W. Equations: broadcast_in_dim, mul, iota, mul, add, add.
 # constvar：jnp.array([1., 2., 3.]) 和 W。方程：broadcast_in_dim、mul、iota、mul、add、add。
 answer_3 = (2, 6)
 
 # %% [markdown]
-# **Takeaway / 小结**: scalars inline; arrays that already exist when tracing meets them hoist to the outermost
-# jaxpr, arrays that `jax.numpy` computes are equations; a jaxpr carries its `consts`.
+# **Exercise 4 / 练习 4.** `scale_all` multiplies by a Python scalar, a NumPy scalar and a 0-d `jax.Array` made
+# before the call, then adds a `jnp.float32` made inside. How many constvars will its jaxpr have, and how many
+# literal operands will its equations use? Answer `(constvars, literals)`.
 #
-# 标量内联；trace 遇到时已经存在的数组提升到最外层 jaxpr，由 `jax.numpy` 计算出的数组是方程；jaxpr 自己携带 `consts`。
+# `scale_all` 先乘以一个 Python 标量、一个 NumPy 标量和一个调用之前建好的 0 维 `jax.Array`，再加上一个在函数内部
+# 构造的 `jnp.float32`。它的 jaxpr 有多少个 constvar？它的方程一共用到多少个字面量操作数？用
+# `(constvar 数, 字面量数)` 作答。
+
+# %% tags=["exercise-4"]
+two = jnp.float32(2.)   # a 0-d jax.Array, made before tracing / 0 维 jax.Array，在 trace 之前建好
+half = np.float32(0.5)  # a NumPy scalar / NumPy 标量
+
+def scale_all(x):
+    return x * 3. * half * two + jnp.float32(1.)
+
+answer_4 = None  # a pair of ints / 两个整数组成的二元组
+
+# %% tags=["check-4"]
+closed_all = make_jaxpr(scale_all)(jnp.ones(3))
+n_literals = sum(isinstance(a, jcore.Literal) for e in closed_all.jaxpr.eqns for a in e.invars)
+check(answer_4, (len(closed_all.jaxpr.constvars), n_literals),
+      "The kind of value decides, not the shape: 3., the NumPy scalar half and the jnp.float32(1.) made inside "
+      "are literals; two is a jax.Array that already exists, so it is a constvar even though it is 0-d.",
+      "决定的是值的种类，而不是形状：3.、NumPy 标量 half 以及函数内部构造的 jnp.float32(1.) 是字面量；two 是已经存在的 "
+      "jax.Array，所以即使是 0 维的也是 constvar。")
+
+# %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# two is a constvar (a:f32[] before the ;); 3., half (0.5) and 1. are literals of mul, mul and add.
+# two 是 constvar（分号之前的 a:f32[]）；3.、half（0.5）和 1. 分别是 mul、mul、add 的字面量。
+answer_4 = (1, 3)
+
+# %% [markdown]
+# **Takeaway / 小结**: Python and NumPy scalars inline as literals; a `jax.Array` that already exists when tracing
+# meets it (0-d included) and a NumPy array hoist to the outermost jaxpr as constvars; arrays that `jax.numpy`
+# computes are equations; a jaxpr carries its `consts`.
+#
+# Python 标量与 NumPy 标量以字面量内联；trace 遇到时已经存在的 `jax.Array`（包括 0 维的）与 NumPy 数组作为 constvar
+# 提升到最外层 jaxpr；由 `jax.numpy` 计算出的数组是方程；jaxpr 自己携带 `consts`。

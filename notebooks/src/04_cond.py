@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -65,19 +65,31 @@ print(make_jaxpr(one_of_three)(1, 5.).pretty_print(use_color=False))
 print(one_of_three(1, 5.), one_of_three(7, 5.), one_of_three(-3, 5.))
 
 # %% [markdown]
-# `cond` itself does not clamp. Bound directly, without the `clamp` in front, an index out of range runs the
-# **last** branch, as XLA's `case` does: `-3` gives `5 + 3 = 8`, not the first branch's `6`.
+# `cond` itself does not clamp, and it gives an index out of range no meaning of its own: it **expects** an
+# index in `[0, len(branches) - 1]`, which `lax.switch` (with its `clamp`) and `lax.cond` (converting a bool to
+# 0 or 1) always give it. Bind `cond` directly with an index out of range and what runs depends on how the
+# equation is run: compiled, XLA's `case` runs the **last** branch (`-3` gives `5 + 3 = 8`); under `vmap` the
+# `cond` becomes a `select_n` over every branch's result, and there `-3` picks the **first** (`6`). Rely on
+# neither.
 #
-# `cond` 本身并不钳制。不经过前面的 `clamp` 直接绑定 `cond` 时，越界的索引会执行**最后一个**分支（与 XLA 的 `case`
-# 一致）：`-3` 得到 `5 + 3 = 8`，而不是第一个分支的 `6`。
+# `cond` 本身并不钳制，也没有为越界的索引规定任何含义：它**要求**索引落在 `[0, len(branches) - 1]` 内，而
+# `lax.switch`（用它的 `clamp`）与 `lax.cond`（把布尔值转换为 0 或 1）总会满足这一点。不经过 `clamp` 直接用越界的
+# 索引绑定 `cond` 时，执行哪个分支取决于方程怎样运行：编译执行时，XLA 的 `case` 执行**最后一个**分支（`-3` 得到
+# `5 + 3 = 8`）；在 `vmap` 下，`cond` 变成对各分支结果的 `select_n`，`-3` 选中的是**第一个**分支（`6`）。两者都不要依赖。
 
 # %%
+import jax
 import numpy as np
 
 cond_eqn = make_jaxpr(one_of_three)(1, 5.).jaxpr.eqns[-1]
-for index in (-3, 0, 7):
-    out = cond_eqn.primitive.bind(np.int32(index), np.float32(5.), **cond_eqn.params)
-    print(index, "->", float(out[0]))
+
+def bare_cond(index, x):  # cond bound directly, no clamp in front / 直接绑定 cond，前面没有 clamp
+    return cond_eqn.primitive.bind(index, x, **cond_eqn.params)[0]
+
+indices = np.array([-3, 0, 7], np.int32)
+for index in indices:  # compiled: XLA's case / 编译执行：XLA 的 case
+    print(index, "->", float(jax.jit(bare_cond)(index, np.float32(5.))))
+print(indices, "->", jax.vmap(bare_cond, (0, None))(indices, np.float32(5.)))  # vmap: select_n
 
 # %% [markdown]
 # ## `lax.cond`: the false branch comes first / `lax.cond`：false 分支在前
@@ -134,10 +146,10 @@ print(make_jaxpr(func8)(5., (jnp.zeros(1), 2.)).pretty_print(use_color=False))
 
 # %% [markdown]
 # > **Outdated in the article / 原文已过时** — the article's JAX also printed a `linear` parameter on `cond`;
-# > JAX 0.10 and later no longer have it. The article also reads the hoisted constant as a constvar of the false
+# > JAX 0.4.31 removed it. The article also reads the hoisted constant as a constvar of the false
 # > branch; today the branches have no constvars (lecture 3).
 # >
-# > 文章所用的旧版 JAX 还会为 `cond` 打印 `linear` 参数，JAX 0.10 及之后的版本已没有该参数。原文还把被提升的常量
+# > 文章所用的旧版 JAX 还会为 `cond` 打印 `linear` 参数，JAX 0.4.31 删除了该参数。原文还把被提升的常量
 # > 解读为 false 分支的 constvar；如今各分支都没有 constvars（见第 3 讲）。
 
 # %% [markdown]
@@ -159,28 +171,34 @@ from jaxprlens.exercise import check
 
 
 # %% [markdown]
-# **Exercise 1 / 练习 1.** Bind `cond` directly (no `clamp` in front) with index `-3`: which branch of
-# `one_of_three` runs? Answer with the branch number.
+# **Exercise 1 / 练习 1.** `route` has four branches and shifts its index first. Its `cond` expects an index
+# in range: which two literals bound the `clamp` equation in front of it? Then say which branch
+# `route(-1, x)` runs. Answer with `(low, high, branch)`.
 #
-# 不经过 `clamp`，直接用索引 `-3` 绑定 `cond`：`one_of_three` 的哪个分支会执行？用分支编号作答。
+# `route` 有四个分支，并先把索引平移。它的 `cond` 要求索引不越界：`cond` 前面那个 `clamp` 方程的两个边界是哪两个
+# 字面量？再说出 `route(-1, x)` 执行哪个分支。用 `(low, high, branch)` 作答。
 
 # %% tags=["exercise-1"]
-def one_of_three(index, arg):
-    return lax.switch(index, [lambda x: x + 1., lambda x: x - 2., lambda x: x + 3.], arg)
+def route(i, x):
+    return lax.switch(i - 2, [lambda x: x + 1., lambda x: x - 2., lambda x: x + 3., lambda x: x * 4.], x)
 
-answer_1 = None  # an int: 0, 1 or 2 / 整数 0、1 或 2
+print(make_jaxpr(route)(0, 5.).pretty_print(use_color=False))
+answer_1 = None  # a tuple of three ints / 三个整数组成的元组
 
 # %% tags=["check-1"]
-eqn = make_jaxpr(one_of_three)(1, 5.).jaxpr.eqns[-1]
-got = float(eqn.primitive.bind(np.int32(-3), np.float32(5.), **eqn.params)[0])
-ran = [float(one_of_three(i, 5.)) for i in range(3)].index(got)
-check(answer_1, ran,
-      "cond does not clamp: clamping is lax.switch's separate clamp equation. Bound directly, an index out of "
-      "range runs the last branch.",
-      "cond 本身不钳制，钳制是 lax.switch 单独的 clamp 方程；直接绑定时，越界索引执行最后一个分支。")
+clamp_eqn = next(e for e in make_jaxpr(route)(0, 5.).jaxpr.eqns if e.primitive.name == "clamp")
+low, high = (int(a.val) for a in (clamp_eqn.invars[0], clamp_eqn.invars[2]))
+ran = [float(f(5.)) for f in (lambda x: x + 1., lambda x: x - 2., lambda x: x + 3., lambda x: x * 4.)]
+check(answer_1, (low, high, ran.index(float(route(-1, 5.)))),
+      "clamp's operands are (low, value, high); lax.switch clamps the shifted index i - 2 into [0, 3] before cond "
+      "sees it, so -1 - 2 = -3 runs branch 0.",
+      "clamp 的操作数依次是 (low, value, high)；lax.switch 在 cond 之前把平移后的索引 i - 2 钳制到 [0, 3]，所以 "
+      "-1 - 2 = -3 执行分支 0。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
-answer_1 = 2
+# Solution: click to open
+# 参考答案：点击展开
+answer_1 = (0, 3, 0)
 
 # %% [markdown]
 # **Exercise 2 / 练习 2.** How many operands, the index included, will the `cond` of `blend` have?
@@ -203,13 +221,16 @@ check(answer_2, len(cond_of_blend.invars),
       "依次数：索引、任一分支捕获并被提升的常量、你传入的操作数；每个分支都会收到全部这些值。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # The index, w (captured by the true branch, hoisted), x and y.
 # 索引、w（被 true 分支捕获并提升）、x、y。
 answer_2 = 4
 
 # %% [markdown]
-# **Takeaway / 小结**: `cond` = index + one sub-jaxpr per branch (an index out of range runs the last);
-# `lax.switch` clamps the index with its own `clamp` equation; constants become shared operands.
+# **Takeaway / 小结**: `cond` = index + one sub-jaxpr per branch, and it expects the index in range: `lax.switch`
+# clamps it with its own `clamp` equation, `lax.cond` converts a bool to 0 or 1; constants become shared
+# operands.
 #
-# `cond` = 索引 + 每个分支一个子 jaxpr（索引越界时执行最后一个分支）；`lax.switch` 用自己的 `clamp` 方程钳制索引；
-# 常量成为各分支共享的操作数。
+# `cond` = 索引 + 每个分支一个子 jaxpr，且要求索引不越界：`lax.switch` 用自己的 `clamp` 方程钳制索引，`lax.cond`
+# 把布尔值转换为 0 或 1；常量成为各分支共享的操作数。

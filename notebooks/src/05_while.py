@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -161,6 +161,8 @@ check(answer_1, {"cond_consts": cn, "body_consts": bn, "carry": len(loop.invars)
       "被 cond_fun 捕获的值是 cond 常量，被 body_fun 捕获的是 body 常量，init 的每个叶子是一个 carry。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # limit is read by cond_fun, w by body_fun; the carry is the pair (counter, x).
 # limit 被 cond_fun 读取，w 被 body_fun 读取；carry 是二元组（计数器, x）。
 answer_1 = {"cond_consts": 1, "body_consts": 1, "carry": 2}
@@ -186,6 +188,8 @@ check(answer_2, loops[0],
       "迭代次数在 trace 时已知时，fori_loop 生成静态长度的循环（可以反向求导）；只有运行时的上界才需要 while。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = "scan"
 
 # %% [markdown]

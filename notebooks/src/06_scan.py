@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -59,13 +59,18 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 #
 # `ft_out=((None,), (...,))` groups the results the same way: the final carry `d`, then the stacked
 # per-iteration outputs `e:f32[16]`. The body's binders follow the same order: `f` (const), `g` (carry),
-# `h i` (one element of each x).
+# `h i` (one element of each x). The stacked group prints as `(RightsOnly(Right(None)),)`: `Right` marks an
+# output the `scan` equation computes and returns; a body that returns one of its xs unchanged gets a `Left`
+# there instead, and that output is left out of the equation's results (the outer jaxpr returns the xs
+# itself).
 #
 # `scan` 有 4 个操作数 `b 0.0:f32[] a c`。JAX 0.11 及之后用一个参数说明它们如何分组：
 # `ft_in=((None,), (None,), (None, None))`，它是由三组按此顺序组成的树，每个操作数一项：常量 1 个：被循环体捕获的
 # `b`（即 `extra`）；携带值 1 个：初值 `0.0`；xs 2 个，即被扫描的数组：`a`（`arr`）与 `c`（`ones`），共
 # `length=16` 次迭代。`ft_out=((None,), (...,))` 以同样方式为结果分组：最终的携带值 `d`，以及逐次输出堆叠而成的
-# `e:f32[16]`。循环体的绑定变量也按这个顺序排列：`f`（常量）、`g`（携带值）、`h i`（每个 x 的一个元素）。
+# `e:f32[16]`。循环体的绑定变量也按这个顺序排列：`f`（常量）、`g`（携带值）、`h i`（每个 x 的一个元素）。堆叠输出
+# 这一组打印为 `(RightsOnly(Right(None)),)`：`Right` 表示由 `scan` 方程计算并返回的输出；如果循环体原样返回某个
+# xs 的元素，这里就是 `Left`，该输出不在方程的结果之中（外层 jaxpr 直接返回那个 xs）。
 #
 # > **Outdated in the article / 原文已过时** — the article's older JAX printed the groups as counts,
 # > `num_consts=1` and `num_carry=1` (the xs are the rest), and a `linear` parameter (autodiff bookkeeping).
@@ -170,6 +175,8 @@ check(answer_1, dict(scan_eqn.roles.groups),
       "常量是 body 捕获的值（被 trace 的值或被提升的数组），carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Captured: k (an argument) and w (an array constant, hoisted); carry: (total, count); xs: xs.
 # 捕获的值：k（参数）与 w（被提升的数组常量）；carry：(total, count)；xs：xs。
 answer_1 = {"consts": 2, "carry": 2, "xs": 1}
@@ -190,6 +197,8 @@ check(answer_2, first_ys.shape,
       "scan 把每步的输出沿一个新的、长度为 length 的第 0 维堆叠起来。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Each step gives x * w: f32[3]; 16 steps stack to f32[16,3].
 # 每步得到 x * w：f32[3]；16 步堆叠为 f32[16,3]。
 answer_2 = (16, 3)

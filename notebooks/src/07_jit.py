@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -154,6 +154,8 @@ check(answer_1, [b.split(":")[0] for b in binders.split()],
       "jit 的打印规则让被调函数的绑定变量沿用传入的操作数的名字；看 jit 方程右方括号之后的操作数。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # a is x, b is y, c is z; the call passes b (the captured y) and c (z), so the binders print as b and c.
 # a 是 x，b 是 y，c 是 z；调用传入 b（被捕获的 y）与 c（z），所以绑定变量打印为 b、c。
 answer_1 = ["b", "c"]
@@ -176,6 +178,8 @@ check(answer_2, "y" if call.invars[0] is y_var else "z",
       "被闭包捕获的值变成显式操作数，并排在函数自身的参数之前。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = "y"
 
 # %% [markdown]

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -183,25 +183,49 @@ check(answer_1, first_nan.primitive,
       "按顺序逐个看方程，找出第一个把有限输入变成 NaN 的方程；之后的方程只是把 NaN 传下去。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # x - 1. is negative for 0.5 and -1.; sqrt of a negative float is NaN. log only receives it.
 # 对 0.5 与 -1.，x - 1. 为负；负数的 sqrt 是 NaN。log 只是接收到了它。
 answer_1 = "sqrt"
 
 # %% [markdown]
-# **Exercise 2 / 练习 2.** How many of the four outputs of `risky(xs)` are NaN?
+# **Exercise 2 / 练习 2.** Read the jaxpr of `two_paths` printed below. If the input `w` (its variable `b`)
+# holds a NaN, which equations' results will the NaN reach? Answer with their names in alphabetical order
+# (`b` itself not included). The check edits `b` with `set_value` and reads `changed`.
 #
-# `risky(xs)` 的四个输出中有几个是 NaN？
+# 读下面打印的 `two_paths` 的 jaxpr。如果输入 `w`（即变量 `b`）里有 NaN，NaN 会传到哪些方程的结果？按字母顺序
+# 列出它们的名字作答（不含 `b` 本身）。检查单元格用 `set_value` 修改 `b`，再读取 `changed`。
 
 # %% tags=["exercise-2"]
-answer_2 = None  # an int / 一个整数
+def two_paths(x, w):
+    h = jnp.tanh(x @ w)
+    s = jnp.sum(x * x)
+    return h * 2. + s, s + 1.
+
+x2, w2 = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+program2 = jaxprlens.trace(two_paths, x2, w2)
+print(program2)
+answer_2 = None  # a list of names (str) / 名字（字符串）组成的列表
 
 # %% tags=["check-2"]
-check(answer_2, int(np.isnan(np.asarray(risky(xs))).sum()),
-      "A NaN propagates through every later elementwise equation, so count the entries where x - 1. < 0.",
-      "NaN 会传遍之后所有逐元素方程，所以数一数 x - 1. < 0 的元素。")
+w_var = next(v for v in program2.invars if v.path == "w")
+edit = program2.stepper()
+edit.set_value(w_var.name, np.full(w2.shape, np.nan, np.float32))
+edit.run()
+check(answer_2, sorted(v.name for v in edit.changed if v.name != w_var.name),
+      "Follow the dataflow from b: an equation with an operand that holds a NaN gives a NaN, so the product, "
+      "tanh, the mul by 2. and the add that uses it; the sum of x * x never reads b, and neither does the "
+      "second output.",
+      "从 b 出发沿数据流走：操作数中有 NaN 的方程会得到 NaN，所以是矩阵乘、tanh、乘以 2. 的 mul，以及用到它的 add；"
+      "x * x 的求和从不读取 b，第二个输出也不读取。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
-answer_2 = 2
+# Solution: click to open
+# 参考答案：点击展开
+# c = x @ w, d = tanh c, g = d * 2., h = g + f; e, f and i come from x alone.
+# c = x @ w，d = tanh c，g = d * 2.，h = g + f；e、f、i 只来自 x。
+answer_2 = ["c", "d", "g", "h"]
 
 # %% [markdown]
 # **Takeaway / 小结**: breakpoints by primitive, by equation or by source line turn the jaxpr into a map

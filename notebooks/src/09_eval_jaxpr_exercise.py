@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -38,13 +38,17 @@
 # - An atom (an equation's input, or an output of the jaxpr) is a `Var` (hashable: use it as a dict key) or a
 #   `Literal`, whose value is `lit.val`.
 # - `prim.bind(*values, **prim.get_bind_params(eqn.params))` applies a primitive; it returns a list when
-#   `prim.multiple_results` is true.
+#   `prim.multiple_results` is true. Before JAX 0.9.2 `get_bind_params` returned a pair `(subfuns, params)`:
+#   there write `subfuns, params = prim.get_bind_params(eqn.params)` and
+#   `prim.bind(*subfuns, *values, **params)`.
 #
 # 来自 `jax.extend.core`：`Jaxpr` 有 `constvars`、`invars`、`eqns`、`outvars`；`jax.make_jaxpr(f)(*args)` 返回的
 # jaxpr 的 `consts` 是其 constvars 的值（JAX ≤ 0.10 中是包装它的 `ClosedJaxpr`；`closed.jaxpr` 与 `closed.consts`
 # 在各版本上都可用，见第 3 讲）。`JaxprEqn` 有 `primitive`、`params`、`invars`、`outvars`。原子（方程的输入或 jaxpr
 # 的输出）要么是 `Var`（可哈希，可直接作为字典键），要么是 `Literal`（其值为 `lit.val`）。用
 # `prim.bind(*values, **prim.get_bind_params(eqn.params))` 执行原语；当 `prim.multiple_results` 为真时返回列表。
+# JAX 0.9.2 之前 `get_bind_params` 返回二元组 `(subfuns, params)`：那时要写
+# `subfuns, params = prim.get_bind_params(eqn.params)` 与 `prim.bind(*subfuns, *values, **params)`。
 
 # %%
 import numpy as np
@@ -112,6 +116,29 @@ def func12(arg):
 CASES = [(func1, (jnp.zeros(8), jnp.ones(8))), (scaled, (jnp.ones(3),)), (one_of_three, (2, 5.)),
          (func10, (np.ones(16), 5)), (func11, (np.ones(16), 5.)), (func12, (1.,))]
 HIGHER_ORDER = ("cond", "while", "jit", "pjit")
+# JAX's own interpreters of a jaxpr: calling one is not writing yours.
+THEIRS = {"eval_jaxpr", "jaxpr_as_fun"}
+THEIR_FUNCTIONS = [f for f in (getattr(jax.core, "eval_jaxpr", None), getattr(jcore, "jaxpr_as_fun", None)) if f]
+
+
+def used_names(code):
+    """The global and attribute names a function's code uses, its nested functions' included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= used_names(const)
+    return names
+
+
+def reads_the_jaxpr(evaluate):
+    """Fail unless `evaluate` walks the equations itself, instead of handing the jaxpr to JAX's interpreter."""
+    name, names = evaluate.__name__, used_names(evaluate.__code__)
+    calls_theirs = names & THEIRS or any(evaluate.__globals__.get(n) is f for n in names for f in THEIR_FUNCTIONS)
+    if calls_theirs or "eqns" not in names:
+        fail(f"{name} must interpret the jaxpr itself, not hand it to JAX's own eval_jaxpr.",
+             f"{name} 必须自己解释 jaxpr，而不是把它交给 JAX 自己的 eval_jaxpr。",
+             "Walk jaxpr.eqns: read each equation's inputs, bind its primitive, write its outputs.",
+             "遍历 jaxpr.eqns：读入每个方程的输入，bind 它的原语，写入它的输出。")
 
 
 def check_evaluator(evaluate, recursive=False):
@@ -152,6 +179,7 @@ def check_evaluator(evaluate, recursive=False):
             fail(f"the values are right, but for {f.__name__} {name} never called itself: it bound {nested[0]} "
                  "instead of running its sub-jaxprs.",
                  f"结果正确，但对 {f.__name__}，{name} 没有递归调用自己，而是直接 bind 了 {nested[0]}。")
+    reads_the_jaxpr(evaluate)
     passed()
 
 
@@ -159,10 +187,12 @@ def check_evaluator(evaluate, recursive=False):
 # ## Exercise 1: `my_eval_jaxpr` / 练习 1
 #
 # Fill in `my_eval_jaxpr(jaxpr, consts, *args)`, then run the check cell. Sub-jaxprs need no special care in
-# this first version: `bind` of `cond`, `while`, `scan` and `jit` runs them for you.
+# this first version: `bind` of `cond`, `while`, `scan` and `jit` runs them for you. Write the loop over
+# `jaxpr.eqns` yourself: the check refuses an evaluator that hands the jaxpr to JAX's own `eval_jaxpr`.
 #
 # 补全 `my_eval_jaxpr(jaxpr, consts, *args)`，然后运行检查单元格。第一个版本无需专门处理子 jaxpr：对 `cond`、
-# `while`、`scan`、`jit` 调用 `bind` 会替你执行它们。
+# `while`、`scan`、`jit` 调用 `bind` 会替你执行它们。对 `jaxpr.eqns` 的循环要自己写：把 jaxpr 交给 JAX 自己的
+# `eval_jaxpr` 的解释器通不过检查。
 
 # %% tags=["exercise-1"]
 def my_eval_jaxpr(jaxpr, consts, *args):
@@ -188,6 +218,8 @@ check_evaluator(my_eval_jaxpr)
 
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 def my_eval_jaxpr(jaxpr, consts, *args):
     env = {}
 
@@ -214,8 +246,8 @@ def my_eval_jaxpr(jaxpr, consts, *args):
 #
 # Now run `cond`, `while` and `jit` yourself, the way autodidax does, instead of binding them. Their sub-jaxprs
 # are in their params, each with its own `jaxpr` and `consts`:
-# - `cond`: operands `index, *ops`; run `params["branches"][index]` on `ops` (an index out of range runs the
-#   last branch, lecture 4);
+# - `cond`: operands `index, *ops`; run `params["branches"][index]` on `ops` (`cond` expects an index in range,
+#   and `lax.switch` has clamped it already, lecture 4);
 # - `while`: operands are `cond_nconsts` cond consts, `body_nconsts` body consts, then the carry; run
 #   `params["cond_jaxpr"]` on cond consts + carry, and while it returns true, replace the carry by
 #   `params["body_jaxpr"]` run on body consts + carry (lecture 5);
@@ -224,8 +256,8 @@ def my_eval_jaxpr(jaxpr, consts, *args):
 # Recurse by calling `my_eval_recursive` itself; every other primitive (`scan` included) may still be bound.
 #
 # 现在像 autodidax 那样自己执行 `cond`、`while` 与 `jit`，而不是 bind 它们。它们的子 jaxpr 在参数里，各自带有 `jaxpr`
-# 与 `consts`：`cond` 的操作数是 `index, *ops`，用 `ops` 运行 `params["branches"][index]`（索引越界时运行最后一个分支，
-# 第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个条件常量、`body_nconsts` 个循环体常量和携带值：用条件常量 +
+# 与 `consts`：`cond` 的操作数是 `index, *ops`，用 `ops` 运行 `params["branches"][index]`（`cond` 要求索引不越界，
+# `lax.switch` 已经钳制过它，第 4 讲）；`while` 的操作数依次是 `cond_nconsts` 个条件常量、`body_nconsts` 个循环体常量和携带值：用条件常量 +
 # 携带值运行 `params["cond_jaxpr"]`，只要结果为真，就用循环体常量 + 携带值运行 `params["body_jaxpr"]` 得到新的携带值
 # （第 5 讲）；`jit` 用操作数运行 `params["jaxpr"]`（第 7 讲）。递归时调用 `my_eval_recursive` 本身；其余原语（包括
 # `scan`）仍可以 bind。
@@ -240,14 +272,15 @@ check_evaluator(my_eval_recursive, recursive=True)
 
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 def run_sub(closed, *args):
     return my_eval_recursive(closed.jaxpr, closed.consts, *args)
 
 
 def cond_rule(params, index, *ops):
     branches = params["branches"]
-    index = int(index)
-    return run_sub(branches[index if 0 <= index < len(branches) else len(branches) - 1], *ops)
+    return run_sub(branches[int(index)], *ops)  # in range: lax.switch clamped it / 不越界：lax.switch 已钳制
 
 
 def while_rule(params, *operands):

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -61,15 +61,17 @@ layer(w, x)
 # `--cost` 为每个方程增加 FLOPs 与访存字节数（读入输入 + 写出输出）的估算。矩阵乘的 FLOPs 为 `2·128·256·256`，占主导；
 # 逐元素方程搬运数据却几乎不做计算（算术强度低）。
 #
-# **What the estimate is / 这个估算是什么.** It counts each equation as if it ran alone, reading its inputs from
-# memory and writing its outputs back: an upper bound on the traffic of the jaxpr as written, and the right
-# number for comparing equations' arithmetic. It is **not** what the compiled program moves: XLA fuses
-# neighbouring elementwise equations into one kernel, whose intermediate values never reach memory (see the
-# fusion box below).
+# **What the estimate is / 这个估算是什么.** It counts each equation as if it ran alone, reading each input from
+# memory once and writing each output back once: the traffic that equation cannot avoid when run on its own,
+# and the right number for comparing equations. It is **not** what the compiled program moves, nor a bound on
+# it either way: XLA fuses neighbouring elementwise equations into one kernel, whose intermediate values never
+# reach memory, so fusion moves less (see the fusion box below); a large matrix product computed tile by tile
+# may read its operands from memory more than once, so it can move more.
 #
-# **这个估算是什么**：它把每个方程当作单独运行来计：从内存读入输入、把输出写回内存。这是按 jaxpr 原样执行时访存量的
-# 上界，也适合用来比较各方程的计算量。它**不是**编译后的程序实际搬运的字节数：XLA 会把相邻的逐元素方程融合成一个
-# kernel，其中间值从不写回内存（见下面关于融合的说明）。
+# **这个估算是什么**：它把每个方程当作单独运行来计：每个输入从内存读一次，每个输出写回内存一次，即该方程单独运行时
+# 无法避免的访存量，适合用来比较各方程。它**不是**编译后的程序实际搬运的字节数，也不是它的上界或下界：XLA 会把相邻的
+# 逐元素方程融合成一个 kernel，其中间值从不写回内存，所以融合后搬运得更少（见下面关于融合的说明）；而大的矩阵乘按块
+# 计算时，可能不止一次地从内存读取操作数，所以可能搬运得更多。
 
 # %% tags=["needs-feature"]
 %%jaxpr --cost
@@ -164,6 +166,8 @@ check(answer_1, 2 * math.prod(dot.outvars[0].aval.shape) * k,
       "128 x 256 个输出中的每一个都是长度 256 的点积：每项一次乘法和一次加法。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_1 = 2 * 128 * 256 * 256
 
 # %% [markdown]
@@ -183,6 +187,8 @@ check(answer_2, moved,
       "tanh 读入一个 f32[128,256]，写出一个 f32[128,256]；每个 float32 占 4 字节。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Two arrays of 128 * 256 float32 values, 4 bytes each: 262144 bytes, for only 32768 tanh evaluations.
 # 两个 128 * 256 的 float32 数组，每个值 4 字节：共 262144 字节，却只做了 32768 次 tanh。
 answer_2 = 2 * 128 * 256 * 4

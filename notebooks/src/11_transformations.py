@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -77,11 +77,13 @@ func1(jnp.zeros(8), jnp.ones(8))
 # `jax.grad` = `linearize` (a JVP, partially evaluated: only the *linear* tangent equations remain) followed
 # by `transpose` (the linear function run backwards). The linearized `func1` multiplies the tangent of
 # `second` by `cos(second)` (computed once and kept as a constant) and by `3.0`, adds the tangent of `first`,
-# and sums.
+# and sums. Here `3.0` is not a literal but the constvar `b:f32[]`: linearizing stored it as a 0-d `jax.Array`,
+# and an existing `jax.Array` is a constvar whatever its shape (lecture 3).
 #
 # `jax.grad` 等于 `linearize`（对 JVP 做部分求值，只留下**线性**的切向量方程）再接 `transpose`（把这个线性函数
 # 反过来运行）。线性化后的 `func1` 把 `second` 的切向量乘以 `cos(second)`（只算一次，作为常量保存）和 `3.0`，
-# 加上 `first` 的切向量，再求和。
+# 加上 `first` 的切向量，再求和。这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`：线性化把它保存成了 0 维的
+# `jax.Array`，而已经存在的 `jax.Array` 不论形状都是 constvar（第 3 讲）。
 
 # %%
 %%jaxpr --transform linearize --text
@@ -348,6 +350,8 @@ check(answer_1, added,
       "方程。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # The transpose of reduce_sum broadcasts the cotangent 1.0 back to f32[8]; the add passes it on unchanged.
 # reduce_sum 的转置把余切 1.0 广播回 f32[8]；add 原样传递它。
 answer_1 = ["broadcast_in_dim"]
@@ -374,6 +378,8 @@ check(answer_2, any(e.primitive.name == "cond" for e in mapped.jaxpr.eqns),
       "只有谓词本身被批处理时，vmap 才把 cond 变成 select_n；未被批处理的谓词仍为整批选择一个分支。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = True
 
 
@@ -397,6 +403,8 @@ check(answer_3, len(scans),
       "反向模式需要前向循环（保存反向过程所需的值），然后是倒着运行的转置循环。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_3 = 2
 
 # %% [markdown]
@@ -420,6 +428,8 @@ check(answer_4, "max" in top,
       "只用来计算前向值。")
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_4 = False
 
 # %% [markdown]

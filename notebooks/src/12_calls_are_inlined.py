@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -117,13 +117,17 @@ for call in call_tree(program).root.walk():
 # %% [markdown]
 # ## Forward and backward / 前向与反向
 #
-# `jax.grad` traces `predict` with JVP tracers: each equation of the forward pass comes with the linear
-# equations of its tangent, under the name scope `jvp(...)`. It then *transposes* that linear (tangent) part:
-# what runs backwards is the tangent jaxpr, not `predict`'s own equations. The transposed equations carry the
-# same Python stack as the forward ones, inside a `transpose(jvp(...))` name scope, so each call appears twice:
-# once forward, once backward, and the backward pass meets the calls in reverse order.
+# `jax.grad` linearizes `predict`: it traces it with `LinearizeTracer`s (direct linearization, the default
+# since JAX 0.7; before 0.7 it used JVP tracers), so each equation of the forward pass comes with the linear
+# equations of its tangent, under the name scope `jvp(...)`, a name kept from the JVP days. It then
+# *transposes* that linear (tangent) part: what runs backwards is the tangent jaxpr, not `predict`'s own
+# equations. The transposed equations carry the same Python stack as the forward ones, inside a
+# `transpose(jvp(...))` name scope, so each call appears twice: once forward, once backward, and the backward
+# pass meets the calls in reverse order.
 #
-# `jax.grad` 用 JVP tracer trace `predict`：前向的每个方程都伴随着其切向量的线性方程，处在名字作用域 `jvp(...)` 里。
+# `jax.grad` 对 `predict` 做线性化：它用 `LinearizeTracer` trace `predict`（直接线性化，自 JAX 0.7 起为默认；0.7
+# 之前用的是 JVP tracer），所以前向的每个方程都伴随着其切向量的线性方程，处在名字作用域 `jvp(...)` 里（这个名字沿用自
+# JVP 的时代）。
 # 然后它**转置**这个线性（切向量）部分：反向执行的是切向量 jaxpr，而不是 `predict` 自己的方程。转置得到的方程带着与前向
 # 相同的 Python 调用栈，只是处在 `transpose(jvp(...))` 名字作用域里，所以每次调用都出现两次：一次前向，一次反向，
 # 而且反向传播以相反的顺序遇到这些调用。
@@ -273,6 +277,8 @@ check(answer_1, sum(g.function == "dense" for g in tree.root.walk()),
       "调用栈，只是处在 transpose 作用域里：每次调用都会以反向的形式再出现一次。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # Two calls forward (two lines call dense), the same two backward.
 # 前向两次（两行调用了 dense），反向同样两次。
 answer_1 = 4
@@ -309,6 +315,8 @@ check(answer_2, backward[0].call,
       "反向传播从结果出发，倒着走过方程：最后做的调用最先被反向处理。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = 4
 
 # %% [markdown]

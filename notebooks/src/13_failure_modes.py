@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -413,6 +413,8 @@ check(answer_1, error_name(jax.jit(head_sum), jnp.ones(8), 3),
       "JAX 按它拒绝的那种转换来命名这个错误。修复：static_argnums=1。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # range() converts n to an int; jax.jit(head_sum, static_argnums=1) works.
 # range() 把 n 转换为整数；jax.jit(head_sum, static_argnums=1) 就能运行。
 answer_1 = "TracerIntegerConversionError"
@@ -450,6 +452,8 @@ check(answer_2, len(lines),
       "这次 trace 执行开头那一行和两个分支。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # One trace: "start", then both branches ("up", "down"); the later calls reuse the compiled function.
 # 只 trace 一次："start"，然后两个分支（"up"、"down"）；之后的调用复用已编译的函数。
 answer_2 = 3
@@ -473,6 +477,8 @@ check(answer_3, int(jax.jit(at)(jnp.arange(5), 7)),
       "读到的是最后一个。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_3 = 4
 
 # %% [markdown]
@@ -503,6 +509,8 @@ check(answer_4, len(seen),
       "被 trace 参数取新的值会复用已有程序。")
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_4 = 4
 
 # %% [markdown]

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -317,6 +317,8 @@ check(answer_1, sum(e.primitive is running_sum_p for e in grad_eqns),
       "running_sum。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # One in the forward pass (the primal) and one in the transposed tangent, between two rev equations.
 # 前向过程一个（原始值），转置后的切向量中一个（夹在两个 rev 方程之间）。
 answer_1 = 2
@@ -341,6 +343,8 @@ check(answer_2, tuple(operand.aval.shape),
       "批处理规则在 bind running_sum 之前，把批处理轴（第 1 维，大小为 5）移到最前面。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # The batch axis (size 5) moves to the front: f32[5,3]; each example's running sum runs along its 3 values.
 # 批处理轴（大小 5）被移到最前面：f32[5,3]；每个样本沿自己的 3 个值求累计和。
 answer_2 = (5, 3)
@@ -362,6 +366,8 @@ check(answer_3, np.asarray(pull_back(jnp.ones(4))[0]).tolist(),
       "输入 j 出现在输出 j、j+1、……、n-1 中，所以它的余切是这些输出的余切之和。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # The running sum from the other end: 4, 3, 2, 1 (it does not depend on x: the primitive is linear).
 # 从另一端求累计和：4、3、2、1（与 x 无关：这个原语是线性的）。
 answer_3 = [4.0, 3.0, 2.0, 1.0]
@@ -382,6 +388,8 @@ def smooth_abs_jvp(primals, tangents):
 check_jvp_rule(smooth_abs_jvp)
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 def smooth_abs_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     y = smooth_abs(x)

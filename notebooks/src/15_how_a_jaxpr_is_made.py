@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -70,15 +70,26 @@ print(make_jaxpr(jax.grad(peek_grad))(1.).pretty_print(use_color=False))
 # %% [markdown]
 # ## `bind`: every primitive goes to the current trace / `bind`：每个原语都交给当前 trace
 #
-# `jnp.sin(x)` checks its argument, then calls `lax.sin`, which calls `sin_p.bind(x)`. `sin_p` is a
-# `Primitive`, and binding it yourself gives the same equation:
+# `jnp.sin(x)` checks its argument, then calls `lax.sin`, which calls `sin_p.bind(x, accuracy=None)`. `sin_p`
+# is a `Primitive`, and you can bind it yourself. A bare `sin_p.bind(x)` *prints* the same line, but it is not
+# the same equation: an equation is its primitive, its operands **and its params**. The printer hides
+# `accuracy=None` because it is the default; the bare equation has no params at all, and `jit` or `grad` of it
+# fail, because the rules that lower and differentiate `sin` read `accuracy`. Bind with the params:
 #
-# `jnp.sin(x)` 先检查参数，再调用 `lax.sin`，后者调用 `sin_p.bind(x)`。`sin_p` 是一个 `Primitive`，自己去 bind
-# 它，得到的方程完全一样：
+# `jnp.sin(x)` 先检查参数，再调用 `lax.sin`，后者调用 `sin_p.bind(x, accuracy=None)`。`sin_p` 是一个
+# `Primitive`，你也可以自己 bind 它。不带参数的 `sin_p.bind(x)` *打印*出来是同一行，却不是同一个方程：方程由原语、
+# 操作数**以及参数**组成。打印器隐藏了 `accuracy=None`，因为它是默认值；自己 bind 出的方程根本没有参数，对它做
+# `jit` 或 `grad` 都会失败，因为 `sin` 的 lowering 规则和求导规则要读取 `accuracy`。bind 时要带上参数：
 
 # %%
+from jaxprlens.exercise import show_error
+
 print(type(lax.sin_p).__name__, lax.sin_p)
-print(make_jaxpr(lambda x: lax.sin_p.bind(x))(1.).pretty_print(use_color=False))
+bare = make_jaxpr(lambda x: lax.sin_p.bind(x))(1.)
+print(bare.pretty_print(use_color=False))
+print(bare.jaxpr.eqns[0].params, make_jaxpr(jnp.sin)(1.).jaxpr.eqns[0].params)
+show_error(jax.jit(lambda x: lax.sin_p.bind(x)), 1.)
+print(jax.jit(lambda x: lax.sin_p.bind(x, accuracy=None))(1.))
 
 # %% [markdown]
 # What `bind` does with the primitive depends on the current trace. With no transformation active, the
@@ -306,14 +317,15 @@ except RuntimeError as e:
 # > borrowed `eval_shape`), types carry a *weak type* flag and a sharding, equations keep their source line and
 # > name stack (lecture 12), and `make_jaxpr` traces with `DynamicJaxprTrace`, which also handles
 # > higher-order primitives by tracing their bodies into sub-jaxprs. `grad` in JAX 0.12 traces with a
-# > `LinearizeTracer` (the print above); older JAX used a `JVPTracer`.
+# > `LinearizeTracer` (the print above): direct linearization, the default since JAX 0.7; before 0.7 it used a
+# > `JVPTracer`.
 # >
 # > JAX 的 `Primitive.bind` 并不搜索一个列表：当前 trace 保存在一个上下文中（`jax/_src/core.py` 里的 `trace_ctx`），
 # > 每个 trace 都知道自己的上一层，所以“栈”其实是一条链。`bind` 取出当前 trace 并调用它的 `process_primitive`；JVP 或
 # > 批处理 trace 施加自己的规则，再在上一层 trace 上 bind。每个原语都有自己的抽象求值规则（我们借用了 `eval_shape`），
 # > 类型带有**弱类型**标记和分片信息，方程保留它的源码行和名字栈（第 12 讲），`make_jaxpr` 用 `DynamicJaxprTrace`
-# > 做 trace，它还会把高阶原语的体 trace 成子 jaxpr。JAX 0.12 的 `grad` 用 `LinearizeTracer` 做 trace（见上面的打印），
-# > 旧版 JAX 用的是 `JVPTracer`。
+# > 做 trace，它还会把高阶原语的体 trace 成子 jaxpr。JAX 0.12 的 `grad` 用 `LinearizeTracer` 做 trace（见上面的打印）：
+# > 这是直接线性化，自 JAX 0.7 起为默认；0.7 之前用的是 `JVPTracer`。
 
 # %% [markdown]
 # ## Exercises / 练习
@@ -356,6 +368,8 @@ check(answer_1, len(mine.eqns),
       "Python 循环在 trace 时执行：三轮，每轮一个 mul 和一个 add，再加上开头乘以 0. 的那个 mul。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # mul (0. * x), then (mul, add) three times.
 # mul（0. * x），然后 (mul, add) 三次。
 answer_1 = 7
@@ -384,6 +398,8 @@ check(answer_2, len(mine.constvars),
       "每个数组对象只生成一个 constvar：offset 是同一个数组用了两次，np.ones(3) 是另一个数组。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_2 = 2
 
 # %% [markdown]
@@ -411,6 +427,8 @@ check(answer_3, seen[-1],
       "上 bind 原语。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_3 = "DynamicJaxprTracer"
 
 # %% [markdown]
@@ -450,6 +468,8 @@ else:
         passed()
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 IMPL["tanh"] = lax.tanh
 
 def tanh(x):

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -225,6 +225,8 @@ check(answer_1, [e.primitive.name for e in make_jaxpr(inverse(h))(jnp.ones(3)).j
       "先撤销最后一步：3. - u 得 u = 3. - y（sub），u = t / 2. 得 t = u * 2.（mul），t = tanh(x) 得 x = atanh(t)。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_1 = ["sub", "mul", "atanh"]
 
 # %% [markdown]
@@ -250,6 +252,8 @@ check(answer_2, count_flops(make_jaxpr(running)(jnp.ones((10, 4)), jnp.ones((4, 
       "broadcast 在这里不计开销。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 # 10 * (2*4*4 + 4 + 4)
 answer_2 = 400
 
@@ -280,6 +284,8 @@ check(answer_3, len(runs),
       "jit 对每种新的输入类型（形状与 dtype）trace 一次，之后复用编译好的程序：f32[3] 一次，f32[5] 一次。值是多少无关紧要。")
 
 # %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
 answer_3 = 2
 
 # %% [markdown]

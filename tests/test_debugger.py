@@ -252,7 +252,7 @@ def test_mimebundle_replay_then_live_widget_and_saved_form():
     assert 'class="jl-row jl-hl" data-eqn="0"' in html          # the snapshot: the replay's start
     live, lmeta = a.widget_bundle()                              # the live widget: its view alone, no replay
     assert sorted(live) == [WIDGET_VIEW, "text/plain"] and live["text/plain"] == ""
-    assert live[WIDGET_VIEW]["model_id"] == a.model_id and lmeta == {"jaxprlens": {"live": True}}
+    assert live[WIDGET_VIEW]["model_id"] == a.model_id and lmeta == {"jaxprlens": {"live": True, "debugger": True}}
     nb = {"cells": [{"cell_type": "code", "outputs": [
         {"output_type": "display_data", "data": dict(da), "metadata": ma},
         {"output_type": "display_data", "data": dict(live), "metadata": lmeta},
@@ -319,7 +319,7 @@ def test_displayed_in_a_front_end_it_is_the_replay_then_the_live_widget(monkeypa
     d._ipython_display_()
     (replay, rmeta), (live, lmeta) = shell.shown
     assert (replay, rmeta) == d._repr_mimebundle_() and "jl-dbg-replay" in replay["text/html"]
-    assert sorted(live) == [WIDGET_VIEW, "text/plain"] and lmeta == {"jaxprlens": {"live": True}}
+    assert sorted(live) == [WIDGET_VIEW, "text/plain"] and lmeta == {"jaxprlens": {"live": True, "debugger": True}}
     d.close()
 
 

@@ -130,7 +130,7 @@ def test_saved_by_a_live_front_end_without_the_save_hook(work, tmp_path):
     nb = nbformat.read(work / "ex.ipynb", as_version=4)
     live = nbformat.v4.new_output("display_data", data={
         WIDGET_VIEW: {"version_major": 2, "version_minor": 1, "model_id": "5f0c2a"}, "text/plain": ""},
-        metadata={"jaxprlens": {"live": True}})
+        metadata={"jaxprlens": {"live": True, "debugger": True}})
     nb.cells[1].outputs.append(live)
     nbformat.write(nb, tmp_path / "saved.ipynb")
     nbconvert("--to", "html", "saved.ipynb", cwd=tmp_path)

@@ -406,7 +406,7 @@ def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_
             break
         time.sleep(0.3)
     assert kinds == [(["text/html", "text/plain"], {"jaxprlens": {"replay": True}}),
-                     ([WIDGET_VIEW, "text/plain"], {"jaxprlens": {"live": True}})], kinds
+                     ([WIDGET_VIEW, "text/plain"], {"jaxprlens": {"live": True, "debugger": True}})], kinds
     for k in lab_no_hook.api("/api/kernels"):
         lab_no_hook.api(f"/api/kernels/{k['id']}", method="DELETE")
     page.context.close()

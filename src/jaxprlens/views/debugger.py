@@ -6,10 +6,10 @@ All logic is in ``stepper.py``; this module mirrors the stepper's state to the f
 Displayed, a debugger is two outputs (``_ipython_display_``): first its recorded replay (``replay.py``), an
 ordinary ``text/html`` + ``text/plain`` output that every page without a kernel steps through (nbconvert,
 nbviewer, Sphinx, a reopened notebook), then, only where a front end that draws widgets runs the cell, the
-live widget's view alone (``{"jaxprlens": {"live": true}}``, no ``text/html``).  The live view shows itself
-once its kernel answers, and the replay beside it then steps aside (``debugger.css``): one debugger live,
-the replay wherever the notebook is saved or converted, with or without the server's save hook (which only
-drops the widget's output as a clean-up).  A kernel run by no such front end (``nbconvert --execute``,
+live widget's view alone (``{"jaxprlens": {"live": true, "debugger": true}}``, no ``text/html``).  The live
+view shows itself once its kernel answers, and the replay beside it then steps aside (``debugger.css``): one
+debugger live, the replay wherever the notebook is saved or converted, with or without the server's save hook
+(which only drops the widget's output as a clean-up).  A kernel run by no such front end (``nbconvert --execute``,
 papermill, myst-nb, Jupyter Book) opens no widget at all: its notebook stores the replay and no widget state.
 """
 from __future__ import annotations
@@ -28,8 +28,9 @@ from jaxprlens.engine.stepper import Stepper
 from jaxprlens.views.cells import cell_key, replace_in_cell  # noqa: F401 - cell_key: public here too
 from jaxprlens.present.words import path_text
 
-LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live widget's display,
-REPLAY_META = {LIVE_KEY: {"replay": True}}      # {"jaxprlens": {"replay": true}} the recorded replay's
+LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": LIVE_META} marks the live widget's display,
+LIVE_META = {"live": True, "debugger": True}
+REPLAY_META = {LIVE_KEY: {"replay": True}}      # and this one the recorded replay's
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
@@ -268,7 +269,7 @@ class Debugger(anywidget.AnyWidget):
         data, metadata = super()._repr_mimebundle_() or ({}, {})
         if WIDGET_VIEW not in data:
             return None
-        return {WIDGET_VIEW: data[WIDGET_VIEW], "text/plain": ""}, dict(metadata or {}, **{LIVE_KEY: {"live": True}})
+        return {WIDGET_VIEW: data[WIDGET_VIEW], "text/plain": ""}, dict(metadata or {}, **{LIVE_KEY: dict(LIVE_META)})
 
     def _ipython_display_(self):
         """Two outputs: the replay, then the live widget where the front end draws widgets."""

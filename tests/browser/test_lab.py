@@ -238,6 +238,9 @@ def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='0']").wait_for()
     step.click()
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)
+    shown = harness.output(page, 2).locator(".jl-dbg").evaluate_all(     # one debugger: its replay steps aside
+        "els => els.filter(e => e.offsetParent !== null).map(e => e.getAttribute('data-mode'))")
+    assert shown == ["live"]
 
 
 FUNC1 = """\

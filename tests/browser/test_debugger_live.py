@@ -433,3 +433,26 @@ def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_
                     str(html)], check=True, capture_output=True, timeout=120)
     page_text = html.read_text(encoding="utf-8")
     assert page_text.count('data-jl-view="replay"') == 1 and f'type="{WIDGET_VIEW}"' not in page_text
+
+
+def test_nbconvert_execute_page_steps_through_the_replay(browser, tmp_path):
+    """``jupyter nbconvert --execute --to html`` with default options (widget state stored): the page shows one
+    debugger, the recorded replay, and it steps with no kernel."""
+    nb = harness.write_notebook(tmp_path / "lecture.ipynb", [LOAD, FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)"])
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--execute", "--to", "html", str(nb)],
+                   check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto((tmp_path / "lecture.html").as_uri())
+        replay = page.locator(REPLAY)
+        wait_hl(replay, "0")
+        assert page.locator(".jl-dbg").evaluate_all(
+            "els => els.filter(e => e.offsetParent !== null).map(e => e.getAttribute('data-mode'))") == ["replay"]
+        replay.locator("button[data-do=step]").click()
+        wait_hl(replay, "1")
+        replay.locator("button[data-do=continue]").click()
+        replay.locator(".jl-crumbs", has_text="done").wait_for()
+        page.screenshot(path=str(harness.OUTPUT / "debugger_nbconvert_execute.png"), full_page=True)
+    finally:
+        context.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,79 @@ def test_saved_by_a_live_front_end_without_the_save_hook(work, tmp_path):
     assert replays(page) == [("0", 3)] and widget_views(page) == 0
     assert "Error displaying widget" not in page
     assert strip_live_widgets(nb) == 1 and len(nb.cells[1].outputs) == 1
+
+
+def jupyter_book() -> str:
+    """Jupyter Book 2's command (mystmd; it needs Node.js): ``$JAXPRLENS_JUPYTER_BOOK`` or on the PATH."""
+    found = os.environ.get("JAXPRLENS_JUPYTER_BOOK") or shutil.which("jupyter-book")
+    if not found or not shutil.which("node"):
+        pytest.skip("Jupyter Book 2 is not installed (pip install jupyter-book, in any environment; it needs "
+                    "Node.js); set JAXPRLENS_JUPYTER_BOOK to its jupyter-book command")
+    return found
+
+
+@pytest.mark.parametrize("execute", [False, True])
+def test_jupyter_book_2_page_data(work, tmp_path, execute):
+    """``jupyter book build --site`` (mystmd) on the stored notebook, and ``--execute`` on the lecture through a
+    Jupyter server of this environment: the page data holds the replay's HTML, no widget view.  (The site's
+    theme is fetched from the internet; offline only the page data is built, which is what is checked.)"""
+    book = jupyter_book()
+    nb = nbformat.read(work / ("t.ipynb" if execute else "ex.ipynb"), as_version=4)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "lecture.ipynb")
+    (tmp_path / "myst.yml").write_text("version: 1\nproject:\n  title: Lecture\n  toc:\n    - file: lecture.ipynb\n"
+                                       "site:\n  template: book-theme\n")
+    e, server = env(), None
+    if execute:                       # mystmd's own server start fails as root: it is given one to use
+        port, token = _free_port(), "jaxprlens-test"
+        server = subprocess.Popen([sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
+                                   f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+                                   f"--ServerApp.root_dir={tmp_path}"], cwd=tmp_path, env=e,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        e.update(JUPYTER_BASE_URL=f"http://127.0.0.1:{port}", JUPYTER_TOKEN=token)
+        _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}")
+    try:
+        subprocess.run([book, "build", "--site"] + (["--execute"] if execute else []), cwd=tmp_path, env=e,
+                       capture_output=True, text=True, timeout=600)     # fails offline after the page data
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+    (page,) = (tmp_path / "_build" / "site" / "content").glob("*.json")     # the one page (index.json)
+    data = json.loads(page.read_text())
+    outputs = [o for o in _nodes(data["mdast"]) if isinstance(o.get("jupyter_data"), dict)
+               and o["jupyter_data"].get("output_type") in ("display_data", "execute_result")]
+    assert [sorted(o["jupyter_data"]["data"]) for o in outputs] == [["text/html", "text/plain"]]
+    html = outputs[0]["jupyter_data"]["data"]["text/html"]
+    assert replays(html["content"] if isinstance(html, dict) else html) == [("0", 3)]
+
+
+def _nodes(tree):
+    if isinstance(tree, dict):
+        yield tree
+        for v in tree.values():
+            yield from _nodes(v)
+    elif isinstance(tree, list):
+        for v in tree:
+            yield from _nodes(v)
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(url: str, timeout: float = 60.0) -> None:
+    import time
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)

@@ -9,8 +9,9 @@ nbviewer, Sphinx, a reopened notebook), then, only where a front end that draws 
 live widget's view alone (``{"jaxprlens": {"live": true, "debugger": true}}``, no ``text/html``).  The live
 view shows itself once its kernel answers, and the replay beside it then steps aside (``debugger.css``): one
 debugger live, the replay wherever the notebook is saved or converted, with or without the server's save hook
-(which only drops the widget's output as a clean-up).  A kernel run by no such front end (``nbconvert --execute``,
-papermill, myst-nb, Jupyter Book) opens no widget at all: its notebook stores the replay and no widget state.
+(which only drops the widget's output as a clean-up).  A kernel run by no such front end (``nbconvert
+--execute``, papermill, myst-nb, Jupyter Book) opens no widget at all: its notebook stores the replay and no
+widget state.
 """
 from __future__ import annotations
 
@@ -30,16 +31,12 @@ from jaxprlens.present.words import path_text
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": LIVE_META} marks the live widget's display,
 LIVE_META = {"live": True, "debugger": True}
-REPLAY_META = {LIVE_KEY: {"replay": True}}      # and this one the recorded replay's
+REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the recorded replay's
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
 EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
-
-
-def json_copy(d: dict) -> dict:
-    return {k: dict(v) if isinstance(v, dict) else v for k, v in d.items()}
 
 
 def draws_widgets() -> bool | None:
@@ -259,7 +256,7 @@ class Debugger(anywidget.AnyWidget):
         data = {"text/plain": self.view.text(self.error),
                 "text/html": replay_html(self.replay(), self.view.lang, static=StateView(
                     Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())}
-        return data, json_copy(REPLAY_META)
+        return data, {LIVE_KEY: dict(REPLAY_META)}
 
     def widget_bundle(self) -> tuple[dict, dict] | None:
         """The live widget's display: its view and an empty text (where no widget is drawn it shows nothing:
@@ -269,7 +266,8 @@ class Debugger(anywidget.AnyWidget):
         data, metadata = super()._repr_mimebundle_() or ({}, {})
         if WIDGET_VIEW not in data:
             return None
-        return {WIDGET_VIEW: data[WIDGET_VIEW], "text/plain": ""}, dict(metadata or {}, **{LIVE_KEY: dict(LIVE_META)})
+        metadata = dict(metadata or {}, **{LIVE_KEY: dict(LIVE_META)})     # (anywidget's: Colab's widget manager)
+        return {WIDGET_VIEW: data[WIDGET_VIEW], "text/plain": ""}, metadata
 
     def _ipython_display_(self):
         """Two outputs: the replay, then the live widget where the front end draws widgets."""

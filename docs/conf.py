@@ -37,9 +37,7 @@ templates_path = ["_templates"]
 html_context = {"teacher_notes": sorted(p.stem for p in (DOCS / "teachers").glob("*.md"))}
 html_title = "jaxprlens"
 
-nb_execution_mode = "off"
-# The debugger widget's stored output has no widget state (random ids); show its static HTML fallback.
-nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
+nb_execution_mode = "off"   # a debugger's stored output is its recorded replay: no mimetype priority to set
 myst_enable_extensions = ["colon_fence"]
 suppress_warnings = ["myst.header"]
 

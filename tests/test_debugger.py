@@ -235,14 +235,14 @@ def test_replay_records_the_path_values_and_caps():
     assert len(json.dumps(small, ensure_ascii=False, separators=(",", ":")).encode()) <= 12_000
 
 
-def test_mimebundle_live_widget_replay_and_saved_form():
+def test_mimebundle_replay_then_live_widget_and_saved_form():
     a, b = debugger("func11"), debugger("func11")
     for d in (a, b):
         d.press("step")
         d.press("into")
         d.press("into")
     (da, ma), (db, _) = a._repr_mimebundle_(), b._repr_mimebundle_()
-    assert WIDGET_VIEW in da and ma["jaxprlens"] == {"live": True}
+    assert sorted(da) == ["text/html", "text/plain"] and ma == {"jaxprlens": {"replay": True}}
     assert da["text/html"] == db["text/html"] and da["text/plain"] == db["text/plain"]
     assert " at 0x" not in da["text/html"] + da["text/plain"]
     assert da["text/plain"].startswith("jaxprlens debugger at scan[eqn 1] › body › iteration 0 › eqn 1")
@@ -250,13 +250,92 @@ def test_mimebundle_live_widget_replay_and_saved_form():
     assert 'class="jaxprlens jl-dbg-replay"' in html and html.count('<script data-z=') == 1   # the front end's loader
     assert html.count("</script>") == 2 and 'data-jl-view="replay"' in html   # the data, then the loader
     assert 'class="jl-row jl-hl" data-eqn="0"' in html          # the snapshot: the replay's start
+    live, lmeta = a.widget_bundle()                              # the live widget: its view alone, no replay
+    assert sorted(live) == [WIDGET_VIEW, "text/plain"] and live["text/plain"] == ""
+    assert live[WIDGET_VIEW]["model_id"] == a.model_id and lmeta == {"jaxprlens": {"live": True, "debugger": True}}
     nb = {"cells": [{"cell_type": "code", "outputs": [
         {"output_type": "display_data", "data": dict(da), "metadata": ma},
+        {"output_type": "display_data", "data": dict(live), "metadata": lmeta},
         {"output_type": "display_data", "data": {WIDGET_VIEW: {"model_id": "x"}, "text/plain": "w"},
          "metadata": {}}]}]}
+    before = json.dumps(nb["cells"][0]["outputs"][0], sort_keys=True)
     assert strip_live_widgets(nb) == 1
-    saved, other = nb["cells"][0]["outputs"]
-    assert set(saved["data"]) == {"text/plain", "text/html"} and WIDGET_VIEW in other["data"]
+    saved, other = nb["cells"][0]["outputs"]                     # the live widget's output is gone, nothing else
+    assert json.dumps(saved, sort_keys=True) == before and WIDGET_VIEW in other["data"]
+    old = {"output_type": "display_data", "metadata": {"jaxprlens": {"live": True}},   # an older jaxprlens' output:
+           "data": dict(da, **{WIDGET_VIEW: {"model_id": "y"}})}                         # its widget view goes
+    nb = {"cells": [{"cell_type": "code", "outputs": [old]}]}
+    assert strip_live_widgets(nb) == 1 and sorted(nb["cells"][0]["outputs"][0]["data"]) == ["text/html", "text/plain"]
+
+
+class _Kernel:
+    """An IPython shell in a kernel, as ``draws_widgets`` sees it: the request's metadata and its published
+    displays."""
+
+    def __init__(self, metadata=None):
+        self.kernel = object()
+        self.parent_header = {"header": {"msg_id": "m1"}, "metadata": metadata or {}}
+        self.shown = []
+
+
+def _in_kernel(monkeypatch, metadata=None):
+    import IPython
+    import IPython.display
+    from jaxprlens.views import debugger as dbg
+    shell = _Kernel(metadata)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda data, raw=False, metadata=None: shell.shown.append((data, metadata)))
+    monkeypatch.delitem(dbg.sys.modules, "google.colab", raising=False)
+    return shell
+
+
+def test_draws_widgets_tells_a_front_end_from_nbclient(monkeypatch):
+    import IPython
+    from ipywidgets import Widget
+    from jaxprlens.views.debugger import draws_widgets
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    assert draws_widgets() is None                               # no kernel: a script, a test
+    monkeypatch.setattr(Widget, "_control_comm", None)
+    _in_kernel(monkeypatch, {"cellId": "c-1"})
+    assert draws_widgets() is True                               # JupyterLab, Notebook 7, VS Code
+    _in_kernel(monkeypatch, {})
+    assert draws_widgets() is False                              # nbclient: no cell id, no widget manager
+    monkeypatch.setattr(Widget, "_control_comm", object())
+    assert draws_widgets() is True                               # a widget manager opened the control channel
+    monkeypatch.setattr(Widget, "_control_comm", None)
+    monkeypatch.setitem(__import__("sys").modules, "google.colab", object())
+    assert draws_widgets() is True                               # Colab
+
+
+def test_displayed_in_a_front_end_it_is_the_replay_then_the_live_widget(monkeypatch):
+    from ipywidgets import Widget
+    monkeypatch.setattr(Widget, "_control_comm", None)
+    fn, args = SEEDS["func1"]
+    p = trace(fn, *args)
+    shell = _in_kernel(monkeypatch, {"cellId": "c-1"})
+    d = Debugger(p, *args)
+    assert d.comm is not None
+    d._ipython_display_()
+    (replay, rmeta), (live, lmeta) = shell.shown
+    assert (replay, rmeta) == d._repr_mimebundle_() and "jl-dbg-replay" in replay["text/html"]
+    assert sorted(live) == [WIDGET_VIEW, "text/plain"] and lmeta == {"jaxprlens": {"live": True, "debugger": True}}
+    d.close()
+
+
+def test_run_by_nbclient_it_opens_no_widget_and_shows_the_replay_only(monkeypatch):
+    from ipywidgets import Widget
+    monkeypatch.setattr(Widget, "_control_comm", None)
+    fn, args = SEEDS["func1"]
+    p = trace(fn, *args)
+    shell = _in_kernel(monkeypatch, {})
+    d = Debugger(p, *args)
+    assert d.comm is None and d.widget_bundle() is None          # no widget state for nbclient to store
+    d._ipython_display_()
+    assert [sorted(data) for data, _ in shell.shown] == [["text/html", "text/plain"]]
+    d.press("step")                                              # still steps from Python (nothing is sent)
+    assert d.stepper.position == 1
+    d.close()
 
 
 def test_replay_html_cannot_be_closed_by_data():
@@ -325,7 +404,7 @@ def test_unknown_message_is_refused_politely(bad):
     assert state(d)["notes"] == []
 
 
-def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path):
+def test_saving_through_jupyter_server_drops_only_the_live_widget_output(tmp_path):
     """The server extension's hook, on the contents manager in use (jupytext replaces it after load)."""
     import asyncio
     import concurrent.futures
@@ -343,7 +422,9 @@ def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path)
     assert app.contents_manager._pre_save_hooks.count(serverext.pre_save) == 1
     d = debugger("func1")
     data, metadata = d._repr_mimebundle_()
-    outputs = [{"output_type": "execute_result", "execution_count": 1, "data": data, "metadata": metadata},
+    live, lmeta = d.widget_bundle()
+    outputs = [{"output_type": "display_data", "data": data, "metadata": metadata},
+               {"output_type": "display_data", "data": live, "metadata": lmeta},
                {"output_type": "display_data", "data": {WIDGET_VIEW: {"model_id": "abc", "version_major": 2,
                                                                       "version_minor": 1}, "text/plain": "w"},
                 "metadata": {}}]
@@ -353,7 +434,7 @@ def test_saving_through_jupyter_server_drops_only_the_live_widget_view(tmp_path)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:    # its own loop: another test may have one running
         pool.submit(asyncio.run, save).result()
     saved = json.loads((tmp_path / "saved.ipynb").read_text())["cells"][0]["outputs"]
-    assert sorted(saved[0]["data"]) == ["text/html", "text/plain"]
+    assert len(saved) == 2 and sorted(saved[0]["data"]) == ["text/html", "text/plain"]
     assert "jl-dbg-replay" in "".join(saved[0]["data"]["text/html"])
     assert WIDGET_VIEW in saved[1]["data"]                   # another library's widget is left alone
 

@@ -1,14 +1,15 @@
-"""A Jupyter server extension that saves the debugger's live display as its recorded replay (and a live
-table as the form it stores).
+"""A Jupyter server extension that cleans the debugger's and the live table's widget views out of a notebook
+before it is written to disk.
 
-JupyterLab renders the widget mimetype before ``text/html``; in a notebook reopened without the kernel that
-made it, the widget's model is gone and JupyterLab says "Error displaying widget: model not found".  The
-live debugger's output carries ``{"jaxprlens": {"live": true}}`` in its metadata: before such a notebook is
-written to disk this hook drops the widget mimetype from those outputs only, so the file holds the
-recorded replay (``text/html``) and text, which every page (reopened, nbconvert, nbviewer) can show.  A live
-table (``{"jaxprlens": {"live": true, "table": true}}``, ``views/live.py``) loses its widget view and that
-metadata: the file holds what a table output holds without a kernel.  The open page keeps its live widget: the
-hook changes what is written, not what JupyterLab holds.
+The debugger needs none of it: displayed, it is two outputs (``views/debugger.py``), its recorded replay
+(``text/html``, what every page without a kernel shows) and, where a front end draws widgets, the live widget's
+view alone (metadata ``{"jaxprlens": {"live": true, "debugger": true}}``), which shows itself only once its
+kernel answers; a notebook saved anywhere (VS Code, Colab, JupyterLab with this extension off) therefore shows
+the replay.  This hook only tidies the file: it drops those live widget outputs (a widget model is gone once
+its kernel is), and from an output of an older jaxprlens that held both the widget view and the replay, the
+widget view.  A live table (``{"jaxprlens": {"live": true, "table": true}}``, ``views/live.py``) loses its
+widget view and that metadata: the file holds what a table output holds without a kernel.  The open page keeps
+its live widget: the hook changes what is written, not what JupyterLab holds.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ LIVE_KEY = "jaxprlens"
 
 
 def strip_live_widgets(nb) -> int:
-    """Drop the widget view from every live debugger output of ``nb`` (a notebook as a dict); how many.
+    """Drop the widget view of every live debugger and live table output of ``nb`` (a notebook as a dict), and
+    the live debugger's widget outputs, which hold nothing else; how many outputs were changed or dropped.
 
     Never raises: a cell or output of an unexpected shape is skipped (the others are still stripped), and
     nothing but the widget view of our own outputs is touched."""
@@ -27,12 +29,23 @@ def strip_live_widgets(nb) -> int:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         outputs = cell.get("outputs")
-        for out in outputs if isinstance(outputs, list) else ():
+        if not isinstance(outputs, list):
+            continue
+        kept = []
+        for out in outputs:
             try:
-                n += _strip(out)
+                done = _strip(out)
             except Exception:  # noqa: BLE001 - a malformed output is left as it is
-                continue
+                done = 0
+            n += bool(done)
+            if done != DROP:
+                kept.append(out)
+        if len(kept) != len(outputs):
+            outputs[:] = kept
     return n
+
+
+DROP = 2     # _strip: the whole output goes (1: its widget view went)
 
 
 def _strip(out) -> int:
@@ -42,11 +55,15 @@ def _strip(out) -> int:
     if not isinstance(meta, dict) or not isinstance(data, dict):
         return 0
     live = meta.get(LIVE_KEY)
-    if isinstance(live, dict) and live.get("live") is True and WIDGET_VIEW in data and "text/html" in data:
+    if not (isinstance(live, dict) and live.get("live") is True and WIDGET_VIEW in data):
+        return 0
+    if "text/html" in data:
         del data[WIDGET_VIEW]
         if live.get("table") is True:     # a live table (views/live.py): saved exactly as its stored form
             del meta[LIVE_KEY]
         return 1
+    if live.get("debugger") is True and set(data) <= {WIDGET_VIEW, "text/plain"}:
+        return DROP                       # the live debugger's widget display: its replay is the output before
     return 0
 
 

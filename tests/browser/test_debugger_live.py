@@ -44,6 +44,7 @@ def nan_at_log(x):
     return b * 2.
 """
 LIVE = ".jl-dbg[data-mode='live']"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 REPLAY = ".jl-dbg[data-mode='replay']"
 
 # Click a button, then wait (MutationObserver) until the highlighted row is another one and the browser
@@ -88,6 +89,12 @@ def lab_saving(browser, tmp_path_factory):
         server.stop()
 
 
+def live(page, index: int):
+    """The output of code cell ``index`` that holds its live debugger (the cell's first output is its recorded
+    replay, hidden while the live one answers)."""
+    return harness.output(page, index).locator(".jp-OutputArea-child", has=page.locator(LIVE))
+
+
 def hl(out) -> str:
     return out.locator("tr.jl-hl").first.get_attribute("data-eqn")
 
@@ -101,7 +108,7 @@ def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook)
                                       "print('jit:', float(jax.jit(f1k)(x, y)[7]))"])
     report = {}
     for cell, n in ((2, "1k"), (3, "10k")):
-        out = harness.output(page, cell)
+        out = live(page, cell)
         root = out.locator(LIVE)
         wait_hl(out, "0", timeout=60_000)
         handle = root.element_handle()
@@ -117,7 +124,7 @@ def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook)
         print(f"\n{n}: Step click-to-repaint median {sm:.0f} ms (max {sx:.0f}); Back median {bm:.0f} ms (max {bx:.0f})")
         assert sm < 400 and bm < 400, f"{n}: a move takes {sm:.0f}/{bm:.0f} ms (budget 100 ms)"
 
-    out = harness.output(page, 2)                                       # Continue to the end, 1k
+    out = live(page, 2)                                                 # Continue to the end, 1k
     t0 = time.perf_counter()
     out.locator("button[data-do=continue]").click()
     out.locator(".jl-crumbs", has_text="done").wait_for(timeout=30_000)
@@ -136,7 +143,7 @@ def test_step_repaint_and_continue_at_100k_equations(lab_saving, open_notebook):
     """Issue 21: at 100k equations the frame's rows come as they are scrolled to (the page holds a few
     thousand rows, not 100k), a Step still repaints within the budget, and Continue reaches the end."""
     page = open_notebook(lab_saving, [LOAD, CHAIN + "f100k = chain(100000)", "%%jaxpr --debug\nf100k(x, y)"])
-    out = harness.output(page, 2)
+    out = live(page, 2)
     root = out.locator(LIVE)
     wait_hl(out, "0", timeout=120_000)
     handle = root.element_handle()
@@ -168,7 +175,7 @@ def test_step_repaint_and_continue_at_100k_equations(lab_saving, open_notebook):
 def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_notebook, tmp_path):
     page = open_notebook(lab_saving, [LOAD, FUNC10 + NAN, "%%jaxpr --debug\nfunc10(np.ones(16), 5)",
                                       "%%jaxpr --debug\nnan_at_log(jnp.array([1., 2., 4.]))"])
-    out = harness.output(page, 2)
+    out = live(page, 2)
     wait_hl(out, "0", timeout=60_000)
     assert out.locator(".jl-badge").inner_text() == "live"
     out.locator("tr.jl-row[data-eqn='2'] > td").first.click()          # the gutter of the while row
@@ -197,7 +204,7 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
     assert page.locator(".jp-Notebook .jp-Cell").count() == cells        # JupyterLab's own `b` did not fire
     out.screenshot(path=str(harness.OUTPUT / "debugger_breakpoint_in_body.png"))
 
-    nan = harness.output(page, 3)
+    nan = live(page, 3)
     wait_hl(nan, "0", timeout=60_000)
     printed = nan.locator("pre.jl-dbg-out")
     for i in ("1", "2", "3"):
@@ -313,7 +320,7 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
     chunks (the first message stays small) and every row arrives."""
     page = open_notebook(lab_saving, [LOAD, CHAIN + FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)",
                                       "%%jaxpr --debug\nf10k(x, y)"])
-    out = harness.output(page, 2)
+    out = live(page, 2)
     wait_hl(out, "0", timeout=60_000)
     assert out.locator("button[data-do=out]").is_disabled()
     out.locator("button[data-do=step]").click()
@@ -338,7 +345,7 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
     wait_hl(out, "2/cond/0")
     assert not out.locator("button[data-do=out]").is_disabled()         # inside a sub-jaxpr it returns
 
-    big = harness.output(page, 3)
+    big = live(page, 3)
     wait_hl(big, "0", timeout=120_000)
     assert big.locator(".jl-frame tr.jl-row").count() == 2000            # the first message's rows only
     big.locator(".jl-dbg-frame").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
@@ -346,3 +353,106 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
     assert big.locator(".jl-frame tr.jl-row").count() < 10_000           # the rows scrolled past never came
     big.locator("button[data-do=step]").click()
     wait_hl(big, "1")
+
+
+@pytest.fixture(scope="module")
+def lab_no_hook(browser, tmp_path_factory):
+    """JupyterLab with jaxprlens's server extension switched off, as a JupyterHub whose server runs from
+    another environment has it (or ``jupyter server extension disable jaxprlens``): no save hook runs."""
+    base = tmp_path_factory.mktemp("jupyter-no-hook")
+    root, home = base / "notebooks", base / "home"
+    root.mkdir()
+    home.mkdir()
+    harness.write_settings(home)
+    (home / "config").mkdir(exist_ok=True)
+    (home / "config" / "jupyter_server_config.json").write_text(
+        json.dumps({"ServerApp": {"jpserver_extensions": {"jaxprlens.serverext": False}}}))
+    server = harness.Server(root, home, app="lab")
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+def visible_debuggers(page, index: int) -> list:
+    """The modes of the debuggers a reader sees in code cell ``index``."""
+    return harness.output(page, index).locator(".jl-dbg").evaluate_all(
+        "els => els.filter(e => e.offsetParent !== null).map(e => e.getAttribute('data-mode'))")
+
+
+def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_hook, open_notebook, tmp_path):
+    """One debugger live (the widget; its replay, the output before it, steps aside); saved by the front end
+    (its REST PUT) with no hook, the file holds the replay and the widget's view; reopened with no kernel the
+    page shows the replay, stepping, and no "model not found"; nbconvert of that file shows the replay."""
+    page = open_notebook(lab_no_hook, [LOAD, FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)"])
+    assert "jaxprlens: live debugger outputs" not in lab_no_hook.log_text()      # the hook is off
+    out = live(page, 2)
+    wait_hl(out, "0", timeout=60_000)
+    assert visible_debuggers(page, 2) == ["live"]
+    out.locator("button[data-do=step]").click()
+    wait_hl(out, "1")
+    assert visible_debuggers(page, 2) == ["live"]
+    harness.output(page, 2).screenshot(path=str(harness.OUTPUT / "debugger_live_no_hook.png"))
+
+    page.keyboard.press("Control+s")
+    name = next(p.name for p in lab_no_hook.root.glob("*.ipynb") if "extension_off" in p.name)
+    path = lab_no_hook.root / name
+    deadline = time.monotonic() + 20
+    kinds = []
+    while time.monotonic() < deadline:
+        outs = json.loads(path.read_text())["cells"][2]["outputs"]
+        kinds = [(sorted(o.get("data", {})), o.get("metadata")) for o in outs]
+        if len(kinds) == 2:
+            break
+        time.sleep(0.3)
+    assert kinds == [(["text/html", "text/plain"], {"jaxprlens": {"replay": True}}),
+                     ([WIDGET_VIEW, "text/plain"], {"jaxprlens": {"live": True, "debugger": True}})], kinds
+    for k in lab_no_hook.api("/api/kernels"):
+        lab_no_hook.api(f"/api/kernels/{k['id']}", method="DELETE")
+    page.context.close()
+
+    context = open_notebook.browser.new_context(viewport={"width": 1400, "height": 1000})
+    again = context.new_page()
+    try:
+        again.goto(lab_no_hook.page_url(name, workspace="reopen-no-hook"))
+        replay = harness.output(again, 2).locator(REPLAY)
+        replay.locator("tr.jl-hl[data-eqn='0']").wait_for(timeout=60_000)
+        again.wait_for_function("() => document.body.innerText.includes('model not found') || "
+                                "[...document.querySelectorAll('.jp-OutputArea-output')].some("
+                                "e => e.textContent.includes('model not found'))", timeout=30_000)
+        assert "model not found" not in harness.output(again, 2).inner_text()    # in the page, hidden
+        assert visible_debuggers(again, 2) == ["replay"]
+        replay.locator("button[data-do=step]").click()
+        wait_hl(replay, "1")
+        harness.output(again, 2).screenshot(path=str(harness.OUTPUT / "debugger_reopened_no_hook.png"))
+    finally:
+        context.close()
+
+    html = tmp_path / "saved.html"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(path), "--output",
+                    str(html)], check=True, capture_output=True, timeout=120)
+    page_text = html.read_text(encoding="utf-8")
+    assert page_text.count('data-jl-view="replay"') == 1 and f'type="{WIDGET_VIEW}"' not in page_text
+
+
+def test_nbconvert_execute_page_steps_through_the_replay(browser, tmp_path):
+    """``jupyter nbconvert --execute --to html`` with default options (widget state stored): the page shows one
+    debugger, the recorded replay, and it steps with no kernel."""
+    nb = harness.write_notebook(tmp_path / "lecture.ipynb", [LOAD, FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)"])
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--execute", "--to", "html", str(nb)],
+                   check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto((tmp_path / "lecture.html").as_uri())
+        replay = page.locator(REPLAY)
+        wait_hl(replay, "0")
+        assert page.locator(".jl-dbg").evaluate_all(
+            "els => els.filter(e => e.offsetParent !== null).map(e => e.getAttribute('data-mode'))") == ["replay"]
+        replay.locator("button[data-do=step]").click()
+        wait_hl(replay, "1")
+        replay.locator("button[data-do=continue]").click()
+        replay.locator(".jl-crumbs", has_text="done").wait_for()
+        page.screenshot(path=str(harness.OUTPUT / "debugger_nbconvert_execute.png"), full_page=True)
+    finally:
+        context.close()

@@ -159,7 +159,7 @@ def _numbers(text: str) -> list[float]:
 def test_debugger_step_into_back_continue(lab, open_notebook):
     needs("views.debugger")
     page = open_notebook(lab, [LOAD, "%%jaxpr --debug\n" + FUNC10 + CALL, JIT_CELL])
-    out = harness.output(page, 1)
+    out = harness.output(page, 1).locator(".jl-dbg[data-mode='live']")   # (its replay, before it, steps aside)
     button = {name: out.locator("button.jl-btn", has_text=re.compile(rf"^\s*{name}\s*$"))
               for name in ("Step", "Step into", "Back", "Continue")}
     button["Step"].wait_for(timeout=60_000)                    # the widget's view has rendered
@@ -232,12 +232,15 @@ def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     assert table.locator(TOP_ROWS).count() == 3
     assert table.locator(TOP_ROWS).nth(2).locator(".jl-roles").inner_text().strip() == WHILE_ROLES
 
-    debugger = harness.output(page, 2)
+    debugger = harness.output(page, 2).locator(".jl-dbg[data-mode='live']")
     step = debugger.locator("button.jl-btn", has_text=re.compile(r"^\s*Step\s*$"))
     step.wait_for(timeout=60_000)
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='0']").wait_for()
     step.click()
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)
+    shown = harness.output(page, 2).locator(".jl-dbg").evaluate_all(     # one debugger: its replay steps aside
+        "els => els.filter(e => e.offsetParent !== null).map(e => e.getAttribute('data-mode'))")
+    assert shown == ["live"]
 
 
 FUNC1 = """\

@@ -397,7 +397,7 @@ function render({ model, el }) {
     if (msg.rows) dbg.rows(msg.rows);
     if (msg.bps) dbg.breakpoints(msg.bps);
     if (msg.conds) { dbg.nan.checked = msg.conds.indexOf("any NaN") >= 0; }
-    if (msg.state) dbg.show(msg.state);
+    if (msg.state) { dbg.show(msg.state); root.classList.add("jl-dbg-live"); }   // its kernel answered: shown
     if (msg.out !== undefined) dbg.printed(msg.out, !!msg.clear);
     root.classList.remove("jl-wait");
     // how long the browser took to draw this message (the rest of a move is the kernel and the comm)

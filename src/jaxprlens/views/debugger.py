@@ -1,12 +1,22 @@
 """The live debugger: an anywidget whose ES module (``static/debugger.js``) draws the frame and the values.
 
 All logic is in ``stepper.py``; this module mirrors the stepper's state to the front end as small messages
-(a frame's rows once, then per move the position, crumbs and the current equation's values) and puts in
-the output bundle a recorded replay (``replay.py``) that a page without a kernel steps through.
+(a frame's rows once, then per move the position, crumbs and the current equation's values).
+
+Displayed, a debugger is two outputs (``_ipython_display_``): first its recorded replay (``replay.py``), an
+ordinary ``text/html`` + ``text/plain`` output that every page without a kernel steps through (nbconvert,
+nbviewer, Sphinx, a reopened notebook), then, only where a front end that draws widgets runs the cell, the
+live widget's view alone (``{"jaxprlens": {"live": true, "debugger": true}}``, no ``text/html``).  The live
+view shows itself once its kernel answers, and the replay beside it then steps aside (``debugger.css``): one
+debugger live, the replay wherever the notebook is saved or converted, with or without the server's save hook
+(which only drops the widget's output as a clean-up).  A kernel run by no such front end (``nbconvert
+--execute``, papermill, myst-nb, Jupyter Book) opens no widget at all: its notebook stores the replay and no
+widget state.
 """
 from __future__ import annotations
 
 import math
+import sys
 import anywidget
 import traitlets
 
@@ -19,11 +29,38 @@ from jaxprlens.engine.stepper import Stepper
 from jaxprlens.views.cells import cell_key, replace_in_cell  # noqa: F401 - cell_key: public here too
 from jaxprlens.present.words import path_text
 
-LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": {"live": true}} marks the live display
+LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": LIVE_META} marks the live widget's display,
+LIVE_META = {"live": True, "debugger": True}
+REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the recorded replay's
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
 EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
+
+
+def draws_widgets() -> bool | None:
+    """Whether the front end running this cell draws widgets: True in JupyterLab, Notebook 7 and VS Code (they
+    say which cell runs: ``cellId`` in the request's metadata), Colab, or once a widget manager opened the
+    widgets' control channel; False in a kernel run by none of them (nbclient: ``nbconvert --execute``,
+    papermill, myst-nb, Jupyter Book); None outside a kernel (a script, a terminal, a test)."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except Exception:  # noqa: BLE001 - no IPython
+        return None
+    if getattr(shell, "kernel", None) is None:
+        return None
+    if "google.colab" in sys.modules:
+        return True
+    parent = getattr(shell, "parent_header", None) or {}
+    if isinstance(parent, dict) and (parent.get("metadata") or {}).get("cellId"):
+        return True
+    try:
+        from ipywidgets import Widget
+        return Widget._control_comm is not None
+    except Exception:  # noqa: BLE001 - an ipywidgets without the control channel
+        return False
 
 
 class Debugger(anywidget.AnyWidget):
@@ -52,6 +89,12 @@ class Debugger(anywidget.AnyWidget):
         self._compared = False          # the end's comparison with jax.jit was sent
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
+
+    def open(self):
+        """Open the widget's channel, except in a kernel whose client draws no widget (nbclient would store
+        the widget's state, ES module included, in the notebook, and converters would show it dead)."""
+        if draws_widgets() is not False:
+            super().open()
 
     # ---------------------------------------------------------- moves (the front end's messages)
     @property
@@ -208,12 +251,32 @@ class Debugger(anywidget.AnyWidget):
         return self._replay
 
     def _repr_mimebundle_(self, **kwargs):
-        data, metadata = super()._repr_mimebundle_(**kwargs) or ({}, {})
-        data["text/plain"] = self.view.text(self.error)
-        data["text/html"] = replay_html(self.replay(), self.view.lang, static=StateView(
-            Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())
-        metadata = dict(metadata or {}, **{LIVE_KEY: {"live": True}})
-        return data, metadata
+        """The stored form: the recorded replay (``text/html``: its snapshot where no script runs) and the
+        debugger's state as text; the live widget is a display of its own (``widget_bundle``)."""
+        data = {"text/plain": self.view.text(self.error),
+                "text/html": replay_html(self.replay(), self.view.lang, static=StateView(
+                    Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())}
+        return data, {LIVE_KEY: dict(REPLAY_META)}
+
+    def widget_bundle(self) -> tuple[dict, dict] | None:
+        """The live widget's display: its view and an empty text (where no widget is drawn it shows nothing:
+        the replay before it is the debugger there); None without a channel to a front end."""
+        if self.comm is None:
+            return None
+        data, metadata = super()._repr_mimebundle_() or ({}, {})
+        if WIDGET_VIEW not in data:
+            return None
+        metadata = dict(metadata or {}, **{LIVE_KEY: dict(LIVE_META)})     # (anywidget's: Colab's widget manager)
+        return {WIDGET_VIEW: data[WIDGET_VIEW], "text/plain": ""}, metadata
+
+    def _ipython_display_(self):
+        """Two outputs: the replay, then the live widget where the front end draws widgets."""
+        from IPython.display import display
+        data, metadata = self._repr_mimebundle_()
+        display(data, raw=True, metadata=metadata)
+        live = self.widget_bundle() if draws_widgets() else None
+        if live is not None:
+            display(live[0], raw=True, metadata=live[1])
 
     def __repr__(self) -> str:
         return f"<jaxprlens.Debugger at {path_text(self.stepper, self.view.lang)}>"

@@ -3,7 +3,6 @@ import base64
 import re
 import shutil
 import textwrap
-import time
 
 import jax
 import jax.numpy as jnp
@@ -256,9 +255,8 @@ def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
     only = p.graph(path=f"{loop.index}/body", max_nodes=5000)
     assert _clusters(only.source, "sub") == 0 and only.source.count('[label=sin ') == 250
     assert "carry from" in only.source and "body const from" in only.source
-    t0 = time.perf_counter()
-    assert "</svg>" in only.svg()
-    assert time.perf_counter() - t0 < 10                          # ~0.4 s here; generous on a busy CI box
+    svg = only.svg()                                              # its speed: benchmarks/bench_graph.py
+    assert svg.rstrip().endswith("</svg>") and svg.count('class="node jl&#45;eqn') == count_eqns(body.program)
 
 
 def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
@@ -276,16 +274,13 @@ def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
     assert _clusters(deep.graph(depth=0).source, "sub") == 0
 
 
-def test_flat_1000_eqns_renders_quickly():
+def test_flat_1000_eqns_drawn_flat_when_asked():
     p = trace(_chain(1000), jnp.ones(8), jnp.ones(8))
     assert len(p.eqns) == 1000
-    t0 = time.perf_counter()
     g = p.graph(max_nodes=1000)                                 # drawn flat when asked for
-    svg = g.svg()
-    elapsed = time.perf_counter() - t0
+    svg = g.svg()                                               # its speed: benchmarks/bench_graph.py
     assert svg.count('class="node jl&#45;eqn') == 1000
     assert "xlabel" in g.source and '"ref-' in g.source           # cheap labels, long edges cut
-    assert elapsed < 5, elapsed                                   # the benchmark measures ~0.5 s
 
 
 def test_huge_top_level_drawn_as_runs():
@@ -468,10 +463,10 @@ def test_page_draws_the_folded_calls_ahead_with_breadcrumbs(model_grad):
     assert "block（第 3 次调用，共 6 次）" in zh.source and "model_loss（反向）" in zh.source
 
 
-def test_overview_renders_quickly(model_grad):
-    t0 = time.perf_counter()
-    model_grad.graph().svg()
-    assert time.perf_counter() - t0 < 5                           # the benchmark measures ~0.1 s
+def test_overview_renders_its_blocks_to_svg(model_grad):
+    svg = model_grad.graph().svg()                                # its speed: benchmarks/bench_fold.py
+    blocks = set(re.findall(r'id="grp&#45;(model_loss(?:~bwd)?/block\.\d(?:~bwd)?)"', svg))
+    assert svg.rstrip().endswith("</svg>") and len(blocks) == 12  # block ×6, forward and backward
 
 
 def test_a_call_holding_control_flow_draws_its_box_with_binders():

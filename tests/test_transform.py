@@ -154,10 +154,6 @@ def test_stepping_transformed_program_equals_jit(seed, name, options):
     expected = jax.jit(p.fn)(*args, **kwargs)
     flat = jax.extend.core.jaxpr_as_fun(p.jaxpr)(*p.args)
     _close(p.unflatten_outputs(flat), expected)
-    try:
-        from jaxprlens.engine.stepper import Stepper  # noqa: F401 - written concurrently by another engineer
-    except ImportError:
-        return
     _close(p.stepper().run().outputs, expected)
 
 

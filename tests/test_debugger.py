@@ -412,6 +412,16 @@ def test_a_bad_toggle_gives_a_bounded_note():
     assert text.startswith("ValueError: no equation '9/9/9/") and "ids like 0, 1, 2" in text
 
 
+def test_an_edit_of_an_unknown_value_is_said_in_the_debuggers_language():
+    for lang, said in (("en", "no value 'zz' is defined at eqn 0 (the values defined here: a, b)"),
+                       ("zh", "在方程 0 处没有定义值 'zz'（这里已定义的值：a, b）")):
+        d = trace(lambda x, y: jnp.sin(x) * y, jnp.ones(3), jnp.ones(3)).debugger(lang=lang)
+        d._send = d.sent = Sent()
+        d.press("ready")
+        d.press("edit", var="zz", op="zero")
+        assert state(d)["notes"][0] == ["error", said]
+
+
 def test_edit_actions_go_through_set_value_and_mark_what_changed():
     d = debugger("func10")
     d.press("step")

@@ -396,6 +396,7 @@ def test_comma_separated_options_are_read_one_way():
     with pytest.raises(ValueError) as e:
         int_list("0,x", "--static-argnums")
     assert str(e.value) == "--static-argnums takes comma-separated integers such as 0 or 0,1; got '0,x'"
+    assert e.value.text("zh") == "--static-argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 '0,x'"
     with pytest.raises(ValueError, match=r"^--argnums takes comma-separated integers such as 0 or 0,1; got '1.5'$"):
         parse_argnums("1.5", (jnp.ones(2), jnp.ones(2)), 0)
     assert parse_argnums(" 1 ", (jnp.ones(2), jnp.ones(2)), 0) == (1,)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 
 from jaxprlens.model.program import Eqn, Lit, Program, Source, TraceError, Var, from_jaxpr, provide, trace
+from jaxprlens.present import i18n as _i18n  # noqa: F401 - words the model's and engines' KeyedErrors (str(e): English)
 
 __all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError", "path_text",
            "load_ipython_extension"]

@@ -26,6 +26,7 @@ from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_arra
 from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare,  # noqa: F401
                                        compiled_outputs, flat, low_precision)
 from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text
+from jaxprlens.model.errors import KeyedError
 
 
 # ---------------------------------------------------------------- devices
@@ -643,14 +644,15 @@ class Stepper:
         for v in env:
             if v.name == name and not v.dropped:
                 return v
-        where = f"at eqn {frame.pc}" + (f" of {path_id(frame.program.path)}" if frame.program.path else "")
+        path = path_id(frame.program.path) if frame.program.path else None
+        at = {"pc": frame.pc, **({"path": path} if path else {})}
+        in_ = "_in" if path else ""
         later = next((op.eqn for op in frame.ops[frame.pc:] if any(v.name == name for v in op.outvars)), None)
         if later is not None:
-            raise ValueError(f"{name} is computed by eqn {later.id} ({later.primitive}), which has not run yet "
-                             f"({where}): step past it first, then set it")
+            raise KeyedError("value_not_run" + in_, name=name, eqn=later.id, primitive=later.primitive, **at)
         names = [v.name for v in env if not v.dropped]
-        shown = ", ".join(names[:20]) + (f", … ({len(names) - 20} more)" if len(names) > 20 else "")
-        raise ValueError(f"no value {name!r} is defined {where} (the values defined here: {shown})")
+        shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
+        raise KeyedError("value_undefined" + in_, name=repr(name), shown=shown, **at)
 
     @property
     def edits(self) -> tuple:

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxprlens.model import _jax
+from jaxprlens.model.errors import KeyedError
 from jaxprlens.model.program import Program, trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -25,11 +26,11 @@ def comma_items(text: str) -> list[str]:
 
 
 def int_list(text: str, option: str = "--argnums") -> tuple[int, ...]:
-    """``"0,1"`` -> ``(0, 1)``, or a ``ValueError`` that says what ``option`` takes."""
+    """``"0,1"`` -> ``(0, 1)``, or a ``ValueError`` (``KeyedError``) that says what ``option`` takes."""
     try:
         return tuple(int(x) for x in comma_items(text))
     except ValueError:
-        raise ValueError(f"{option} takes comma-separated integers such as 0 or 0,1; got {text!r}") from None
+        raise KeyedError("int_list", option=option, text=repr(text)) from None
 
 
 # ---------------------------------------------------------------- rebuilding the call

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import unicodedata
 
+from jaxprlens.model.errors import KeyedError
+
 LANGS = ("en", "zh")
 
 TEXT = {
@@ -332,7 +334,8 @@ ONE = {"en": {"n_eqns": "{n} equation", "folded_n": "{n} equation (folded)", "n_
                             "first {k} as data)",
               "calls_live": "{n} equation inside calls comes from the kernel when you open or search it (calls "
                             "left out of the notebook: {k}; it keeps {s} rows as data)",
-              "sig_more": "… {n} more value (print(program) lists every value)"}}
+              "sig_more": "… {n} more value (print(program) lists every value)",
+              "needs_transform": "{given} only works with --transform, e.g. `%%jaxpr --transform grad --compare`"}}
 
 for _key, _pair in VIEW_TEXT.items():
     assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"
@@ -454,6 +457,72 @@ RUN_TEXT = {
         "a traced value was converted to a NumPy array; use jax.numpy (jnp) instead of numpy (np) inside "
         "the traced function.",
         "被追踪的值被转换成了 NumPy 数组；在被追踪的函数里请用 jax.numpy（jnp）而不是 numpy（np）。"),
+    # the magic's usage errors (magic.py): what to type instead
+    "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
+    "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
+    "opt_bad": ("{error}", "选项有误：{error}"),
+    "opt_valid": ("valid options: {options}  (see %%jaxpr? for help)", "可用的选项：{options}（%%jaxpr? 查看帮助）"),
+    "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
+                  "请给出要追踪的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
+    "needs_transform": ("{given} only work with --transform, e.g. `%%jaxpr --transform grad --compare`",
+                        "{given} 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
+    "batched_needs_vmap": ("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`",
+                           "--batched 只能与 --transform vmap 一起使用，例如 `%%jaxpr --transform vmap --batched`"),
+    "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
+                    "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
+    "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
+                   "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
+    "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {line}{shown} "
+                      "is {what}. The cell ran; add the call to trace as its last line",
+                      "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 {line} 行{shown}是{what}。"
+                      "单元格已运行；请把要追踪的调用写在最后一行"),
+    "last_print": ("the last line prints `{text}`: print traces nothing (it prints a tracer, and the jaxpr has no "
+                   "equations). Make the call itself the last line: `{inner}`",
+                   "最后一行打印了 `{text}`：print 不追踪任何东西（它打印出一个追踪值，jaxpr 里没有方程）。"
+                   "请让调用本身成为最后一行：`{inner}`"),
+    "last_none": ("`{text}` returns None and has no equations: there is nothing to show. Make the last line the call "
+                  "of the JAX function, e.g. `f(x)`",
+                  "`{text}` 返回 None，也没有方程：没有可显示的内容。请让最后一行调用该 JAX 函数，例如 `f(x)`"),
+    "not_a_function": ("`{call}` is {kind}, not a function; the last line must call a function, e.g. `f(x)`",
+                       "`{call}` 是 {kind} 对象，不是函数；最后一行必须调用一个函数，例如 `f(x)`"),
+    "not_arrays": ("the last line must call a JAX function on arrays, e.g. `f(x)`; `{text}` gets {kinds}, not an "
+                   "array or a number", "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`{text}` 的实参是 {kinds}，"
+                                       "不是数组或数字"),
+    "tb_hidden": ("({n} frames inside JAX not shown)", "（JAX 内部的 {n} 个栈帧未显示）"),
+    "stmt_Assign": ("an assignment of something that is not a call", "对非调用的赋值"),
+    "stmt_AnnAssign": ("an annotated assignment", "带类型注解的赋值"),
+    "stmt_AugAssign": ("an augmented assignment", "增量赋值"), "stmt_Expr": ("an expression, not a call", "表达式，不是调用"),
+    "stmt_FunctionDef": ("a function definition", "函数定义"), "stmt_AsyncFunctionDef": ("a function definition", "函数定义"),
+    "stmt_ClassDef": ("a class definition", "类定义"), "stmt_Import": ("an import", "import 语句"),
+    "stmt_ImportFrom": ("an import", "import 语句"), "stmt_For": ("a for loop", "for 循环"),
+    "stmt_While": ("a while loop", "while 循环"), "stmt_If": ("an if statement", "if 语句"),
+    "stmt_With": ("a with block", "with 块"), "stmt_Try": ("a try block", "try 块"), "stmt_Return": ("a return", "return 语句"),
+    "stmt_Pass": ("pass", "pass 语句"), "stmt_Delete": ("a del", "del 语句"), "stmt_Assert": ("an assert", "assert 语句"),
+    "stmt_other": ("{kind} statement", "{kind} 语句"),
+    # the engines' errors (model.errors.KeyedError), worded here
+    "int_list": ("{option} takes comma-separated integers such as 0 or 0,1; got {text}",
+                 "{option} 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 {text}"),
+    "device_type": ("device must be a string such as 'cpu' or 'gpu:1', got {kind}",
+                    "设备必须是字符串，例如 'cpu' 或 'gpu:1'，收到的是 {kind}"),
+    "device_unknown": ("unknown device {spec} (write platform[:index], e.g. cpu, gpu:1, tpu:0); devices here: {listing}",
+                       "未知设备 {spec}（请写成 platform[:index]，例如 cpu、gpu:1、tpu:0）；这里的设备：{listing}"),
+    "device_absent": ("no {platform} device here for {spec}; devices here: {listing}",
+                      "这里没有 {platform} 设备，无法使用 {spec}；这里的设备：{listing}"),
+    "device_index": ("no device {spec}: there are {n} {platform} device(s) (indices 0..{last}); devices here: {listing}",
+                     "没有设备 {spec}：这里有 {n} 个 {platform} 设备（序号 0..{last}）；这里的设备：{listing}"),
+    "value_not_run": ("{name} is computed by eqn {eqn} ({primitive}), which has not run yet (at eqn {pc}): step past "
+                      "it first, then set it", "{name} 由方程 {eqn}（{primitive}）计算，它还没有运行（当前在方程 {pc}）："
+                                               "请先单步越过它，再设置该值"),
+    "value_not_run_in": ("{name} is computed by eqn {eqn} ({primitive}), which has not run yet (at eqn {pc} of {path}): "
+                         "step past it first, then set it", "{name} 由方程 {eqn}（{primitive}）计算，它还没有运行（当前在 "
+                                                            "{path} 的方程 {pc}）：请先单步越过它，再设置该值"),
+    "value_undefined": ("no value {name} is defined at eqn {pc} (the values defined here: {shown})",
+                        "在方程 {pc} 处没有定义值 {name}（这里已定义的值：{shown}）"),
+    "value_undefined_in": ("no value {name} is defined at eqn {pc} of {path} (the values defined here: {shown})",
+                           "在 {path} 的方程 {pc} 处没有定义值 {name}（这里已定义的值：{shown}）"),
+    "condition_unknown": ("unknown condition {text} (must be one of 'any NaN', 'any Inf', 'max > 1e3', 'min < -1', "
+                          "'abs max >= 10')", "未知条件 {text}（必须是以下之一：'any NaN'、'any Inf'、'max > 1e3'、"
+                                              "'min < -1'、'abs max >= 10'）"),
     "no_error": ("no error", "没有错误"),
     "seconds": ("{n} s", "{n} 秒"),
     "budget_stopped": ("stopped early: the time budget of {budget} was spent after {n} of {asked} runs "
@@ -541,6 +610,16 @@ def t(key: str, lang: str | None = None, **fields) -> str:
     else:
         text = TEXT["en"][key]           # a KeyError here is a missing catalogue entry: add it
     return text.format(**fields) if fields else text
+
+
+KeyedError.wording = t          # the model's and engines' errors are worded by this catalogue
+
+
+def a_noun(noun: str, lang: str | None = None) -> str:
+    """A noun as a sentence names one thing: ``a str``, ``an int`` in English; the noun itself in Chinese."""
+    if resolve(lang) != "en":
+        return noun
+    return f"a{'n' if noun[:1].lower() in 'aeiou' else ''} {noun}"
 
 
 def role_word(key: str, n: int = 1, lang: str | None = None) -> str:

@@ -61,6 +61,28 @@ def table_fixture() -> dict:
             "while": next(e.id for e in p.eqns if e.primitive == "while")}
 
 
+# ---------------------------------------------------------------- a live table: rows the output did not store
+
+def live_fixture() -> dict:
+    """The widget's traits (views/live.py LiveTable) and the RowServer's answers to what live.js will ask."""
+    from jaxprlens.present.i18n import t
+    from jaxprlens.views import live, table as tv
+    stored, tv.STORED = tv.STORED, 300               # the output stores 300 of the rows past the head
+    try:
+        p = trace(chain, jnp.ones(3), jnp.ones(3), 3)
+        table = tv.Table(p)
+        server = live.RowServer(table)
+        _, later, kept, _ = server.layout()
+        asks = [{"do": "rows", "from": kept}] + [{"do": "search", "q": q, "from": kept} for q in ("cos", "tanh")]
+        return {"html": table.html(), "total": len(later), "calls": 0, "notes": server.notes(),
+                "unstored": t("rows_not_stored", "en"), "stored": kept, "every": len([e for top in p.eqns
+                                                                                  for e in walk(top)]),
+                "answers": [[ask, server.answer(ask)] for ask in asks],
+                "count": {q: sum(e.primitive == q for top in p.eqns for e in walk(top)) for q in ("cos", "tanh")}}
+    finally:
+        tv.STORED = stored
+
+
 # ---------------------------------------------------------------- a table folded by calls
 
 def calls_fixture() -> dict:
@@ -121,21 +143,27 @@ def engine_state(program, moves) -> dict:
     return {k: s[k] for k in ("frame", "pc", "eqn", "crumbs", "done")}
 
 
-def replay_fixture(x=(1.0, 2.0), moves=MOVES) -> dict:
-    p = trace(loop, jnp.array(x), 3)
+def scaled(x, n):             # inf stays inf (sin(inf) would be NaN)
+    y = x * 2.0
+    y = lax.fori_loop(0, n, lambda i, c: c * 1.5 + 1.0, y)
+    return jnp.cos(y).sum()
+
+
+def replay_fixture(fn=loop, x=(1.0, 2.0), moves=MOVES) -> dict:
+    p = trace(fn, jnp.array(x), 3)
     data = record(p, lang="en")
     return {"html": replay_html(data, "en"), "steps": len(data["steps"]),
             "moves": {name: {"moves": m, "engine": engine_state(p, m)} for name, m in moves.items()}}
 
 
 def replay_inf_fixture() -> dict:
-    return replay_fixture((1.0, float("inf")), INF_MOVES)
+    return replay_fixture(scaled, (1.0, float("inf")), INF_MOVES)
 
 
 def main(out: str) -> None:
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, make in (("table", table_fixture), ("calls", calls_fixture), ("replay", replay_fixture),
+    for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture), ("replay", replay_fixture),
                        ("replay_inf", replay_inf_fixture)):
         (folder / f"{name}.json").write_text(json.dumps(make(), ensure_ascii=False, indent=0, sort_keys=True))
     print(f"fixtures written to {folder}")

@@ -33,6 +33,7 @@ export function page(html = "") {
   FakeIO.all = [];
   Object.assign(globalThis, {
     window: w, document: w.document, Node: w.Node, HTMLElement: w.HTMLElement, Event: w.Event,
+    MutationObserver: w.MutationObserver,
     IntersectionObserver: FakeIO, requestAnimationFrame: (f) => setTimeout(f, 0),
     CSS: { escape: (s) => String(s).replace(/["\\\]\[]/g, "\\$&") },
   });

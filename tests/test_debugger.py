@@ -372,6 +372,7 @@ def test_user_markup_in_the_stored_debugger_is_escaped_once():
 # ---------------------------------------------------------------- bounded sessions and what-if edits
 
 
+@pytest.mark.slow                  # 6 s quiet: debuggers made and freed one after another
 def test_rerunning_a_debug_cell_frees_the_debugger_it_replaces():
     """A 20-eqn program on 1M-element arrays, re-run and continued 10 times in the same cell: the kernel
     stays flat (each run computes ~80 MB of values; IPython's Out[n] keeps every debugger object)."""

@@ -610,6 +610,7 @@ def test_graph_of_an_unrolled_loop_draws_the_block_once_with_its_count():
     assert "4 个方程 ×30" in zh.source and "第 1 份，共 30 份" in zh.source
 
 
+@pytest.mark.slow                  # 32 s on a loaded 2-core machine, 7 s quiet
 def test_graph_folds_a_flat_program_of_100k_equations_to_a_few_nodes():
     program = trace(_unrolled(25_000), jnp.ones(8), jnp.ones(8))
     assert len(program.eqns) == 100_002

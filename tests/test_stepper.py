@@ -422,6 +422,8 @@ def test_set_value_refuses_what_it_cannot_set():
         st.set_value("a", jnp.ones(4))
     assert str(info.value) == ("a is f32[3], but the value given is f32[4]: pass a value of the same shape and "
                                "dtype, e.g. jnp.asarray(value, jnp.float32)")
+    assert info.value.text("zh") == ("a 的类型是 f32[3]，但给出的值是 f32[4]：请给出形状和 dtype 都相同的值，例如 "
+                                     "jnp.asarray(value, jnp.float32)")
     with pytest.raises(ValueError, match="a is f32.3., but the value given is i32.3."):
         st.set_value("a", jnp.ones(3, jnp.int32))
     with pytest.raises(ValueError) as info:

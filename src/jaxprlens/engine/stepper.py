@@ -270,7 +270,7 @@ class Stepper:
             return ("primitive", str(primitive))
         if line is not None:
             return ("line", where, int(line))
-        raise ValueError("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3")
+        raise KeyedError("bp_needs")
 
     def add_breakpoint(self, spec=None, **kw):
         """By eqn id (``"2/body/1"`` or ``eqn=``), primitive name (``"mul"``), or cell line (``line=3``)."""
@@ -281,8 +281,7 @@ class Stepper:
             except KeyError:
                 ids = [e.id for e in self.program.walk()]
                 shown = ids if len(ids) <= 12 else ids[:6] + ["…"] + ids[-3:]
-                raise ValueError(f"no equation {str(spec[1])[:80]!r} (the program has {len(ids)} equations, ids "
-                                 f"like {', '.join(shown)})") from None
+                raise KeyedError("bp_no_eqn", eqn=repr(str(spec[1])[:80]), n=len(ids), ids=", ".join(shown)) from None
         self._specs.add(spec)
         self._update_breakpoints()
         return spec
@@ -774,22 +773,21 @@ def _edited(var: Var, old, value):
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     if shape is None or dtype is None or not isinstance(old, (jax.Array, np.ndarray, np.generic, int, float,
                                                               complex, bool)):
-        raise ValueError(f"{var_text(var)} is not an array value: only arrays can be set")
+        raise KeyedError("set_not_array", var=var_text(var))
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         if np.dtype(value.dtype) != np.dtype(dtype) or tuple(value.shape) != tuple(shape):
-            raise ValueError(f"{var.name} is {var.type}, but the value given is "
-                             f"{_jax.aval_text(jax.typeof(jnp.asarray(value)))}: pass a value of the same shape "
-                             f"and dtype, e.g. jnp.asarray(value, jnp.{np.dtype(dtype).name})")
+            raise KeyedError("set_wrong_type", name=var.name, type=var.type,
+                             given=_jax.aval_text(jax.typeof(jnp.asarray(value))), dtype=np.dtype(dtype).name)
         x = jnp.asarray(value)
     else:
         raw = np.asarray(value)
         if raw.shape != tuple(shape):
-            raise ValueError(f"{var.name} is {var.type}, but the value given has shape {raw.shape}: pass a value "
-                             f"of shape {tuple(shape)}")
+            raise KeyedError("set_wrong_shape", name=var.name, type=var.type, given=str(raw.shape),
+                             shape=str(tuple(shape)))
         target = np.dtype(dtype)
         if (raw.dtype.kind == "c" and target.kind != "c") or (raw.dtype.kind in "fc" and target.kind in "biu") \
                 or raw.dtype.kind not in "biufc":
-            raise ValueError(f"{var.name} is {var.type}; {value!r} is not a {target.name} value")
+            raise KeyedError("set_wrong_dtype", name=var.name, type=var.type, value=repr(value), dtype=target.name)
         x = jnp.asarray(raw, dtype=dtype)
     x = _typed(x, aval)
     sharding = getattr(old, "sharding", None)

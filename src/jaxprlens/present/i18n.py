@@ -520,6 +520,20 @@ RUN_TEXT = {
                         "在方程 {pc} 处没有定义值 {name}（这里已定义的值：{shown}）"),
     "value_undefined_in": ("no value {name} is defined at eqn {pc} of {path} (the values defined here: {shown})",
                            "在 {path} 的方程 {pc} 处没有定义值 {name}（这里已定义的值：{shown}）"),
+    "set_not_array": ("{var} is not an array value: only arrays can be set", "{var} 不是数组值：只能设置数组"),
+    "set_wrong_type": ("{name} is {type}, but the value given is {given}: pass a value of the same shape and dtype, "
+                       "e.g. jnp.asarray(value, jnp.{dtype})", "{name} 的类型是 {type}，但给出的值是 {given}：请给出形状和 "
+                                                              "dtype 都相同的值，例如 jnp.asarray(value, jnp.{dtype})"),
+    "set_wrong_shape": ("{name} is {type}, but the value given has shape {given}: pass a value of shape {shape}",
+                        "{name} 的类型是 {type}，但给出的值形状为 {given}：请给出形状为 {shape} 的值"),
+    "set_wrong_dtype": ("{name} is {type}; {value} is not a {dtype} value", "{name} 的类型是 {type}；{value} 不是 {dtype} 值"),
+    "edit_unknown": ("unknown edit {op} (must be one of {ops})", "未知的修改 {op}（必须是以下之一：{ops}）"),
+    "edit_nan_float": ("{name} is {type}: only a float value can be NaN", "{name} 的类型是 {type}：只有浮点值可以设为 NaN"),
+    "edit_set_empty": ("type a number to set the value to", "请输入要设置的数值"),
+    "bp_needs": ("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3",
+                 "断点需要 eqn（方程编号，如 '2/1'）、primitive='mul' 或 line=3"),
+    "bp_no_eqn": ("no equation {eqn} (the program has {n} equations, ids like {ids})",
+                  "没有方程 {eqn}（程序共有 {n} 个方程，编号形如 {ids}）"),
     "condition_unknown": ("unknown condition {text} (must be one of 'any NaN', 'any Inf', 'max > 1e3', 'min < -1', "
                           "'abs max >= 10')", "未知条件 {text}（必须是以下之一：'any NaN'、'any Inf'、'max > 1e3'、"
                                               "'min < -1'、'abs max >= 10'）"),

@@ -125,11 +125,11 @@ class Debugger(anywidget.AnyWidget):
         var = st._binder(st.frame, name)
         old = st.frame.env[var]
         if op not in EDITS:
-            raise ValueError(f"unknown edit {op!r} (must be one of {list(EDITS)})")
+            raise KeyedError("edit_unknown", op=repr(op), ops=str(list(EDITS)))
         x = jnp.asarray(old)
         if op == "nan":
             if not jnp.issubdtype(x.dtype, jnp.inexact):
-                raise ValueError(f"{name} is {var.type}: only a float value can be NaN")
+                raise KeyedError("edit_nan_float", name=name, type=var.type)
             new = jnp.full_like(x, jnp.nan)
         elif op == "zero":
             new = jnp.zeros_like(x)
@@ -142,7 +142,7 @@ class Debugger(anywidget.AnyWidget):
             new = (x + float(value)).astype(x.dtype)
         else:
             if value is None or (isinstance(value, str) and not value.strip()):
-                raise ValueError("type a number to set the value to")
+                raise KeyedError("edit_set_empty")
             new = jnp.full_like(x, complex(value) if "j" in str(value) else float(value))
         st.set_value(var, new)
 

@@ -82,8 +82,7 @@ def _dynamic_positions(static, name: str, options: dict, n_traced: int) -> dict:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for i in nums:
             if i in static:
-                raise ValueError(f"argument {i} is static (static_argnums), so {name} cannot take it; "
-                                 "choose a traced argument")
+                raise KeyedError("tf_static_arg", i=i, name=name)
         out["argnums"] = tuple(i - sum(1 for s in static if s < i) for i in nums)
     in_axes, n_all = options.get("in_axes"), len(static) + n_traced
     if isinstance(in_axes, str):
@@ -112,15 +111,14 @@ def parse_argnums(argnums, args: tuple, default) -> tuple[int, ...]:
     for i in argnums:
         j = i + len(args) if i < 0 else i
         if not 0 <= j < len(args):
-            raise ValueError(f"argnums has {i}, but the call has {len(args)} positional argument(s); "
-                             f"choose from {valid}")
+            raise KeyedError("tf_argnums_range", i=i, n=len(args), valid=str(valid))
         if j not in valid:
-            fix = (f"choose argnums from {valid}" if valid else
-                   "no argument is, so pass floats (e.g. jnp.arange(3.) or x.astype(jnp.float32))")
-            raise ValueError(f"argument {j} is not floating point, so it has no derivative; {fix}")
+            if valid:
+                raise KeyedError("tf_not_float", j=j, valid=str(valid))
+            raise KeyedError("tf_no_float_at_all", j=j)
         out.append(j)
     if not out:
-        raise ValueError("no floating-point argument to differentiate")
+        raise KeyedError("tf_no_float")
     return tuple(out)
 
 
@@ -137,16 +135,14 @@ def parse_in_axes(in_axes, args: tuple):
         try:
             axes = tuple(None if x == "None" else int(x) for x in comma_items(in_axes))
         except ValueError:
-            raise ValueError(f"--in-axes takes integers or None separated by commas, such as 0,None; "
-                             f"got {in_axes!r}") from None
+            raise KeyedError("tf_in_axes_text", text=repr(in_axes)) from None
         in_axes = axes[0] if len(axes) == 1 else axes
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-        raise ValueError(f"in_axes has {len(in_axes)} entries but the call has {len(args)} positional "
-                         f"argument(s); give one axis (or None) per argument")
+        raise KeyedError("tf_in_axes_count", k=len(in_axes), n=len(args))
     if in_axes is None or (isinstance(in_axes, tuple) and all(a is None for a in in_axes)):
-        raise ValueError("in_axes maps no argument; give at least one axis, e.g. 0")
+        raise KeyedError("tf_maps_none")
     return in_axes
 
 
@@ -186,8 +182,7 @@ def _grad(p, args, kwargs, argnums=None, has_aux=None):
         has_aux = not (len(outs) == 1 and outs[0].aval.shape == ()) and _scalar_aux(p)
     if not has_aux and not (len(outs) == 1 and getattr(outs[0].aval, "shape", None) == ()):
         types = ", ".join(v.type for v in outs)
-        raise ValueError(f"grad needs a function with one scalar output; {_name(p.fn)} returns {types}. "
-                         "Use --transform jacrev or jacfwd (any output), or vjp, or reduce it with jnp.sum")
+        raise KeyedError("tf_grad_scalar", fn=_name(p.fn), types=types)
     an = argnums[0] if len(argnums) == 1 else argnums
     return jax.grad(p.fn, argnums=an, has_aux=has_aux), args, kwargs
 
@@ -237,7 +232,7 @@ def batch_size(args: tuple, kwargs: dict, axes) -> int:
                              "or drop --batched to stack the call as one example")
         sizes.append((where, ax, leaf.shape[ax]))
     if not sizes:
-        raise ValueError("in_axes maps no argument; give at least one axis, e.g. 0")
+        raise KeyedError("tf_maps_none")
     if len({n for _, _, n in sizes}) > 1:
         said = ", ".join(f"{where} has {n} along axis {ax}" for where, ax, n in sizes)
         raise ValueError(f"cannot vmap over the arguments as written: the batch sizes differ ({said}); "
@@ -324,7 +319,7 @@ def transform(program: Program, name: str, **options) -> Program:
     """
     rule = TRANSFORMS.get(name)
     if rule is None:
-        raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
+        raise KeyedError("tf_unknown", name=repr(name), names=str(list(TRANSFORMS)))
     allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
     extra = sorted(k for k, v in options.items() if v is not None and k not in allowed)
     if extra:
@@ -377,12 +372,12 @@ def check_options(name: str, options: dict) -> dict:
     """The options a transformation takes, checked: ``{"argnums": "0"}``; None values dropped.  A
     ValueError names the flag that does not apply and the transformations it applies to."""
     if name not in TRANSFORMS:
-        raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
+        raise KeyedError("tf_unknown", name=repr(name), names=str(list(TRANSFORMS)))
     for key, value in options.items():
         if value is not None and key not in inspect.signature(TRANSFORMS[name]).parameters:
             takes = [n for n, r in TRANSFORMS.items() if key in inspect.signature(r).parameters]
             flag = "--" + key.replace("_", "-")
-            raise ValueError(f"{flag} does not apply to {name}; it applies to {', '.join(takes)}")
+            raise KeyedError("tf_flag", flag=flag, name=name, takes=", ".join(takes))
     return {k: v for k, v in options.items() if v is not None}
 
 

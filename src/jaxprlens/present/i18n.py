@@ -500,6 +500,28 @@ RUN_TEXT = {
     "stmt_Pass": ("pass", "pass 语句"), "stmt_Delete": ("a del", "del 语句"), "stmt_Assert": ("an assert", "assert 语句"),
     "stmt_other": ("{kind} statement", "{kind} 语句"),
     # the engines' errors (model.errors.KeyedError), worded here
+    "tf_unknown": ("unknown transformation {name} (must be one of {names})", "未知变换 {name}（必须是以下之一：{names}）"),
+    "tf_flag": ("{flag} does not apply to {name}; it applies to {takes}", "{flag} 不适用于 {name}；它适用于 {takes}"),
+    "tf_static_arg": ("argument {i} is static (static_argnums), so {name} cannot take it; choose a traced argument",
+                      "实参 {i} 是静态的（static_argnums），{name} 不能作用于它；请选择一个被追踪的实参"),
+    "tf_argnums_range": ("argnums has {i}, but the call has {n} positional argument(s); choose from {valid}",
+                         "argnums 含有 {i}，但调用只有 {n} 个位置实参；请从 {valid} 中选择"),
+    "tf_not_float": ("argument {j} is not floating point, so it has no derivative; choose argnums from {valid}",
+                     "实参 {j} 不是浮点数，没有导数；请从 {valid} 中选择 argnums"),
+    "tf_no_float_at_all": ("argument {j} is not floating point, so it has no derivative; no argument is, so pass "
+                           "floats (e.g. jnp.arange(3.) or x.astype(jnp.float32))",
+                           "实参 {j} 不是浮点数，没有导数；所有实参都不是浮点数，请传入浮点数（例如 jnp.arange(3.) 或 "
+                           "x.astype(jnp.float32)）"),
+    "tf_no_float": ("no floating-point argument to differentiate", "没有可求导的浮点实参"),
+    "tf_in_axes_text": ("--in-axes takes integers or None separated by commas, such as 0,None; got {text}",
+                        "--in-axes 接受以逗号分隔的整数或 None，例如 0,None；收到的是 {text}"),
+    "tf_in_axes_count": ("in_axes has {k} entries but the call has {n} positional argument(s); give one axis (or None) "
+                         "per argument", "in_axes 有 {k} 项，但调用有 {n} 个位置实参；请为每个实参给出一个轴（或 None）"),
+    "tf_maps_none": ("in_axes maps no argument; give at least one axis, e.g. 0", "in_axes 没有映射任何实参；请至少给出一个轴，例如 0"),
+    "tf_grad_scalar": ("grad needs a function with one scalar output; {fn} returns {types}. Use --transform jacrev or "
+                       "jacfwd (any output), or vjp, or reduce it with jnp.sum",
+                       "grad 需要只有一个标量输出的函数；{fn} 返回 {types}。请用 --transform jacrev 或 jacfwd（任意输出）、"
+                       "vjp，或用 jnp.sum 把输出归约为标量"),
     "int_list": ("{option} takes comma-separated integers such as 0 or 0,1; got {text}",
                  "{option} 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 {text}"),
     "device_type": ("device must be a string such as 'cpu' or 'gpu:1', got {kind}",

@@ -321,6 +321,19 @@ def test_bad_languages_say_what_to_do(ip, monkeypatch):
     assert ip.run_line_magic("jaxpr", "--lang zh --graph f(jnp.ones(3), 2.0)").lang == "zh"
 
 
+def test_an_unknown_language_is_said_in_the_kernels_language(ip):
+    ip.run_cell(CALL)
+    ip.run_line_magic("jaxpr_config", "--lang zh")
+    try:
+        for say in (lambda: ip.run_line_magic("jaxpr", "--lang fr --graph f(jnp.ones(3), 2.0)"),
+                    lambda: ip.run_line_magic("jaxpr_config", "--lang fr")):
+            with pytest.raises(UsageError) as info:
+                say()
+            assert str(info.value) == "未知语言 'fr'（必须是以下之一：['en', 'zh']）"
+    finally:
+        ip.run_line_magic("jaxpr_config", "--reset")
+
+
 def test_a_big_tables_notes_say_one_row_in_the_singular():
     """A table one row past what it draws, stores or sends says "1 more equation", not "1 more equations"."""
     keys = ["more_text", "more_rows", "more_items", "rows_cut", "items_cut", "calls_cut", "rows_live",

@@ -171,6 +171,9 @@ def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):
      "--compare 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
     ("--argnums 0 --in-axes 0", "--argnums --in-axes only work with --transform, e.g. `%%jaxpr --transform grad "
      "--compare`", "--argnums --in-axes 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
+    ("--run --repeat 0", "repeat must be at least 1, got 0", "repeat 至少为 1，收到的是 0"),
+    ("--static-argnums 7", "static_argnums has 7, but the call has 2 positional argument(s)",
+     "static_argnums 含有 7，但调用只有 2 个位置实参"),
     ("--batched", "--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`",
      "--batched 只能与 --transform vmap 一起使用，例如 `%%jaxpr --transform vmap --batched`"),
 ])
@@ -196,6 +199,10 @@ def test_option_errors_in_both_languages(ip, opts, en, zh):
     ("def f(a, b):\n    return a\nf('x', b'y')", "the last line must call a JAX function on arrays, e.g. `f(x)`; "
      "`f('x', b'y')` gets a str and a bytes, not an array or a number",
      "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`f('x', b'y')` 的实参是 str和bytes，不是数组或数字"),
+    ("def h(x, s):\n    return x\nh(1., 'abc')", "argument `s` (position 1) holds a str, which JAX cannot trace; pass "
+     "it as static (static_argnums=1, or --static-argnums 1 in the magic) or convert it with jnp.asarray",
+     "实参 `s`（位置 1）含有 JAX 无法追踪的 str；请把它设为静态（static_argnums=1，或在魔法命令中用 --static-argnums 1），"
+     "或用 jnp.asarray 转换"),
     ("1 +", "syntax error in the cell, line 1: invalid syntax\n    1 +\nfix that line and run the cell again",
      "单元格第 1 行有语法错误：invalid syntax\n    1 +\n请改正这一行后再运行单元格"),
 ])
@@ -397,6 +404,13 @@ def test_vmap_of_a_batch_without_batched_says_so_in_one_line(ip, capsys):
     assert message.endswith("--transform vmap treats the call as one example and stacks each mapped argument "
                             "twice: if the arguments are already a batch, add --batched to map over them as "
                             "written, as jax.vmap(f, in_axes)(*args) does")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--transform vmap --lang zh", PIECEWISE + "piecewise(jnp.array([-1., 0.5, 2.]))")
+    message = str(info.value)                       # JAX's own words (Pred must be ...) stay as JAX says them
+    assert message.startswith("`piecewise(jnp.array([-1., 0.5, 2.]))` 在所写的实参上失败：TypeError（单元格第 4 行："
+                              "return lax.cond(x > 0, jnp.sin, jnp.cos, x)）：Pred must be a scalar")
+    assert message.endswith("；--transform vmap 把这次调用当作一个样本，并把每个被映射的实参堆叠两次：如果实参已经是一批，"
+                            "请加上 --batched，直接在所写的实参上映射（与 jax.vmap(f, in_axes) 作用于 *args 相同）")
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err           # no JAX traceback
     view = ip.run_cell_magic("jaxpr", "--transform vmap", "piecewise(jnp.array(2.))")   # one example: stacked

@@ -111,7 +111,7 @@ def _without_jax(tb):
     return out, n
 
 
-def _cell_location(exc, filename: str) -> str:
+def _cell_location(exc, filename: str, lang: str = "en") -> str:
     tb, found = exc.__traceback__, None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
@@ -121,7 +121,7 @@ def _cell_location(exc, filename: str) -> str:
         return ""
     import linecache
     text = linecache.getline(filename, found.tb_lineno).strip()
-    return f" (cell line {found.tb_lineno}: {text})"
+    return t("cell_line", lang, line=found.tb_lineno, text=text)
 
 
 def _cell_number(shell) -> int:
@@ -155,7 +155,6 @@ def _call_of(stmt) -> ast.Call | None:
 
 
 _RESULT = "_jaxprlens_result"
-_STACKED = "vmap fails on a batch of 2 (each mapped argument stacked twice)"
 
 
 def _bind(stmt, result, filename: str, ns: dict):
@@ -268,8 +267,8 @@ class JaxprMagics(Magics):
         args = self._parse(opts_text)
         try:
             args.lang = resolve(args.lang)      # the kernel-wide default unless this cell says otherwise
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+        except ValueError as e:                 # said in the kernel's language
+            raise UsageError(_said(e, _lang_of(""))) from None
         if args.devices:
             from jaxprlens.views.run import devices_view
             return devices_view(args.lang)
@@ -312,7 +311,7 @@ class JaxprMagics(Magics):
                 set_default_lang(args.lang)
             lang, origin = settings()["lang"]
         except ValueError as e:
-            raise UsageError(str(e)) from None
+            raise UsageError(_said(e, _lang_of(""))) from None
         if args.lang is None and not args.reset:
             print(t("config_lang", lang, value=lang, origin=t(f"origin_{origin}", lang)))
 
@@ -411,13 +410,13 @@ class JaxprMagics(Magics):
                 return batched_call(call.fn, call.pos, call.kw, args.in_axes, call.static)
             return model.trace(call.fn, *call.pos, static_argnums=call.static, **call.kw), None
         except model.TraceError as e:
-            raise UsageError(str(e)) from None
+            raise UsageError(_said(e, args.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, args.lang) from None
             if vmap:
-                raise self._vmap_error(e, call, args, f"`{shorten(call.text, 60)}` fails on its arguments as "
-                                                      "written") from None
+                raise self._vmap_error(e, call, args, t("vmap_call_fails", args.lang,
+                                                        text=shorten(call.text, 60))) from None
             raise self._user_error(e, args.lang)
 
     def _vmap_error(self, e, call: _Call, args, what: str) -> UsageError:
@@ -426,21 +425,17 @@ class JaxprMagics(Magics):
         if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in str(e):
             return UsageError(_said(e, args.lang))      # ours: the batch cannot be built, and why
         first = (str(e).strip().splitlines() or [""])[0].rstrip(".")
-        said = f"{type(e).__name__}{_cell_location(e, call.filename)}: {first}"
+        said = f"{type(e).__name__}{_cell_location(e, call.filename, args.lang)}{t('colon', args.lang)}{first}"
         if args.batched:
-            return UsageError(f"vmap over the arguments as written fails: {said}")
+            return UsageError(t("vmap_batched_fails", args.lang, said=said))
         leaves = jax.tree_util.tree_leaves((call.pos, call.kw))
-        hint = ""
-        if any(getattr(x, "ndim", 0) for x in leaves):
-            hint = ("; --transform vmap treats the call as one example and stacks each mapped argument "
-                    "twice: if the arguments are already a batch, add --batched to map over them as written, "
-                    "as jax.vmap(f, in_axes)(*args) does")
-        return UsageError(f"{what}: {said}{hint}")
+        hint = t("vmap_hint", args.lang) if any(getattr(x, "ndim", 0) for x in leaves) else ""
+        return UsageError(f"{what}{t('colon', args.lang)}{said}{hint}")
 
     def _tracer_usage_error(self, e, filename: str, lang: str | None) -> UsageError:
         name = type(e).__name__
         fix = t(f"fix_{name}", lang)
-        return UsageError(f"{name}{_cell_location(e, filename)}: {fix}")
+        return UsageError(f"{name}{_cell_location(e, filename, lang)}{t('colon', lang)}{fix}")
 
     @staticmethod
     def _eval(node, filename: str, ns: dict):
@@ -481,12 +476,12 @@ class JaxprMagics(Magics):
             return build_view(program, Options.from_namespace(args), transformed)
         except ValueError as e:
             if args.transform == "vmap":
-                raise self._vmap_error(e, call, args, _STACKED) from None
+                raise self._vmap_error(e, call, args, t("vmap_stacked", args.lang)) from None
             raise UsageError(_said(e, args.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, args.lang) from None
             if args.transform != "vmap":
                 raise
-            raise self._vmap_error(e, call, args, _STACKED) from None
+            raise self._vmap_error(e, call, args, t("vmap_stacked", args.lang)) from None
 

@@ -1,15 +1,15 @@
 """A mistake in what the reader asked for, as data: the catalogue key that says it and the fields that fill it.
 
-The model and the engines hold no words (ARCHITECTURE.md): they raise ``KeyedError(key, **fields)``, and the
-catalogue (``present/i18n.py``) words it: ``e.text(lang)`` in the reader's language, ``str(e)`` in English (what a
-plain Python traceback shows), as ``views/render.RenderError`` does one layer up.
+The model and the engines hold no words (ARCHITECTURE.md): they raise ``KeyedError(key, **fields)`` (or
+``model.program.TraceError``, keyed alike), and the catalogue (``present/i18n.py``) words it: ``e.text(lang)`` in
+the reader's language, ``str(e)`` in English (what a plain Python traceback shows), as
+``views/render.RenderError`` does one layer up.
 """
 from __future__ import annotations
 
 
-class KeyedError(ValueError):
-    """``KeyedError("device_unknown", spec="'gpu-1'", listing="cpu:0 (cpu)")``: ``key`` names the catalogue
-    entry, ``fields`` fill it.  A ValueError, so callers that catch bad input keep working."""
+class Keyed:
+    """An exception carrying ``key`` (the catalogue entry) and ``fields`` (what fills it)."""
 
     wording = None      # (key, lang, **fields) -> str; present.i18n registers its ``t`` here
 
@@ -18,13 +18,18 @@ class KeyedError(ValueError):
         super().__init__(key, fields)
 
     def text(self, lang: str | None = "en") -> str:
-        words = KeyedError.wording
+        words = Keyed.wording
         if words is None:          # the catalogue is not loaded (importing jaxprlens loads it)
             return f"{self.key}: {self.fields}"
         return words(self.key, lang, **self.fields)
 
     def __str__(self) -> str:
         return self.text("en")
+
+
+class KeyedError(Keyed, ValueError):
+    """``KeyedError("device_unknown", spec="'gpu-1'", listing="cpu:0 (cpu)")``: bad input, said by the catalogue.
+    A ValueError, so callers that catch bad input keep working."""
 
 
 def said(e: BaseException, lang: str | None = "en") -> str:

@@ -16,6 +16,7 @@ import jax
 import jax.extend.core as jex
 import numpy as np
 
+from jaxprlens.model.errors import Keyed
 from jaxprlens.model import _jax
 from jaxprlens.model.roles import Roles, Sub, roles_of
 
@@ -400,8 +401,9 @@ def _build(names: dict, closed) -> Program:
 
 # ---------------------------------------------------------------- tracing
 
-class TraceError(Exception):
-    """Raised by ``trace`` for misuse we can explain in one sentence (not for errors in user code)."""
+class TraceError(Keyed, Exception):
+    """Raised by ``trace`` for misuse we can explain in one sentence (not for errors in user code): a catalogue
+    key and its fields (``model/errors.py``), worded by ``present.i18n``."""
 
 
 def _normalize_static(static_argnums, nargs: int) -> tuple:
@@ -411,7 +413,7 @@ def _normalize_static(static_argnums, nargs: int) -> tuple:
     for i in static_argnums:
         j = i + nargs if i < 0 else i
         if not 0 <= j < nargs:
-            raise TraceError(f"static_argnums has {i}, but the call has {nargs} positional argument(s)")
+            raise TraceError("trace_static_range", i=i, n=nargs)
         out.append(j)
     return tuple(sorted(set(out)))
 
@@ -442,23 +444,15 @@ def _check_args(names: list[str], args: tuple, kwargs: dict, static: tuple):
             try:
                 hash(a)
             except TypeError:
-                raise TraceError(
-                    f"argument `{name}` (position {i}) is static, but its value of type {type(a).__name__} "
-                    f"is not hashable; static arguments must be hashable Python values (int, str, tuple): "
-                    f"take position {i} out of static_argnums to trace it as an array") from None
+                raise TraceError("trace_unhashable", name=name, i=i, kind=type(a).__name__) from None
             continue
         for leaf in jax.tree_util.tree_leaves(a):
             if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):
-                raise TraceError(
-                    f"argument `{name}` (position {i}) holds a {type(leaf).__name__}, which JAX cannot trace; "
-                    f"pass it as static (static_argnums={i}, or --static-argnums {i} in the magic) "
-                    f"or convert it with jnp.asarray")
+                raise TraceError("trace_untraceable", name=name, i=i, kind=type(leaf).__name__)
     for key, a in kwargs.items():
         for leaf in jax.tree_util.tree_leaves(a):
             if not jex.valid_jaxtype(leaf) and not _is_array_like(leaf):
-                raise TraceError(
-                    f"keyword argument `{key}` holds a {type(leaf).__name__}, which JAX cannot trace; "
-                    f"convert it with jnp.asarray or bind it with functools.partial")
+                raise TraceError("trace_kw_untraceable", key=key, kind=type(leaf).__name__)
 
 
 def _is_array_like(x) -> bool:
@@ -468,7 +462,7 @@ def _is_array_like(x) -> bool:
 def trace(fn: Callable, *args, static_argnums=(), **kwargs) -> Program:
     """Trace ``fn(*args, **kwargs)`` with ``jax.make_jaxpr`` and return its ``Program``."""
     if not callable(fn):
-        raise TraceError(f"{type(fn).__name__} object is not callable; pass a function, e.g. trace(f, x)")
+        raise TraceError("trace_not_callable", kind=type(fn).__name__)
     static = _normalize_static(static_argnums, len(args))
     names = arg_names(fn, len(args), kwargs)
     _check_args(names, args, kwargs, static)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import unicodedata
 
-from jaxprlens.model.errors import KeyedError
+from jaxprlens.model.errors import Keyed, KeyedError
 
 LANGS = ("en", "zh")
 
@@ -309,6 +309,7 @@ VIEW_TEXT = {
                        "：转置后的线性映射，作用于全 1 的余切向量"),
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
+    "lang_unknown": ("unknown language {name} (must be one of {langs})", "未知语言 {name}（必须是以下之一：{langs}）"),
     "origin_cell": ("this cell's --lang", "本单元格的 --lang"), "origin_config": ("set by %jaxpr_config", "由 %jaxpr_config 设置"),
     "origin_env": ("from $JAXPRLENS_LANG", "来自 $JAXPRLENS_LANG"), "origin_default": ("the default", "默认值"),
 }
@@ -488,6 +489,16 @@ RUN_TEXT = {
     "not_arrays": ("the last line must call a JAX function on arrays, e.g. `f(x)`; `{text}` gets {kinds}, not an "
                    "array or a number", "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`{text}` 的实参是 {kinds}，"
                                        "不是数组或数字"),
+    "vmap_call_fails": ("`{text}` fails on its arguments as written", "`{text}` 在所写的实参上失败"),
+    "vmap_stacked": ("vmap fails on a batch of 2 (each mapped argument stacked twice)",
+                     "vmap 在批大小为 2 的批上失败（每个被映射的实参堆叠两次）"),
+    "vmap_batched_fails": ("vmap over the arguments as written fails: {said}", "对所写的实参做 vmap 失败：{said}"),
+    "vmap_hint": ("; --transform vmap treats the call as one example and stacks each mapped argument twice: if the "
+                  "arguments are already a batch, add --batched to map over them as written, as "
+                  "jax.vmap(f, in_axes)(*args) does",
+                  "；--transform vmap 把这次调用当作一个样本，并把每个被映射的实参堆叠两次：如果实参已经是一批，"
+                  "请加上 --batched，直接在所写的实参上映射（与 jax.vmap(f, in_axes) 作用于 *args 相同）"),
+    "cell_line": (" (cell line {line}: {text})", "（单元格第 {line} 行：{text}）"),
     "tb_hidden": ("({n} frames inside JAX not shown)", "（JAX 内部的 {n} 个栈帧未显示）"),
     "stmt_Assign": ("an assignment of something that is not a call", "对非调用的赋值"),
     "stmt_AnnAssign": ("an annotated assignment", "带类型注解的赋值"),
@@ -499,7 +510,27 @@ RUN_TEXT = {
     "stmt_With": ("a with block", "with 块"), "stmt_Try": ("a try block", "try 块"), "stmt_Return": ("a return", "return 语句"),
     "stmt_Pass": ("pass", "pass 语句"), "stmt_Delete": ("a del", "del 语句"), "stmt_Assert": ("an assert", "assert 语句"),
     "stmt_other": ("{kind} statement", "{kind} 语句"),
-    # the engines' errors (model.errors.KeyedError), worded here
+    # the model's and engines' errors (model.errors.KeyedError, model.program.TraceError), worded here
+    "trace_static_range": ("static_argnums has {i}, but the call has {n} positional argument(s)",
+                           "static_argnums 含有 {i}，但调用只有 {n} 个位置实参"),
+    "trace_unhashable": ("argument `{name}` (position {i}) is static, but its value of type {kind} is not hashable; "
+                         "static arguments must be hashable Python values (int, str, tuple): take position {i} out "
+                         "of static_argnums to trace it as an array",
+                         "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值不可哈希；静态实参必须是可哈希的 Python "
+                         "值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组追踪"),
+    "trace_untraceable": ("argument `{name}` (position {i}) holds a {kind}, which JAX cannot trace; pass it as static "
+                          "(static_argnums={i}, or --static-argnums {i} in the magic) or convert it with jnp.asarray",
+                          "实参 `{name}`（位置 {i}）含有 JAX 无法追踪的 {kind}；请把它设为静态（static_argnums={i}，"
+                          "或在魔法命令中用 --static-argnums {i}），或用 jnp.asarray 转换"),
+    "trace_kw_untraceable": ("keyword argument `{key}` holds a {kind}, which JAX cannot trace; convert it with "
+                             "jnp.asarray or bind it with functools.partial",
+                             "关键字实参 `{key}` 含有 JAX 无法追踪的 {kind}；请用 jnp.asarray 转换，或用 "
+                             "functools.partial 绑定"),
+    "trace_not_callable": ("{kind} object is not callable; pass a function, e.g. trace(f, x)",
+                           "{kind} 对象不可调用；请传入函数，例如 trace(f, x)"),
+    "run_repeat": ("repeat must be at least 1, got {repeat}", "repeat 至少为 1，收到的是 {repeat}"),
+    "run_budget": ("the time budget must be a positive number of seconds, got {budget}",
+                   "时间预算必须是正的秒数，收到的是 {budget}"),
     "tf_unknown": ("unknown transformation {name} (must be one of {names})", "未知变换 {name}（必须是以下之一：{names}）"),
     "tf_flag": ("{flag} does not apply to {name}; it applies to {takes}", "{flag} 不适用于 {name}；它适用于 {takes}"),
     "tf_static_arg": ("argument {i} is static (static_argnums), so {name} cannot take it; choose a traced argument",
@@ -599,7 +630,7 @@ _config: dict = {"lang": None}                  # set by ``%jaxpr_config --lang`
 def check(lang: str) -> str:
     """``lang`` if jaxprlens speaks it; else a ValueError naming the choices."""
     if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r} (must be one of {list(LANGS)})")
+        raise KeyedError("lang_unknown", name=repr(lang), langs=str(list(LANGS)))
     return lang
 
 
@@ -648,7 +679,7 @@ def t(key: str, lang: str | None = None, **fields) -> str:
     return text.format(**fields) if fields else text
 
 
-KeyedError.wording = t          # the model's and engines' errors are worded by this catalogue
+Keyed.wording = t          # the model's and engines' errors (KeyedError, TraceError) are worded by this catalogue
 
 
 def a_noun(noun: str, lang: str | None = None) -> str:

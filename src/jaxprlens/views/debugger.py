@@ -13,7 +13,7 @@ import traitlets
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, StateView, captured, describe,  # noqa: F401
                                       frame_data, sparkline)
 from jaxprlens.present.front import widget_css, widget_module
-from jaxprlens.model.errors import KeyedError
+from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
@@ -111,8 +111,8 @@ class Debugger(anywidget.AnyWidget):
         try:
             action()
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
-            # ours (a KeyedError) in the reader's language; anything else as Python says it
-            text = exc.text(self.view.lang) if isinstance(exc, KeyedError) else f"{type(exc).__name__}: {exc}"
+            # ours (a KeyedError, a TraceError) in the reader's language; anything else as Python says it
+            text = exc.text(self.view.lang) if isinstance(exc, Keyed) else f"{type(exc).__name__}: {exc}"
             # bounded: the start says what failed, the end (a callback's traceback) says why
             self.error = text if len(text) <= ERROR_CHARS else f"{text[:200]} … {text[-(ERROR_CHARS - 203):]}"
 

@@ -437,6 +437,20 @@ def test_vmap_batch_that_cannot_be_built_says_why(ip, opts, call, message):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("opts, call, zh", [
+    ("--batched", "piecewise(jnp.array(2.))", "无法对所写的实参做 vmap：实参 0 是 f32[]，没有可映射的轴 0；请给它一个批轴、"
+     "在 --in-axes 中用 None 不映射它，或去掉 --batched，把这次调用当作一个样本来堆叠"),
+    ("--batched", "jnp.add(jnp.ones(3), jnp.ones(4))", "无法对所写的实参做 vmap：批大小不一致（实参 0 沿轴 0 有 3 个，"
+     "实参 1 沿轴 0 有 4 个）；请让它们一致，或在 --in-axes 中用 None 不映射某个实参"),
+    ("--in-axes 2", "jnp.sin(jnp.ones(3))", "无法构建批：in_axes 把实参 0 的批轴放在 2，但它只有 1 维，所以轴必须在 -2 到 1 之间"),
+])
+def test_vmap_batch_that_cannot_be_built_says_why_in_chinese(ip, opts, call, zh):
+    ip.run_cell(PIECEWISE)
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang zh --transform vmap " + opts, call)
+    assert str(info.value) == zh
+
+
 def test_batched_needs_vmap(ip):
     ip.run_cell("ran = []")
     for opts in ("--batched", "--transform grad --batched"):

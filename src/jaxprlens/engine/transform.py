@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxprlens.model import _jax
-from jaxprlens.model.errors import KeyedError
+from jaxprlens.model.errors import KeyedError, Words
 from jaxprlens.model.program import Program, trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -203,8 +203,7 @@ def _vmap(p, args, kwargs, in_axes=None, batched=False):
     mapped = _mapped(args, kwargs, axes)
     for where, leaf, ax in mapped:
         if not -leaf.ndim - 1 <= ax <= leaf.ndim:
-            raise ValueError(f"cannot build a batch: in_axes puts {where}'s batch axis at {ax}, but it has "
-                             f"{leaf.ndim} dimension(s), so the axis must be between {-leaf.ndim - 1} and {leaf.ndim}")
+            raise KeyedError("tf_batch_axis", where=where, ax=ax, ndim=leaf.ndim, lo=-leaf.ndim - 1, hi=leaf.ndim)
     per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
     stacked = tuple(a if ax is None else _stack(a, ax) for a, ax in zip(args, per_arg))
     return jax.vmap(p.fn, in_axes=axes), stacked, {k: _stack(v, 0) for k, v in kwargs.items()}
@@ -213,12 +212,12 @@ def _vmap(p, args, kwargs, in_axes=None, batched=False):
 def _mapped(args: tuple, kwargs: dict, axes) -> list[tuple[str, object, int]]:
     """``(where, leaf, axis)`` for every array leaf vmap maps (keyword arguments map along axis 0)."""
     per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
-    items = [(f"argument {i}", a, ax) for i, (a, ax) in enumerate(zip(args, per_arg)) if ax is not None]
-    items += [(f"argument `{k}`", v, 0) for k, v in kwargs.items()]
+    items = [(("arg_where", i), a, ax) for i, (a, ax) in enumerate(zip(args, per_arg)) if ax is not None]
+    items += [(("kwarg_where", k), v, 0) for k, v in kwargs.items()]
     out = []
-    for where, tree, ax in items:
+    for (key, i), tree, ax in items:
         for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
-            out.append((where + jax.tree_util.keystr(path), jnp.asarray(leaf), ax))
+            out.append((Words(key, i=i, path=jax.tree_util.keystr(path)), jnp.asarray(leaf), ax))
     return out
 
 
@@ -227,16 +226,13 @@ def batch_size(args: tuple, kwargs: dict, axes) -> int:
     sizes = []
     for where, leaf, ax in _mapped(args, kwargs, axes):
         if not -leaf.ndim <= ax < leaf.ndim:
-            raise ValueError(f"cannot vmap over the arguments as written: {where} is {_type(leaf)}, which has "
-                             f"no axis {ax} to map; give it a batch axis, map it with None in --in-axes, "
-                             "or drop --batched to stack the call as one example")
+            raise KeyedError("tf_no_axis", where=where, type=_type(leaf), ax=ax)
         sizes.append((where, ax, leaf.shape[ax]))
     if not sizes:
         raise KeyedError("tf_maps_none")
     if len({n for _, _, n in sizes}) > 1:
-        said = ", ".join(f"{where} has {n} along axis {ax}" for where, ax, n in sizes)
-        raise ValueError(f"cannot vmap over the arguments as written: the batch sizes differ ({said}); "
-                         "make them agree, or map an argument with None in --in-axes")
+        raise KeyedError("tf_sizes_differ", sizes=[Words("tf_size_of", where=where, n=n, ax=ax)
+                                                   for where, ax, n in sizes])
     return sizes[0][2]
 
 

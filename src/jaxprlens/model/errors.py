@@ -8,8 +8,37 @@ the reader's language, ``str(e)`` in English (what a plain Python traceback show
 from __future__ import annotations
 
 
+class Words:
+    """A phrase as data, for a field of a message: ``Words("arg_where", i=0, path="['w']")`` is worded in the
+    message's language (``argument 0['w']``, ``实参 0['w']``); a list of them is said as a list."""
+
+    def __init__(self, key: str, **fields):
+        self.key, self.fields = key, fields
+
+    def text(self, lang: str | None = "en") -> str:
+        return _worded(self.key, lang, self.fields)
+
+    def __repr__(self) -> str:
+        return f"Words({self.key!r}, {self.fields!r})"
+
+
+def _worded(key: str, lang, fields: dict) -> str:
+    words = Keyed.wording
+    if words is None:          # the catalogue is not loaded (importing jaxprlens loads it)
+        return f"{key}: {fields}"
+
+    def field(v):
+        if isinstance(v, Words):
+            return v.text(lang)
+        if isinstance(v, list) and v and all(isinstance(x, Words) for x in v):
+            return words("sep", lang).join(x.text(lang) for x in v)
+        return v
+    return words(key, lang, **{k: field(v) for k, v in fields.items()})
+
+
 class Keyed:
-    """An exception carrying ``key`` (the catalogue entry) and ``fields`` (what fills it)."""
+    """An exception carrying ``key`` (the catalogue entry) and ``fields`` (what fills it; a field may be
+    ``Words``, or a list of them)."""
 
     wording = None      # (key, lang, **fields) -> str; present.i18n registers its ``t`` here
 
@@ -18,10 +47,7 @@ class Keyed:
         super().__init__(key, fields)
 
     def text(self, lang: str | None = "en") -> str:
-        words = Keyed.wording
-        if words is None:          # the catalogue is not loaded (importing jaxprlens loads it)
-            return f"{self.key}: {self.fields}"
-        return words(self.key, lang, **self.fields)
+        return _worded(self.key, lang, self.fields)
 
     def __str__(self) -> str:
         return self.text("en")

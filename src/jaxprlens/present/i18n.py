@@ -549,6 +549,18 @@ RUN_TEXT = {
     "tf_in_axes_count": ("in_axes has {k} entries but the call has {n} positional argument(s); give one axis (or None) "
                          "per argument", "in_axes 有 {k} 项，但调用有 {n} 个位置实参；请为每个实参给出一个轴（或 None）"),
     "tf_maps_none": ("in_axes maps no argument; give at least one axis, e.g. 0", "in_axes 没有映射任何实参；请至少给出一个轴，例如 0"),
+    "arg_where": ("argument {i}{path}", "实参 {i}{path}"), "kwarg_where": ("argument `{i}`{path}", "实参 `{i}`{path}"),
+    "tf_batch_axis": ("cannot build a batch: in_axes puts {where}'s batch axis at {ax}, but it has {ndim} dimension(s), "
+                      "so the axis must be between {lo} and {hi}", "无法构建批：in_axes 把{where} 的批轴放在 {ax}，但它只有 "
+                                                                 "{ndim} 维，所以轴必须在 {lo} 到 {hi} 之间"),
+    "tf_no_axis": ("cannot vmap over the arguments as written: {where} is {type}, which has no axis {ax} to map; give it a "
+                   "batch axis, map it with None in --in-axes, or drop --batched to stack the call as one example",
+                   "无法对所写的实参做 vmap：{where} 是 {type}，没有可映射的轴 {ax}；请给它一个批轴、在 --in-axes 中用 None "
+                   "不映射它，或去掉 --batched，把这次调用当作一个样本来堆叠"),
+    "tf_sizes_differ": ("cannot vmap over the arguments as written: the batch sizes differ ({sizes}); make them agree, or "
+                        "map an argument with None in --in-axes", "无法对所写的实参做 vmap：批大小不一致（{sizes}）；"
+                                                                 "请让它们一致，或在 --in-axes 中用 None 不映射某个实参"),
+    "tf_size_of": ("{where} has {n} along axis {ax}", "{where} 沿轴 {ax} 有 {n} 个"),
     "tf_grad_scalar": ("grad needs a function with one scalar output; {fn} returns {types}. Use --transform jacrev or "
                        "jacfwd (any output), or vjp, or reduce it with jnp.sum",
                        "grad 需要只有一个标量输出的函数；{fn} 返回 {types}。请用 --transform jacrev 或 jacfwd（任意输出）、"

@@ -177,9 +177,7 @@ def _not_a_call(stmt, code: str, lang: str) -> str:
     kind = type(stmt).__name__
     what = t(f"stmt_{kind}" if kind in _STATEMENTS else "stmt_other", lang, kind=a_noun(kind.lower(), lang))
     text = (ast.get_source_segment(code, stmt) or "").splitlines()
-    shown = f" `{shorten(text[0], 60)}` " if text else ""
-    if lang == "en":
-        shown = shown.rstrip()
+    shown = f" `{shorten(text[0], 60)}` " if text else " "
     return t("last_not_call", lang, line=stmt.lineno, shown=shown, what=what)
 
 
@@ -435,7 +433,7 @@ class JaxprMagics(Magics):
     def _tracer_usage_error(self, e, filename: str, lang: str | None) -> UsageError:
         name = type(e).__name__
         fix = t(f"fix_{name}", lang)
-        return UsageError(f"{name}{_cell_location(e, filename, lang)}{t('colon', lang)}{fix}")
+        return UsageError(f"{name}{_cell_location(e, filename, lang)}: {fix}")      # as the stored course shows it
 
     @staticmethod
     def _eval(node, filename: str, ns: dict):

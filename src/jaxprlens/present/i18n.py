@@ -473,7 +473,7 @@ RUN_TEXT = {
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
                    "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
-    "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {line}{shown} "
+    "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {line}{shown}"
                       "is {what}. The cell ran; add the call to trace as its last line",
                       "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 {line} 行{shown}是{what}。"
                       "单元格已运行；请把要追踪的调用写在最后一行"),

@@ -335,6 +335,12 @@ def test_magic_graph(ip):
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="unknown path"):
         ip.run_cell_magic("jaxpr", "--graph --path 9/body", CELL)
+    with pytest.raises(UsageError) as info:                       # in the cell's language
+        ip.run_cell_magic("jaxpr", "--graph --path 9/body --lang zh", CELL)
+    assert str(info.value) == "未知路径 '9/body'：这个程序没有嵌套的 jaxpr"
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--graph --depth -1 --lang zh", CELL)
+    assert str(info.value) == "depth 和 max_nodes 必须 >= 0（收到 depth=-1，max_nodes=60）"
 
 
 def test_folded_summary_counts_read_as_english():

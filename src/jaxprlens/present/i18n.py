@@ -565,6 +565,12 @@ RUN_TEXT = {
                        "jacfwd (any output), or vjp, or reduce it with jnp.sum",
                        "grad 需要只有一个标量输出的函数；{fn} 返回 {types}。请用 --transform jacrev 或 jacfwd（任意输出）、"
                        "vjp，或用 jnp.sum 把输出归约为标量"),
+    "path_unknown": ("unknown path {path} (must be one of {shown})", "未知路径 {path}（必须是以下之一：{shown}）"),
+    "path_no_nested": ("unknown path {path}: this program has no nested jaxprs", "未知路径 {path}：这个程序没有嵌套的 jaxpr"),
+    "group_unknown": ("unknown group {group} (must be one of {shown})", "未知调用 {group}（必须是以下之一：{shown}）"),
+    "group_none": ("unknown group {group}: this program has no inlined calls", "未知调用 {group}：这个程序没有被内联的调用"),
+    "graph_negative": ("depth and max_nodes must be >= 0 (got depth={depth}, max_nodes={max_nodes})",
+                       "depth 和 max_nodes 必须 >= 0（收到 depth={depth}，max_nodes={max_nodes}）"),
     "int_list": ("{option} takes comma-separated integers such as 0 or 0,1; got {text}",
                  "{option} 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 {text}"),
     "device_type": ("device must be a string such as 'cpu' or 'gpu:1', got {kind}",

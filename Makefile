@@ -34,6 +34,7 @@ browser-deps:
 test: venv browser-deps
 	$(VENV)/bin/lint-imports --no-cache   # the layers ([tool.importlinter] in pyproject.toml)
 	sh scripts/check_package.sh $(PY)   # sdist + wheel, twine check, the wheel in a clean venv
+	PY=$(PY) sh scripts/js_tests.sh      # the browser modules' unit tests (tests/js) under Node, jsdom
 	# unit, magic, library and docs tests on both cores; then the real-browser tests one at a time
 	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q -n 2 tests --ignore=tests/browser
 	JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure $(PY) -m pytest -q tests/browser

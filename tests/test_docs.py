@@ -65,6 +65,7 @@ def test_open_solutions_sees_an_open_solution():
     assert open_solutions(folded + shown + opened, "en") == ["tag_solution-2", "tag_solution-3"]
 
 
+@pytest.mark.slow                  # the site's build: 15 s quiet, more on a loaded machine
 def test_theme_is_sphinx_book_theme(site):
     for page in [site / "index.html", *(site / "course" / lang / f"{nb.stem}.html"
                                         for lang in LANGS for nb in lectures(lang)[:1])]:
@@ -74,6 +75,7 @@ def test_theme_is_sphinx_book_theme(site):
         assert any("jaxprlens_docs.css" in s for s in sheets), (page, sheets)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_solution_is_folded(site, lang):
     total = 0
@@ -114,6 +116,7 @@ def in_own_thread(fn):
         return pool.submit(fn).result()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [1024, 1280, 1920])
 def test_views_fit_the_content_width(site, width):
@@ -152,6 +155,7 @@ SPILLS = """() => [...document.querySelectorAll('.cell_output .jaxprlens td')]
   .map(td => td.className + ': ' + td.textContent.slice(0, 60))"""
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_no_table_cell_runs_over_the_next(site):
     """Every course page at 1280 px: no cell of a view's table spills into its neighbour (a long param wraps)."""

@@ -3,7 +3,6 @@ import base64
 import re
 import shutil
 import textwrap
-import time
 
 import jax
 import jax.numpy as jnp
@@ -256,9 +255,8 @@ def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
     only = p.graph(path=f"{loop.index}/body", max_nodes=5000)
     assert _clusters(only.source, "sub") == 0 and only.source.count('[label=sin ') == 250
     assert "carry from" in only.source and "body const from" in only.source
-    t0 = time.perf_counter()
-    assert "</svg>" in only.svg()
-    assert time.perf_counter() - t0 < 10                          # ~0.4 s here; generous on a busy CI box
+    svg = only.svg()                                              # its speed: benchmarks/bench_graph.py
+    assert svg.rstrip().endswith("</svg>") and svg.count('class="node jl&#45;eqn') == count_eqns(body.program)
 
 
 def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
@@ -276,16 +274,13 @@ def test_big_jit_folded_by_max_nodes_and_deep_nesting_by_depth():
     assert _clusters(deep.graph(depth=0).source, "sub") == 0
 
 
-def test_flat_1000_eqns_renders_quickly():
+def test_flat_1000_eqns_drawn_flat_when_asked():
     p = trace(_chain(1000), jnp.ones(8), jnp.ones(8))
     assert len(p.eqns) == 1000
-    t0 = time.perf_counter()
     g = p.graph(max_nodes=1000)                                 # drawn flat when asked for
-    svg = g.svg()
-    elapsed = time.perf_counter() - t0
+    svg = g.svg()                                               # its speed: benchmarks/bench_graph.py
     assert svg.count('class="node jl&#45;eqn') == 1000
     assert "xlabel" in g.source and '"ref-' in g.source           # cheap labels, long edges cut
-    assert elapsed < 5, elapsed                                   # the benchmark measures ~0.5 s
 
 
 def test_huge_top_level_drawn_as_runs():
@@ -340,6 +335,12 @@ def test_magic_graph(ip):
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="unknown path"):
         ip.run_cell_magic("jaxpr", "--graph --path 9/body", CELL)
+    with pytest.raises(UsageError) as info:                       # in the cell's language
+        ip.run_cell_magic("jaxpr", "--graph --path 9/body --lang zh", CELL)
+    assert str(info.value) == "未知路径 '9/body'：这个程序没有嵌套的 jaxpr"
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--graph --depth -1 --lang zh", CELL)
+    assert str(info.value) == "depth 和 max_nodes 必须 >= 0（收到 depth=-1，max_nodes=60）"
 
 
 def test_folded_summary_counts_read_as_english():
@@ -468,10 +469,10 @@ def test_page_draws_the_folded_calls_ahead_with_breadcrumbs(model_grad):
     assert "block（第 3 次调用，共 6 次）" in zh.source and "model_loss（反向）" in zh.source
 
 
-def test_overview_renders_quickly(model_grad):
-    t0 = time.perf_counter()
-    model_grad.graph().svg()
-    assert time.perf_counter() - t0 < 5                           # the benchmark measures ~0.1 s
+def test_overview_renders_its_blocks_to_svg(model_grad):
+    svg = model_grad.graph().svg()                                # its speed: benchmarks/bench_fold.py
+    blocks = set(re.findall(r'id="grp&#45;(model_loss(?:~bwd)?/block\.\d(?:~bwd)?)"', svg))
+    assert svg.rstrip().endswith("</svg>") and len(blocks) == 12  # block ×6, forward and backward
 
 
 def test_a_call_holding_control_flow_draws_its_box_with_binders():
@@ -615,6 +616,7 @@ def test_graph_of_an_unrolled_loop_draws_the_block_once_with_its_count():
     assert "4 个方程 ×30" in zh.source and "第 1 份，共 30 份" in zh.source
 
 
+@pytest.mark.slow                  # 32 s on a loaded 2-core machine, 7 s quiet
 def test_graph_folds_a_flat_program_of_100k_equations_to_a_few_nodes():
     program = trace(_unrolled(25_000), jnp.ones(8), jnp.ones(8))
     assert len(program.eqns) == 100_002

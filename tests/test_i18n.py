@@ -87,6 +87,20 @@ def test_templates():
         t("n_eqns", "fr")
 
 
+def test_keyed_errors_are_worded_by_the_catalogue():
+    """The model and engines raise a key and fields; ``str`` is the English text, ``text(lang)`` any language."""
+    from jaxprlens.model.errors import KeyedError, said
+    e = KeyedError("int_list", option="--argnums", text="'x'")
+    assert isinstance(e, ValueError) and (e.key, e.fields) == ("int_list", {"option": "--argnums", "text": "'x'"})
+    assert str(e) == "--argnums takes comma-separated integers such as 0 or 0,1; got 'x'" == said(e)
+    assert said(e, "zh") == e.text("zh") == "--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'"
+    assert said(ValueError("plain"), "zh") == "plain"                # not ours: as Python says it
+    assert t("needs_transform", "en", given="--compare", n=1).startswith("--compare only works with")
+    assert t("needs_transform", "en", given="--a --b", n=2).startswith("--a --b only work with")
+    assert [i18n.a_noun(w, "en") for w in ("int", "str", "ellipsis")] == ["an int", "a str", "an ellipsis"]
+    assert i18n.a_noun("int", "zh") == "int"
+
+
 def test_roles_in_chinese():
     p = trace(*SEEDS["func11"][:1], *SEEDS["func11"][1])
     assert role_summary(p.eqns[1].roles, "zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"
@@ -305,6 +319,19 @@ def test_bad_languages_say_what_to_do(ip, monkeypatch):
     with pytest.raises(UsageError, match=r"JAXPRLENS_LANG='de' is not a language .* unset it"):
         ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)")
     assert ip.run_line_magic("jaxpr", "--lang zh --graph f(jnp.ones(3), 2.0)").lang == "zh"
+
+
+def test_an_unknown_language_is_said_in_the_kernels_language(ip):
+    ip.run_cell(CALL)
+    ip.run_line_magic("jaxpr_config", "--lang zh")
+    try:
+        for say in (lambda: ip.run_line_magic("jaxpr", "--lang fr --graph f(jnp.ones(3), 2.0)"),
+                    lambda: ip.run_line_magic("jaxpr_config", "--lang fr")):
+            with pytest.raises(UsageError) as info:
+                say()
+            assert str(info.value) == "未知语言 'fr'（必须是以下之一：['en', 'zh']）"
+    finally:
+        ip.run_line_magic("jaxpr_config", "--reset")
 
 
 def test_a_big_tables_notes_say_one_row_in_the_singular():

@@ -134,6 +134,119 @@ def test_unknown_option_lists_valid_ones(ip):
         ip.run_cell_magic("jaxpr", "--static-argnums x", cell("func1"))
 
 
+def _options(ip) -> str:
+    return " ".join(sorted(a for action in JaxprMagics(shell=ip).jaxpr.parser._actions for a in action.option_strings))
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "unrecognized arguments: --grpah\ndid you mean --graph?\nvalid options: {options}  (see %%jaxpr? for help)"),
+    ("zh", "无法识别的选项：--grpah\n你是不是想写 --graph？\n可用的选项：{options}（%%jaxpr? 查看帮助）"),
+])
+def test_a_typod_option_suggests_the_closest_in_the_cells_language(ip, lang, said):
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"--lang {lang} --grpah", cell("func1"))
+    assert str(info.value) == said.format(options=_options(ip))
+    with pytest.raises(UsageError) as info:                 # nothing close: no guess
+        ip.run_cell_magic("jaxpr", f"--lang {lang} --bogus", cell("func1"))
+    assert "--bogus" in str(info.value) and len(str(info.value).splitlines()) == 2
+
+
+def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang zh --cost time", cell("func1"))
+    first, valid = str(info.value).split("\n")                 # argparse's own words (they vary by Python)
+    assert re.fullmatch(r"选项有误：argument --cost: invalid choice: 'time' \(choose from '?flops'?, '?bytes'?\)", first)
+    assert valid == f"可用的选项：{_options(ip)}（%%jaxpr? 查看帮助）"
+
+
+@pytest.mark.parametrize("opts, en, zh", [
+    ("--static-argnums x", "--static-argnums takes comma-separated integers such as 0 or 0,1; got 'x'",
+     "--static-argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'"),
+    ("--device tpu:9", "no tpu device here for 'tpu:9'; devices here: {listing}",
+     "这里没有 tpu 设备，无法使用 'tpu:9'；这里的设备：{listing}"),
+    ("--device gpu-1", "unknown device 'gpu-1' (write platform[:index], e.g. cpu, gpu:1, tpu:0); devices here: {listing}",
+     "未知设备 'gpu-1'（请写成 platform[:index]，例如 cpu、gpu:1、tpu:0）；这里的设备：{listing}"),
+    ("--compare", "--compare only works with --transform, e.g. `%%jaxpr --transform grad --compare`",
+     "--compare 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
+    ("--argnums 0 --in-axes 0", "--argnums --in-axes only work with --transform, e.g. `%%jaxpr --transform grad "
+     "--compare`", "--argnums --in-axes 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
+    ("--run --repeat 0", "repeat must be at least 1, got 0", "repeat 至少为 1，收到的是 0"),
+    ("--static-argnums 7", "static_argnums has 7, but the call has 2 positional argument(s)",
+     "static_argnums 含有 7，但调用只有 2 个位置实参"),
+    ("--batched", "--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`",
+     "--batched 只能与 --transform vmap 一起使用，例如 `%%jaxpr --transform vmap --batched`"),
+])
+def test_option_errors_in_both_languages(ip, opts, en, zh):
+    if "tpu" in opts and any(d.platform == "tpu" for d in jax.devices()):
+        pytest.skip("this machine has a TPU")
+    from jaxprlens.engine.devices import _listing
+    for lang, said in (("en", en), ("zh", zh)):
+        with pytest.raises(UsageError) as info:
+            ip.run_cell_magic("jaxpr", f"{opts} --lang {lang}", cell("func1"))
+        assert str(info.value) == said.format(listing=_listing())
+
+
+@pytest.mark.parametrize("body, en, zh", [
+    ("# only a comment", "the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
+     "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
+    ("x = 3\nx(1.)", "`x` is an int, not a function; the last line must call a function, e.g. `f(x)`",
+     "`x` 是 int 对象，不是函数；最后一行必须调用一个函数，例如 `f(x)`"),
+    ("import jax\nfor i in range(2):\n    pass", "the last line must call a JAX function on arrays, e.g. `f(x)` or "
+     "`y = f(x)`; line 2 `for i in range(2):` is a for loop. The cell ran; add the call to trace as its last line",
+     "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 2 行 `for i in range(2):` 是for 循环。"
+     "单元格已运行；请把要追踪的调用写在最后一行"),
+    ("def f(a, b):\n    return a\nf('x', b'y')", "the last line must call a JAX function on arrays, e.g. `f(x)`; "
+     "`f('x', b'y')` gets a str and a bytes, not an array or a number",
+     "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`f('x', b'y')` 的实参是 str和bytes，不是数组或数字"),
+    ("def h(x, s):\n    return x\nh(1., 'abc')", "argument `s` (position 1) holds a str, which JAX cannot trace; pass "
+     "it as static (static_argnums=1, or --static-argnums 1 in the magic) or convert it with jnp.asarray",
+     "实参 `s`（位置 1）含有 JAX 无法追踪的 str；请把它设为静态（static_argnums=1，或在魔法命令中用 --static-argnums 1），"
+     "或用 jnp.asarray 转换"),
+    ("1 +", "syntax error in the cell, line 1: invalid syntax\n    1 +\nfix that line and run the cell again",
+     "单元格第 1 行有语法错误：invalid syntax\n    1 +\n请改正这一行后再运行单元格"),
+])
+def test_cell_errors_in_both_languages(ip, body, en, zh):
+    for lang, said in (("en", en), ("zh", zh)):
+        with pytest.raises(UsageError) as info:
+            ip.run_cell_magic("jaxpr", f"--lang {lang}", body)
+        assert str(info.value) == said
+
+
+@pytest.mark.parametrize("last, en, zh", [
+    ("print(f(jnp.ones(3)))", "the last line prints `print(f(jnp.ones(3)))`: print traces nothing (it prints a tracer, "
+     "and the jaxpr has no equations). Make the call itself the last line: `f(jnp.ones(3))`",
+     "最后一行打印了 `print(f(jnp.ones(3)))`：print 不追踪任何东西（它打印出一个追踪值，jaxpr 里没有方程）。"
+     "请让调用本身成为最后一行：`f(jnp.ones(3))`"),
+    ("nothing(jnp.ones(3))", "`nothing(jnp.ones(3))` returns None and has no equations: there is nothing to show. "
+     "Make the last line the call of the JAX function, e.g. `f(x)`",
+     "`nothing(jnp.ones(3))` 返回 None，也没有方程：没有可显示的内容。请让最后一行调用该 JAX 函数，例如 `f(x)`"),
+])
+def test_a_last_line_that_traces_nothing_says_what_to_do(ip, capsys, last, en, zh):
+    for lang, said in (("en", en), ("zh", zh)):
+        with pytest.raises(UsageError) as info:
+            ip.run_cell_magic("jaxpr", f"--lang {lang}", F_CELL + "def nothing(x):\n    pass\n" + last)
+        assert str(info.value) == said
+    assert "Traced" not in capsys.readouterr().out                  # no tracer printed on the way
+
+
+def test_a_shape_error_shows_the_users_frames_not_jaxs(ip):
+    body = "import jax.numpy as jnp\ndef f(x):\n    return jnp.dot(x, jnp.ones(3))\nf(jnp.ones(4))"
+    for lang, note in (("en", r"\((\d+) frames inside JAX not shown\)"), ("zh", r"（JAX 内部的 (\d+) 个栈帧未显示）")):
+        with pytest.raises(TypeError) as info:
+            ip.run_cell_magic("jaxpr", f"--lang {lang}", body)
+        text = _shown(info.value)
+        assert "----> 3     return jnp.dot(x, jnp.ones(3))" in text                    # the user's frame
+        assert "jax/_src" not in text and "site-packages" not in text                # none of JAX's
+        hidden = re.findall(note, text)
+        assert len(hidden) == 1 and int(hidden[0]) >= 2
+        assert text.rstrip().endswith("TypeError: dot_general requires contracting dimensions to have the same "
+                                      "shape, got (4,) and (3,).")
+    tb, frames = info.value.__traceback__, 0                          # the exception keeps its whole traceback
+    while tb is not None:
+        frames, tb = frames + ("jax" + os.sep in tb.tb_frame.f_code.co_filename), tb.tb_next
+    assert frames >= int(hidden[0])
+
+
 def _shown(exc) -> str:
     """The traceback IPython shows for ``exc`` (its ``_render_traceback_``), without colours."""
     return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(exc._render_traceback_()))
@@ -290,6 +403,13 @@ def test_vmap_of_a_batch_without_batched_says_so_in_one_line(ip, capsys):
     assert message.endswith("--transform vmap treats the call as one example and stacks each mapped argument "
                             "twice: if the arguments are already a batch, add --batched to map over them as "
                             "written, as jax.vmap(f, in_axes)(*args) does")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--transform vmap --lang zh", PIECEWISE + "piecewise(jnp.array([-1., 0.5, 2.]))")
+    message = str(info.value)                       # JAX's own words (Pred must be ...) stay as JAX says them
+    assert message.startswith("`piecewise(jnp.array([-1., 0.5, 2.]))` 在所写的实参上失败：TypeError（单元格第 4 行："
+                              "return lax.cond(x > 0, jnp.sin, jnp.cos, x)）：Pred must be a scalar")
+    assert message.endswith("；--transform vmap 把这次调用当作一个样本，并把每个被映射的实参堆叠两次：如果实参已经是一批，"
+                            "请加上 --batched，直接在所写的实参上映射（与 jax.vmap(f, in_axes) 作用于 *args 相同）")
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err           # no JAX traceback
     view = ip.run_cell_magic("jaxpr", "--transform vmap", "piecewise(jnp.array(2.))")   # one example: stacked
@@ -314,6 +434,20 @@ def test_vmap_batch_that_cannot_be_built_says_why(ip, opts, call, message):
     with pytest.raises(UsageError, match=message) as info:
         ip.run_cell_magic("jaxpr", "--transform vmap " + opts, call)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("opts, call, zh", [
+    ("--batched", "piecewise(jnp.array(2.))", "无法对所写的实参做 vmap：实参 0 是 f32[]，没有可映射的轴 0；请给它一个批轴、"
+     "在 --in-axes 中用 None 不映射它，或去掉 --batched，把这次调用当作一个样本来堆叠"),
+    ("--batched", "jnp.add(jnp.ones(3), jnp.ones(4))", "无法对所写的实参做 vmap：批大小不一致（实参 0 沿轴 0 有 3 个，"
+     "实参 1 沿轴 0 有 4 个）；请让它们一致，或在 --in-axes 中用 None 不映射某个实参"),
+    ("--in-axes 2", "jnp.sin(jnp.ones(3))", "无法构建批：in_axes 把实参 0 的批轴放在 2，但它只有 1 维，所以轴必须在 -2 到 1 之间"),
+])
+def test_vmap_batch_that_cannot_be_built_says_why_in_chinese(ip, opts, call, zh):
+    ip.run_cell(PIECEWISE)
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang zh --transform vmap " + opts, call)
+    assert str(info.value) == zh
 
 
 def test_batched_needs_vmap(ip):

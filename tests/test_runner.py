@@ -127,6 +127,21 @@ def test_bad_device_lists_devices(case):
         resolve_device(spec)
 
 
+def test_bad_device_in_chinese():
+    """The engine raises a key and fields; the catalogue says them in the reader's language."""
+    absent, n_cpu = _absent(), len(jax.devices("cpu"))
+    here = ", ".join(f"{_name(d)} ({d.device_kind})" for d in _devices_here())
+    for spec, said in [
+            (f"{absent}:9", f"这里没有 {absent} 设备，无法使用 '{absent}:9'；这里的设备：{here}"),
+            (f"cpu:{n_cpu + 4}", f"没有设备 'cpu:{n_cpu + 4}'：这里有 {n_cpu} 个 cpu 设备（序号 0..{n_cpu - 1}）；"
+                                 f"这里的设备：{here}"),
+            ("gpu-1", f"未知设备 'gpu-1'（请写成 platform[:index]，例如 cpu、gpu:1、tpu:0）；这里的设备：{here}"),
+            (3, "设备必须是字符串，例如 'cpu' 或 'gpu:1'，收到的是 int")]:
+        with pytest.raises(ValueError) as info:
+            resolve_device(spec)
+        assert info.value.text("zh") == said
+
+
 def test_devices_view():
     view = devices_view()
     assert isinstance(view, DevicesView)

@@ -422,14 +422,18 @@ def test_set_value_refuses_what_it_cannot_set():
         st.set_value("a", jnp.ones(4))
     assert str(info.value) == ("a is f32[3], but the value given is f32[4]: pass a value of the same shape and "
                                "dtype, e.g. jnp.asarray(value, jnp.float32)")
+    assert info.value.text("zh") == ("a 的类型是 f32[3]，但给出的值是 f32[4]：请给出形状和 dtype 都相同的值，例如 "
+                                     "jnp.asarray(value, jnp.float32)")
     with pytest.raises(ValueError, match="a is f32.3., but the value given is i32.3."):
         st.set_value("a", jnp.ones(3, jnp.int32))
     with pytest.raises(ValueError) as info:
         st.set_value("c", jnp.ones(3))
     assert str(info.value) == "c is computed by eqn 1 (mul), which has not run yet (at eqn 0): step past it first, then set it"
+    assert info.value.text("zh") == "c 由方程 1（mul）计算，它还没有运行（当前在方程 0）：请先单步越过它，再设置该值"
     with pytest.raises(ValueError) as info:
         st.set_value("zz", 1.)
     assert str(info.value) == "no value 'zz' is defined at eqn 0 (the values defined here: a)"
+    assert info.value.text("zh") == "在方程 0 处没有定义值 'zz'（这里已定义的值：a）"
     with pytest.raises(ValueError, match="shape"):
         st.set_value("a", [1., 2.])
     st.set_value("a", [1, 2, 3])                              # a list of numbers becomes f32[3]
@@ -602,3 +606,22 @@ def test_assert_stepped_accepts_what_a_gpu_does_to_casts_and_nothing_more(monkey
     wrong[1] = wrong[1] * 0.5                             # a stepping bug in another output
     with pytest.raises(AssertionError):
         assert_stepped(st, tuple(wrong))
+
+
+def test_stepper_errors_are_data_the_catalogue_words_in_both_languages():
+    """The engine raises a key and fields (``KeyedError``); ``str`` is English, ``text("zh")`` Chinese."""
+    program, _ = traced("func10")
+    st = program.stepper()
+    st.step().step().step_into().step_into()                      # in the loop's body, at its eqn 0
+    with pytest.raises(ValueError) as info:
+        st.set_value("zz", 1.)
+    assert info.value.key == "value_undefined_in" and info.value.fields["path"] == "2/body"
+    names = info.value.fields["shown"]
+    assert str(info.value) == f"no value 'zz' is defined at eqn 0 of 2/body (the values defined here: {names})"
+    assert info.value.text("zh") == f"在 2/body 的方程 0 处没有定义值 'zz'（这里已定义的值：{names}）"
+    with pytest.raises(ValueError) as info:
+        st.add_condition("max >> 3")
+    assert str(info.value) == ("unknown condition 'max >> 3' (must be one of 'any NaN', 'any Inf', 'max > 1e3', "
+                               "'min < -1', 'abs max >= 10')")
+    assert info.value.text("zh") == ("未知条件 'max >> 3'（必须是以下之一：'any NaN'、'any Inf'、'max > 1e3'、"
+                                     "'min < -1'、'abs max >= 10'）")

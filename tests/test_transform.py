@@ -154,10 +154,6 @@ def test_stepping_transformed_program_equals_jit(seed, name, options):
     expected = jax.jit(p.fn)(*args, **kwargs)
     flat = jax.extend.core.jaxpr_as_fun(p.jaxpr)(*p.args)
     _close(p.unflatten_outputs(flat), expected)
-    try:
-        from jaxprlens.engine.stepper import Stepper  # noqa: F401 - written concurrently by another engineer
-    except ImportError:
-        return
     _close(p.stepper().run().outputs, expected)
 
 
@@ -302,6 +298,22 @@ def test_magic_bad_transform(ip):
         ip.run_cell_magic("jaxpr", "--transform grad --argnums 1 --static-argnums 1", FUNC11_CELL)
 
 
+@pytest.mark.parametrize("opts, zh", [
+    ("--transform gard", "未知变换 'gard'（必须是以下之一：{names}）"),
+    ("--transform grad --in-axes 0", "--in-axes 不适用于 grad；它适用于 vmap"),
+    ("--transform grad --argnums 1 --static-argnums 1",
+     "实参 1 是静态的（static_argnums），grad 不能作用于它；请选择一个被追踪的实参"),
+    ("--transform grad --argnums 5", "argnums 含有 5，但调用只有 2 个位置实参；请从 [0, 1] 中选择"),
+    ("--transform vmap --in-axes 0,x", "--in-axes 接受以逗号分隔的整数或 None，例如 0,None；收到的是 '0,x'"),
+    ("--transform vmap --in-axes None,None", "in_axes 没有映射任何实参；请至少给出一个轴，例如 0"),
+])
+def test_magic_bad_transform_in_chinese(ip, opts, zh):
+    """The engine raises a key and fields; the magic says them in the cell's language."""
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"--lang zh {opts}", FUNC11_CELL)
+    assert str(info.value) == zh.format(names=list(TRANSFORMS))
+
+
 def test_transform_keeps_static_arguments():
     def f(x, n, scale):
         for _ in range(n):              # Python loop over a static int: unrolled at trace time
@@ -400,6 +412,7 @@ def test_comma_separated_options_are_read_one_way():
     with pytest.raises(ValueError) as e:
         int_list("0,x", "--static-argnums")
     assert str(e.value) == "--static-argnums takes comma-separated integers such as 0 or 0,1; got '0,x'"
+    assert e.value.text("zh") == "--static-argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 '0,x'"
     with pytest.raises(ValueError, match=r"^--argnums takes comma-separated integers such as 0 or 0,1; got '1.5'$"):
         parse_argnums("1.5", (jnp.ones(2), jnp.ones(2)), 0)
     assert parse_argnums(" 1 ", (jnp.ones(2), jnp.ones(2)), 0) == (1,)

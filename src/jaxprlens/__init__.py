@@ -24,6 +24,7 @@ _MODEL = ("trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "Trac
 def __getattr__(name: str):
     if name in _MODEL:
         value = getattr(importlib.import_module("jaxprlens.model.program"), name)
+        importlib.import_module("jaxprlens.present.i18n")   # words the model's and engines' KeyedErrors
         globals()[name] = value            # once: later reads are plain attribute reads
         return value
     raise AttributeError(f"module 'jaxprlens' has no attribute {name!r}")

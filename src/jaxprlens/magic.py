@@ -3,9 +3,12 @@ and return a view object.  All IPython code of jaxprlens lives here."""
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
+import difflib
 import os
 import re
+import types
 from typing import NamedTuple
 
 import jax
@@ -15,8 +18,9 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from jaxprlens.engine.transform import int_list
 from jaxprlens.model import program as model
+from jaxprlens.model.errors import said as _said
 from jaxprlens.present.display import shorten
-from jaxprlens.present.i18n import resolve, set_default_lang, settings, t
+from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -45,24 +49,69 @@ def _split_line(line: str) -> tuple[str, str]:
     return line, ""
 
 
-def _static_argnums(text: str | None) -> tuple:
+def _static_argnums(text: str | None, lang: str) -> tuple:
     if not text:
         return ()
     try:
         return int_list(text, "--static-argnums")
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        raise UsageError(_said(e, lang)) from None
+
+
+def _lang_of(opts_text: str) -> str:
+    """The language of a cell whose options do not parse: its ``--lang`` if one is readable, else the default."""
+    m = re.search(r"--lang[=\s]+(\S+)", opts_text)
+    try:
+        return resolve(m.group(1) if m else None)
+    except ValueError:
+        return "en"
+
+
+def _option_error(error: str, valid: list[str], lang: str) -> str:
+    """argparse's complaint in ``lang``, the closest valid option to each one not known, then the valid ones."""
+    m = re.match(r"unrecognized arguments: (.*)", error)
+    if m:
+        lines = [t("opt_unrecognized", lang, opts=m.group(1))]
+        names = {v.lstrip("-"): v for v in valid}         # compared without the dashes every option shares
+        close = [names[c] for word in m.group(1).split() if word.startswith("-")
+                 for c in difflib.get_close_matches(word.split("=")[0].lstrip("-"), names, n=1)]
+        if close:
+            lines.append(t("opt_did_you_mean", lang, close=" ".join(dict.fromkeys(close))))
+    else:
+        lines = [t("opt_bad", lang, error=error)]
+    return "\n".join(lines + [t("opt_valid", lang, options=" ".join(valid))])
+
+
+def _in_jax(tb) -> bool:
+    return os.sep + "jax" + os.sep in tb.tb_frame.f_code.co_filename
 
 
 def _user_tb(tb):
     """Drop our own frames (and JAX's) from the front of a traceback so the user sees their code."""
-    while tb is not None and (tb.tb_frame.f_code.co_filename.startswith(_PKG_DIR)
-                              or os.sep + "jax" + os.sep in tb.tb_frame.f_code.co_filename):
+    while tb is not None and (tb.tb_frame.f_code.co_filename.startswith(_PKG_DIR) or _in_jax(tb)):
         tb = tb.tb_next
     return tb
 
 
-def _cell_location(exc, filename: str) -> str:
+def _without_jax(tb):
+    """``(traceback, n)``: the user's frames of ``tb`` (from its first), JAX's own ``n`` frames left out (a
+    shape error raised deep inside JAX lists ~40 of them); ``tb`` itself when no frame is the user's."""
+    kept, n = [], 0
+    while tb is not None:
+        if _in_jax(tb):
+            n += 1
+        else:
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept or not n:
+        return None, 0
+    out = None
+    for f in reversed(kept):
+        out = types.TracebackType(out, f.tb_frame, f.tb_lasti, f.tb_lineno)
+    return out, n
+
+
+def _cell_location(exc, filename: str, lang: str = "en") -> str:
     tb, found = exc.__traceback__, None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
@@ -72,7 +121,7 @@ def _cell_location(exc, filename: str) -> str:
         return ""
     import linecache
     text = linecache.getline(filename, found.tb_lineno).strip()
-    return f" (cell line {found.tb_lineno}: {text})"
+    return t("cell_line", lang, line=found.tb_lineno, text=text)
 
 
 def _cell_number(shell) -> int:
@@ -106,7 +155,6 @@ def _call_of(stmt) -> ast.Call | None:
 
 
 _RESULT = "_jaxprlens_result"
-_STACKED = "vmap fails on a batch of 2 (each mapped argument stacked twice)"
 
 
 def _bind(stmt, result, filename: str, ns: dict):
@@ -120,27 +168,17 @@ def _bind(stmt, result, filename: str, ns: dict):
         ns.pop(_RESULT, None)
 
 
-_STATEMENTS = {
-    "Assign": "an assignment of something that is not a call", "AnnAssign": "an annotated assignment",
-    "AugAssign": "an augmented assignment", "Expr": "an expression, not a call",
-    "FunctionDef": "a function definition", "AsyncFunctionDef": "a function definition",
-    "ClassDef": "a class definition", "Import": "an import", "ImportFrom": "an import",
-    "For": "a for loop", "While": "a while loop", "If": "an if statement", "With": "a with block",
-    "Try": "a try block", "Return": "a return", "Pass": "pass", "Delete": "a del", "Assert": "an assert",
-}
+# statements the catalogue names (``stmt_<kind>``) when one ends the cell in place of a call
+_STATEMENTS = ("Assign", "AnnAssign", "AugAssign", "Expr", "FunctionDef", "AsyncFunctionDef", "ClassDef", "Import",
+               "ImportFrom", "For", "While", "If", "With", "Try", "Return", "Pass", "Delete", "Assert")
 
 
-def _not_a_call(stmt, code: str) -> str:
+def _not_a_call(stmt, code: str, lang: str) -> str:
     kind = type(stmt).__name__
-    what = _STATEMENTS.get(kind, f"{_a(kind.lower())} statement")
+    what = t(f"stmt_{kind}" if kind in _STATEMENTS else "stmt_other", lang, kind=a_noun(kind.lower(), lang))
     text = (ast.get_source_segment(code, stmt) or "").splitlines()
-    shown = f" `{shorten(text[0], 60)}`" if text else ""
-    return (f"the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {stmt.lineno}"
-            f"{shown} is {what}. The cell ran; add the call to trace as its last line")
-
-
-def _a(noun: str) -> str:
-    return f"a{'n' if noun[:1].lower() in 'aeiou' else ''} {noun}"
+    shown = f" `{shorten(text[0], 60)}` " if text else " "
+    return t("last_not_call", lang, line=stmt.lineno, shown=shown, what=what)
 
 
 def _array_like(x) -> bool:
@@ -229,15 +267,14 @@ class JaxprMagics(Magics):
         args = self._parse(opts_text)
         try:
             args.lang = resolve(args.lang)      # the kernel-wide default unless this cell says otherwise
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+        except ValueError as e:                 # said in the kernel's language
+            raise UsageError(_said(e, _lang_of(""))) from None
         if args.devices:
             from jaxprlens.views.run import devices_view
             return devices_view(args.lang)
         self._check_combinations(args)
         if cell is None and not call_text.strip():
-            raise UsageError("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell "
-                             "whose last line is the call")
+            raise UsageError(t("give_call", args.lang))
         source = cell if cell is not None else call_text
         call = self._run_source(source, args)
         if call is None:
@@ -245,6 +282,9 @@ class JaxprMagics(Magics):
         traced = self._trace(call, args)
         if traced is None:
             return None
+        program = traced[0]
+        if not program.eqns and program.out_tree == jax.tree_util.tree_structure(None):
+            raise UsageError(t("last_none", args.lang, text=shorten(call.text, 60)))
         return self._view(call, args, *traced)
 
     @magic_arguments()
@@ -271,7 +311,7 @@ class JaxprMagics(Magics):
                 set_default_lang(args.lang)
             lang, origin = settings()["lang"]
         except ValueError as e:
-            raise UsageError(str(e)) from None
+            raise UsageError(_said(e, _lang_of(""))) from None
         if args.lang is None and not args.reset:
             print(t("config_lang", lang, value=lang, origin=t(f"origin_{origin}", lang)))
 
@@ -281,7 +321,7 @@ class JaxprMagics(Magics):
             return parse_argstring(self.jaxpr, opts_text)
         except UsageError as e:
             valid = sorted(a for action in self.jaxpr.parser._actions for a in action.option_strings)
-            raise UsageError(f"{e}\nvalid options: {' '.join(valid)}  (see %%jaxpr? for help)") from None
+            raise UsageError(_option_error(str(e), valid, _lang_of(opts_text))) from None
 
     @staticmethod
     def _check_combinations(args):
@@ -290,16 +330,15 @@ class JaxprMagics(Magics):
             given = [flag for flag, value in (("--compare", args.compare), ("--argnums", args.argnums),
                                               ("--in-axes", args.in_axes)) if value]
             if given:
-                raise UsageError(f"{' '.join(given)} only work{'s' if len(given) == 1 else ''} with "
-                                 "--transform, e.g. `%%jaxpr --transform grad --compare`")
+                raise UsageError(t("needs_transform", args.lang, given=" ".join(given), n=len(given)))
         if args.batched and args.transform != "vmap":
-            raise UsageError("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`")
+            raise UsageError(t("batched_needs_vmap", args.lang))
         if args.device is not None:
             from jaxprlens.engine.devices import resolve_device
             try:
                 resolve_device(args.device)
             except ValueError as e:
-                raise UsageError(str(e)) from None
+                raise UsageError(_said(e, args.lang)) from None
 
     def _run_source(self, source: str, args) -> _Call | None:
         """Run the cell but its last call; evaluate that call's function and arguments.  A last line that
@@ -309,12 +348,11 @@ class JaxprMagics(Magics):
         try:
             tree = ast.parse(code)
         except SyntaxError as e:
-            raise UsageError(
-                f"syntax error in the cell, line {e.lineno}: {e.msg}\n    {(e.text or '').rstrip()}\n"
-                "fix that line and run the cell again") from None
+            raise UsageError(t("cell_syntax", args.lang, line=e.lineno, msg=e.msg,
+                               text=(e.text or "").rstrip())) from None
         if not tree.body:
-            raise UsageError("the cell is empty; end it with the call to trace, e.g. `f(x, y)`")
-        static = _static_argnums(args.static_argnums)
+            raise UsageError(t("cell_empty", args.lang))
+        static = _static_argnums(args.static_argnums, args.lang)
         filename = self._cache(code, source)
         ns = shell.user_ns
         last = tree.body[-1]
@@ -341,19 +379,25 @@ class JaxprMagics(Magics):
                 if not isinstance(last, ast.Expr):        # y = f(x): run the call, bind y
                     _bind(last, fn(*pos, **kw), filename, ns)
         except Exception as e:  # noqa: BLE001 - user code failed: the cell fails with the user's traceback
-            raise self._user_error(e)
+            raise self._user_error(e, args.lang)
         if call is None:
-            raise UsageError(_not_a_call(last, code))
+            raise UsageError(_not_a_call(last, code, args.lang))
         text = ast.get_source_segment(code, call) or ast.unparse(call)
+        if fn is builtins.print and (any(isinstance(a, ast.Call) for a in call.args)
+                                     or any(_array_like(x) for x in jax.tree_util.tree_leaves(pos))):
+            # print(f(x)) would trace print: a tracer printed, a jaxpr with no equations
+            inner = next((a for a in call.args if isinstance(a, ast.Call)), None)
+            inner = ast.get_source_segment(code, inner) if inner is not None else "f(x)"
+            raise UsageError(t("last_print", args.lang, text=shorten(text, 60), inner=shorten(inner, 60)))
         if not callable(fn):
-            raise UsageError(f"`{ast.unparse(call.func)}` is {_a(type(fn).__name__)}, not a function; "
-                             "the last line must call a function, e.g. `f(x)`")
+            raise UsageError(t("not_a_function", args.lang, call=ast.unparse(call.func),
+                               kind=a_noun(type(fn).__name__, args.lang)))
         dynamic = [a for i, a in enumerate(pos) if i not in static and i - len(pos) not in static]
         leaves = jax.tree_util.tree_leaves((dynamic, kw))
         if leaves and not any(_array_like(x) for x in leaves):
-            kinds = " and ".join(dict.fromkeys(_a(type(x).__name__) for x in leaves))
-            raise UsageError(f"the last line must call a JAX function on arrays, e.g. `f(x)`; "
-                             f"`{shorten(text, 60)}` gets {kinds}, not an array or a number")
+            names = [a_noun(k, args.lang) for k in dict.fromkeys(type(x).__name__ for x in leaves)]
+            raise UsageError(t("not_arrays", args.lang, text=shorten(text, 60),
+                               kinds=t("and", args.lang).join(names)))
         return _Call(fn, tuple(pos), kw, static, filename, text)
 
     def _trace(self, call: _Call, args):
@@ -367,36 +411,32 @@ class JaxprMagics(Magics):
             return model.trace(call.fn, *call.pos, static_argnums=call.static, see_through=not args.outer,
                                **call.kw), None
         except model.TraceError as e:
-            raise UsageError(str(e)) from None
+            raise UsageError(_said(e, args.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, args.lang) from None
             if vmap:
-                raise self._vmap_error(e, call, args, f"`{shorten(call.text, 60)}` fails on its arguments as "
-                                                      "written") from None
-            raise self._user_error(e)
+                raise self._vmap_error(e, call, args, t("vmap_call_fails", args.lang,
+                                                        text=shorten(call.text, 60))) from None
+            raise self._user_error(e, args.lang)
 
     def _vmap_error(self, e, call: _Call, args, what: str) -> UsageError:
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
         the call's arguments have an axis, so they may be a batch already."""
         if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in str(e):
-            return UsageError(str(e))      # ours: the batch cannot be built, and why
+            return UsageError(_said(e, args.lang))      # ours: the batch cannot be built, and why
         first = (str(e).strip().splitlines() or [""])[0].rstrip(".")
-        said = f"{type(e).__name__}{_cell_location(e, call.filename)}: {first}"
+        said = f"{type(e).__name__}{_cell_location(e, call.filename, args.lang)}{t('colon', args.lang)}{first}"
         if args.batched:
-            return UsageError(f"vmap over the arguments as written fails: {said}")
+            return UsageError(t("vmap_batched_fails", args.lang, said=said))
         leaves = jax.tree_util.tree_leaves((call.pos, call.kw))
-        hint = ""
-        if any(getattr(x, "ndim", 0) for x in leaves):
-            hint = ("; --transform vmap treats the call as one example and stacks each mapped argument "
-                    "twice: if the arguments are already a batch, add --batched to map over them as written, "
-                    "as jax.vmap(f, in_axes)(*args) does")
-        return UsageError(f"{what}: {said}{hint}")
+        hint = t("vmap_hint", args.lang) if any(getattr(x, "ndim", 0) for x in leaves) else ""
+        return UsageError(f"{what}{t('colon', args.lang)}{said}{hint}")
 
     def _tracer_usage_error(self, e, filename: str, lang: str | None) -> UsageError:
         name = type(e).__name__
         fix = t(f"fix_{name}", lang)
-        return UsageError(f"{name}{_cell_location(e, filename)}: {fix}")
+        return UsageError(f"{name}{_cell_location(e, filename, lang)}: {fix}")      # as the stored course shows it
 
     @staticmethod
     def _eval(node, filename: str, ns: dict):
@@ -412,14 +452,19 @@ class JaxprMagics(Magics):
             return "<jaxprlens-cell>"
         return shell.compile.cache(code, _cell_number(shell), raw_code=raw)
 
-    def _user_error(self, e: BaseException) -> BaseException:
+    def _user_error(self, e: BaseException, lang: str) -> BaseException:
         """The user's exception, to raise again so the cell fails as a plain Python cell would (the kernel
         replies ``error``; Run All and nbval stop), shown from the user's first frame: IPython renders an
-        exception's ``_render_traceback_`` in place of the magic machinery's frames and ours."""
+        exception's ``_render_traceback_`` in place of the magic machinery's frames and ours.  JAX's own
+        frames after the user's are left out and counted (the exception keeps its whole traceback)."""
         user, tb_format = _user_tb(e.__traceback__), self.shell.InteractiveTB
+        short, hidden = _without_jax(user)
 
         def render():
-            return tb_format.structured_traceback(type(e), e, user)
+            if not hidden:
+                return tb_format.structured_traceback(type(e), e, user)
+            lines = tb_format.structured_traceback(type(e), e, short)
+            return lines[:-1] + [t("tb_hidden", lang, n=hidden)] + lines[-1:]
         try:
             e._render_traceback_ = render
         except AttributeError:      # an exception that takes no attributes: shown whole, still an error
@@ -432,12 +477,12 @@ class JaxprMagics(Magics):
             return build_view(program, Options.from_namespace(args), transformed)
         except ValueError as e:
             if args.transform == "vmap":
-                raise self._vmap_error(e, call, args, _STACKED) from None
-            raise UsageError(str(e)) from None
+                raise self._vmap_error(e, call, args, t("vmap_stacked", args.lang)) from None
+            raise UsageError(_said(e, args.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, args.lang) from None
             if args.transform != "vmap":
                 raise
-            raise self._vmap_error(e, call, args, _STACKED) from None
+            raise self._vmap_error(e, call, args, t("vmap_stacked", args.lang)) from None
 

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxprlens.engine.values import kind_of
+from jaxprlens.model.errors import KeyedError
 
 # The grammar of a condition, as data: the stepper reads it here, and a recorded replay carries it to the
 # script, which tests its stored value summaries with it (``static/debugger.js`` keeps no copy of it).
@@ -30,8 +31,7 @@ def condition(text: str):
         return lambda x: _inexact(x) and bool(jnp.isinf(x).any())
     m = _CONDITION.match(low)
     if m is None:
-        raise ValueError(f"unknown condition {text!r} (must be one of 'any NaN', 'any Inf', "
-                         f"'max > 1e3', 'min < -1', 'abs max >= 10')")
+        raise KeyedError("condition_unknown", text=repr(text))
     stat, op, bound = m.group(1).lower(), _COMPARE[m.group(2)], float(m.group(3))
     reduce = {"max": jnp.nanmax, "min": jnp.nanmin, "abs max": lambda x: jnp.nanmax(jnp.abs(x))}[stat]   # NaN aside
 

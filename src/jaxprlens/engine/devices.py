@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import jax
 
+from jaxprlens.model.errors import KeyedError
+
 _SPEC = re.compile(r"^\s*([a-zA-Z]+)\s*(?::\s*(\d+))?\s*$")
 _PLATFORMS = ("cpu", "gpu", "tpu")
 _ALIASES = {"cuda": "gpu", "rocm": "gpu"}
@@ -51,26 +53,25 @@ def _listing() -> str:
 def resolve_device(spec: str | None):
     """``None`` -> JAX's default device; ``"cpu"``, ``"gpu"``, ``"gpu:1"``, ``"tpu:0"`` -> that device.
 
-    Raises ValueError naming the devices that exist when ``spec`` is malformed or absent here.
+    Raises a ValueError (``KeyedError``: the catalogue words it) naming the devices that exist when ``spec`` is malformed or absent here.
     """
     if spec is None or (isinstance(spec, str) and not spec.strip()):
         return default_device()
     if not isinstance(spec, str):
         if hasattr(spec, "platform") and hasattr(spec, "id"):     # already a jax Device
             return spec
-        raise ValueError(f"device must be a string such as 'cpu' or 'gpu:1', got {type(spec).__name__}")
+        raise KeyedError("device_type", kind=type(spec).__name__)
     m = _SPEC.match(spec)
     if not m:
-        raise ValueError(f"unknown device {spec!r} (write platform[:index], e.g. cpu, gpu:1, tpu:0); "
-                         f"devices here: {_listing()}")
+        raise KeyedError("device_unknown", spec=repr(spec), listing=_listing())
     platform = _ALIASES.get(m.group(1).lower(), m.group(1).lower())
     index = int(m.group(2)) if m.group(2) is not None else 0
     found = _platform_devices(platform)
     if not found:
-        raise ValueError(f"no {platform} device here for {spec!r}; devices here: {_listing()}")
+        raise KeyedError("device_absent", platform=platform, spec=repr(spec), listing=_listing())
     if index >= len(found):
-        raise ValueError(f"no device {spec!r}: there are {len(found)} {platform} device(s) "
-                         f"(indices 0..{len(found) - 1}); devices here: {_listing()}")
+        raise KeyedError("device_index", spec=repr(spec), n=len(found), platform=platform, last=len(found) - 1,
+                         listing=_listing())
     return found[index]
 
 

@@ -20,6 +20,7 @@ from jaxprlens.engine.cost import costs
 from jaxprlens.engine.devices import DeviceInfo, resolve_device
 from jaxprlens.engine.frames import _bind_params
 from jaxprlens.model.program import Lit, Program
+from jaxprlens.model.errors import KeyedError
 
 BUDGET = 10.0        # seconds of timing per run() / profile() unless told otherwise
 KEPT = 1000          # timings kept to estimate the median and quartiles of a longer series
@@ -177,9 +178,9 @@ def on_device(device, args: list):
 
 def _check(repeat: int, budget: float):
     if repeat < 1:
-        raise ValueError(f"repeat must be at least 1, got {repeat}")
+        raise KeyedError("run_repeat", repeat=repeat)
     if not budget > 0:
-        raise ValueError(f"the time budget must be a positive number of seconds, got {budget}")
+        raise KeyedError("run_budget", budget=budget)
 
 
 def time_calls(call, args: list, repeat: int, budget: float = BUDGET) -> Timings:

@@ -26,6 +26,7 @@ from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_arra
 from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare, host_calls,  # noqa: F401
                                        compiled_outputs, flat, low_precision)
 from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text
+from jaxprlens.model.errors import KeyedError
 
 
 # ---------------------------------------------------------------- devices
@@ -266,7 +267,7 @@ class Stepper:
             return ("primitive", str(primitive))
         if line is not None:
             return ("line", where, int(line))
-        raise ValueError("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3")
+        raise KeyedError("bp_needs")
 
     def add_breakpoint(self, spec=None, **kw):
         """By eqn id (``"2/body/1"`` or ``eqn=``), primitive name (``"mul"``), or cell line (``line=3``)."""
@@ -277,8 +278,7 @@ class Stepper:
             except KeyError:
                 ids = [e.id for e in self.program.walk()]
                 shown = ids if len(ids) <= 12 else ids[:6] + ["…"] + ids[-3:]
-                raise ValueError(f"no equation {str(spec[1])[:80]!r} (the program has {len(ids)} equations, ids "
-                                 f"like {', '.join(shown)})") from None
+                raise KeyedError("bp_no_eqn", eqn=repr(str(spec[1])[:80]), n=len(ids), ids=", ".join(shown)) from None
         self._specs.add(spec)
         self._update_breakpoints()
         return spec
@@ -640,14 +640,15 @@ class Stepper:
         for v in env:
             if v.name == name and not v.dropped:
                 return v
-        where = f"at eqn {frame.pc}" + (f" of {path_id(frame.program.path)}" if frame.program.path else "")
+        path = path_id(frame.program.path) if frame.program.path else None
+        at = {"pc": frame.pc, **({"path": path} if path else {})}
+        in_ = "_in" if path else ""
         later = next((op.eqn for op in frame.ops[frame.pc:] if any(v.name == name for v in op.outvars)), None)
         if later is not None:
-            raise ValueError(f"{name} is computed by eqn {later.id} ({later.primitive}), which has not run yet "
-                             f"({where}): step past it first, then set it")
+            raise KeyedError("value_not_run" + in_, name=name, eqn=later.id, primitive=later.primitive, **at)
         names = [v.name for v in env if not v.dropped]
-        shown = ", ".join(names[:20]) + (f", … ({len(names) - 20} more)" if len(names) > 20 else "")
-        raise ValueError(f"no value {name!r} is defined {where} (the values defined here: {shown})")
+        shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
+        raise KeyedError("value_undefined" + in_, name=repr(name), shown=shown, **at)
 
     @property
     def edits(self) -> tuple:
@@ -782,22 +783,21 @@ def _edited(var: Var, old, value):
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     if shape is None or dtype is None or not isinstance(old, (jax.Array, np.ndarray, np.generic, int, float,
                                                               complex, bool)):
-        raise ValueError(f"{var_text(var)} is not an array value: only arrays can be set")
+        raise KeyedError("set_not_array", var=var_text(var))
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         if np.dtype(value.dtype) != np.dtype(dtype) or tuple(value.shape) != tuple(shape):
-            raise ValueError(f"{var.name} is {var.type}, but the value given is "
-                             f"{_jax.aval_text(jax.typeof(jnp.asarray(value)))}: pass a value of the same shape "
-                             f"and dtype, e.g. jnp.asarray(value, jnp.{np.dtype(dtype).name})")
+            raise KeyedError("set_wrong_type", name=var.name, type=var.type,
+                             given=_jax.aval_text(jax.typeof(jnp.asarray(value))), dtype=np.dtype(dtype).name)
         x = jnp.asarray(value)
     else:
         raw = np.asarray(value)
         if raw.shape != tuple(shape):
-            raise ValueError(f"{var.name} is {var.type}, but the value given has shape {raw.shape}: pass a value "
-                             f"of shape {tuple(shape)}")
+            raise KeyedError("set_wrong_shape", name=var.name, type=var.type, given=str(raw.shape),
+                             shape=str(tuple(shape)))
         target = np.dtype(dtype)
         if (raw.dtype.kind == "c" and target.kind != "c") or (raw.dtype.kind in "fc" and target.kind in "biu") \
                 or raw.dtype.kind not in "biufc":
-            raise ValueError(f"{var.name} is {var.type}; {value!r} is not a {target.name} value")
+            raise KeyedError("set_wrong_dtype", name=var.name, type=var.type, value=repr(value), dtype=target.name)
         x = jnp.asarray(raw, dtype=dtype)
     x = _typed(x, aval)
     sharding = getattr(old, "sharding", None)

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxprlens.model import _jax
+from jaxprlens.model.errors import KeyedError, Words
 from jaxprlens.model.program import Program, trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -25,11 +26,11 @@ def comma_items(text: str) -> list[str]:
 
 
 def int_list(text: str, option: str = "--argnums") -> tuple[int, ...]:
-    """``"0,1"`` -> ``(0, 1)``, or a ``ValueError`` that says what ``option`` takes."""
+    """``"0,1"`` -> ``(0, 1)``, or a ``ValueError`` (``KeyedError``) that says what ``option`` takes."""
     try:
         return tuple(int(x) for x in comma_items(text))
     except ValueError:
-        raise ValueError(f"{option} takes comma-separated integers such as 0 or 0,1; got {text!r}") from None
+        raise KeyedError("int_list", option=option, text=repr(text)) from None
 
 
 # ---------------------------------------------------------------- rebuilding the call
@@ -81,8 +82,7 @@ def _dynamic_positions(static, name: str, options: dict, n_traced: int) -> dict:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for i in nums:
             if i in static:
-                raise ValueError(f"argument {i} is static (static_argnums), so {name} cannot take it; "
-                                 "choose a traced argument")
+                raise KeyedError("tf_static_arg", i=i, name=name)
         out["argnums"] = tuple(i - sum(1 for s in static if s < i) for i in nums)
     in_axes, n_all = options.get("in_axes"), len(static) + n_traced
     if isinstance(in_axes, str):
@@ -111,15 +111,14 @@ def parse_argnums(argnums, args: tuple, default) -> tuple[int, ...]:
     for i in argnums:
         j = i + len(args) if i < 0 else i
         if not 0 <= j < len(args):
-            raise ValueError(f"argnums has {i}, but the call has {len(args)} positional argument(s); "
-                             f"choose from {valid}")
+            raise KeyedError("tf_argnums_range", i=i, n=len(args), valid=str(valid))
         if j not in valid:
-            fix = (f"choose argnums from {valid}" if valid else
-                   "no argument is, so pass floats (e.g. jnp.arange(3.) or x.astype(jnp.float32))")
-            raise ValueError(f"argument {j} is not floating point, so it has no derivative; {fix}")
+            if valid:
+                raise KeyedError("tf_not_float", j=j, valid=str(valid))
+            raise KeyedError("tf_no_float_at_all", j=j)
         out.append(j)
     if not out:
-        raise ValueError("no floating-point argument to differentiate")
+        raise KeyedError("tf_no_float")
     return tuple(out)
 
 
@@ -136,16 +135,14 @@ def parse_in_axes(in_axes, args: tuple):
         try:
             axes = tuple(None if x == "None" else int(x) for x in comma_items(in_axes))
         except ValueError:
-            raise ValueError(f"--in-axes takes integers or None separated by commas, such as 0,None; "
-                             f"got {in_axes!r}") from None
+            raise KeyedError("tf_in_axes_text", text=repr(in_axes)) from None
         in_axes = axes[0] if len(axes) == 1 else axes
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-        raise ValueError(f"in_axes has {len(in_axes)} entries but the call has {len(args)} positional "
-                         f"argument(s); give one axis (or None) per argument")
+        raise KeyedError("tf_in_axes_count", k=len(in_axes), n=len(args))
     if in_axes is None or (isinstance(in_axes, tuple) and all(a is None for a in in_axes)):
-        raise ValueError("in_axes maps no argument; give at least one axis, e.g. 0")
+        raise KeyedError("tf_maps_none")
     return in_axes
 
 
@@ -185,8 +182,7 @@ def _grad(p, args, kwargs, argnums=None, has_aux=None):
         has_aux = not (len(outs) == 1 and outs[0].aval.shape == ()) and _scalar_aux(p)
     if not has_aux and not (len(outs) == 1 and getattr(outs[0].aval, "shape", None) == ()):
         types = ", ".join(v.type for v in outs)
-        raise ValueError(f"grad needs a function with one scalar output; {_name(p.fn)} returns {types}. "
-                         "Use --transform jacrev or jacfwd (any output), or vjp, or reduce it with jnp.sum")
+        raise KeyedError("tf_grad_scalar", fn=_name(p.fn), types=types)
     an = argnums[0] if len(argnums) == 1 else argnums
     return jax.grad(p.fn, argnums=an, has_aux=has_aux), args, kwargs
 
@@ -207,8 +203,7 @@ def _vmap(p, args, kwargs, in_axes=None, batched=False):
     mapped = _mapped(args, kwargs, axes)
     for where, leaf, ax in mapped:
         if not -leaf.ndim - 1 <= ax <= leaf.ndim:
-            raise ValueError(f"cannot build a batch: in_axes puts {where}'s batch axis at {ax}, but it has "
-                             f"{leaf.ndim} dimension(s), so the axis must be between {-leaf.ndim - 1} and {leaf.ndim}")
+            raise KeyedError("tf_batch_axis", where=where, ax=ax, ndim=leaf.ndim, lo=-leaf.ndim - 1, hi=leaf.ndim)
     per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
     stacked = tuple(a if ax is None else _stack(a, ax) for a, ax in zip(args, per_arg))
     return jax.vmap(p.fn, in_axes=axes), stacked, {k: _stack(v, 0) for k, v in kwargs.items()}
@@ -217,12 +212,12 @@ def _vmap(p, args, kwargs, in_axes=None, batched=False):
 def _mapped(args: tuple, kwargs: dict, axes) -> list[tuple[str, object, int]]:
     """``(where, leaf, axis)`` for every array leaf vmap maps (keyword arguments map along axis 0)."""
     per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
-    items = [(f"argument {i}", a, ax) for i, (a, ax) in enumerate(zip(args, per_arg)) if ax is not None]
-    items += [(f"argument `{k}`", v, 0) for k, v in kwargs.items()]
+    items = [(("arg_where", i), a, ax) for i, (a, ax) in enumerate(zip(args, per_arg)) if ax is not None]
+    items += [(("kwarg_where", k), v, 0) for k, v in kwargs.items()]
     out = []
-    for where, tree, ax in items:
+    for (key, i), tree, ax in items:
         for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
-            out.append((where + jax.tree_util.keystr(path), jnp.asarray(leaf), ax))
+            out.append((Words(key, i=i, path=jax.tree_util.keystr(path)), jnp.asarray(leaf), ax))
     return out
 
 
@@ -231,16 +226,13 @@ def batch_size(args: tuple, kwargs: dict, axes) -> int:
     sizes = []
     for where, leaf, ax in _mapped(args, kwargs, axes):
         if not -leaf.ndim <= ax < leaf.ndim:
-            raise ValueError(f"cannot vmap over the arguments as written: {where} is {_type(leaf)}, which has "
-                             f"no axis {ax} to map; give it a batch axis, map it with None in --in-axes, "
-                             "or drop --batched to stack the call as one example")
+            raise KeyedError("tf_no_axis", where=where, type=_type(leaf), ax=ax)
         sizes.append((where, ax, leaf.shape[ax]))
     if not sizes:
-        raise ValueError("in_axes maps no argument; give at least one axis, e.g. 0")
+        raise KeyedError("tf_maps_none")
     if len({n for _, _, n in sizes}) > 1:
-        said = ", ".join(f"{where} has {n} along axis {ax}" for where, ax, n in sizes)
-        raise ValueError(f"cannot vmap over the arguments as written: the batch sizes differ ({said}); "
-                         "make them agree, or map an argument with None in --in-axes")
+        raise KeyedError("tf_sizes_differ", sizes=[Words("tf_size_of", where=where, n=n, ax=ax)
+                                                   for where, ax, n in sizes])
     return sizes[0][2]
 
 
@@ -323,7 +315,7 @@ def transform(program: Program, name: str, **options) -> Program:
     """
     rule = TRANSFORMS.get(name)
     if rule is None:
-        raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
+        raise KeyedError("tf_unknown", name=repr(name), names=str(list(TRANSFORMS)))
     allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
     extra = sorted(k for k, v in options.items() if v is not None and k not in allowed)
     if extra:
@@ -376,12 +368,12 @@ def check_options(name: str, options: dict) -> dict:
     """The options a transformation takes, checked: ``{"argnums": "0"}``; None values dropped.  A
     ValueError names the flag that does not apply and the transformations it applies to."""
     if name not in TRANSFORMS:
-        raise ValueError(f"unknown transformation {name!r} (must be one of {list(TRANSFORMS)})")
+        raise KeyedError("tf_unknown", name=repr(name), names=str(list(TRANSFORMS)))
     for key, value in options.items():
         if value is not None and key not in inspect.signature(TRANSFORMS[name]).parameters:
             takes = [n for n, r in TRANSFORMS.items() if key in inspect.signature(r).parameters]
             flag = "--" + key.replace("_", "-")
-            raise ValueError(f"{flag} does not apply to {name}; it applies to {', '.join(takes)}")
+            raise KeyedError("tf_flag", flag=flag, name=name, takes=", ".join(takes))
     return {k: v for k, v in options.items() if v is not None}
 
 

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 
 from jaxprlens.model import _jax
+from jaxprlens.model.errors import KeyedError
 from jaxprlens.model import program as _model
 from jaxprlens.model.program import Eqn, Program, Source, Var, in_library, source_of
 
@@ -278,8 +279,10 @@ class CallTree:
             return self.by_id[str(gid).strip("/ ")]
         except KeyError:
             shown = [k for k in self.by_id if k][:12]
-            raise ValueError(f"unknown group {gid!r} (must be one of {shown + (['...'] if len(self.by_id) > 13 else [])})"
-                             if shown else f"unknown group {gid!r}: this program has no inlined calls") from None
+            if shown:
+                raise KeyedError("group_unknown", group=repr(gid),
+                                 shown=str(shown + (['...'] if len(self.by_id) > 13 else []))) from None
+            raise KeyedError("group_none", group=repr(gid)) from None
 
     def maker(self, v: Var) -> Eqn | None:
         """The equation that defines ``v`` (None for inputs and constants)."""

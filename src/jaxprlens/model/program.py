@@ -17,6 +17,7 @@ import jax.extend.core as jex
 import numpy as np
 
 from jaxprlens._registry import PROVIDED as _PROVIDED   # what the facade (jaxprlens/__init__.py) provides
+from jaxprlens.model.errors import Keyed
 from jaxprlens.model import _jax
 from jaxprlens.model.roles import Roles, Sub, roles_of
 
@@ -461,8 +462,9 @@ def _build(names: dict, closed) -> Program:
 
 # ---------------------------------------------------------------- tracing
 
-class TraceError(Exception):
-    """Raised by ``trace`` for misuse we can explain in one sentence (not for errors in user code)."""
+class TraceError(Keyed, Exception):
+    """Raised by ``trace`` for misuse we can explain in one sentence (not for errors in user code): a catalogue
+    key and its fields (``model/errors.py``), worded by ``present.i18n``."""
 
 
 def _normalize_static(static_argnums, nargs: int) -> tuple:
@@ -472,7 +474,7 @@ def _normalize_static(static_argnums, nargs: int) -> tuple:
     for i in static_argnums:
         j = i + nargs if i < 0 else i
         if not 0 <= j < nargs:
-            raise TraceError(f"static_argnums has {i}, but the call has {nargs} positional argument(s)")
+            raise TraceError("trace_static_range", i=i, n=nargs)
         out.append(j)
     return tuple(sorted(set(out)))
 
@@ -502,10 +504,7 @@ def _check_static(names: list[str], args: tuple, static: tuple):
         try:
             hash(args[i])
         except TypeError:
-            raise TraceError(
-                f"argument `{names[i]}` (position {i}) is static, but its value of type {type(args[i]).__name__} "
-                f"is not hashable; static arguments must be hashable Python values (int, str, tuple): "
-                f"take position {i} out of static_argnums to trace it as an array") from None
+            raise TraceError("trace_unhashable", name=names[i], i=i, kind=type(args[i]).__name__) from None
 
 
 def _traceable(leaf) -> bool:
@@ -524,7 +523,7 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
     ``see_through``: when the call is one ``jit`` equation (``jax.jit``, ``nnx.jit``, ``eqx.filter_jit``,
     ``partial(jax.jit, ...)``), return that equation's body as the program; ``.outer`` is the call as traced."""
     if not callable(fn):
-        raise TraceError(f"{type(fn).__name__} object is not callable; pass a function, e.g. trace(f, x)")
+        raise TraceError("trace_not_callable", kind=type(fn).__name__)
     static = _normalize_static(static_argnums, len(args))
     names = arg_names(fn, len(args), kwargs)
     _check_static(names, args, static)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import unicodedata
 
+from jaxprlens.model.errors import Keyed, KeyedError
+
 LANGS = ("en", "zh")
 
 TEXT = {
@@ -320,6 +322,7 @@ VIEW_TEXT = {
                        "：转置后的线性映射，作用于全 1 的余切向量"),
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
+    "lang_unknown": ("unknown language {name} (must be one of {langs})", "未知语言 {name}（必须是以下之一：{langs}）"),
     "origin_cell": ("this cell's --lang", "本单元格的 --lang"), "origin_config": ("set by %jaxpr_config", "由 %jaxpr_config 设置"),
     "origin_env": ("from $JAXPRLENS_LANG", "来自 $JAXPRLENS_LANG"), "origin_default": ("the default", "默认值"),
 }
@@ -345,7 +348,8 @@ ONE = {"en": {"n_eqns": "{n} equation", "folded_n": "{n} equation (folded)", "n_
                             "first {k} as data)",
               "calls_live": "{n} equation inside calls comes from the kernel when you open or search it (calls "
                             "left out of the notebook: {k}; it keeps {s} rows as data)",
-              "sig_more": "… {n} more value (print(program) lists every value)"}}
+              "sig_more": "… {n} more value (print(program) lists every value)",
+              "needs_transform": "{given} only works with --transform, e.g. `%%jaxpr --transform grad --compare`"}}
 
 for _key, _pair in VIEW_TEXT.items():
     assert _key not in TEXT["en"], f"catalogue key {_key!r} defined twice"
@@ -534,6 +538,148 @@ RUN_TEXT = {
         "a traced value was converted to a NumPy array; use jax.numpy (jnp) instead of numpy (np) inside "
         "the traced function.",
         "被追踪的值被转换成了 NumPy 数组；在被追踪的函数里请用 jax.numpy（jnp）而不是 numpy（np）。"),
+    # the magic's usage errors (magic.py): what to type instead
+    "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
+    "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
+    "opt_bad": ("{error}", "选项有误：{error}"),
+    "opt_valid": ("valid options: {options}  (see %%jaxpr? for help)", "可用的选项：{options}（%%jaxpr? 查看帮助）"),
+    "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
+                  "请给出要追踪的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
+    "needs_transform": ("{given} only work with --transform, e.g. `%%jaxpr --transform grad --compare`",
+                        "{given} 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
+    "batched_needs_vmap": ("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`",
+                           "--batched 只能与 --transform vmap 一起使用，例如 `%%jaxpr --transform vmap --batched`"),
+    "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
+                    "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
+    "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
+                   "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
+    "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {line}{shown}"
+                      "is {what}. The cell ran; add the call to trace as its last line",
+                      "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 {line} 行{shown}是{what}。"
+                      "单元格已运行；请把要追踪的调用写在最后一行"),
+    "last_print": ("the last line prints `{text}`: print traces nothing (it prints a tracer, and the jaxpr has no "
+                   "equations). Make the call itself the last line: `{inner}`",
+                   "最后一行打印了 `{text}`：print 不追踪任何东西（它打印出一个追踪值，jaxpr 里没有方程）。"
+                   "请让调用本身成为最后一行：`{inner}`"),
+    "last_none": ("`{text}` returns None and has no equations: there is nothing to show. Make the last line the call "
+                  "of the JAX function, e.g. `f(x)`",
+                  "`{text}` 返回 None，也没有方程：没有可显示的内容。请让最后一行调用该 JAX 函数，例如 `f(x)`"),
+    "not_a_function": ("`{call}` is {kind}, not a function; the last line must call a function, e.g. `f(x)`",
+                       "`{call}` 是 {kind} 对象，不是函数；最后一行必须调用一个函数，例如 `f(x)`"),
+    "not_arrays": ("the last line must call a JAX function on arrays, e.g. `f(x)`; `{text}` gets {kinds}, not an "
+                   "array or a number", "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`{text}` 的实参是 {kinds}，"
+                                       "不是数组或数字"),
+    "vmap_call_fails": ("`{text}` fails on its arguments as written", "`{text}` 在所写的实参上失败"),
+    "vmap_stacked": ("vmap fails on a batch of 2 (each mapped argument stacked twice)",
+                     "vmap 在批大小为 2 的批上失败（每个被映射的实参堆叠两次）"),
+    "vmap_batched_fails": ("vmap over the arguments as written fails: {said}", "对所写的实参做 vmap 失败：{said}"),
+    "vmap_hint": ("; --transform vmap treats the call as one example and stacks each mapped argument twice: if the "
+                  "arguments are already a batch, add --batched to map over them as written, as "
+                  "jax.vmap(f, in_axes)(*args) does",
+                  "；--transform vmap 把这次调用当作一个样本，并把每个被映射的实参堆叠两次：如果实参已经是一批，"
+                  "请加上 --batched，直接在所写的实参上映射（与 jax.vmap(f, in_axes) 作用于 *args 相同）"),
+    "cell_line": (" (cell line {line}: {text})", "（单元格第 {line} 行：{text}）"),
+    "tb_hidden": ("({n} frames inside JAX not shown)", "（JAX 内部的 {n} 个栈帧未显示）"),
+    "stmt_Assign": ("an assignment of something that is not a call", "对非调用的赋值"),
+    "stmt_AnnAssign": ("an annotated assignment", "带类型注解的赋值"),
+    "stmt_AugAssign": ("an augmented assignment", "增量赋值"), "stmt_Expr": ("an expression, not a call", "表达式，不是调用"),
+    "stmt_FunctionDef": ("a function definition", "函数定义"), "stmt_AsyncFunctionDef": ("a function definition", "函数定义"),
+    "stmt_ClassDef": ("a class definition", "类定义"), "stmt_Import": ("an import", "import 语句"),
+    "stmt_ImportFrom": ("an import", "import 语句"), "stmt_For": ("a for loop", "for 循环"),
+    "stmt_While": ("a while loop", "while 循环"), "stmt_If": ("an if statement", "if 语句"),
+    "stmt_With": ("a with block", "with 块"), "stmt_Try": ("a try block", "try 块"), "stmt_Return": ("a return", "return 语句"),
+    "stmt_Pass": ("pass", "pass 语句"), "stmt_Delete": ("a del", "del 语句"), "stmt_Assert": ("an assert", "assert 语句"),
+    "stmt_other": ("{kind} statement", "{kind} 语句"),
+    # the model's and engines' errors (model.errors.KeyedError, model.program.TraceError), worded here
+    "trace_static_range": ("static_argnums has {i}, but the call has {n} positional argument(s)",
+                           "static_argnums 含有 {i}，但调用只有 {n} 个位置实参"),
+    "trace_unhashable": ("argument `{name}` (position {i}) is static, but its value of type {kind} is not hashable; "
+                         "static arguments must be hashable Python values (int, str, tuple): take position {i} out "
+                         "of static_argnums to trace it as an array",
+                         "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值不可哈希；静态实参必须是可哈希的 Python "
+                         "值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组追踪"),
+    "trace_not_callable": ("{kind} object is not callable; pass a function, e.g. trace(f, x)",
+                           "{kind} 对象不可调用；请传入函数，例如 trace(f, x)"),
+    "run_repeat": ("repeat must be at least 1, got {repeat}", "repeat 至少为 1，收到的是 {repeat}"),
+    "run_budget": ("the time budget must be a positive number of seconds, got {budget}",
+                   "时间预算必须是正的秒数，收到的是 {budget}"),
+    "tf_unknown": ("unknown transformation {name} (must be one of {names})", "未知变换 {name}（必须是以下之一：{names}）"),
+    "tf_flag": ("{flag} does not apply to {name}; it applies to {takes}", "{flag} 不适用于 {name}；它适用于 {takes}"),
+    "tf_static_arg": ("argument {i} is static (static_argnums), so {name} cannot take it; choose a traced argument",
+                      "实参 {i} 是静态的（static_argnums），{name} 不能作用于它；请选择一个被追踪的实参"),
+    "tf_argnums_range": ("argnums has {i}, but the call has {n} positional argument(s); choose from {valid}",
+                         "argnums 含有 {i}，但调用只有 {n} 个位置实参；请从 {valid} 中选择"),
+    "tf_not_float": ("argument {j} is not floating point, so it has no derivative; choose argnums from {valid}",
+                     "实参 {j} 不是浮点数，没有导数；请从 {valid} 中选择 argnums"),
+    "tf_no_float_at_all": ("argument {j} is not floating point, so it has no derivative; no argument is, so pass "
+                           "floats (e.g. jnp.arange(3.) or x.astype(jnp.float32))",
+                           "实参 {j} 不是浮点数，没有导数；所有实参都不是浮点数，请传入浮点数（例如 jnp.arange(3.) 或 "
+                           "x.astype(jnp.float32)）"),
+    "tf_no_float": ("no floating-point argument to differentiate", "没有可求导的浮点实参"),
+    "tf_in_axes_text": ("--in-axes takes integers or None separated by commas, such as 0,None; got {text}",
+                        "--in-axes 接受以逗号分隔的整数或 None，例如 0,None；收到的是 {text}"),
+    "tf_in_axes_count": ("in_axes has {k} entries but the call has {n} positional argument(s); give one axis (or None) "
+                         "per argument", "in_axes 有 {k} 项，但调用有 {n} 个位置实参；请为每个实参给出一个轴（或 None）"),
+    "tf_maps_none": ("in_axes maps no argument; give at least one axis, e.g. 0", "in_axes 没有映射任何实参；请至少给出一个轴，例如 0"),
+    "arg_where": ("argument {i}{path}", "实参 {i}{path}"), "kwarg_where": ("argument `{i}`{path}", "实参 `{i}`{path}"),
+    "tf_batch_axis": ("cannot build a batch: in_axes puts {where}'s batch axis at {ax}, but it has {ndim} dimension(s), "
+                      "so the axis must be between {lo} and {hi}", "无法构建批：in_axes 把{where} 的批轴放在 {ax}，但它只有 "
+                                                                 "{ndim} 维，所以轴必须在 {lo} 到 {hi} 之间"),
+    "tf_no_axis": ("cannot vmap over the arguments as written: {where} is {type}, which has no axis {ax} to map; give it a "
+                   "batch axis, map it with None in --in-axes, or drop --batched to stack the call as one example",
+                   "无法对所写的实参做 vmap：{where} 是 {type}，没有可映射的轴 {ax}；请给它一个批轴、在 --in-axes 中用 None "
+                   "不映射它，或去掉 --batched，把这次调用当作一个样本来堆叠"),
+    "tf_sizes_differ": ("cannot vmap over the arguments as written: the batch sizes differ ({sizes}); make them agree, or "
+                        "map an argument with None in --in-axes", "无法对所写的实参做 vmap：批大小不一致（{sizes}）；"
+                                                                 "请让它们一致，或在 --in-axes 中用 None 不映射某个实参"),
+    "tf_size_of": ("{where} has {n} along axis {ax}", "{where} 沿轴 {ax} 有 {n} 个"),
+    "tf_grad_scalar": ("grad needs a function with one scalar output; {fn} returns {types}. Use --transform jacrev or "
+                       "jacfwd (any output), or vjp, or reduce it with jnp.sum",
+                       "grad 需要只有一个标量输出的函数；{fn} 返回 {types}。请用 --transform jacrev 或 jacfwd（任意输出）、"
+                       "vjp，或用 jnp.sum 把输出归约为标量"),
+    "path_unknown": ("unknown path {path} (must be one of {shown})", "未知路径 {path}（必须是以下之一：{shown}）"),
+    "path_no_nested": ("unknown path {path}: this program has no nested jaxprs", "未知路径 {path}：这个程序没有嵌套的 jaxpr"),
+    "group_unknown": ("unknown group {group} (must be one of {shown})", "未知调用 {group}（必须是以下之一：{shown}）"),
+    "group_none": ("unknown group {group}: this program has no inlined calls", "未知调用 {group}：这个程序没有被内联的调用"),
+    "graph_negative": ("depth and max_nodes must be >= 0 (got depth={depth}, max_nodes={max_nodes})",
+                       "depth 和 max_nodes 必须 >= 0（收到 depth={depth}，max_nodes={max_nodes}）"),
+    "int_list": ("{option} takes comma-separated integers such as 0 or 0,1; got {text}",
+                 "{option} 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 {text}"),
+    "device_type": ("device must be a string such as 'cpu' or 'gpu:1', got {kind}",
+                    "设备必须是字符串，例如 'cpu' 或 'gpu:1'，收到的是 {kind}"),
+    "device_unknown": ("unknown device {spec} (write platform[:index], e.g. cpu, gpu:1, tpu:0); devices here: {listing}",
+                       "未知设备 {spec}（请写成 platform[:index]，例如 cpu、gpu:1、tpu:0）；这里的设备：{listing}"),
+    "device_absent": ("no {platform} device here for {spec}; devices here: {listing}",
+                      "这里没有 {platform} 设备，无法使用 {spec}；这里的设备：{listing}"),
+    "device_index": ("no device {spec}: there are {n} {platform} device(s) (indices 0..{last}); devices here: {listing}",
+                     "没有设备 {spec}：这里有 {n} 个 {platform} 设备（序号 0..{last}）；这里的设备：{listing}"),
+    "value_not_run": ("{name} is computed by eqn {eqn} ({primitive}), which has not run yet (at eqn {pc}): step past "
+                      "it first, then set it", "{name} 由方程 {eqn}（{primitive}）计算，它还没有运行（当前在方程 {pc}）："
+                                               "请先单步越过它，再设置该值"),
+    "value_not_run_in": ("{name} is computed by eqn {eqn} ({primitive}), which has not run yet (at eqn {pc} of {path}): "
+                         "step past it first, then set it", "{name} 由方程 {eqn}（{primitive}）计算，它还没有运行（当前在 "
+                                                            "{path} 的方程 {pc}）：请先单步越过它，再设置该值"),
+    "value_undefined": ("no value {name} is defined at eqn {pc} (the values defined here: {shown})",
+                        "在方程 {pc} 处没有定义值 {name}（这里已定义的值：{shown}）"),
+    "value_undefined_in": ("no value {name} is defined at eqn {pc} of {path} (the values defined here: {shown})",
+                           "在 {path} 的方程 {pc} 处没有定义值 {name}（这里已定义的值：{shown}）"),
+    "set_not_array": ("{var} is not an array value: only arrays can be set", "{var} 不是数组值：只能设置数组"),
+    "set_wrong_type": ("{name} is {type}, but the value given is {given}: pass a value of the same shape and dtype, "
+                       "e.g. jnp.asarray(value, jnp.{dtype})", "{name} 的类型是 {type}，但给出的值是 {given}：请给出形状和 "
+                                                              "dtype 都相同的值，例如 jnp.asarray(value, jnp.{dtype})"),
+    "set_wrong_shape": ("{name} is {type}, but the value given has shape {given}: pass a value of shape {shape}",
+                        "{name} 的类型是 {type}，但给出的值形状为 {given}：请给出形状为 {shape} 的值"),
+    "set_wrong_dtype": ("{name} is {type}; {value} is not a {dtype} value", "{name} 的类型是 {type}；{value} 不是 {dtype} 值"),
+    "edit_unknown": ("unknown edit {op} (must be one of {ops})", "未知的修改 {op}（必须是以下之一：{ops}）"),
+    "edit_nan_float": ("{name} is {type}: only a float value can be NaN", "{name} 的类型是 {type}：只有浮点值可以设为 NaN"),
+    "edit_set_empty": ("type a number to set the value to", "请输入要设置的数值"),
+    "bp_needs": ("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3",
+                 "断点需要 eqn（方程编号，如 '2/1'）、primitive='mul' 或 line=3"),
+    "bp_no_eqn": ("no equation {eqn} (the program has {n} equations, ids like {ids})",
+                  "没有方程 {eqn}（程序共有 {n} 个方程，编号形如 {ids}）"),
+    "condition_unknown": ("unknown condition {text} (must be one of 'any NaN', 'any Inf', 'max > 1e3', 'min < -1', "
+                          "'abs max >= 10')", "未知条件 {text}（必须是以下之一：'any NaN'、'any Inf'、'max > 1e3'、"
+                                              "'min < -1'、'abs max >= 10'）"),
     "no_error": ("no error", "没有错误"),
     "seconds": ("{n} s", "{n} 秒"),
     "budget_stopped": ("stopped early: the time budget of {budget} was spent after {n} of {asked} runs "
@@ -574,7 +720,7 @@ _config: dict = {"lang": None}                  # set by ``%jaxpr_config --lang`
 def check(lang: str) -> str:
     """``lang`` if jaxprlens speaks it; else a ValueError naming the choices."""
     if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r} (must be one of {list(LANGS)})")
+        raise KeyedError("lang_unknown", name=repr(lang), langs=str(list(LANGS)))
     return lang
 
 
@@ -621,6 +767,16 @@ def t(key: str, lang: str | None = None, **fields) -> str:
     else:
         text = TEXT["en"][key]           # a KeyError here is a missing catalogue entry: add it
     return text.format(**fields) if fields else text
+
+
+Keyed.wording = t          # the model's and engines' errors (KeyedError, TraceError) are worded by this catalogue
+
+
+def a_noun(noun: str, lang: str | None = None) -> str:
+    """A noun as a sentence names one thing: ``a str``, ``an int`` in English; the noun itself in Chinese."""
+    if resolve(lang) != "en":
+        return noun
+    return f"a{'n' if noun[:1].lower() in 'aeiou' else ''} {noun}"
 
 
 def role_word(key: str, n: int = 1, lang: str | None = None) -> str:

@@ -23,6 +23,7 @@ import traitlets
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, StateView, captured, describe,  # noqa: F401
                                       frame_data, sparkline)
 from jaxprlens.present.front import widget_css, widget_module
+from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
@@ -153,7 +154,8 @@ class Debugger(anywidget.AnyWidget):
         try:
             action()
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
-            text = f"{type(exc).__name__}: {exc}"
+            # ours (a KeyedError, a TraceError) in the reader's language; anything else as Python says it
+            text = exc.text(self.view.lang) if isinstance(exc, Keyed) else f"{type(exc).__name__}: {exc}"
             # bounded: the start says what failed, the end (a callback's traceback) says why
             self.error = text if len(text) <= ERROR_CHARS else f"{text[:200]} … {text[-(ERROR_CHARS - 203):]}"
 
@@ -166,11 +168,11 @@ class Debugger(anywidget.AnyWidget):
         var = st._binder(st.frame, name)
         old = st.frame.env[var]
         if op not in EDITS:
-            raise ValueError(f"unknown edit {op!r} (must be one of {list(EDITS)})")
+            raise KeyedError("edit_unknown", op=repr(op), ops=str(list(EDITS)))
         x = jnp.asarray(old)
         if op == "nan":
             if not jnp.issubdtype(x.dtype, jnp.inexact):
-                raise ValueError(f"{name} is {var.type}: only a float value can be NaN")
+                raise KeyedError("edit_nan_float", name=name, type=var.type)
             new = jnp.full_like(x, jnp.nan)
         elif op == "zero":
             new = jnp.zeros_like(x)
@@ -183,7 +185,7 @@ class Debugger(anywidget.AnyWidget):
             new = (x + float(value)).astype(x.dtype)
         else:
             if value is None or (isinstance(value, str) and not value.strip()):
-                raise ValueError("type a number to set the value to")
+                raise KeyedError("edit_set_empty")
             new = jnp.full_like(x, complex(value) if "j" in str(value) else float(value))
         st.set_value(var, new)
 

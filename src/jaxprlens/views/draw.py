@@ -11,6 +11,7 @@ from collections import Counter
 
 import graphviz
 
+from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.display import array_text, shorten
 from jaxprlens.present.escape import dot, html
 from jaxprlens.present.i18n import role_word, sub_label, t
@@ -81,8 +82,9 @@ def select(program: Program, path) -> tuple:
         except (ValueError, IndexError, StopIteration):
             choices = [path_id(s.program.path) for e in program.walk() for s in e.subs]
             shown = choices[:12] + (["..."] if len(choices) > 12 else [])
-            raise ValueError(f"unknown path {str(path)!r} (must be one of {shown})" if choices else
-                             f"unknown path {str(path)!r}: this program has no nested jaxprs") from None
+            if choices:
+                raise KeyedError("path_unknown", path=repr(str(path)), shown=str(shown)) from None
+            raise KeyedError("path_no_nested", path=repr(str(path))) from None
         prog = sub.program
     return prog, eqn, sub, group
 

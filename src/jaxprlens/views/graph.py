@@ -8,6 +8,7 @@ from pathlib import Path
 from jaxprlens.views import fold, overview, render
 from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, Shares, build_dot,
                                   select)
+from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import assets, labels
@@ -34,8 +35,7 @@ class Graph:
         self.depth = DEPTH if depth is None else int(depth)
         self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
         if self.depth < 0 or self.max_nodes < 0:
-            raise ValueError(f"depth and max_nodes must be >= 0 (got depth={self.depth}, "
-                             f"max_nodes={self.max_nodes})")
+            raise KeyedError("graph_negative", depth=self.depth, max_nodes=self.max_nodes)
         self.path = None if path is None else str(path).strip("/ ")
         self.root, parent, sub, gid = select(program, path)
         self.group = None                 # the call drawn at the top, when drawn by calls

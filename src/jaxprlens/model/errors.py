@@ -1,0 +1,64 @@
+"""A mistake in what the reader asked for, as data: the catalogue key that says it and the fields that fill it.
+
+The model and the engines hold no words (ARCHITECTURE.md): they raise ``KeyedError(key, **fields)`` (or
+``model.program.TraceError``, keyed alike), and the catalogue (``present/i18n.py``) words it: ``e.text(lang)`` in
+the reader's language, ``str(e)`` in English (what a plain Python traceback shows), as
+``views/render.RenderError`` does one layer up.
+"""
+from __future__ import annotations
+
+
+class Words:
+    """A phrase as data, for a field of a message: ``Words("arg_where", i=0, path="['w']")`` is worded in the
+    message's language (``argument 0['w']``, ``实参 0['w']``); a list of them is said as a list."""
+
+    def __init__(self, key: str, **fields):
+        self.key, self.fields = key, fields
+
+    def text(self, lang: str | None = "en") -> str:
+        return _worded(self.key, lang, self.fields)
+
+    def __repr__(self) -> str:
+        return f"Words({self.key!r}, {self.fields!r})"
+
+
+def _worded(key: str, lang, fields: dict) -> str:
+    words = Keyed.wording
+    if words is None:          # the catalogue is not loaded (importing jaxprlens loads it)
+        return f"{key}: {fields}"
+
+    def field(v):
+        if isinstance(v, Words):
+            return v.text(lang)
+        if isinstance(v, list) and v and all(isinstance(x, Words) for x in v):
+            return words("sep", lang).join(x.text(lang) for x in v)
+        return v
+    return words(key, lang, **{k: field(v) for k, v in fields.items()})
+
+
+class Keyed:
+    """An exception carrying ``key`` (the catalogue entry) and ``fields`` (what fills it; a field may be
+    ``Words``, or a list of them)."""
+
+    wording = None      # (key, lang, **fields) -> str; present.i18n registers its ``t`` here
+
+    def __init__(self, key: str, **fields):
+        self.key, self.fields = key, fields
+        super().__init__(key, fields)
+
+    def text(self, lang: str | None = "en") -> str:
+        return _worded(self.key, lang, self.fields)
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+
+class KeyedError(Keyed, ValueError):
+    """``KeyedError("device_unknown", spec="'gpu-1'", listing="cpu:0 (cpu)")``: bad input, said by the catalogue.
+    A ValueError, so callers that catch bad input keep working."""
+
+
+def said(e: BaseException, lang: str | None = "en") -> str:
+    """An exception's message in ``lang`` when it carries a catalogue key (``text(lang)``), else ``str(e)``."""
+    text = getattr(e, "text", None)
+    return text(lang) if callable(text) else str(e)

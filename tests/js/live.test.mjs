@@ -1,0 +1,77 @@
+/* static/live.js: a live table asks the kernel (views/live.py RowServer) for the rows its output did not store.
+   The kernel here is a fake model answering with what the real RowServer answered (tests/js/fixtures.py). */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fixture, load, page, scroll, type } from "./page.mjs";
+
+const live = await load("live.js");
+const fx = fixture("live");
+const later = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/* anywidget's model: traits, send, and custom messages back, as the kernel's LiveTable sends them. */
+function model() {
+  const traits = { html: fx.html, total: fx.total, calls: fx.calls, notes: fx.notes, unstored: fx.unstored };
+  const listeners = new Set(), sent = [];
+  const answer = (msg) => {
+    const { to, id, ...ask } = msg;
+    const known = fx.answers.find(([a]) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(ask, Object.keys(ask).sort()));
+    return Object.assign({}, known ? known[1] : { error: "not recorded: " + JSON.stringify(ask) }, { to, id });
+  };
+  return {
+    sent,
+    get: (k) => traits[k],
+    on: (name, f) => { if (name === "msg:custom") listeners.add(f); },
+    off: (name, f) => listeners.delete(f),
+    send: (msg) => { sent.push(msg); setTimeout(() => listeners.forEach((f) => f(answer(msg))), 0); },
+    deliver: (msg) => listeners.forEach((f) => f(msg)),            // a message the kernel sent to another view
+  };
+}
+
+function mount() {
+  const doc = page("<div id=out></div>"), m = model(), el = doc.getElementById("out");
+  const dispose = live.render({ model: m, el });
+  return { root: el.querySelector(".jaxprlens"), m, dispose };
+}
+
+test("the live page says the rows come from the kernel, not that they are missing", () => {
+  const { root } = mount();
+  assert.deepEqual([...root.querySelectorAll("tbody.jl-cut td")].map((td) => td.textContent), fx.notes);
+});
+
+test("scrolling asks the kernel for the rows past those stored and draws them all", async () => {
+  const { root, m } = mount();
+  scroll();
+  await later(20);
+  assert.deepEqual(m.sent.map(({ to, id, ...ask }) => ask), [{ do: "rows", from: fx.stored }]);
+  assert.ok(m.sent.every((msg) => typeof msg.to === "string" && Number.isInteger(msg.id)));     // the answer finds its view
+  for (let i = 0; i < 4; i++) scroll();
+  assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
+  assert.equal(root.querySelector("tbody.jl-cut"), null);                // nothing left unstored on the page
+});
+
+test("a search counts the kernel's matches past the page with the page's own", async () => {
+  for (const [q, n] of Object.entries(fx.count)) {
+    const { root, m } = mount();
+    const box = root.querySelector(".jl-tools input[type=search]"), counter = root.querySelector(".jl-note-js");
+    type(box, q);
+    await later(250);                                                  // live.js waits for a pause in the typing
+    assert.deepEqual(m.sent.map(({ to, id, ...ask }) => ask), [{ do: "search", q, from: fx.stored }]);
+    assert.equal(counter.textContent, `${n} matching rows`, q);
+    const found = root.querySelectorAll("tbody.jl-found tr.jl-row");
+    assert.equal(found.length, fx.answers.find(([a]) => a.q === q)[1].rows.length, q);
+    assert.ok([...found].every((tr) => tr.dataset.primitive === q && !tr.classList.contains("jl-miss")), q);
+  }
+});
+
+test("answers meant for another view of the same model are ignored", async () => {
+  const { root, m } = mount();
+  scroll();                                                                  // asks: {to: this view, id: 1}
+  const drawn = root.querySelectorAll("tr.jl-row").length;
+  const [, rows] = fx.answers[0];
+  m.deliver(Object.assign({}, rows, { to: "another-view", id: 1 }));          // same id, another view's answer
+  for (let i = 0; i < 4; i++) scroll();
+  assert.equal(root.querySelectorAll("tr.jl-row").length, drawn);
+  await later(20);                                                           // this view's own answer
+  for (let i = 0; i < 4; i++) scroll();
+  assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
+});

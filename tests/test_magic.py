@@ -198,10 +198,6 @@ def test_option_errors_in_both_languages(ip, opts, en, zh):
     ("def f(a, b):\n    return a\nf('x', b'y')", "the last line must call a JAX function on arrays, e.g. `f(x)`; "
      "`f('x', b'y')` gets a str and a bytes, not an array or a number",
      "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`f('x', b'y')` 的实参是 str和bytes，不是数组或数字"),
-    ("def h(x, s):\n    return x\nh(1., 'abc')", "argument `s` (position 1) holds a str, which JAX cannot trace; pass "
-     "it as static (static_argnums=1, or --static-argnums 1 in the magic) or convert it with jnp.asarray",
-     "实参 `s`（位置 1）含有 JAX 无法追踪的 str；请把它设为静态（static_argnums=1，或在魔法命令中用 --static-argnums 1），"
-     "或用 jnp.asarray 转换"),
     ("1 +", "syntax error in the cell, line 1: invalid syntax\n    1 +\nfix that line and run the cell again",
      "单元格第 1 行有语法错误：invalid syntax\n    1 +\n请改正这一行后再运行单元格"),
 ])

@@ -211,7 +211,16 @@ def check_table(case):
     if case.program.outer is not None:       # a jitted step: its body, said in one line first
         assert lines.pop(0).startswith(f"`{case.program.outer.eqns[0].params['name']}` is one jit equation")
     lines = lines[len(case.program.constvars):]           # the body's own constants come first
-    assert lines[:len(invars)] == [f"input: {v.name}:{v.type}  ({v.path})" for v in invars]
+    if len(invars) <= 6:
+        assert lines[:len(invars)] == [f"input: {v.name}:{v.type}  ({v.path})" for v in invars]
+    else:                  # a model's leaves: a line per subtree, counted, with the values it holds
+        heads = list(dict.fromkeys(v.path.split(".")[0].split("[")[0] for v in invars))
+        said = [x for x in lines if x.startswith("input: ")]
+        assert len(said) <= len(heads) + 6 and all(
+            any(x.startswith(f"input: {h}") or x.endswith(f"({h})") or f"({h}[" in x or f"({h}." in x
+                for h in heads) for x in said), (said, heads)
+        counted = sum(int(m.group(1)) for x in said if (m := re.search(r" · (\d+) values · ", x)))
+        assert counted + sum(1 for x in said if " values · " not in x) == len(invars)
 
 
 def _pictures(page: str) -> str:

@@ -399,7 +399,8 @@ def test_folded_table_text_is_a_line_per_call(lang):
     lines = p.table(lang=lang).text().splitlines()
     note = lines.index(t("text_folded", lang))
     assert [line.split("（" if lang == "zh" else "  (")[0].split("：" if lang == "zh" else ": ")[0]
-            for line in lines[:note]] == ["input" if lang == "en" else "输入"] * 49 + ["result" if lang == "en" else "结果"]
+            for line in lines[:note]] == ["input" if lang == "en" else "输入"] * 2 + ["result" if lang == "en" else "结果"]
+    assert lines[0] == ("input: params · 48 values · 49.9 kB" if lang == "en" else "输入：params · 48 个值 · 49.9 kB")
     calls = [g for g in table_mod.top_items(table_mod.fold_tree(p, count_eqns(p))) if not isinstance(g, Eqn)]
     assert len(calls) == 6
     heads = [line for line in lines if line.startswith("  ▸  ")]
@@ -433,7 +434,8 @@ def test_signature_of_thousands_of_values_is_bounded(monkeypatch):
     assert layers[-1].get_text() == (f"{30 - 4} more entries ({2 * (30 - 4)} values) are not stored in the "
                                      "notebook: print(program) lists every value")
     lines = table.text().splitlines()
-    assert sum(line.startswith("input: ") for line in lines) == 10
-    assert lines[10] == "… 50 more values (print(program) lists every value)"
+    assert lines[:2] == ["input: params[0] · 2 values · 24 B", "input: params[1] · 2 values · 24 B"]
+    assert sum(line.startswith("input: ") for line in lines) == 10       # a line per entry, SIG_LINES of them
+    assert lines[10] == "… 40 more values (print(program) lists every value)"
     zh = jaxprlens.trace(loss, params).table(lang="zh")
     assert "另有 26 项（52 个值）未存入笔记本：print(program) 可列出全部值" in zh.html()

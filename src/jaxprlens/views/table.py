@@ -304,19 +304,27 @@ class Table(View):
         def bounded(vs: list) -> int:       # a model's thousands of parameters: the first SIG_LINES
             return len(vs) if len(vs) <= SIG_LINES + 1 else SIG_LINES
 
-        for i, v in enumerate(p.invars[:bounded(p.invars)]):
+        if binding is None and len(p.invars) > TREE_AT:      # pytrees of arguments: a line per subtree
+            lines.extend(pad + x for x in sig_lines(t("inputs_title", lang), [(v.path or "", v) for v in p.invars],
+                                                    lang))
+        for i, v in enumerate(p.invars[:bounded(p.invars)] if binding is not None or len(p.invars) <= TREE_AT
+                              else ()):
             if binding and binding[i]:
                 outer, role = binding[i]
                 where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip()
             else:
                 where = paren(v.path) if v.path else ""
             lines.append(f"{pad}{t('inputs_title', lang)}{colon}{var_text(v)}{where}")
-        if bounded(p.invars) < len(p.invars):
+        if bounded(p.invars) < len(p.invars) and (binding is not None or len(p.invars) <= TREE_AT):
             lines.append(f"{pad}{t('sig_more', lang, n=len(p.invars) - SIG_LINES)}")
-        for i, v in enumerate(p.outvars[:bounded(p.outvars)]):
+        if binding is None and len(p.outvars) > TREE_AT:
+            paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
+            lines.extend(pad + x for x in sig_lines(t("results", lang), list(zip(paths, p.outvars)), lang))
+        for i, v in enumerate(p.outvars[:bounded(p.outvars)] if binding is not None or len(p.outvars) <= TREE_AT
+                              else ()):
             path = p.out_paths[i] if i < len(p.out_paths) else ""
             lines.append(f"{pad}{t('results', lang)}{colon}{var_text(v)}" + (paren(path) if path else ""))
-        if bounded(p.outvars) < len(p.outvars):
+        if bounded(p.outvars) < len(p.outvars) and (binding is not None or len(p.outvars) <= TREE_AT):
             lines.append(f"{pad}{t('sig_more', lang, n=len(p.outvars) - SIG_LINES)}")
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")
@@ -372,6 +380,13 @@ def _key_text(k) -> str:
 def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
     """One signature row holding ``items`` (``(path, atom)``) as a folded tree by path:
     ``state ▸ [0] ▸ blocks ▸ [0] ▸ attn ▸ …``, each level ``name · 12 values · 3.1 kB``."""
+    body = _tree_items(sig_entries(items), lang, consts, [SIG_ITEMS])
+    return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree"{TREE}>{body}</ul></td></tr>'
+
+
+def sig_entries(items: list) -> list:
+    """The first level of the signature tree of ``items`` (``(path, atom)``): ``[(label, node)]``, e.g.
+    ``model`` and ``optimizer`` (below a chain of single keys such as ``out``), values without a path first."""
     from jaxprlens.model.calls import path_tokens
     root = _Node()
     for path, a in items:
@@ -389,8 +404,35 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
     if root.kids and root.leaves:
         entries.insert(0, ("", _Node()))
         entries[0][1].leaves = root.leaves
-    body = _tree_items(entries, lang, consts, [SIG_ITEMS])
-    return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree"{TREE}>{body}</ul></td></tr>'
+    return entries
+
+
+def sig_lines(word: str, items: list, lang: str) -> list[str]:
+    """The signature tree as text, its first level a line each: ``input: model · 36 values · 61 kB`` (what the
+    HTML tree shows folded), a value alone as itself: ``input: a:i32[2,8]  (tokens)``."""
+    from jaxprlens.engine.cost import si
+    colon, lines = t("colon", lang), []
+
+    def paren(x: str) -> str:
+        return "" if not x else f"（{x}）" if lang == "zh" else f"  ({x})"
+    entries = sig_entries(items)
+    if len(entries) > SIG_LINES + 1:          # past SIG_LINES lines: how many values are left
+        rest = sum(node.tally()[0] for _, node in entries[SIG_LINES:])
+        entries = entries[:SIG_LINES]
+    else:
+        rest = 0
+    for label, node in entries:
+        for path, a in node.leaves if not label else ():
+            lines.append(f"{word}{colon}{var_text(a)}{paren(path)}")
+        if not label:
+            continue
+        count, nbytes = node.tally()
+        if count == 1:
+            path, a = node.first()
+            lines.append(f"{word}{colon}{var_text(a)}{paren(path)}")
+        else:
+            lines.append(f"{word}{colon}{label} · {t('n_values', lang, n=count)} · {si(nbytes, 'B')}")
+    return lines + ([t("sig_more", lang, n=rest)] if rest else [])
 
 
 def _tree_items(entries: list, lang: str, consts, left: list) -> str:

@@ -238,3 +238,19 @@ def test_trace_names_every_value_as_jax_printer_does_and_prints_on_demand(name):
     assert _jax.print_jaxpr(closed, text=False).names == printed.names
     assert [v.name for v in p.invars] == [printed.names[v] for v in closed.jaxpr.invars]
     assert str(p) == printed.text == closed.pretty_print(use_color=False) and p.text == printed.text
+
+
+def test_names_flow_through_call_boundaries():
+    """A sub-jaxpr's binder bound from a value with a Python path carries that path, at any depth (issue 28)."""
+    @jax.jit
+    def inner(x):
+        return jax.jit(jnp.sin)(x) * 2
+
+    def f(params, x):
+        return inner(params["w"]) + x
+    p = jaxprlens.trace(f, {"w": jnp.ones(3)}, jnp.ones(3))
+    sub = p.eqns[0].subs[0].program
+    assert sub.invars[0].path == "params['w']"
+    assert sub.eqns[0].subs[0].program.invars[0].path == "params['w']"       # two calls down
+    text = p.table().text()
+    assert "input: a:f32[3]  bound from a(arg)  params['w']" in text

@@ -573,7 +573,21 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
             v.path = p
     if len(out_paths) == len(program.outvars):
         program.out_paths = out_paths
-    return seen_through(program, printed.names) if see_through else program
+    program = seen_through(program, printed.names) if see_through else program
+    name_binders(program)
+    return program
+
+
+def name_binders(program: Program) -> None:
+    """Give each sub-jaxpr binder bound from a value with a Python path that path, at any depth (a jitted
+    helper's ``x`` is ``model.blocks[0].up.kernel.value`` when the call passes that parameter)."""
+    for eqn in program.eqns:
+        for sub in eqn.subs:
+            for binder, k in zip(sub.program.invars, sub.in_map):
+                a = eqn.invars[k] if k is not None and k < len(eqn.invars) else None
+                if isinstance(a, Var) and a.path and not binder.path:
+                    binder.path = a.path
+            name_binders(sub.program)
 
 
 def jit_call(program: Program) -> Eqn | None:

@@ -119,7 +119,8 @@ class Table(View):
             where, bound = html(v.path or ""), binder_html(v)
             if binding is not None and binding[i]:
                 outer, role = binding[i]
-                where = f"{t('bound_from', lang)} {atom_html(outer)} ({html(role)})"
+                where = f"{t('bound_from', lang)} {atom_html(outer)} ({html(role)})" + (
+                    f' <span class="jl-path">{html(v.path)}</span>' if v.path else "")
                 if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
                     bound = binder_html(v, came_from=outer)
             rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td{LEFT}>{bound}</td>'
@@ -311,7 +312,8 @@ class Table(View):
                               else ()):
             if binding and binding[i]:
                 outer, role = binding[i]
-                where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip()
+                where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip() + (
+                    f"  {v.path}" if v.path else "")
             else:
                 where = paren(v.path) if v.path else ""
             lines.append(f"{pad}{t('inputs_title', lang)}{colon}{var_text(v)}{where}")

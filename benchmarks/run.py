@@ -11,7 +11,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 
 failed = []
-for name in ("bench_graph.py", "bench_stepper.py", "bench_run.py", "bench_trace.py", "bench_fold.py", "bench_debugger.py"):
+for name in ("bench_graph.py", "bench_stepper.py", "bench_run.py", "bench_trace.py", "bench_fold.py", "bench_debugger.py", "bench_model.py"):
     print(f"== {name}", flush=True)
     sys.argv = [str(HERE / name)]
     try:

@@ -573,7 +573,7 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
             v.path = p
     if len(out_paths) == len(program.outvars):
         program.out_paths = out_paths
-    program = seen_through(program, printed.names) if see_through else program
+    program = seen_through(program) if see_through else program
     name_binders(program)
     return program
 
@@ -599,7 +599,7 @@ def jit_call(program: Program) -> Eqn | None:
     return eqn if eqn.primitive in ("jit", "pjit") and len(eqn.subs) == 1 else None
 
 
-def seen_through(outer: Program, names: dict | None = None) -> Program:
+def seen_through(outer: Program) -> Program:
     """The body of the one ``jit`` equation ``outer`` is, as a program of its own, its inputs bound to the
     call's values and named by their Python paths; ``outer`` itself when it is not one ``jit``."""
     eqn = jit_call(outer)
@@ -607,9 +607,7 @@ def seen_through(outer: Program, names: dict | None = None) -> Program:
         return outer
     sub = eqn.subs[0]
     closed = sub.program.jaxpr
-    if names is None:
-        names = _jax.print_jaxpr(outer.jaxpr, text=False).names
-    body = _build(names, closed)          # named as JAX prints the whole call (``--text``)
+    body = _rerooted(sub.program, len(sub.program.path))   # its values named as JAX prints the whole call
     position = {id(v): k for k, v in enumerate(outer.invars)}
     fixed = {id(v): val for v, val in zip(outer.constvars, outer.consts)}
     in_paths = outer.in_paths or [None] * len(outer.invars)
@@ -637,6 +635,17 @@ def seen_through(outer: Program, names: dict | None = None) -> Program:
     body.out_paths = [p or u or "" for p, u in zip(body.out_paths, body.out_updates)]   # state: by its input
     body.outer, body.fn, body.static = outer, outer.fn, outer.static
     return body
+
+
+def _rerooted(program: Program, depth: int) -> Program:
+    """``program`` (a sub-jaxpr, built with the call) as a top-level program: every path ``depth`` shorter
+    (``0/jaxpr/3`` becomes ``3``), its Vars the same objects, so every view names them alike."""
+    program.path = program.path[depth:]
+    for eqn in program.eqns:
+        eqn.path, eqn._id = eqn.path[depth:], None
+        for s in eqn.subs:
+            _rerooted(s.program, depth)
+    return program
 
 
 def _updates(closed, in_paths: list, n_out: int) -> list:

@@ -227,3 +227,16 @@ def test_outer_shows_the_jit_equation_itself(jitted_step):
     fn, args, _ = jitted_step
     p = jaxprlens.trace(fn, *args, see_through=False)
     assert p.outer is None and [e.primitive for e in p.eqns] == ["jit"]
+
+
+def test_a_jitted_step_s_results_are_what_the_call_returns(jitted_step):
+    """The debugger's results and run()'s outputs are what ``train_step(...)`` returns (the loss, ``out``),
+    not every result of the body (nnx's state comes back too, into the model, not to the caller)."""
+    _, _, p = jitted_step
+    from jaxprlens.views.dbgstate import StateView
+    st = p.stepper().run()
+    assert p.returned_paths == ["out"] and len(p.out_paths) == len(p.outvars) > 100
+    ran = p.run(repeat=1)
+    assert ran.out_paths == ["out"] and len(ran.flat_outputs) == 1
+    results = StateView(st, "en").values()[-1]
+    assert [item["name"] for item in results["items"]] == ["out"]

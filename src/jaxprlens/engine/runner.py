@@ -214,8 +214,11 @@ def measure(program: Program, device=None, repeat: int = 20, estimate: bool = Tr
         timings = time_calls(jitted, args, repeat, budget)
         flat = list(jitted(*args))
     ca = _cost_analysis(compiled)
-    return Run(outputs=program.unflatten_outputs(flat), device=DeviceInfo.of(dev), compile_time=compile_time,
-               timings=timings, cost_analysis=ca, out_paths=list(program.out_paths), flat_outputs=flat,
+    outputs = program.unflatten_outputs(flat)     # what the call returns (a jit's body: not its state too)
+    if program.outer is not None:
+        flat = jax.tree_util.tree_leaves(outputs)
+    return Run(outputs=outputs, device=DeviceInfo.of(dev), compile_time=compile_time,
+               timings=timings, cost_analysis=ca, out_paths=list(program.returned_paths), flat_outputs=flat,
                estimate=costs(program).total if estimate else None, budget=budget,
                custom_calls=_custom_calls(compiled) if ca else ())
 

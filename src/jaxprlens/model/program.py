@@ -232,6 +232,12 @@ class Program:
         """The program of ``jax.grad`` / ``vmap`` / ... of this function (``jaxprlens.engine.transform``)."""
         return _provided("transform")(self, name, **options)
 
+    @property
+    def returned_paths(self) -> list:
+        """The Python path of each leaf of what the call returns (``out``, ``out[1]``): for a jit's body, what
+        its call returns (nnx's ``loss``), not every result of the body (the state it hands back as well)."""
+        return self.outer.out_paths if self.outer is not None else self.out_paths
+
     def unflatten_outputs(self, flat: list):
         """The function's outputs as its own pytree, from the values of ``outvars``."""
         if self.outer is not None:      # a jit's body: the call returns some of its results (or its inputs)

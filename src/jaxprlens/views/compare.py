@@ -106,7 +106,8 @@ class Compare(View):
                         + "".join(_side_html(e, "new" if src is None else "made") for e in right) + "</td></tr>")
         return (f'{style()}<div class="jaxprlens jl-compare" lang="{lang}"{ROOT}><table{FIXED}><thead><tr>'
                 f'<th{CELL}>{t("original", lang)}{colon}{html(counts_text(self.original, lang))}</th>'
-                f'<th{CELL}>{html(self.label)}{colon}{html(counts_text(self.transformed, lang))}</th></tr></thead>'
+                f'<th{CELL}><code>{html(self.label)}</code>{colon}{html(counts_text(self.transformed, lang))}</th>'
+                '</tr></thead>'
                 f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 

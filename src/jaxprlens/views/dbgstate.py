@@ -287,9 +287,10 @@ class StateView:
                 value_item(v.name, "", x, lang, limit, chars) for v, x in zip(last.outvars, st.last_outputs)]})
         if st.done:
             top = st.program
-            names = top.out_paths or [atom_text(a) for a in top.outvars]
+            paths = top.returned_paths
+            names = paths or [atom_text(a) for a in top.outvars]
             groups.append({"title": t("results", lang), "items": [
-                value_item(n, n if top.out_paths else "", x, lang, limit, chars)
+                value_item(n, n if paths else "", x, lang, limit, chars)
                 for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]})
         return groups
 
@@ -421,7 +422,7 @@ class StateView:
             for v, x in zip(st.last_eqn.outvars, st.last_outputs):
                 lines.append(f"    {v.name} = {flat(x)}")
         if st.done:
-            for name, x in zip(st.program.out_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
+            for name, x in zip(st.program.returned_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
                 lines.append(f"  {name} = {flat(x)}")
         if st.stop is not None:
             lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))

@@ -180,7 +180,9 @@ def test_a_jitted_step_opens_on_its_body_named_by_python_paths(jitted_step):
     assert [group_label(g) for g in call_tree(p).root.groups] == [
         "train_step (forward)", "train_step (backward)", "train_step (optimizer update)"]
     page = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser")
-    assert page.select_one(".jl-seen").get_text().startswith("`train_step` is one jit equation")
+    seen = page.select_one(".jl-seen")           # names and options set as code, no raw backticks
+    assert seen.get_text().startswith("train_step is one jit equation")
+    assert [c.get_text() for c in seen.select("code")] == ["train_step", "%%jaxpr --outer", "--text"]
     sig = page.select_one("table.jl-sig")       # inputs and results: one folded tree each, not 200 rows
     assert [tr["class"] for tr in sig.select(":scope > tr")] == [["jl-invar", "jl-sigtree"],
                                                                 ["jl-outvar", "jl-sigtree"]]

@@ -13,8 +13,8 @@ from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, 
 from jaxprlens.model.program import Eqn, Program, Var, path_id
 from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
-from jaxprlens.present.rows import (LEFT, Rows, atom_html, binder_html, data_row, group_data, group_html, source_once,
-                                    walk)
+from jaxprlens.present.rows import (LEFT, Rows, atom_html, binder_html, data_row, explain_html, group_data, group_html,
+                                    source_once, walk)
 from jaxprlens.present.words import cost_text, percent, program_title, seen_through_note, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
@@ -134,7 +134,7 @@ class Table(View):
                         f"<td{LEFT}>{html(path)}</td></tr>")
         title = f"{html(program_title(p, lang))} — " if p.title else ""
         seen = seen_through_note(p, lang) if binding is None else ""
-        seen = f'<div class="jl-seen">{html(seen)}</div>' if seen else ""
+        seen = f'<div class="jl-seen">{explain_html(seen)}</div>' if seen else ""
         return (f'{seen}<div class="jl-cap">{title}{t("signature", lang)}{t("colon", lang)}{html(self._count(p))}</div>'
                 f'<table class="jl-sig" data-path="{html(path_id(p.path))}">{"".join(rows)}</table>')
 

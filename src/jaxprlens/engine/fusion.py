@@ -93,6 +93,7 @@ class Instruction:
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([\w.\-]+)\s.*\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+)\s*=\s*(.+?)\s([a-z][a-z0-9\-]*)\((.*)$")
+_WORD = re.compile(r"\w+")
 _OP_NAME = re.compile(r'op_name="([^"]*)"')
 _CALLED = re.compile(r"\b(calls|to_apply|body|condition|branch_computations|true_computation|"
                      r"false_computation)=\{?([^,}\s]+(?:,\s*%[\w.\-]+)*)\}?")
@@ -185,8 +186,9 @@ def _kind(ins: Instruction) -> str:
 
 
 def _eqn_of(op_name: str, tokens: dict) -> str | None:
-    """The equation an instruction comes from: the innermost scope name of ours in its ``op_name``."""
-    for part in reversed(op_name.split("/")):
+    """The equation an instruction comes from: the innermost scope name of ours in its ``op_name``
+    (``jit(f)/e2/while/body/e2_body_1/sin``; under a transform the name is wrapped: ``transpose(jvp(e12))``)."""
+    for part in reversed(_WORD.findall(op_name)):
         if part in tokens:
             return tokens[part]
     return None

@@ -25,7 +25,7 @@ LINE, PEAK, GRID = "#0072B2", "#D55E00", "#bbbbbb"
 def _value_text(v: Value, lang: str) -> str:
     where = (t("memory_input", lang, path=v.path or v.name) if v.kind == "input"
              else t("memory_made", lang, i=v.eqn) if v.eqn is not None else v.kind)
-    return f"{v.name}:{v.type} {si(v.bytes, 'B')}" + t("paren", lang, x=where)
+    return t("paren_after", lang, text=f"{v.name}:{v.type} {si(v.bytes, 'B')}", x=where)
 
 
 def _listed(values: list, lang: str) -> str:

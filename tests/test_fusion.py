@@ -162,7 +162,9 @@ def test_the_text_in_chinese_with_removed_equations():
     text = jaxprlens.trace(fn, *args).fusion(lang="zh").text()
     assert text.splitlines()[:2] == ["融合图：XLA 把程序编译成的内核（cpu）",
                                      "8 个方程 → 5 个内核；未写入内存的中间值：64 B"]
-    assert "被 XLA 删去（没有指令来自它们：折叠为常量、被化简或无用）：0 broadcast_in_dim、2/body/1 mul" in text
+    lines = text.splitlines()
+    assert "被 XLA 删去（没有指令来自它们：折叠为常量、被化简或无用）：0 broadcast_in_dim" in lines
+    assert "没有指令带有它们的名字，但其结果只流入一个内核，很可能由该内核计算：2/body/1 mul → add_add_fusion" in lines
 
 
 def test_the_html_tints_rows_by_kernel_and_needs_no_script(maps):
@@ -175,8 +177,10 @@ def test_the_html_tints_rows_by_kernel_and_needs_no_script(maps):
     legend = soup.select("tr[data-kernel]")
     assert [r["data-kernel"] for r in legend] == [k.name for k in view.kernels]
     for r in rows:
-        k = view.of.get(r["data-eqn"])
-        assert (view.colour[k] + "33" in r["style"]) if k else r["style"] == ""
+        k, near = view.of.get(r["data-eqn"]), view.map.absorbed.get(r["data-eqn"])
+        assert r["style"] == (f"background:{view.colour[k]}33;" if k else
+                              f"background:{view.colour[near]}14;" if near else "")
+    assert any(view.map.absorbed.get(r["data-eqn"]) for r in rows)       # mlp's broadcasts of the biases
 
 
 def test_the_magic_option(ip):

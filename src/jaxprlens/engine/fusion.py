@@ -155,6 +155,8 @@ class Kernel:
 class FusionMap:
     """``program.fusion()``: the kernels in the order XLA lists them, ``of``: equation id -> kernel name,
     ``removed``: equations no instruction comes from (folded into constants, simplified away, dead),
+    ``absorbed``: the removed equations whose results feed one kernel only (it likely computes them: XLA
+    merged them into an instruction that kept another equation's name, or into constants it placed there),
     ``inlined``: equations holding nested programs with no instruction of their own (a ``pjit`` call whose
     body's equations are in kernels).  Every equation id is in exactly one kernel's ``eqns``, ``removed``
     or ``inlined``.  ``spread``: equation id -> every kernel it has instructions in, when more than one."""
@@ -164,6 +166,7 @@ class FusionMap:
     inlined: list
     spread: dict
     n_eqns: int
+    absorbed: dict = field(default_factory=dict)    # removed equation id -> the one kernel its results feed
     hlo: str = field(repr=False, default="")
 
     def kernel(self, name: str) -> Kernel:
@@ -216,6 +219,32 @@ def _saved_bytes(program: Program, of: dict) -> dict:
                 visit(sub.program)
     visit(program)
     return saved
+
+
+def _absorbed(program: Program, of: dict, removed: set) -> dict:
+    """Removed equations whose results are read by equations of one kernel only (through other such
+    equations), and not returned by their (sub)program: equation id -> that kernel."""
+    out: dict = {}
+
+    def visit(prog: Program):
+        readers: dict = {}
+        for eqn in prog.eqns:
+            for a in eqn.invars:
+                if isinstance(a, Var):
+                    readers.setdefault(id(a), []).append(eqn.id)
+        returned = {id(v) for v in prog.outvars if isinstance(v, Var)}
+        for eqn in reversed(prog.eqns):
+            for sub in eqn.subs:
+                visit(sub.program)
+            if eqn.id not in removed:
+                continue
+            users = [u for v in eqn.outvars for u in readers.get(id(v), [])]
+            kernels = {of.get(u) or out.get(u) for u in users}
+            if users and len(kernels) == 1 and None not in kernels and \
+                    not any(id(v) in returned for v in eqn.outvars):
+                out[eqn.id] = kernels.pop()
+    visit(program)
+    return out
 
 
 def fusion_map(program: Program, device=None) -> FusionMap:
@@ -271,6 +300,8 @@ def fusion_map(program: Program, device=None) -> FusionMap:
             inlined.append(eqn.id)
         else:
             removed.append(eqn.id)
+    absorbed = _absorbed(program, of, set(removed))
+    absorbed = {e: absorbed[e] for e in removed if e in absorbed}          # in program order
     for k, b in _saved_bytes(program, of).items():
         kernels[k].saved = b
     first = {}
@@ -278,4 +309,4 @@ def fusion_map(program: Program, device=None) -> FusionMap:
         if eqn.id in of:
             first.setdefault(of[eqn.id], i)
     ordered = sorted(kernels.values(), key=lambda k: first[k.name])      # in the order the program reads
-    return FusionMap(ordered, of, removed, inlined, spread, n, hlo=text)
+    return FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text)

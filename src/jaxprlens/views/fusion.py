@@ -62,8 +62,12 @@ class FusionView(View):
     def _notes(self) -> list:
         m, lang, sep = self.map, self.lang, t("list_sep", self.lang)
         out = []
-        if m.removed:
-            out.append(t("fusion_removed", lang, eqns=sep.join(self._eqn_names(m.removed))))
+        gone = [e for e in m.removed if e not in m.absorbed]
+        if gone:
+            out.append(t("fusion_removed", lang, eqns=sep.join(self._eqn_names(gone))))
+        if m.absorbed:
+            items = [f"{name} → {m.absorbed[e]}" for e, name in zip(m.absorbed, self._eqn_names(list(m.absorbed)))]
+            out.append(t("fusion_absorbed", lang, items=sep.join(items)))
         if m.inlined:
             out.append(t("fusion_inlined", lang, eqns=sep.join(self._eqn_names(m.inlined))))
         if m.spread:
@@ -100,7 +104,12 @@ class FusionView(View):
                 break
             k = m.of.get(eqn.id)
             pad = "&nbsp;&nbsp;" * eqn.depth
-            if k is None:
+            if k is None and eqn.id in m.absorbed:
+                c = self.colour[m.absorbed[eqn.id]]
+                tint = f"background:{c}14;"
+                cell = (f'<span style="border-left:6px dotted {c};padding-left:4px;opacity:.8">'
+                        f'{html(t("fusion_absorbed_short", lang, kernel=m.absorbed[eqn.id]))}</span>')
+            elif k is None:
                 what = t("fusion_removed_short" if eqn.id in m.removed else "fusion_inlined_short", lang)
                 tint, cell = "", f'<span style="opacity:.7">{html(what)}</span>'
             else:

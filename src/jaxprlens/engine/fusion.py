@@ -285,8 +285,9 @@ def fusion_map(program: Program, device=None) -> FusionMap:
             spread[eid] = names
     table = costs(program)
     kernels: dict = {}
+    used = set(of.values())
     for ins in instructions:
-        if ins.name in set(of.values()) and ins.name not in kernels:
+        if ins.name in used and ins.name not in kernels:
             kernels[ins.name] = Kernel(ins.name, _kind(ins), ins.computation)
     removed, inlined, n = [], [], 0
     for eqn in program.walk():

@@ -274,7 +274,7 @@ VIEW_TEXT = {
                     "computation it is in (a loop body's kernels: per iteration; a loop's or call's own kernel: "
                     "its body's work is in the body's kernels). Intermediate bytes not written: values an "
                     "equation makes that only equations of the same kernel read.",
-                    "FLOP 与字节：按代价规则对每个内核中的方程求和，按其所在计算每运行一次计（循环体中的内核：每次迭代；"
+                    "FLOP 与字节：按开销规则对每个内核中的方程求和，按其所在计算每运行一次计（循环体中的内核：每次迭代；"
                     "循环或调用本身的内核：其主体的工作算在主体的内核里）。未写入内存的中间值：某方程产生、只被同一内核中"
                     "的方程读取的值。"),
     "memory_head": ("memory along the program: bytes live after each top-level equation (inputs and constants, "

@@ -57,7 +57,9 @@ class FusionView(View):
                  kernels=t("n_kernels", lang, n=len(m.kernels)), saved=si(m.saved, "B"))
 
     def _eqn_names(self, ids: list) -> list:
-        return [f"{i} {self.program.find(i).primitive}" for i in ids]
+        if not hasattr(self, "_by_id"):
+            self._by_id = {e.id: e for e in self.program.walk()}
+        return [f"{i} {self._by_id[i].primitive}" for i in ids]
 
     def _notes(self) -> list:
         m, lang, sep = self.map, self.lang, t("list_sep", self.lang)

@@ -265,7 +265,7 @@ VIEW_TEXT = {
                                                                                     "调用：见其主体"),
     "fusion_absorbed": ("no instruction carries their name, but their results feed one kernel only, which likely "
                         "holds them: {items}", "没有指令带有它们的名字，但其结果只流入一个内核，很可能由该内核计算：{items}"),
-    "fusion_absorbed_short": ("no instruction of its own; likely in {kernel}", "没有自己的指令；很可能在 {kernel} 中"),
+    "fusion_absorbed_short": ("likely in {kernel}", "很可能在 {kernel} 中"),
     "fusion_inlined": ("calls with no instruction of their own (their equations are in the kernels): {eqns}",
                        "没有自己指令的调用（其中的方程在各内核里）：{eqns}"),
     "fusion_spread": ("equations with instructions in several kernels: {items}",

@@ -17,6 +17,7 @@ from jaxprlens.views.compare import ROOT
 # Okabe-Ito: told apart with the common colour-vision deficiencies; a kernel's rows get its colour's tint
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")
 ROWS = 400          # equations listed (the rest counted); kernels listed likewise
+LISTED = 12         # a kernel's equations named in its row (the rest counted)
 CELL = "padding:1px 6px;text-align:left;vertical-align:top"
 
 
@@ -80,7 +81,11 @@ class FusionView(View):
 
     def _rows(self) -> list:
         lang = self.lang
-        return [(k.name, _kind(k.kind, lang), t("list_sep", lang).join(self._eqn_names(k.eqns)),
+        def eqns(ids):
+            names = self._eqn_names(ids[:LISTED])
+            return t("list_sep", lang).join(names + ([t("memory_more", lang, n=len(ids) - LISTED)]
+                                                     if len(ids) > LISTED else []))
+        return [(k.name, _kind(k.kind, lang), eqns(k.eqns),
                  si(k.flops, "FLOP"), si(k.bytes, "B")) for k in self.map.kernels[:ROWS]]
 
     def text(self) -> str:
@@ -109,7 +114,8 @@ class FusionView(View):
             if k is None and eqn.id in m.absorbed:
                 c = self.colour[m.absorbed[eqn.id]]
                 tint = f"background:{c}14;"
-                cell = (f'<span style="border-left:6px dotted {c};padding-left:4px;opacity:.8">'
+                cell = (f'<span title="{html(t("fusion_absorbed", lang, items=eqn.id))}" '
+                        f'style="border-left:6px dotted {c};padding-left:4px;opacity:.8">'
                         f'{html(t("fusion_absorbed_short", lang, kernel=m.absorbed[eqn.id]))}</span>')
             elif k is None:
                 what = t("fusion_removed_short" if eqn.id in m.removed else "fusion_inlined_short", lang)
@@ -119,8 +125,8 @@ class FusionView(View):
                 tint = f"background:{c}33;"
                 cell = f'<span style="border-left:6px solid {c};padding-left:4px">{html(k)}</span>'
             eqn_rows.append(f'<tr data-eqn="{html(eqn.id)}" style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
-                            f'<td style="{CELL};white-space:pre">{pad}{html(eqn_text(eqn))}</td>'
-                            f'<td style="{CELL}">{cell}</td></tr>')
+                            f'<td style="{CELL};white-space:pre">{pad}{html(eqn_text(eqn, 40))}</td>'
+                            f'<td style="{CELL};white-space:nowrap">{cell}</td></tr>')
         head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
                        for c in ("eqn", "kernel"))
         legend = []

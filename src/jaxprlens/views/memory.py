@@ -18,7 +18,7 @@ from jaxprlens.views.compare import ROOT
 
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
-W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 200, 70, 20, 16, 30
+W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
 LINE, PEAK, GRID = "#0072B2", "#D55E00", "#bbbbbb"
 
 
@@ -69,10 +69,12 @@ def chart_svg(live: list, peak_eqn: int | None, lang: str) -> str:
         px = PAD_L + int(peak_eqn * plot_w / max(n, 1)) + max(step, 1) / 2
         anchor = "end" if px > W / 2 else "start"
         dx = -8 if anchor == "end" else 8
+        parts.append(f'<line x1="{px:.1f}" y1="{y(top):.1f}" x2="{px:.1f}" y2="{y(0):.1f}" stroke="{PEAK}" '
+                     f'stroke-dasharray="2,3"/>')
         parts.append(f'<circle cx="{px:.1f}" cy="{y(top):.1f}" r="5" fill="{PEAK}"/>')
         label = t("memory_peak_short", lang, bytes=si(top, "B"), i=peak_eqn)
-        parts.append(f'<text x="{px + dx:.1f}" y="{y(top) + 16:.1f}" text-anchor="{anchor}" fill="{PEAK}">'
-                     f'{html(label)}</text>')
+        parts.append(f'<text x="{px + dx:.1f}" y="{PAD_T - 10}" text-anchor="{anchor}" fill="{PEAK}">'
+                     f'{html(label)}</text>')      # above the line: its highest point is the peak itself
     parts.append("</svg>")
     return "".join(parts)
 

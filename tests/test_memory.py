@@ -158,3 +158,9 @@ def test_the_magic_option(ip):
                              "def g(x):\n    return jnp.sin(x) * 2\ng(jnp.ones(3))")
     assert isinstance(view, MemoryView)
     assert view.live == [24, 24] and view.peak_eqn == 0
+
+
+def test_a_program_with_no_equation():
+    view = jaxprlens.trace(lambda x: x, jnp.ones(3)).memory()
+    assert view.live == [] and view.peak == 12 and view.peak_eqn is None
+    assert view.text().splitlines()[1:3] == ["inputs and constants: 12 B", "live at the peak: a:f32[3] 12 B (input x)"]

@@ -114,8 +114,10 @@ class MemoryView(View):
         live = [si(b, "B") for b in self.memory.live[:LIVE_LISTED]]
         if len(self.memory.live) > LIVE_LISTED:
             live.append(t("memory_more", self.lang, n=len(self.memory.live) - LIVE_LISTED))
-        return "\n".join(self.lines()[:2] + [" ".join(f"{i}:{b}" for i, b in enumerate(live))]
-                         + self.lines()[2:])
+        lines = self.lines()
+        cut = 2 if self.memory.peak_eqn is not None else 1          # after the peak line, when there is one
+        return "\n".join(lines[:cut] + ([" ".join(f"{i}:{b}" for i, b in enumerate(live))] if live else [])
+                         + lines[cut:])
 
     def html(self) -> str:
         m, lang = self.memory, self.lang

@@ -227,6 +227,9 @@ class JaxprMagics(Magics):
     @argument("--compare", action="store_true", help="with --transform: original and transformed side by side")
     @argument("--lower", action="store_true", help="show the StableHLO beside the jaxpr")
     @argument("--compiled", action="store_true", help="show the optimized HLO after XLA")
+    @argument("--fusion", action="store_true", help="which equations became which compiled kernel (XLA's fusions)")
+    @argument("--memory", action="store_true", help="bytes live along the program, its peak, a backward pass's "
+                                                    "residuals, beside XLA's memory_analysis()")
     @line_cell_magic
     def jaxpr(self, line: str = "", cell: str | None = None):
         """Trace a call and show its jaxpr: an annotated table, a graph, a debugger or a timed run.

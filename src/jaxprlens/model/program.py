@@ -228,6 +228,14 @@ class Program:
         """Run under ``jax.jit`` on a device, timed (``jaxprlens.views.run.run``)."""
         return _provided("run")(self, device=device, repeat=repeat, **options)
 
+    def fusion(self, device=None, **options):
+        """Which equations became which compiled kernel (``jaxprlens.views.fusion.FusionView``)."""
+        return _provided("fusion")(self, device=device, **options)
+
+    def memory(self, **options):
+        """Bytes live along the program, its peak, residuals (``jaxprlens.views.memory.MemoryView``)."""
+        return _provided("memory")(self, **options)
+
     def transform(self, name: str, **options) -> "Program":
         """The program of ``jax.grad`` / ``vmap`` / ... of this function (``jaxprlens.engine.transform``)."""
         return _provided("transform")(self, name, **options)

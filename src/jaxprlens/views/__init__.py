@@ -73,6 +73,8 @@ class Options:
     in_axes: str | None = None
     batched: bool = False
     compare: bool = False
+    fusion: bool = False               # ``--fusion``: which equations became which compiled kernel
+    memory: bool = False               # ``--memory``: bytes live along the program
 
     @classmethod
     def from_namespace(cls, ns) -> "Options":
@@ -104,7 +106,8 @@ def build_view(program, opts: Options, transformed=None):
     if opts.text:
         parts.append(program.text_view())
     if opts.table or (opts.cost and not opts.graph) or not (    # --graph --cost: the cost is on the graph
-            opts.text or opts.graph or opts.debug or opts.run or opts.profile or opts.lower or opts.compiled):
+            opts.text or opts.graph or opts.debug or opts.run or opts.profile or opts.lower or opts.compiled
+            or opts.fusion or opts.memory):
         parts.append(program.table(lang=lang, cost=opts.cost))
     measured = None
     if opts.profile:
@@ -118,6 +121,10 @@ def build_view(program, opts: Options, transformed=None):
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
+    if opts.fusion:
+        parts.append(program.fusion(device=opts.device, lang=lang))
+    if opts.memory:
+        parts.append(program.memory(lang=lang))
     if opts.run:
         parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
     if measured is not None:

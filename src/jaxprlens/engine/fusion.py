@@ -1,0 +1,313 @@
+"""Which of the jaxpr's equations became which compiled kernel (``%%jaxpr --fusion``, ``program.fusion()``).
+
+The program is compiled as ``--run`` compiles it, but each equation (at every depth) first gets its own name
+scope: its id as a scope name (``e3``, ``e2_body_1``) added to the equation's name stack.  XLA keeps the name
+stack in every instruction's ``op_name`` metadata (``jit(run)/e2/while/body/e2_body_1/sin``), inside fusions too,
+so reading the optimized HLO maps each equation to the kernel its instructions landed in: the top-level
+instruction of a computation the program runs (the entry, a loop's body, a branch), or the fusion an
+instruction was fused into.  Returns data (``FusionMap``); ``views.fusion`` shows it."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import jax
+import jax.extend.core as jex
+
+from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
+from jaxprlens.engine.devices import resolve_device
+from jaxprlens.engine.runner import on_device, place, placed_on
+from jaxprlens.model.program import Program, Var
+
+# instructions that are no kernel: they name values, they compute nothing
+PLUMBING = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "after-all", "partition-id",
+                      "replica-id", "opt-barrier"})
+_FUSION_KINDS = {"kLoop": "loop fusion", "kInput": "input fusion", "kOutput": "output fusion",
+                 "kCustom": "custom fusion"}
+
+
+def scope_name(eqn_id: str) -> str:
+    """The name scope an equation is compiled under: ``3`` -> ``e3``, ``2/body/1`` -> ``e2_body_1``."""
+    return "e" + re.sub(r"[^A-Za-z0-9]", "_", eqn_id)
+
+
+# ---------------------------------------------------------------- the scoped program
+
+def _rewrite(program: Program, jaxpr, tokens: dict):
+    """``jaxpr`` (the Jaxpr or ClosedJaxpr of ``program``) with each equation's name stack extended by its
+    scope name, the sub-jaxprs of its nested programs rewritten the same way."""
+    closed = isinstance(jaxpr, jex.ClosedJaxpr)
+    open_ = jaxpr.jaxpr if closed else jaxpr
+    new_eqns = []
+    for eqn, raw in zip(program.eqns, open_.eqns):
+        token = scope_name(eqn.id)
+        tokens[token] = eqn.id
+        info = raw.source_info
+        info = info.replace(name_stack=info.name_stack.extend(token))
+        params = dict(raw.params)
+        for sub in eqn.subs:
+            value = params.get(sub.param)
+            if value is sub.program.jaxpr:
+                params[sub.param] = _rewrite(sub.program, value, tokens)
+            elif isinstance(value, tuple):
+                params[sub.param] = tuple(_rewrite(sub.program, x, tokens) if x is sub.program.jaxpr else x
+                                          for x in value)
+        new_eqns.append(raw.replace(source_info=info, params=params))
+    new = open_.replace(eqns=new_eqns)
+    return jex.ClosedJaxpr(new, jaxpr.consts) if closed else new
+
+
+def _specs(program: Program) -> list:
+    return [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=getattr(v.aval, "weak_type", False))
+            for v in program.invars]
+
+
+def compile_scoped(program: Program, device=None):
+    """``(compiled, tokens)``: the program compiled as ``--run`` compiles it (its arguments placed on
+    ``device``; a program without recorded arguments on their types), each equation under its scope name;
+    ``tokens``: scope name -> equation id."""
+    tokens: dict = {}
+    scoped = _rewrite(program, program.jaxpr, tokens)
+    fn = jax.jit(jex.jaxpr_as_fun(scoped))
+    dev = resolve_device(device)
+    if len(program.args) == len(program.invars) and (program.args or not program.invars):
+        args = place(program, dev, explicit=device is not None)
+        dev = placed_on(args, dev)
+    else:
+        args = _specs(program)
+    with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
+        compiled = fn.lower(*args).compile()
+    return compiled, tokens
+
+
+# ---------------------------------------------------------------- the optimized HLO, read
+
+@dataclass
+class Instruction:
+    name: str
+    opcode: str
+    computation: str
+    op_name: str = ""
+    attrs: str = ""
+
+
+_COMPUTATION = re.compile(r"^(ENTRY\s+)?%([\w.\-]+)\s.*\{\s*$")
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+)\s*=\s*(.+?)\s([a-z][a-z0-9\-]*)\((.*)$")
+_WORD = re.compile(r"\w+")
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+_CALLED = re.compile(r"\b(calls|to_apply|body|condition|branch_computations|true_computation|"
+                     r"false_computation)=\{?([^,}\s]+(?:,\s*%[\w.\-]+)*)\}?")
+
+
+def parse_hlo(text: str) -> tuple[list, str, dict]:
+    """``(instructions, entry, called)``: every instruction of the module in text order, the entry
+    computation's name, and for each called computation ``(caller instruction, embedded)``: embedded when
+    its instructions run inside the caller's kernel (a fusion's body, a reduce's combiner), not when it is a
+    computation of its own that the caller runs (a loop's body, a branch, a call)."""
+    instructions, entry, called, current = [], "", {}, None
+    for line in text.splitlines():
+        m = _COMPUTATION.match(line)
+        if m and "=" not in line.split("(")[0]:
+            current = m.group(2)
+            if m.group(1):
+                entry = current
+            continue
+        if current is None:
+            continue
+        if line.strip() == "}":
+            current = None
+            continue
+        m = _INSTRUCTION.match(line)
+        if not m:
+            continue
+        name, opcode, rest = m.group(1), m.group(3), m.group(4)
+        op = _OP_NAME.search(rest)
+        instructions.append(Instruction(name, opcode, current, op.group(1) if op else "", rest))
+        for key, names in _CALLED.findall(rest):
+            embedded = key == "calls" or (key == "to_apply" and opcode != "call")
+            for callee in re.findall(r"%?([\w.\-]+)", names):
+                called.setdefault(callee, (name, embedded))
+    return instructions, entry, called
+
+
+# ---------------------------------------------------------------- the map
+
+@dataclass
+class Kernel:
+    """One compiled kernel: an HLO instruction XLA runs (a fusion, a dot, a copy, a custom call, a loop)."""
+    name: str
+    kind: str                    # "loop fusion", "input fusion", "custom-call __onednn$matmul", "copy", ...
+    computation: str             # the HLO computation it runs in (the entry, a loop body, ...)
+    eqns: list = field(default_factory=list)       # equation ids whose results it computes
+    cost: Cost = ZERO            # the cost rules summed over its equations (those without nested programs)
+    saved: int = 0               # bytes of values made and used inside it only: never written to memory
+
+    @property
+    def flops(self) -> int:
+        return self.cost.flops
+
+    @property
+    def bytes(self) -> int:
+        return self.cost.bytes
+
+
+@dataclass
+class FusionMap:
+    """``program.fusion()``: the kernels in the order XLA lists them, ``of``: equation id -> kernel name,
+    ``removed``: equations no instruction comes from (folded into constants, simplified away, dead),
+    ``absorbed``: the removed equations whose results feed one kernel only (it likely computes them: XLA
+    merged them into an instruction that kept another equation's name, or into constants it placed there),
+    ``inlined``: equations holding nested programs with no instruction of their own (a ``pjit`` call whose
+    body's equations are in kernels).  Every equation id is in exactly one kernel's ``eqns``, ``removed``
+    or ``inlined``.  ``spread``: equation id -> every kernel it has instructions in, when more than one."""
+    kernels: list
+    of: dict
+    removed: list
+    inlined: list
+    spread: dict
+    n_eqns: int
+    absorbed: dict = field(default_factory=dict)    # removed equation id -> the one kernel its results feed
+    hlo: str = field(repr=False, default="")
+
+    def kernel(self, name: str) -> Kernel:
+        return next(k for k in self.kernels if k.name == name)
+
+    @property
+    def saved(self) -> int:
+        """Bytes of intermediate values that stay inside a kernel (never written to memory), summed."""
+        return sum(k.saved for k in self.kernels)
+
+
+def _kind(ins: Instruction) -> str:
+    if ins.opcode == "fusion":
+        m = re.search(r"kind=(k\w+)", ins.attrs)
+        return _FUSION_KINDS.get(m.group(1), m.group(1)) if m else "fusion"
+    if ins.opcode == "custom-call":
+        m = re.search(r'custom_call_target="([^"]+)"', ins.attrs)
+        return f"custom-call {m.group(1)}" if m else "custom-call"
+    return ins.opcode
+
+
+def _eqn_of(op_name: str, tokens: dict) -> str | None:
+    """The equation an instruction comes from: the innermost scope name of ours in its ``op_name``
+    (``jit(f)/e2/while/body/e2_body_1/sin``; under a transform the name is wrapped: ``transpose(jvp(e12))``)."""
+    for part in reversed(_WORD.findall(op_name)):
+        if part in tokens:
+            return tokens[part]
+    return None
+
+
+def _saved_bytes(program: Program, of: dict) -> dict:
+    """Per kernel, the bytes of values an equation makes that only equations of the same kernel read (and
+    that the (sub)program does not return): such a value stays in registers or cache, never written."""
+    saved: dict = {}
+
+    def visit(prog: Program):
+        readers: dict = {}
+        for eqn in prog.eqns:
+            for a in eqn.invars:
+                if isinstance(a, Var):
+                    readers.setdefault(id(a), []).append(eqn.id)
+        returned = {id(v) for v in prog.outvars if isinstance(v, Var)}
+        for eqn in prog.eqns:
+            k = of.get(eqn.id)
+            for v in eqn.outvars:
+                users = readers.get(id(v), [])
+                if k and users and id(v) not in returned and all(of.get(u) == k for u in users):
+                    saved[k] = saved.get(k, 0) + nbytes(v.aval)
+            for sub in eqn.subs:
+                visit(sub.program)
+    visit(program)
+    return saved
+
+
+def _absorbed(program: Program, of: dict, removed: set) -> dict:
+    """Removed equations whose results are read by equations of one kernel only (through other such
+    equations), and not returned by their (sub)program: equation id -> that kernel."""
+    out: dict = {}
+
+    def visit(prog: Program):
+        readers: dict = {}
+        for eqn in prog.eqns:
+            for a in eqn.invars:
+                if isinstance(a, Var):
+                    readers.setdefault(id(a), []).append(eqn.id)
+        returned = {id(v) for v in prog.outvars if isinstance(v, Var)}
+        for eqn in reversed(prog.eqns):
+            for sub in eqn.subs:
+                visit(sub.program)
+            if eqn.id not in removed:
+                continue
+            users = [u for v in eqn.outvars for u in readers.get(id(v), [])]
+            kernels = {of.get(u) or out.get(u) for u in users}
+            if users and len(kernels) == 1 and None not in kernels and \
+                    not any(id(v) in returned for v in eqn.outvars):
+                out[eqn.id] = kernels.pop()
+    visit(program)
+    return out
+
+
+def fusion_map(program: Program, device=None) -> FusionMap:
+    """Compile ``program`` (see ``compile_scoped``) and map every equation to its kernel."""
+    compiled, tokens = compile_scoped(program, device)
+    text = compiled.as_text() or ""
+    instructions, entry, called = parse_hlo(text)
+    by_name = {ins.name: ins for ins in instructions}
+
+    def kernel_of(ins: Instruction) -> Instruction | None:
+        seen = 0
+        while ins.computation in called and called[ins.computation][1] and seen < 64:
+            ins, seen = by_name[called[ins.computation][0]], seen + 1
+        return None if ins.opcode in PLUMBING else ins
+
+    def depth(comp: str) -> int:
+        d = 0
+        while comp in called and d < 64:
+            comp, d = by_name[called[comp][0]].computation, d + 1
+        return d
+
+    found: dict = {}                     # eqn id -> [(depth, order, kernel name, names the kernel itself)]
+    order = {ins.name: i for i, ins in enumerate(instructions)}
+    for ins in instructions:
+        eid = _eqn_of(ins.op_name, tokens) if ins.op_name else None
+        if eid is None:
+            continue
+        k = kernel_of(ins)
+        if k is None:
+            continue
+        own = _eqn_of(k.op_name, tokens) == eid
+        found.setdefault(eid, []).append((depth(k.computation), not own, -order[k.name], k.name))
+    of, spread = {}, {}
+    for eid, places in found.items():
+        of[eid] = min(places)[3]        # the outermost kernel, one that names the equation itself, the last
+        names = list(dict.fromkeys(p[3] for p in sorted(places, key=lambda p: -p[2])))
+        if len(names) > 1:
+            spread[eid] = names
+    table = costs(program)
+    kernels: dict = {}
+    used = set(of.values())
+    for ins in instructions:
+        if ins.name in used and ins.name not in kernels:
+            kernels[ins.name] = Kernel(ins.name, _kind(ins), ins.computation)
+    removed, inlined, n = [], [], 0
+    for eqn in program.walk():
+        n += 1
+        k = of.get(eqn.id)
+        if k is not None:
+            kernels[k].eqns.append(eqn.id)
+            if not eqn.subs:
+                kernels[k].cost = kernels[k].cost + table.get(eqn.id, ZERO)
+        elif eqn.subs and any(e.id in of for sub in eqn.subs for e in sub.program.walk()):
+            inlined.append(eqn.id)
+        else:
+            removed.append(eqn.id)
+    absorbed = _absorbed(program, of, set(removed))
+    absorbed = {e: absorbed[e] for e in removed if e in absorbed}          # in program order
+    for k, b in _saved_bytes(program, of).items():
+        kernels[k].saved = b
+    first = {}
+    for i, eqn in enumerate(program.walk()):
+        if eqn.id in of:
+            first.setdefault(of[eqn.id], i)
+    ordered = sorted(kernels.values(), key=lambda k: first[k.name])      # in the order the program reads
+    return FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text)

@@ -1,0 +1,154 @@
+"""Memory along the program (``%%jaxpr --memory``, ``program.memory()``): the bytes of the values live after
+each top-level equation, the peak and what is live there, and for a program with a backward pass the
+residuals: the forward values the backward pass reads.  Returns data (``Memory``); ``views.memory`` shows it.
+
+A value is live from the equation that makes it to its last reader (or to the end when the program returns
+it); inputs and constants are live throughout (the caller holds them).  Its bytes are its type's: size ×
+itemsize.  This is the jaxpr's own count, before XLA reuses buffers, fuses or rematerialises."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jaxprlens.engine.cost import nbytes
+from jaxprlens.model.program import Program, Var
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value of the program: its name, type and bytes; ``path`` for an input (its Python path) or a
+    returned value (the output's path); ``eqn``: the id of the equation that makes it (None: an input or a
+    constant)."""
+    name: str
+    type: str
+    bytes: int
+    kind: str                    # "input", "const" or "value"
+    path: str | None = None
+    eqn: str | None = None
+
+
+@dataclass
+class Memory:
+    """``live[i]``: bytes live after top-level equation ``i``; ``peak``, ``peak_eqn`` (the first equation
+    after which it is reached; None for a program with no equation), ``at_peak``: the values live there,
+    biggest first; ``base``: the inputs' and constants' bytes; ``residuals``: for a program with a backward
+    pass, the forward values (inputs included) the backward pass reads, else None."""
+    live: list
+    peak: int
+    peak_eqn: int | None
+    at_peak: list
+    base: int
+    residuals: list | None = None
+    compiled: dict | None = field(default=None)     # XLA's memory_analysis(), when asked for
+
+    @property
+    def residual_bytes(self) -> int:
+        return sum(v.bytes for v in self.residuals or ())
+
+
+def _is_backward(eqn) -> bool:
+    """Whether JAX made ``eqn`` by transposing (the backward pass of ``grad`` / ``vjp``)."""
+    try:
+        return "transpose(" in eqn.name_stack
+    except Exception:  # noqa: BLE001 - an equation without source info
+        return False
+
+
+def _values(program: Program):
+    """``(values, last_read)``: a ``Value`` per variable (keyed by ``id``) and the index of the last top-level
+    equation reading it (``len(eqns)`` when the program returns it; -1 when nothing reads it)."""
+    n = len(program.eqns)
+    values, last = {}, {}
+    out_path = {id(v): p for v, p in zip(program.outvars, program.out_paths or [None] * len(program.outvars))}
+    for v, p in zip(program.invars, program.in_paths or [None] * len(program.invars)):
+        values[id(v)] = Value(v.name, v.type, nbytes(v.aval), "input", v.path or p)
+    for v in program.constvars:
+        values[id(v)] = Value(v.name, v.type, nbytes(v.aval), "const")
+    for i, eqn in enumerate(program.eqns):
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                last[id(a)] = i
+        for v in eqn.outvars:
+            values[id(v)] = Value(v.name, v.type, nbytes(v.aval), "value", out_path.get(id(v)), eqn.id)
+    for v in program.outvars:
+        if isinstance(v, Var):
+            last[id(v)] = n
+    return values, last
+
+
+def memory(program: Program, compiled: bool = False) -> Memory:
+    """Bytes live along ``program``'s top-level equations (see the module's docstring); ``compiled``: also
+    XLA's ``memory_analysis()`` of the program compiled as ``jax.jit`` compiles it."""
+    values, last = _values(program)
+    base = sum(values[id(v)].bytes for v in list(program.invars) + list(program.constvars))
+    fixed = {id(v) for v in list(program.invars) + list(program.constvars)}
+    # each value made by equation i adds its bytes from i to its last reader (itself when nothing reads it)
+    n = len(program.eqns)
+    delta = [0] * (n + 1)
+    for i, eqn in enumerate(program.eqns):
+        for v in eqn.outvars:
+            end = last.get(id(v), -1)
+            if end > i:
+                delta[i] += values[id(v)].bytes
+                delta[min(end, n)] -= values[id(v)].bytes
+    live, running = [], base
+    for i in range(n):
+        running += delta[i]
+        live.append(running)
+        # a value last read by equation i+1 stays live after i and goes after i+1: delta at its reader
+    peak = max(live) if live else base
+    peak_eqn = live.index(peak) if live else None
+    at_peak = []
+    if peak_eqn is not None:
+        for key, value in values.items():
+            if key in fixed:
+                at_peak.append(value)
+                continue
+            made = value.eqn
+            if made is None:
+                continue
+            i = int(made.split("/")[0])
+            if i <= peak_eqn < last.get(key, -1):
+                at_peak.append(value)
+    else:
+        at_peak = [values[id(v)] for v in list(program.invars) + list(program.constvars)]
+    at_peak.sort(key=lambda v: (-v.bytes, v.kind != "input", v.name))
+    result = Memory(live, peak, peak_eqn, at_peak, base, residuals(program, values))
+    if compiled:
+        result.compiled = compiled_memory(program)
+    return result
+
+
+def residuals(program: Program, values: dict | None = None) -> list | None:
+    """The forward values the backward pass reads, in the order the program makes them (inputs first), as
+    ``jax.ad_checkpoint.print_saved_residuals`` lists them for the function differentiated; None when the
+    program has no backward pass."""
+    backward = [_is_backward(e) for e in program.eqns]
+    if not any(backward):
+        return None
+    if values is None:
+        values, _ = _values(program)
+    forward_made = {id(v) for e, b in zip(program.eqns, backward) if not b for v in e.outvars}
+    inputs = {id(v) for v in list(program.invars) + list(program.constvars)}
+    read = set()
+    for e, b in zip(program.eqns, backward):
+        if b:
+            read.update(id(a) for a in e.invars if isinstance(a, Var) and (id(a) in forward_made
+                                                                             or id(a) in inputs))
+    order = [id(v) for v in list(program.invars) + list(program.constvars)]
+    order += [id(v) for e, b in zip(program.eqns, backward) if not b for v in e.outvars]
+    return [values[k] for k in order if k in read]
+
+
+def compiled_memory(program: Program) -> dict | None:
+    """XLA's ``memory_analysis()`` of the program compiled as ``--run`` compiles it: argument, output,
+    temporary and alias bytes (None where the backend does not say)."""
+    import jax
+    import jax.extend.core as jex
+    from jaxprlens.engine.fusion import _specs
+    try:
+        stats = jax.jit(jex.jaxpr_as_fun(program.jaxpr)).lower(*_specs(program)).compile().memory_analysis()
+    except Exception:  # noqa: BLE001 - not every backend implements it
+        return None
+    if stats is None:
+        return None
+    return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}

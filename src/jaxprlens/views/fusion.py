@@ -1,0 +1,152 @@
+"""``%%jaxpr --fusion``: which equations became which compiled kernel (``engine.fusion`` maps them).
+
+The view lists the equations in program order, each row tinted by its kernel's colour, then the kernels as a
+legend (kind, equations, estimated FLOPs and bytes), what XLA removed, and one summary line: ``6 equations →
+1 kernel; intermediate bytes not written: …``.  Inline styles only: it reads the same untrusted."""
+from __future__ import annotations
+
+from jaxprlens.engine.cost import si
+from jaxprlens.engine.fusion import FusionMap, fusion_map
+from jaxprlens.present.display import View
+from jaxprlens.present.escape import html
+from jaxprlens.present.i18n import ljust, resolve as resolve_lang, t, width
+from jaxprlens.present.nouns import eqn_text
+from jaxprlens.model.program import Program
+from jaxprlens.views.compare import ROOT
+
+# Okabe-Ito: told apart with the common colour-vision deficiencies; a kernel's rows get its colour's tint
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")
+ROWS = 400          # equations listed (the rest counted); kernels listed likewise
+LISTED = 12         # a kernel's equations named in its row (the rest counted)
+CELL = "padding:1px 6px;text-align:left;vertical-align:top"
+
+
+def _kind(kind: str, lang: str) -> str:
+    return t(f"fusion_{kind}", lang) if kind.endswith("fusion") and " " in kind else kind
+
+
+class FusionView(View):
+    """The fusion map of ``program`` (``program.fusion()``); ``.map`` is the ``FusionMap``."""
+
+    def __init__(self, program: Program, device=None, lang: str | None = None):
+        from jaxprlens.engine.devices import resolve_device
+        self.program, self.lang = program, resolve_lang(lang)
+        self.map: FusionMap = fusion_map(program, device)
+        self.device = resolve_device(device).platform
+        self.colour = {k.name: PALETTE[i % len(PALETTE)] for i, k in enumerate(self.map.kernels)}
+
+    # the map's own names, so ``program.fusion().kernels`` reads as the issue writes it
+    @property
+    def kernels(self) -> list:
+        return self.map.kernels
+
+    @property
+    def removed(self) -> list:
+        return self.map.removed
+
+    @property
+    def inlined(self) -> list:
+        return self.map.inlined
+
+    @property
+    def of(self) -> dict:
+        return self.map.of
+
+    def summary(self) -> str:
+        m, lang = self.map, self.lang
+        return t("fusion_summary", lang, eqns=t("n_eqns", lang, n=m.n_eqns),
+                 kernels=t("n_kernels", lang, n=len(m.kernels)), saved=si(m.saved, "B"))
+
+    def _eqn_names(self, ids: list) -> list:
+        if not hasattr(self, "_by_id"):
+            self._by_id = {e.id: e for e in self.program.walk()}
+        return [f"{i} {self._by_id[i].primitive}" for i in ids]
+
+    def _notes(self) -> list:
+        m, lang, sep = self.map, self.lang, t("list_sep", self.lang)
+        out = []
+        gone = [e for e in m.removed if e not in m.absorbed]
+        if gone:
+            out.append(t("fusion_removed", lang, eqns=sep.join(self._eqn_names(gone))))
+        if m.absorbed:
+            items = [f"{name} → {m.absorbed[e]}" for e, name in zip(m.absorbed, self._eqn_names(list(m.absorbed)))]
+            out.append(t("fusion_absorbed", lang, items=sep.join(items)))
+        if m.inlined:
+            out.append(t("fusion_inlined", lang, eqns=sep.join(self._eqn_names(m.inlined))))
+        if m.spread:
+            items = [f"{e} → {' '.join(ks)}" for e, ks in m.spread.items()]
+            out.append(t("fusion_spread", lang, items=t("semi", lang).join(items)))
+        out.append(t("fusion_note", lang))
+        return out
+
+    def _rows(self) -> list:
+        lang = self.lang
+        def eqns(ids):
+            names = self._eqn_names(ids[:LISTED])
+            return t("list_sep", lang).join(names + ([t("memory_more", lang, n=len(ids) - LISTED)]
+                                                     if len(ids) > LISTED else []))
+        return [(k.name, _kind(k.kind, lang), eqns(k.eqns),
+                 si(k.flops, "FLOP"), si(k.bytes, "B")) for k in self.map.kernels[:ROWS]]
+
+    def text(self) -> str:
+        lang = self.lang
+        head = tuple(t(f"fusion_col_{c}", lang) for c in ("kernel", "kind", "eqns", "flops", "bytes"))
+        rows = self._rows()
+        widths = [max(width(r[c]) for r in [head] + rows) for c in range(5)]
+        lines = [t("fusion_head", lang, device=self.device), self.summary()]
+        for r in [head] + rows:
+            cells = [ljust(r[c], widths[c]) for c in range(3)] + [r[3].rjust(widths[3]), r[4].rjust(widths[4])]
+            lines.append("  ".join(cells).rstrip())
+        if len(self.map.kernels) > ROWS:
+            lines.append(t("memory_more", lang, n=len(self.map.kernels) - ROWS))
+        return "\n".join(lines + self._notes())
+
+    def html(self) -> str:
+        lang, m = self.lang, self.map
+        eqn_rows = []
+        for n, eqn in enumerate(self.program.walk()):
+            if n >= ROWS:
+                eqn_rows.append(f'<tr><td colspan="3" style="{CELL}">'
+                                f'{html(t("memory_more", lang, n=m.n_eqns - ROWS))}</td></tr>')
+                break
+            k = m.of.get(eqn.id)
+            pad = "&nbsp;&nbsp;" * eqn.depth
+            if k is None and eqn.id in m.absorbed:
+                c = self.colour[m.absorbed[eqn.id]]
+                tint = f"background:{c}14;"
+                cell = (f'<span title="{html(t("fusion_absorbed", lang, items=eqn.id))}" '
+                        f'style="border-left:6px dotted {c};padding-left:4px;opacity:.8">'
+                        f'{html(t("fusion_absorbed_short", lang, kernel=m.absorbed[eqn.id]))}</span>')
+            elif k is None:
+                what = t("fusion_removed_short" if eqn.id in m.removed else "fusion_inlined_short", lang)
+                tint, cell = "", f'<span style="opacity:.7">{html(what)}</span>'
+            else:
+                c = self.colour[k]
+                tint = f"background:{c}33;"
+                cell = f'<span style="border-left:6px solid {c};padding-left:4px">{html(k)}</span>'
+            eqn_rows.append(f'<tr data-eqn="{html(eqn.id)}" style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
+                            f'<td style="{CELL};white-space:pre">{pad}{html(eqn_text(eqn, 40))}</td>'
+                            f'<td style="{CELL};white-space:nowrap">{cell}</td></tr>')
+        head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
+                       for c in ("eqn", "kernel"))
+        legend = []
+        for k, row in zip(m.kernels, self._rows()):
+            c = self.colour[k.name]
+            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL}"><span style="display:inline-block;'
+                          f'width:.9em;height:.9em;background:{c};vertical-align:middle"></span> {html(row[0])}</td>'
+                          + "".join(f'<td style="{CELL}">{html(x)}</td>' for x in row[1:3])
+                          + "".join(f'<td style="{CELL};text-align:right">{html(x)}</td>' for x in row[3:]) + "</tr>")
+        lhead = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
+                        for c in ("kernel", "kind", "eqns", "flops", "bytes"))
+        notes = "".join(f'<p style="margin:.3em 0">{html(x)}</p>' for x in self._notes())
+        return (f'<div class="jaxprlens jl-fusion" lang="{lang}"{ROOT}>'
+                f'<p style="margin:.3em 0"><b>{html(t("fusion_head", lang, device=self.device))}</b></p>'
+                f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>'
+                f'<table style="border-collapse:collapse;margin:.4em 0"><thead><tr><th style="{CELL}">#</th>{head}'
+                f'</tr></thead><tbody>{"".join(eqn_rows)}</tbody></table>'
+                f'<table class="jl-fusion-legend" style="border-collapse:collapse;margin:.4em 0"><thead><tr>{lhead}'
+                f'</tr></thead><tbody>{"".join(legend)}</tbody></table>{notes}</div>')
+
+
+def fusion_view(program: Program, device=None, lang: str | None = None) -> FusionView:
+    return FusionView(program, device=device, lang=lang)

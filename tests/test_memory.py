@@ -1,0 +1,166 @@
+"""engine/memory.py and views/memory.py: bytes live along the program, its peak, a backward pass's residuals."""
+import base64
+import contextlib
+import io
+import re
+
+import jax
+import jax.ad_checkpoint
+import jax.extend.core as jex
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+import jaxprlens
+from jaxprlens.engine.memory import memory
+from jaxprlens.views.memory import MemoryView
+from seeds import SEEDS
+
+
+def _bytes(aval):
+    return int(np.prod(aval.shape)) * np.dtype(aval.dtype).itemsize
+
+
+def independent_live(closed) -> list:
+    """Liveness on the raw jaxpr, one equation at a time: after equation i, the inputs and constants, and every
+    value made so far that a later equation reads or the program returns."""
+    j = closed.jaxpr
+    always = list(j.invars) + list(j.constvars)
+    outs = {v for v in j.outvars if isinstance(v, jex.Var)}
+    live = []
+    for i in range(len(j.eqns)):
+        later = {a for e in j.eqns[i + 1:] for a in e.invars if isinstance(a, jex.Var)}
+        made = [v for e in j.eqns[:i + 1] for v in e.outvars]
+        kept = set(always) | {v for v in made if v in later or v in outs}
+        live.append(sum(_bytes(v.aval) for v in kept))
+    return live
+
+
+def block_forward():
+    nnx = pytest.importorskip("flax.nnx")
+    from libraries import _block
+    graphdef, state = _block(nnx)
+    return (lambda state, x: nnx.merge(graphdef, state)(x)), (state, jnp.ones((2, 5, 16)))
+
+
+@pytest.mark.parametrize("name", list(SEEDS))
+def test_live_bytes_match_an_independent_count_on_the_seeds(name):
+    fn, args = SEEDS[name]
+    program = jaxprlens.trace(fn, *args)
+    m = memory(program)
+    assert m.live == independent_live(program.jaxpr)
+    assert m.peak == max(m.live) and m.live[m.peak_eqn] == m.peak and m.live.index(m.peak) == m.peak_eqn
+
+
+def test_live_bytes_of_a_transformer_block():
+    fn, args = block_forward()
+    program = jaxprlens.trace(fn, *args)
+    m = memory(program)
+    assert len(m.live) == len(program.eqns) > 50
+    assert m.live == independent_live(program.jaxpr)
+    assert sum(v.bytes for v in m.at_peak) == m.peak        # what is live at the peak adds up to it
+    named = {v.path for v in m.at_peak if v.kind == "input"}
+    assert "args[1]" in named or any(p and "x" in p for p in named)
+
+
+def mlp(params, x):
+    for w in params:
+        x = jnp.tanh(x @ w)
+    return jnp.sum(x)
+
+
+PARAMS, X = [jnp.ones((4, 4)) * .1] * 3, jnp.ones((2, 4))
+
+
+def saved(fn):
+    """``print_saved_residuals``'s lines: [(type, what)]."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.ad_checkpoint.print_saved_residuals(fn, PARAMS, X)
+    return [tuple(line.split(" ", 1)) for line in out.getvalue().splitlines()]
+
+
+def test_residuals_are_the_values_print_saved_residuals_lists():
+    res = memory(jaxprlens.trace(jax.grad(mlp), PARAMS, X)).residuals
+    theirs = saved(mlp)
+    made = [(v.type, v.eqn) for v in res if v.kind == "value"]
+    program = jaxprlens.trace(jax.grad(mlp), PARAMS, X)
+    assert [(ty, program.find(e).primitive) for ty, e in made] == [
+        (ty, re.match(r"output of (\w+)", what).group(1)) for ty, what in theirs if what.startswith("output")]
+    # inputs: those the backward pass of grad (argnums=0) reads; JAX's list has every argument
+    ours_in = {v.path for v in res if v.kind == "input"}
+    assert ours_in <= {re.match(r"from the argument (\S+)", w).group(1) for _, w in theirs if "argument" in w}
+
+
+def test_checkpoint_keeps_fewer_residuals():
+    plain = memory(jaxprlens.trace(jax.grad(mlp), PARAMS, X))
+    remat = memory(jaxprlens.trace(jax.grad(jax.checkpoint(mlp)), PARAMS, X))
+    assert len(remat.residuals) == len(saved(jax.checkpoint(mlp))) == 4 < len(plain.residuals) == 8
+    assert remat.residual_bytes < plain.residual_bytes
+    assert {v.kind for v in remat.residuals} == {"input"}
+
+
+def test_no_backward_pass_no_residuals():
+    assert memory(jaxprlens.trace(mlp, PARAMS, X)).residuals is None
+
+
+def test_the_compiled_numbers_are_xla_s():
+    program = jaxprlens.trace(mlp, PARAMS, X)
+    stats = jax.jit(mlp).lower(PARAMS, X).compile().memory_analysis()
+    c = memory(program, compiled=True).compiled
+    assert (c["argument"], c["output"], c["temp"]) == (stats.argument_size_in_bytes, stats.output_size_in_bytes,
+                                                       stats.temp_size_in_bytes)
+
+
+def f(x):
+    return jnp.sum(jnp.sin(x) * 2 + jnp.cos(x))
+
+
+def test_the_text_is_exact():
+    view = jaxprlens.trace(f, jnp.ones(8)).memory()
+    assert view.text() == """\
+memory along the program: bytes live after each top-level equation (inputs and constants, and results still \
+to be read or returned)
+peak 96 B after equation 2 (d:f32[8] = cos a)
+0:64 B 1:64 B 2:96 B 3:64 B 4:36 B
+inputs and constants: 32 B
+live at the peak: a:f32[8] 32 B (input x), c:f32[8] 32 B (from equation 1), d:f32[8] 32 B (from equation 2)
+XLA's compiled program (memory_analysis): arguments 32 B + outputs 4 B + temporaries 0 B = 36 B
+They differ: this count keeps every value of the jaxpr from the equation that makes it to its last reader; \
+XLA reuses a buffer once its value's last reader has run, fuses equations so their intermediate values are \
+never stored, and may rematerialise a cheap value instead of keeping it."""
+
+
+def test_the_text_in_chinese_with_residuals():
+    text = jaxprlens.trace(jax.grad(jax.checkpoint(mlp)), PARAMS, X).memory(lang="zh").text()
+    assert ("残差：反向传播读取的 4 个前向值（224 B）：ba:f32[4,4] 64 B（输入 params[0]）、bb:f32[4,4] 64 B（输入 "
+            "params[1]）、bc:f32[4,4] 64 B（输入 params[2]）、bd:f32[2,4] 32 B（输入 x）") in text.splitlines()
+
+
+def test_the_chart_is_an_svg_picture_with_the_peak_marked():
+    view = jaxprlens.trace(f, jnp.ones(8)).memory()
+    soup = BeautifulSoup(view.html(), "html.parser")
+    assert not soup.find_all(["script", "style"])
+    img = soup.find("img")
+    assert img["alt"] == "live bytes over 5 equations, peak 96 B after equation 2"
+    svg = base64.b64decode(img["src"].split(",", 1)[1]).decode()
+    pts = [tuple(map(float, p.split(","))) for p in
+           BeautifulSoup(svg, "html.parser").find("polyline")["points"].split()]
+    ys = [y for _, y in pts]
+    assert len(pts) == 10 and min(ys) == ys[4] == ys[5]        # the third equation's step is the highest
+    assert BeautifulSoup(svg, "html.parser").find("circle") is not None
+    assert "peak 96 B after equation 2" in svg
+
+
+def test_the_magic_option(ip):
+    view = ip.run_cell_magic("jaxpr", "--memory", "import jax.numpy as jnp\n"
+                             "def g(x):\n    return jnp.sin(x) * 2\ng(jnp.ones(3))")
+    assert isinstance(view, MemoryView)
+    assert view.live == [24, 24] and view.peak_eqn == 0
+
+
+def test_a_program_with_no_equation():
+    view = jaxprlens.trace(lambda x: x, jnp.ones(3)).memory()
+    assert view.live == [] and view.peak == 12 and view.peak_eqn is None
+    assert view.text().splitlines()[1:3] == ["inputs and constants: 12 B", "live at the peak: a:f32[3] 12 B (input x)"]

@@ -207,9 +207,9 @@ VIEW_TEXT = {
     "sig_cut": ("{k} more entries ({n} values) are not stored in the notebook: print(program) lists every value",
                 "另有 {k} 项（{n} 个值）未存入笔记本：print(program) 可列出全部值"),
     "sig_more": ("… {n} more values (print(program) lists every value)", "…… 另有 {n} 个值（print(program) 可列出全部值）"),
-    "seen_through": ("`{name}` is one jit equation: shown is its body, {n} equations, as the program "
+    "seen_through": ("`{name}` is one jit equation: shown is its body, as the program "
                      "(`%%jaxpr --outer` shows the jit equation itself, `--text` JAX's own text)",
-                     "`{name}` 是一个 jit 方程：这里把它的函数体（{n} 个方程）当作程序显示"
+                     "`{name}` 是一个 jit 方程：这里把它的函数体当作程序显示"
                      "（`%%jaxpr --outer` 显示 jit 方程本身，`--text` 显示 JAX 自己的文本）"),
     "text_folded": ("Equations folded by the Python calls that tracing inlined, a line per call (print(program) or "
                     "%%jaxpr --text prints them all)",

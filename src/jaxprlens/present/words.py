@@ -3,7 +3,6 @@ stepper stopped, a device.  The model and engines hold data only; every view say
 from __future__ import annotations
 
 from jaxprlens.engine.cost import Cost, si
-from jaxprlens.model.program import count_eqns
 from jaxprlens.present.i18n import sub_label, t
 
 
@@ -175,4 +174,4 @@ def seen_through_note(program, lang: str | None = None) -> str:
     if outer is None:
         return ""
     name = outer.eqns[0].params.get("name") or getattr(outer.fn, "__name__", "") or "jit"
-    return t("seen_through", lang, name=name, n=count_eqns(program))
+    return t("seen_through", lang, name=name)

@@ -220,8 +220,8 @@ VIEW_TEXT = {
                       "to open it, or use path=", "{n} 个方程，按追踪时内联的 Python 调用折叠绘制：显示 {k} 个；"
                       "点击一个调用可展开，或用 path="),
     "graph_notdrawn": ("{path} is not drawn ahead of time: program.graph(path=\"{path}\") or %%jaxpr --graph "
-                       "--path {path} draws it", "{path} 没有预先绘制：用 program.graph(path=\"{path}\") 或 "
-                       "%%jaxpr --graph --path {path} 绘制它"),
+                       "--path {path} draws it", "{path} 没有预先绘制：用 %%jaxpr --graph --path {path} 或 "
+                       ".graph(path=\"{path}\") 绘制它"),
     "graph_empty": ("Nothing to draw: the program has no equations (its results are its inputs or constants)",
                     "没有可绘制的内容：这个程序没有方程（它的结果就是它的输入或常量）"),
     # runner and cost

@@ -166,7 +166,10 @@ class Fold(_Draw):
             tip += " · " + self.shares.words(x, self.lang)
             style = {**style, "fillcolor": cost_fill(x)}
         g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(tip), _attributes={"class": "jl-grp"}, **style)
-        self.into(grp.eqns, nid, g)
+        for a in grp.inputs:        # its crossing values, made once per call (its own drawing asks for them too)
+            self.edge(self.atom(a, g, nid), nid, [var_text(a)])
+        for v in grp.outputs:
+            self.node_of[v] = nid
 
     def run(self, eqns: list, g):
         nid = f"run-{eqns[0].id}"

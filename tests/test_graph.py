@@ -626,6 +626,47 @@ def test_graph_folds_a_flat_program_of_100k_equations_to_a_few_nodes():
     assert views and all(v._draw.drawn <= 60 for v in views)       # every drawing a click opens stays small
 
 
+
+def _weights(ws, x):            # a model's shape: a dict of weight arrays, each used by a few equations
+    acc = x
+    for k in sorted(ws):
+        acc = acc + jnp.sin(ws[k]) * x
+    return acc
+
+
+@pytest.mark.slow                  # 22 s on a loaded 2-core machine (the trace of 26k equations)
+def test_a_graph_fed_8800_weight_arrays_draws_them_as_one_node():
+    ws = {f"layer{i:04d}": jnp.full(4, float(i)) for i in range(8_800)}
+    program = trace(_weights, ws, jnp.ones(4))
+    assert len(program.invars) == 8_801 and len(program.eqns) >= 3 * 8_800
+    g = Graph(program)
+    inputs = re.findall(r'"(p/arg\d+)" \[label="([^"]*)"', g.source)
+    labels = [label for _, label in inputs]
+    assert len(labels) == 2 and labels[0] == "ws\\n8800 values" and re.fullmatch(r"x\\n\w+:f32\[4\]", labels[1])
+    nodes = re.findall(r'^\t"?([^"\s]+)"? \[', g.source, re.M)
+    assert len(nodes) <= 40 and g.source.count("->") <= 60, (len(nodes), g.source.count("->"))
+    views = g.views()
+    assert views and all(v.source.count("->") <= 80 and v._draw.drawn <= 60 for v in views)
+    one = Graph(program, path=views[0].group.id)        # a call's border: its weights by argument, one node
+    assert not re.search(r"from ws\[", one.source)
+
+
+def test_inputs_and_results_are_grouped_by_argument_a_few_arguments_by_their_first_index():
+    from jaxprlens.views.overview import groups
+    nnx = ["model.blocks[0].attn.query.kernel.value", "model.embed.embedding.value", "optimizer.step.value",
+           "optimizer.opt_state[0].mu.blocks[0]", "tokens", "targets"]
+    assert groups(nnx) == ["model", "model", "optimizer", "optimizer", "tokens", "targets"]
+    layers = ["params[0]['w']", "params[0]['b']", "params[1]['w']", "x"]
+    assert groups(layers) == ["params[0]", "params[0]", "params[1]", "x"]      # a list of layers: per layer
+    many = [f"ws['layer{i}']" for i in range(100)] + ["x"]
+    assert groups(many) == ["ws"] * 100 + ["x"]                               # ... unless that is a wall
+
+
+def test_a_graph_with_no_equations_says_why():
+    g = trace(lambda x, y: (y, x), jnp.ones(3), 2.0).graph()
+    assert "Nothing to draw: the program has no equations" in g.source
+    assert "没有可绘制的内容" in trace(lambda x: x, 1.0).graph(lang="zh").source
+
 def test_graph_profile_colours_by_measured_time(ip):
     from jaxprlens.views import Stack
     from jaxprlens.views.run import Profile

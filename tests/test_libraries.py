@@ -222,6 +222,21 @@ def test_a_jitted_step_s_graph_opens_on_its_calls(jitted_step):
     assert [g.id for g in graph._draw.closed] == ["train_step~fwd", "train_step~bwd", "train_step"]
     src = graph.source
     assert src.count("->") <= 80 and not re.search(r'label="input \d', src)
+    assert len(re.findall(r'^\t"grp-[^"]+" \[label=', src, re.M)) == 3               # the calls, as boxes
+    inputs = [lab.split("\\n") for lab in re.findall(r'"p/arg\d+" \[label="([^"]*)"', src)]
+    n_model = sum(v.path.startswith("model.") for v in p.invars)
+    n_opt = sum(v.path.startswith("optimizer.") for v in p.invars)
+    assert [x[0] for x in inputs] == ["model", "optimizer", "tokens", "targets"]      # by path head, in order
+    assert inputs[0][1] == f"{n_model} values" and inputs[1][1] == f"{n_opt} values"
+    # nnx returns the whole state: one returned-state node per argument, never an edge per value
+    results = [lab.split("\\n") for lab in re.findall(r'"p/out\d+" \[label="([^"]*)"', src)]
+    assert sorted(x[0] for x in results) == ["model", "optimizer", "out"]
+    assert "dashed" not in src
+    for view in graph.views()[:3]:           # what a click on forward, backward, update opens: a screenful
+        assert view.source.count("->") <= 80 and not re.search(r'label="(from )?input \d', view.source)
+    page = graph.html()
+    assert "`train_step` is one jit equation" in page and 'data-l-notdrawn="' in page
+    assert "program › program" not in page and "(1 nodes)" not in src
 
 
 def test_outer_shows_the_jit_equation_itself(jitted_step):

@@ -242,29 +242,15 @@ class CallTree:
         lo, hi = self.span(g)
         ins, outs, seen = [], [], set()
 
-        def came_in(a) -> None:
-            if a not in seen and def_at.get(a, -1) < lo:
-                seen.add(a)
-                ins.append(a)
-
-        def goes_out(v) -> None:
-            used = uses.get(v)
-            if used and used[-1] > hi:             # uses are in program order: the last one decides
-                outs.append(v)
-
-        for c in g.children:      # a call inside: what crosses its border may cross this one (not its insides)
-            if isinstance(c, Group):
-                inner_ins, inner_outs = c._crossing
-                for a in inner_ins:
-                    came_in(a)
-                for v in inner_outs:
-                    goes_out(v)
-                continue
-            for a in c.invars:
-                if isinstance(a, Var):
-                    came_in(a)
-            for v in c.outvars:
-                goes_out(v)
+        for e in g.eqns:          # one pass over its equations, not a crossing made for every call inside
+            for a in e.invars:
+                if isinstance(a, Var) and a not in seen and def_at.get(a, -1) < lo:
+                    seen.add(a)
+                    ins.append(a)
+            for v in e.outvars:
+                used = uses.get(v)
+                if used and used[-1] > hi:             # uses are in program order: the last one decides
+                    outs.append(v)
         return ins, outs
 
     def span(self, g: Group) -> tuple:

@@ -140,9 +140,9 @@ VIEW_TEXT = {
                    "of the notebook: {k}; it keeps {s} rows as data)",
                    "{k} 个调用中的 {n} 个方程在展开或搜索时从内核取得（笔记本只保存 {s} 行数据）"),
     "fold_copy": ("copy {i} of {n}", "第 {i} 份，共 {n} 份"), "fold_copies": ("copies {first}–{last}", "第 {first}–{last} 份"),
-    "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges ({k} nodes); "
+    "fold_note": ("{n} equations and no Python calls to fold by: drawn by repeated blocks (×N) and ranges, {k} shown; "
                   "click one to open it, or use path=", "{n} 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区间绘制"
-                  "（{k} 个节点）；点击一个可展开，或用 path="),
+                  "，显示 {k} 个；点击一个可展开，或用 path="),
     "graph_folds": ("; drawn by repeated blocks and ranges, {n} folded: {items}", "；按重复块和方程区间绘制，已折叠 {n} 个：{items}"),
     "n_values": ("{n} values", "{n} 个值"), "value": ("value", "值"),
     "made_above": ("a value made {n} steps above", "在上方 {n} 步处产生的值"),
@@ -216,9 +216,14 @@ VIEW_TEXT = {
                     "方程按追踪时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印）"),
     "from_x": ("from {x}", "来自 {x}"), "to_x": ("to {x}", "去往 {x}"),
     "called_at": ("called at {where}", "调用处：{where}"), "n_more": ("+{n} more", "另 {n} 个"),
-    "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined ({k} nodes); click a call "
-                      "to open it, or use path=", "{n} 个方程，按追踪时内联的 Python 调用折叠绘制（{k} 个节点）；"
+    "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined: {k} shown; click a call "
+                      "to open it, or use path=", "{n} 个方程，按追踪时内联的 Python 调用折叠绘制：显示 {k} 个；"
                       "点击一个调用可展开，或用 path="),
+    "graph_notdrawn": ("{path} is not drawn ahead of time: program.graph(path=\"{path}\") or %%jaxpr --graph "
+                       "--path {path} draws it", "{path} 没有预先绘制：用 %%jaxpr --graph --path {path} 或 "
+                       ".graph(path=\"{path}\") 绘制它"),
+    "graph_empty": ("Nothing to draw: the program has no equations (its results are its inputs or constants)",
+                    "没有可绘制的内容：这个程序没有方程（它的结果就是它的输入或常量）"),
     # runner and cost
     "devices_head": ("devices (name, platform, kind, id):", "设备（名称、平台、类型、编号）："),
     "is_default": ("(default)", "（默认）"), "default": ("default", "默认"), "device": ("device", "设备"),

@@ -25,7 +25,8 @@ function viewer(box, view) {
     const W = port.clientWidth || 970, H = Math.max(200, window.innerHeight * 0.85);
     let s = Math.min(1, W / z.w, H / z.h);
     if (floor) s = Math.max(MIN, s);
-    z.s = s; port.style.height = Math.min(z.h * s, H) + "px"; z.x = Math.max(0, (W - z.w * s) / 2); z.y = 0;
+    // wider than the port: its middle shows (a call's inputs and title), not a corner of empty boxes
+    z.s = s; port.style.height = Math.min(z.h * s, H) + "px"; z.x = (W - z.w * s) / 2; z.y = 0;
     apply();
   };
   const zoomAt = (f, cx, cy) => {
@@ -87,8 +88,15 @@ export function enhance(box) {
     views.forEach((v) => { v.hidden = v !== view; });
     if (!live.has(view)) { live.add(view); viewer(box, view); }
   };
-  const open = (key) => {   // the drawing of a call, or of the nearest enclosing call drawn ahead of time
+  const say = (view, text) => {   // a line above the drawing: why a click showed nothing new
+    let note = view.querySelector(".jl-gnote");
+    if (!note) { note = el("p", "jl-hint jl-gnote"); view.insertBefore(note, view.querySelector(".jl-port")); }
+    note.textContent = text;
+    note.hidden = !text;
+  };
+  const open = (key, clicked) => {   // the drawing of a call, or of the nearest enclosing call drawn ahead of time
     let pick = null;
+    const asked = key;
     while (pick === null) {
       pick = views.find((v) => v.getAttribute("data-group") === key) || null;
       if (pick === null) {
@@ -97,7 +105,10 @@ export function enhance(box) {
         key = i > 0 ? key.slice(0, i) : "";
       }
     }
-    if (pick) show(pick);
+    if (!pick) return;
+    show(pick);
+    const missed = clicked && pick.getAttribute("data-group") !== asked;
+    say(pick, missed ? word(box, "notdrawn", "{path}: not drawn ahead of time").split("{path}").join(asked) : "");
   };
   if (views.length) show(views.find((v) => !v.hidden) || views[0]);
   box.addEventListener("click", (e) => {
@@ -105,7 +116,7 @@ export function enhance(box) {
     const c = t && t.closest(".jl-crumb");
     if (c) { open(c.getAttribute("data-open")); return; }
     const g = t && t.closest("g.jl-grp");
-    if (g && g.id.startsWith("grp-")) { open(g.id.slice(4)); return; }
+    if (g && g.id.startsWith("grp-")) { open(g.id.slice(4), true); return; }
     const c2 = t && t.closest("g.cluster");
     if (c2 && c2.id.startsWith("grpbox-")) open(c2.id.slice(7));
   });

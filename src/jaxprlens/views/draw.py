@@ -418,6 +418,8 @@ def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, 
     d.outputs(root, g, results)
     if d.folded:
         notes.append(t("folded_note", lang, n=len(d.folded), depth=depth, max_nodes=max_nodes))
+    if not root.eqns:            # inputs straight to results: say why there is no equation in the picture
+        notes.append(t("graph_empty", lang))
     if notes:
         g.attr(label=_lines(*notes))
     d.legend(g)

@@ -14,7 +14,7 @@ from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import assets, labels
 from jaxprlens.views.render import missing_html, missing_text
 from jaxprlens.model.program import Program, count_eqns, path_id
-from jaxprlens.present.words import group_label
+from jaxprlens.present.words import group_label, seen_through_note
 
 
 class Graph:
@@ -134,10 +134,13 @@ class Graph:
             keep += 1
         parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
         lang = self.lang
-        words = labels(fit=t("zoom_fit", lang), one=t("zoom_one", lang), hint=t("graph_hint", lang))
+        words = labels(fit=t("zoom_fit", lang), one=t("zoom_one", lang), hint=t("graph_hint", lang),
+                       notdrawn=t("graph_notdrawn", lang, path="{path}"))     # the script puts the call in
         # the hint says how to make the picture live; the script replaces it with how to pan and zoom
         hint = f'<p class="jl-hint">{html(t("graph_untrusted", lang))}</p>'
-        return (f'<div class="jaxprlens jl-graph" data-jl-view="graph" lang="{lang}"{words}>{hint}'
+        seen = seen_through_note(self.program, lang) if not self.path else ""    # a jit's body: one line
+        seen = f'<p class="jl-seen">{html(seen)}</p>' if seen else ""
+        return (f'<div class="jaxprlens jl-graph" data-jl-view="graph" lang="{lang}"{words}>{seen}{hint}'
                 f'{"".join(parts)}</div>')
 
     def _view_html(self, svg: str, hidden: bool) -> str:

@@ -14,7 +14,7 @@ import graphviz
 
 from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
-from jaxprlens.views.draw import COST_STROKE, DEPTH, RUNS, _Draw, _digraph, _lines, cost_fill, percent
+from jaxprlens.views.draw import COST_STROKE, DEPTH, MAX_NODES, RUNS, _Draw, _digraph, _lines, cost_fill, percent
 from jaxprlens.present.i18n import t, where_text
 from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
 from jaxprlens.present.nouns import source_text, var_text, vars_text
@@ -23,6 +23,10 @@ from jaxprlens.present.words import group_label, group_summary
 
 GROUPED = 10          # more program inputs (outputs) than this are drawn one node per argument (result)
 NAMES = 2             # names on a folded edge before "+N"
+FEW = 2               # arguments (results) this few are split by their first index ...
+EDGES = 60            # a drawing opens fewer levels of calls rather than draw more edges than this (at the
+                      # default max_nodes; in proportion to a larger one)
+SPLIT = 12            # ... while that makes no more nodes than this (``params[0]`` … ``params[5]``, ``x``)
 
 
 def _segments(g: Group, single: bool, room: int | None = None) -> list:
@@ -129,7 +133,7 @@ class Fold(_Draw):
         for seg in _segments(grp, top, self.opened[grp]):
             if not isinstance(seg, Group):
                 if len(seg) == 1:
-                    self.eqn(seg[0], g, 0, self.used)
+                    self.eqn(seg[0], g, max(0, self.depth - 1), self.used)   # one level of sub-jaxprs drawn
                 else:
                     self.run(seg, g)
             elif seg in self.opened:
@@ -162,7 +166,10 @@ class Fold(_Draw):
             tip += " · " + self.shares.words(x, self.lang)
             style = {**style, "fillcolor": cost_fill(x)}
         g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(tip), _attributes={"class": "jl-grp"}, **style)
-        self.into(grp.eqns, nid, g)
+        for a in grp.inputs:        # its crossing values, made once per call (its own drawing asks for them too)
+            self.edge(self.atom(a, g, nid), nid, [var_text(a)])
+        for v in grp.outputs:
+            self.node_of[v] = nid
 
     def run(self, eqns: list, g):
         nid = f"run-{eqns[0].id}"
@@ -207,8 +214,8 @@ class Fold(_Draw):
             name = self.node_of[v] = f"{pre}/const{i}"
             g.node(name, label=_lines(var_text(v)), **STYLES["constant"])
         by_arg: dict = {}
-        for i, v in enumerate(p.invars):
-            by_arg.setdefault(_head(v.path or t("input_n", self.lang, i=i)), []).append(v)
+        for v, arg in zip(p.invars, self.keys()):
+            by_arg.setdefault(arg, []).append(v)
         for k, (arg, vs) in enumerate(by_arg.items()):
             name = f"{pre}/arg{k}"
             g.node(name, label=_lines(arg, t("n_values", self.lang, n=len(vs))) if len(vs) > 1 else
@@ -218,6 +225,22 @@ class Fold(_Draw):
             if len(vs) > 1:
                 self.grouped.add(name)
 
+    def keys(self) -> list:
+        """The node each program input is drawn in, by its path (``groups``), once per program."""
+        p = self.tree.program
+        keys = p.memo.get(("overview.keys", self.lang))
+        if keys is None:
+            keys = p.memo[("overview.keys", self.lang)] = groups([v.path or t("input_n", self.lang, i=i)
+                                                     for i, v in enumerate(p.invars)])
+        return keys
+
+    def arg_of(self) -> dict:
+        p = self.tree.program
+        found = p.memo.get(("overview.arg_of", self.lang))
+        if found is None:
+            found = p.memo[("overview.arg_of", self.lang)] = dict(zip(p.invars, self.keys()))
+        return found
+
     def outputs(self, p: Program, g, results=None):
         if self.top.parent is not None:            # ... and the values that leave, by where they go
             self.border(self.top.outputs, g, "out", self.target, "output")
@@ -225,11 +248,14 @@ class Fold(_Draw):
         if len(p.outvars) <= GROUPED:
             return super().outputs(p, g, results)
         by: dict = {}
-        for i, a in enumerate(p.outvars):
-            by.setdefault(_head(p.out_paths[i] if i < len(p.out_paths) else "out"), []).append(a)
-        for k, (head, atoms) in enumerate(by.items()):
-            name = f"p/out{k}"
-            g.node(name, label=_lines(head, t("n_values", self.lang, n=len(atoms))), **STYLES["output"])
+        paths = [(p.out_paths[i] if i < len(p.out_paths) else "") or "out" for i in range(len(p.outvars))]
+        for a, path, head in zip(p.outvars, paths, groups(paths)):
+            by.setdefault(head, []).append((a, path))
+        for k, (head, pairs) in enumerate(by.items()):
+            name, atoms = f"p/out{k}", [a for a, _ in pairs]
+            words = (_lines(head, t("n_values", self.lang, n=len(atoms))) if len(atoms) > 1 else
+                     _lines(pairs[0][1], atoms[0].type))
+            g.node(name, label=words, tooltip=dot(head), **STYLES["output"])
             for a in atoms:
                 self.edge(self.atom(a, g, f"{name}-{a.name}"), name,
                           [var_text(a)] if isinstance(a, Var) else [])
@@ -244,8 +270,11 @@ class Fold(_Draw):
 
     def origin(self, v: Var) -> str:
         p = self.tree.program
-        if v in p.invars or v in p.constvars:
-            return t("from_x", self.lang, x=_head(v.path or v.name))
+        if v in p.constvars:
+            return t("from_x", self.lang, x=v.name)
+        arg = self.arg_of().get(v)
+        if arg is not None:
+            return t("from_x", self.lang, x=arg)
         made = self.tree.maker(v)
         return t("from_x", self.lang, x=self.side(made)) if made is not None else v.name
 
@@ -308,18 +337,43 @@ def _head(path: str) -> str:
     return path[:j + 1] if j > 0 else path
 
 
+def _arg(path: str) -> str:
+    """The argument a path starts with: ``model`` of ``model.blocks[0].attn``, ``ws`` of ``ws['layer3']``."""
+    for i, ch in enumerate(path):
+        if ch in ".[":
+            return path[:i] or path
+    return path
+
+
+def groups(paths: list) -> list:
+    """The node each of ``paths`` is drawn in: its argument (``model · 33 values``, ``optimizer``,
+    ``tokens``); a few arguments are split by their first index (``params[0]`` … ``params[5]``) while
+    that makes at most ``SPLIT`` nodes (a dict of 8,800 weights stays one node)."""
+    args = [_arg(x) for x in paths]
+    if len(set(args)) > FEW:
+        return args
+    heads = [_head(x) for x in paths]
+    return heads if len(set(heads)) <= SPLIT else args
+
+
 def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "",
           shares=None) -> tuple:
     """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded);
     ``shares`` (``draw.Shares``): nodes coloured by their share of the cost."""
-    g = _digraph()
-    g.attr(nodesep="0.15")
-    d = Fold(tree, top, unfold(top, max_nodes, depth), DEPTH if depth is None else depth, max_nodes, lang, prefix,
-             shares)
-    d.header(tree.program, g)
-    d.draw(g)
-    d.outputs(tree.program, g)
-    d.merge()
+    opened = unfold(top, max_nodes, depth)
+    budget = max(EDGES, EDGES * max_nodes // MAX_NODES)
+    while True:          # past EDGES edges, the deepest level opened is folded again (one call, a few boxes)
+        g = _digraph()
+        g.attr(nodesep="0.15")
+        d = Fold(tree, top, opened, DEPTH if depth is None else depth, max_nodes, lang, prefix, shares)
+        d.header(tree.program, g)
+        d.draw(g)
+        d.outputs(tree.program, g)
+        d.merge()
+        deepest = max((c.depth for c in opened if c is not top), default=None)
+        if len(d.edges) <= budget or deepest is None or depth is not None:
+            break
+        opened = {c: room for c, room in opened.items() if c is top or c.depth < deepest}
     n = count_eqns(tree.program) if top.parent is None else top.size
     notes = [t(getattr(tree, "note", "overview_note"), lang, n=n, k=d.drawn)]     # fold.FoldTree: its own words
     if d.folded:

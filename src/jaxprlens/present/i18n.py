@@ -468,9 +468,10 @@ STEP_TEXT = {
     "jit_failed": ("jax.jit raised where the stepper ran: {detail}", "单步执行器运行成功，而 jax.jit 报错：{detail}"),
     "jit_mismatch": ("The stepped outputs do not match jax.jit's: {detail}", "逐步执行的输出与 jax.jit 的不一致：{detail}"),
     "jit_skipped": ("Not compared with jax.jit: the program has {n} equations, past the budget of {budget} "
-                    "(compiling it would hold up the kernel). To compare anyway: stepper.jit_check(budget=None).",
+                    "(compiling it would hold up the kernel). To compare anyway: the debugger's compare button, or "
+                    "stepper.jit_check(budget=None) from Python.",
                     "未与 jax.jit 比较：程序有 {n} 个方程，超过预算 {budget}（编译它会长时间占用内核）。"
-                    "如仍要比较：stepper.jit_check(budget=None)。"),
+                    "如仍要比较：点击调试器的比较按钮，或在 Python 中调用 stepper.jit_check(budget=None)。"),
     "jit_edited": ("Not compared with jax.jit: an edit (set_value) changed this run.",
                    "未与 jax.jit 比较：一次编辑（set_value）改变了这次运行。"),
     "edit_note": ("{n} edits in effect ({names}); marked values were changed by an edit",

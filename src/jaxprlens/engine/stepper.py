@@ -9,6 +9,7 @@ added to (a jaxpr is in SSA form).  A move records ``(frames before, writes, las
 """
 from __future__ import annotations
 
+import contextlib
 import linecache
 from collections import deque
 from typing import NamedTuple
@@ -163,6 +164,7 @@ class Stepper:
         self.history_truncated = False
         self.last_eqn = None
         self.last_outputs = None
+        self.written = ()       # the values the last step wrote (what conditions test; () after entering a frame)
         self.stop = None        # why the last move stopped: Stop(kind, eqn, condition) or None
         self.note = None
         self.ended = None       # how the last run/step_out ended when no Stop said so: "out_top", "no_stop"
@@ -379,6 +381,20 @@ class Stepper:
         self._bp, self._bp_inside = frozenset(bp), frozenset(inside)
 
     # ---------------------------------------------------------- moves
+    @contextlib.contextmanager
+    def _one_move(self):
+        """Run/step out as ONE entry of the history, so that ``back()`` undoes the whole move: while it runs,
+        its steps are collected (``_Move``) instead of recorded, then kept as one entry (even when a step
+        raised: back() then undoes what ran)."""
+        real, move = self._history, _Move(self._frames, self.last_eqn, self.last_outputs)
+        self._history = move
+        try:
+            yield
+        finally:
+            self._history = real
+            if move.moved:
+                self._record(move.frames, move.writes, move.last_eqn, move.last_outputs)
+
     def _record(self, frames, writes, last_eqn, last_outputs):
         h = self._history
         if len(h) == self._maxlen:
@@ -459,6 +475,7 @@ class Stepper:
         if len(h) == self._maxlen:
             self.history_truncated = True
         h.append((frames, writes, last_eqn, last_outputs))
+        self.written = outs
         if self.break_on_nan and has_nan(outs):
             self.stop = Stop("nan", self.last_eqn)
         if self._conditions:
@@ -501,6 +518,7 @@ class Stepper:
         writes: list = []
         last_eqn, last_outputs = self.last_eqn, self.last_outputs
         self.last_eqn = self.last_outputs = None
+        self.written = ()
         new = frames + (frame,)
         try:
             while len(new) > 1 and new[-1].pc >= len(new[-1].ops):
@@ -513,12 +531,15 @@ class Stepper:
         return self
 
     def _advance(self, first: bool) -> bool:
-        """One move of run()/step_out(): False when stopped at a breakpoint."""
+        """One move of run()/step_out(): False when stopped at a breakpoint or a condition.  With a condition
+        (or ``break_on_nan``) set it steps into everything, so that it stops at the first step inside a loop
+        body whose values meet it, not after the whole loop: it then goes through the very states repeated
+        ``step_into`` goes through (what a recorded replay holds)."""
         eqn = self.current
         if not first and eqn in self._bp:
             self.stop = Stop("breakpoint", eqn)
             return False
-        if eqn in self._bp_inside:
+        if eqn in self._bp_inside or self._conditions or self.break_on_nan:
             self.step_into()
         else:
             self.step()
@@ -536,10 +557,11 @@ class Stepper:
                 self.ended = "out_top"
             return self
         first = True
-        while len(self._frames) >= depth and not self.done:
-            if not self._advance(first):
-                break
-            first = False
+        with self._one_move():
+            while len(self._frames) >= depth and not self.done:
+                if not self._advance(first):
+                    break
+                first = False
         return self
 
     def run(self):
@@ -547,16 +569,17 @@ class Stepper:
         breakpoints or conditions set and none fired, ``ended`` is ``"no_stop"``."""
         self.stop = self.note = self.ended = None
         first = True
-        if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
-            step = self.step
-            while not self.done:     # the hot path: one bind and one small record per eqn
-                step()
-            return self
-        moved = not self.done
-        while not self.done:
-            if not self._advance(first):
+        with self._one_move():
+            if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
+                step = self.step
+                while not self.done:     # the hot path: one bind and one small record per eqn
+                    step()
                 return self
-            first = False
+            moved = not self.done
+            while not self.done:
+                if not self._advance(first):
+                    return self
+                first = False
         if moved:
             self.ended = "no_stop"
         return self
@@ -569,6 +592,7 @@ class Stepper:
         frames, writes, last_eqn, last_outputs = self._history.pop()
         self._undo(writes, last_eqn, last_outputs)
         self._frames = frames
+        self.written = ()
         return True
 
     def _undo(self, writes, last_eqn, last_outputs):
@@ -758,6 +782,30 @@ class Stepper:
         where = "done" if self.done else f"eqn {f.pc} of {path_id(f.program.path) or 'the top level'}"
         return f"<jaxprlens.Stepper: {where}>"
 
+
+
+class _Move:
+    """The steps of one run/step out, gathered into one history entry: the state before the first step, and
+    the writes into the environments that existed then (the only ones an undo must clean: every other
+    environment is made by the move and dropped with it), so that a long run keeps no more than that."""
+    __slots__ = ("frames", "last_eqn", "last_outputs", "writes", "envs", "moved")
+
+    def __init__(self, frames, last_eqn, last_outputs):
+        self.frames, self.last_eqn, self.last_outputs = frames, last_eqn, last_outputs
+        self.envs = {id(f.env) for f in frames}
+        self.writes: list = []
+        self.moved = False
+
+    def __len__(self) -> int:          # never full: the history's cap counts the move once
+        return 0
+
+    def append(self, entry):
+        self.moved = True
+        envs, keep = self.envs, self.writes
+        for w in entry[1]:
+            head = w[0]
+            if isinstance(head, str) or id(head) in envs:      # taint marks and edits; writes into kept envs
+                keep.append(w)
 
 
 # ---------------------------------------------------------------- source context

@@ -75,8 +75,9 @@ def test_func10_step_into_while_body_counts_iterations():
     d.press("out")
     assert crumbs(d) == "top › done" and at(d) is None and state(d)["done"]
     assert values(d)[("result", "out")][2] == "min 22  max 22  mean 22  NaN 0"
-    d.press("back")
-    assert crumbs(d) == "top › while[eqn 2] › cond › iteration 5 › eqn 0"
+    d.press("back")                 # Back undoes the whole Step out (not the loop's last cond check)
+    assert crumbs(d) == "top › while[eqn 2] › body › iteration 1 › eqn 2" and at(d) == "2/body/2"
+    assert values(d)[("input", "j")][2] == "min 6  max 6  mean 6  NaN 0"
     d.press("reset")
     assert at(d) == "0" and not state(d)["back"]
 
@@ -351,7 +352,8 @@ def test_fallback_says_finished_at_the_end():
 
 def test_history_cap_is_said():
     d = debugger("func10", max_history=2)
-    d.press("continue")
+    for _ in range(3):              # three moves (a Continue is one move: Back undoes it whole)
+        d.press("into")
     assert state(d)["notes"][-1][0] == "truncated"
     assert "capped at 2" in d._repr_mimebundle_()[0]["text/plain"]
 
@@ -702,6 +704,24 @@ def _stored_data(html: str) -> dict:
     m = re.search(r'<script type="application/json" class="jl-dbg-data">(.*?)</script>', html, re.S)
     assert m, "the replay stores its data in one script tag"
     return json.loads(m.group(1))
+
+
+def test_replay_records_the_engines_condition_numbers_and_landings():
+    """Per step: the numbers the engine's conditions compare for the values it wrote (Inf kept, as a string),
+    and where Step and Step out land (the engine's moves, engine/landings.py): the script defines neither."""
+    from jax import lax
+    from jaxprlens.engine.conditions import stats
+    from jaxprlens.engine.landings import landings
+    p = trace(lambda x: lax.fori_loop(0, 2, lambda i, c: c * 2., x * 1.), jnp.array([1., np.inf]))
+    steps = json.loads(json.dumps(record(p, lang="en")))["steps"]          # as the page reads it back
+    assert steps[1]["w"] == [["inf", 1.0, "inf", 2]]                      # x * 1. wrote [1, inf]
+    assert tuple(float(v) for v in steps[1]["w"][0][:3]) + (2,) == stats(jnp.array([1., np.inf]))
+    assert "w" not in steps[2]                                            # entering the loop writes nothing
+    over, out = landings([s["depth"] for s in steps])
+    assert steps[1]["o"] == over[1] == len(steps) - 1 and "o" not in steps[0]          # over the loop: the end
+    inside = [k for k, s in enumerate(steps) if s["depth"] > 1]
+    assert inside and all(steps[k]["u"] == out[k] == inside[-1] + 1 for k in inside)   # out: after the loop
+    assert all("u" not in s for s in steps if s["depth"] == 1)
 
 
 def test_replay_carries_the_condition_grammar_and_the_script_keeps_no_copy():

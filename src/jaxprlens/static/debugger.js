@@ -411,7 +411,7 @@ function render({ model, el }) {
 /* ------------------------------------------------------------------ recorded replay (no kernel) */
 /* The replay defines no move and computes no statistic of its own: the recording (views/replay.py) stores, per
    step, where the engine's Step and Step out land from it (`o`, `u`: step indices; null past the recording) and
-   the numbers the engine's conditions compare for each value the step wrote (`w`: [max, min, abs max, flags],
+   the numbers the engine's conditions compare for each value the step wrote (`w`, in the order of data.conditions.stats,
    engine/conditions.py `stats`, Inf as "inf"); Continue and Step out stop on the way as the engine's run() does. */
 function stops(s, bps, conds) {   // a breakpoint row is current, or a value the step wrote meets a condition
   if (s.eqn && bps.has(s.eqn)) return true;

@@ -712,10 +712,16 @@ def test_replay_records_the_engines_condition_numbers_and_landings():
     from jax import lax
     from jaxprlens.engine.conditions import stats
     from jaxprlens.engine.landings import landings
+    from jaxprlens.views.replay import written
     p = trace(lambda x: lax.fori_loop(0, 2, lambda i, c: c * 2., x * 1.), jnp.array([1., np.inf]))
     steps = json.loads(json.dumps(record(p, lang="en")))["steps"]          # as the page reads it back
-    assert steps[1]["w"] == [["inf", 1.0, "inf", 2]]                      # x * 1. wrote [1, inf]
+    assert steps[1]["w"] == [["inf", 1.0, "inf", 2 | 4]]                  # x * 1. wrote [1, inf] (float32: 4)
     assert tuple(float(v) for v in steps[1]["w"][0][:3]) + (2,) == stats(jnp.array([1., np.inf]))
+    x = np.random.default_rng(0).normal(size=2000).astype(np.float32) * np.float32(1e-3) ** np.arange(-4, 4)[
+        np.arange(2000) % 8].astype(np.float32)
+    for row, v in zip(written([jnp.asarray(a) for a in x.reshape(-1, 1)]), x):
+        stored = json.loads(json.dumps(row[0]))          # short float32 digits; the script's Math.fround:
+        assert row[3] == 4 and float(np.float32(stored)) == float(v) == stats(jnp.asarray([v]))[0]
     assert "w" not in steps[2]                                            # entering the loop writes nothing
     over, out = landings([s["depth"] for s in steps])
     assert steps[1]["o"] == over[1] == len(steps) - 1 and "o" not in steps[0]          # over the loop: the end

@@ -428,7 +428,9 @@ function condition(text, grammar) {   // a typed condition, read with the steppe
   if (!m) return null;
   const i = grammar.stats.indexOf(m[1]), bound = Number(m[3]);
   const cmp = { ">": (a) => a > bound, "<": (a) => a < bound, ">=": (a) => a >= bound, "<=": (a) => a <= bound }[m[2]];
-  return (w) => w[i] !== null && w[i] !== undefined && cmp(number(w[i]));
+  // flag 4: a float32 value's numbers, stored in their shortest float32 digits: Math.fround gives back the very
+  // float32, so the comparison is the engine's to the bit
+  return (w) => w[i] !== null && w[i] !== undefined && cmp(w[3] & 4 ? Math.fround(number(w[i])) : number(w[i]));
 }
 
 function replay(root) {

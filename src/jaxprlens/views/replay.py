@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from jaxprlens.views.dbgstate import StateView, captured, frame_data
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets, data as front_data
@@ -13,6 +15,7 @@ from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.conditions import CONDITIONS, stats
+from jaxprlens.engine.values import kind_of
 from jaxprlens.engine.landings import landings
 from jaxprlens.engine.stepper import Stepper
 
@@ -40,17 +43,29 @@ def _size(x) -> int:
     return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
 
 
-def _number(x):
-    """A statistic as JSON keeps it: Inf as a string (JSON has no Inf), None as null."""
-    if x is None or abs(x) != float("inf"):
-        return x
-    return "inf" if x > 0 else "-inf"
+F32 = 4                      # a recorded value's flag: its numbers are float32 ones, stored short (the script rounds
+                             # them back with Math.fround: the very float32, so the very double the engine compares)
+
+
+def _number(x, short: bool):
+    """A statistic as JSON keeps it: Inf as a string (JSON has no Inf), None as null; a float32 one in its
+    shortest float32 digits (``0.84147096``, not ``0.8414709568023682``)."""
+    if x is None:
+        return None
+    if abs(x) == float("inf"):
+        return "inf" if x > 0 else "-inf"
+    return float(str(np.float32(x))) if short else x
 
 
 def written(outs) -> list:
     """What the conditions compare, for the values a step wrote: per value ``[max, min, abs max, flags]``
     (``engine.conditions.stats``, the very numbers the live stepper's conditions compare)."""
-    return [[_number(v) for v in st[:-1]] + [st[-1]] for st in map(stats, outs)]
+    rows = []
+    for x in outs:
+        *numbers, flags = stats(x)
+        short = kind_of(x) == "float" and np.dtype(x.dtype).itemsize <= 4      # every number a float32 exactly
+        rows.append([_number(v, short) for v in numbers] + [flags | (F32 if short else 0)])
+    return rows
 
 
 def _kind(eqn) -> tuple | None:

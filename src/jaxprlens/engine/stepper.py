@@ -26,7 +26,8 @@ from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_arra
                      _typed, check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare, host_calls,  # noqa: F401
                                        compiled_outputs, flat, low_precision)
-from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text
+from jaxprlens.model.cellsource import typed_line
+from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text, where_label
 from jaxprlens.model.errors import KeyedError
 
 
@@ -811,7 +812,8 @@ class _Move:
 # ---------------------------------------------------------------- source context
 
 def source_context(eqn: Eqn | None, radius: int = 3) -> list:
-    """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``."""
+    """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``; a notebook cell's
+    as the reader typed them (``%load_ext jaxprlens``, not the ``get_ipython()`` call IPython compiled)."""
     if eqn is None:
         return []
     frame = _jax.user_frame(eqn.raw)
@@ -821,7 +823,8 @@ def source_context(eqn: Eqn | None, radius: int = 3) -> list:
     if not lines:
         return [(frame.line, frame.text, True)]
     lo, hi = max(1, frame.line - radius), min(len(lines), frame.line + radius)
-    return [(n, lines[n - 1].rstrip("\n"), n == frame.line) for n in range(lo, hi + 1)]
+    typed = typed_line if where_label(frame.file) == "cell" else (lambda text: text)
+    return [(n, typed(lines[n - 1].rstrip("\n")), n == frame.line) for n in range(lo, hi + 1)]
 
 
 def _edited(var: Var, old, value):

@@ -669,6 +669,17 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
     assert d.press("rows", path="", count="all", **{"from": 0}) == {}
 
 
+def test_the_untrusted_snapshot_says_how_to_get_the_replay():
+    from bs4 import BeautifulSoup
+    from jaxprlens.views.debugger import StateView
+    fn, args = SEEDS["func1"]
+    program = trace(fn, *args)
+    for lang, said in (("en", "trust the notebook (JupyterLab: command palette › Trust Notebook) or run the cell to "
+                              "step through it"), ("zh", "信任此笔记本（命令面板 › 信任笔记本）或运行此单元格，即可逐步执行")):
+        note = BeautifulSoup(StateView(program.stepper(), lang).html(), "html.parser").select_one(".jl-snapshot")
+        assert note.select_one(".jl-snapshot-how").get_text() == said
+
+
 def test_the_snapshot_of_a_large_frame_makes_only_the_rows_it_shows():
     """The static snapshot shows 100 rows around the current one, built alone but as the whole table's rows
     (a run of one source line shows it once; a primitive is explained at its first row in the program)."""

@@ -547,7 +547,8 @@ class Stepper:
         return self.stop is None
 
     def step_out(self):
-        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller.
+        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller, stopping on the
+        way as ``run()`` does; one move (``back()`` undoes it whole).
         At the top level there is no caller: it runs on like ``run()`` and says so (``ended == "out_top"``)."""
         depth = len(self._frames)
         if depth == 1:
@@ -566,8 +567,10 @@ class Stepper:
         return self
 
     def run(self):
-        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one).  When it ends with
-        breakpoints or conditions set and none fired, ``ended`` is ``"no_stop"``."""
+        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one) or condition (entering
+        every sub-jaxpr: it stops at the first step inside a loop whose values meet it).  One move: ``back()``
+        undoes it whole.  When it ends with breakpoints or conditions set and none fired, ``ended`` is
+        ``"no_stop"``."""
         self.stop = self.note = self.ended = None
         first = True
         with self._one_move():

@@ -75,8 +75,9 @@ def test_func10_step_into_while_body_counts_iterations():
     d.press("out")
     assert crumbs(d) == "top › done" and at(d) is None and state(d)["done"]
     assert values(d)[("result", "out")][2] == "min 22  max 22  mean 22  NaN 0"
-    d.press("back")
-    assert crumbs(d) == "top › while[eqn 2] › cond › iteration 5 › eqn 0"
+    d.press("back")                 # Back undoes the whole Step out (not the loop's last cond check)
+    assert crumbs(d) == "top › while[eqn 2] › body › iteration 1 › eqn 2" and at(d) == "2/body/2"
+    assert values(d)[("input", "j")][2] == "min 6  max 6  mean 6  NaN 0"
     d.press("reset")
     assert at(d) == "0" and not state(d)["back"]
 
@@ -351,7 +352,8 @@ def test_fallback_says_finished_at_the_end():
 
 def test_history_cap_is_said():
     d = debugger("func10", max_history=2)
-    d.press("continue")
+    for _ in range(3):              # three moves (a Continue is one move: Back undoes it whole)
+        d.press("into")
     assert state(d)["notes"][-1][0] == "truncated"
     assert "capped at 2" in d._repr_mimebundle_()[0]["text/plain"]
 
@@ -667,6 +669,17 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
     assert d.press("rows", path="", count="all", **{"from": 0}) == {}
 
 
+def test_the_untrusted_snapshot_says_how_to_get_the_replay():
+    from bs4 import BeautifulSoup
+    from jaxprlens.views.debugger import StateView
+    fn, args = SEEDS["func1"]
+    program = trace(fn, *args)
+    for lang, said in (("en", "trust the notebook (JupyterLab: command palette › Trust Notebook) or run the cell to "
+                              "step through it"), ("zh", "信任此笔记本（命令面板 › 信任笔记本）或运行此单元格，即可逐步执行")):
+        note = BeautifulSoup(StateView(program.stepper(), lang).html(), "html.parser").select_one(".jl-snapshot")
+        assert note.select_one(".jl-snapshot-how").get_text() == said
+
+
 def test_the_snapshot_of_a_large_frame_makes_only_the_rows_it_shows():
     """The static snapshot shows 100 rows around the current one, built alone but as the whole table's rows
     (a run of one source line shows it once; a primitive is explained at its first row in the program)."""
@@ -702,6 +715,30 @@ def _stored_data(html: str) -> dict:
     m = re.search(r'<script type="application/json" class="jl-dbg-data">(.*?)</script>', html, re.S)
     assert m, "the replay stores its data in one script tag"
     return json.loads(m.group(1))
+
+
+def test_replay_records_the_engines_condition_numbers_and_landings():
+    """Per step: the numbers the engine's conditions compare for the values it wrote (Inf kept, as a string),
+    and where Step and Step out land (the engine's moves, engine/landings.py): the script defines neither."""
+    from jax import lax
+    from jaxprlens.engine.conditions import stats
+    from jaxprlens.engine.landings import landings
+    from jaxprlens.views.replay import written
+    p = trace(lambda x: lax.fori_loop(0, 2, lambda i, c: c * 2., x * 1.), jnp.array([1., np.inf]))
+    steps = json.loads(json.dumps(record(p, lang="en")))["steps"]          # as the page reads it back
+    assert steps[1]["w"] == [["inf", 1.0, "inf", 2 | 4]]                  # x * 1. wrote [1, inf] (float32: 4)
+    assert tuple(float(v) for v in steps[1]["w"][0][:3]) + (2,) == stats(jnp.array([1., np.inf]))
+    x = np.random.default_rng(0).normal(size=2000).astype(np.float32) * np.float32(1e-3) ** np.arange(-4, 4)[
+        np.arange(2000) % 8].astype(np.float32)
+    for row, v in zip(written([jnp.asarray(a) for a in x.reshape(-1, 1)]), x):
+        stored = json.loads(json.dumps(row[0]))          # short float32 digits; the script's Math.fround:
+        assert row[3] == 4 and float(np.float32(stored)) == float(v) == stats(jnp.asarray([v]))[0]
+    assert "w" not in steps[2]                                            # entering the loop writes nothing
+    over, out = landings([s["depth"] for s in steps])
+    assert steps[1]["o"] == over[1] == len(steps) - 1 and "o" not in steps[0]          # over the loop: the end
+    inside = [k for k, s in enumerate(steps) if s["depth"] > 1]
+    assert inside and all(steps[k]["u"] == out[k] == inside[-1] + 1 for k in inside)   # out: after the loop
+    assert all("u" not in s for s in steps if s["depth"] == 1)
 
 
 def test_replay_carries_the_condition_grammar_and_the_script_keeps_no_copy():

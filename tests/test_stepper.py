@@ -5,6 +5,7 @@ import random
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 import pytest
 
 from corpus import CORPUS
@@ -625,3 +626,109 @@ def test_stepper_errors_are_data_the_catalogue_words_in_both_languages():
                                "'min < -1', 'abs max >= 10')")
     assert info.value.text("zh") == ("未知条件 'max >> 3'（必须是以下之一：'any NaN'、'any Inf'、'max > 1e3'、"
                                      "'min < -1'、'abs max >= 10'）")
+
+
+# ---------------------------------------------------------------- one meaning of moves and conditions (issue 27)
+
+def _key(st):
+    from jaxprlens.engine.landings import state_key
+    return state_key(st)
+
+
+@pytest.mark.parametrize("name", ["func10", "func11", "nested_cond_in_scan", "func3", "func12"])
+def test_recorded_landings_are_the_engines_step_and_step_out(name):
+    """From every state of a step_into run, step() and step_out() land where engine/landings.py says (the
+    replay follows those landings instead of defining the moves again)."""
+    from jaxprlens.engine.landings import landings
+    program, want = traced(name)
+    st = program.stepper()
+    keys, depths = [_key(st)], [st.depth]
+    while not st.done:
+        st.step_into()
+        keys.append(_key(st))
+        depths.append(st.depth)
+    over, out = landings(depths)
+    assert any(o != k + 1 for k, o in enumerate(over[:-1])) or max(depths) == 1
+    st.reset()
+    for k in range(len(keys) - 1):
+        assert _key(st) == keys[k]
+        st.step()
+        assert _key(st) == keys[over[k]], (name, k)
+        st.back()
+        if depths[k] > 1:
+            st.step_out()
+            assert _key(st) == keys[out[k]], (name, k)
+            st.back()
+        else:
+            assert out[k] is None
+        assert _key(st) == keys[k]
+        st.step_into()
+    assert over[-1] is None and st.done
+
+
+def test_back_after_step_out_or_run_undoes_the_whole_move():
+    program, want = traced("func10")
+    st = program.stepper()
+    st.step().step().step_into().step_into()
+    assert path_text(st) == "while[eqn 2] › body › iteration 0 › eqn 0"
+    before, n = _snapshot(st), st.history_length
+    st.step_out()
+    assert st.done and st.history_length == n + 1
+    assert st.back() and path_text(st) == "while[eqn 2] › body › iteration 0 › eqn 0"
+    assert st.frames == before[1] and all(f.env.keys() == e.keys() for f, e in zip(st.frames, before[2]))
+    assert st.last_eqn is before[3]
+    st.reset().step()
+    st.run()
+    assert st.done and st.history_length == 2
+    assert st.back() and path_text(st) == "eqn 1" and st.back() and path_text(st) == "eqn 0"
+    st.run()
+    assert_same(st.outputs, want)
+
+
+def test_a_run_grouped_in_history_keeps_only_what_an_undo_needs():
+    program, want = traced("func10")
+    st = program.stepper()
+    st.step().step()
+    st.run()
+    frames, writes, _, _ = st._history[-1]
+    kept = {id(f.env) for f in frames}
+    assert writes and all(id(w[0]) in kept for w in writes)      # no write into a loop body's own env
+
+
+def test_a_condition_stops_inside_the_loop_at_the_first_iteration_it_holds():
+    program, want = traced("func10")        # carry 2, then m = carry + 3 (5, then 9), n = m + 1 (6, 10, ...)
+    st = program.stepper()
+    st.add_condition("max > 7")
+    st.run()
+    assert st.stop.kind == "condition" and st.stop.eqn.id == "2/body/2"       # m = 9 in iteration 1
+    assert path_text(st) == "while[eqn 2] › body › iteration 1 › eqn 3"
+    assert float(jnp.max(st.written[0])) == 9.0
+    st.run()                                # the very next value, n = 10, holds too
+    assert st.stop.eqn.id == "2/body/3" and st.history_length == 2
+    st.remove_condition("max > 7")
+    st.run()
+    assert st.done and st.stop is None
+    assert_same(st.outputs, want)
+
+
+def test_a_nan_stops_inside_the_loop_at_the_first_iteration():
+    def f(x):
+        return lax.fori_loop(0, 5, lambda i, c: jnp.log(c - 1.5), x)      # log(2.5) ~ 0.92; log(-0.58): NaN
+    program = trace(f, jnp.array([4.0]))
+    for st in (program.stepper(break_on_nan=True), program.stepper()):
+        if not st.break_on_nan:
+            st.add_condition("any NaN")
+        st.run()
+        assert st.stop.kind in ("nan", "condition") and st.stop.eqn.primitive == "log"
+        assert st.frame.loop.iteration == 2 and bool(jnp.isnan(st.written[0]).all())
+
+
+def test_conditions_compare_inf_and_stats_are_the_recorded_numbers():
+    from jaxprlens.engine.conditions import INF, NAN, condition, stats
+    x = jnp.array([1.0, jnp.inf])
+    assert condition("max > 1e3")(x) and condition("abs max > 1e3")(x) and not condition("min > 1")(x)
+    assert stats(x) == (float("inf"), 1.0, float("inf"), INF)
+    assert stats(jnp.array([jnp.nan, -2.0])) == (-2.0, -2.0, 2.0, NAN)
+    assert stats(jnp.array([jnp.nan])) == (None, None, None, NAN) and not condition("max > 0")(jnp.array([jnp.nan]))
+    assert stats(jnp.array([3 + 4j])) == (None, None, 5.0, 0)
+    assert stats(jnp.arange(3) > 0) == (None, None, None, 0) and stats(jnp.zeros(0)) == (None, None, None, 0)

@@ -222,6 +222,37 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     assert result == _numbers(jit[4:]) == [22.0] * 16
 
 
+MLP = """import numpy as np, jax.numpy as jnp
+rng = np.random.default_rng(0)
+params = {"w1": rng.normal(size=(4, 8)).astype(np.float32), "b1": np.zeros(8, np.float32)}
+x = rng.normal(size=(3, 4)).astype(np.float32)
+%load_ext jaxprlens
+def mlp(params, x):
+    return jnp.tanh(x @ params["w1"] + params["b1"])   # a hidden layer of eight units, squashed into (-1, 1) by tanh
+"""
+CUT = """out => [...out.querySelectorAll('.jl-dbg.jl-dbg-live *')].filter(e => e.getClientRects().length
+  && e.textContent.trim() && !e.closest('pre.jl-val') && (getComputedStyle(e).textOverflow === 'ellipsis'
+  || (e.scrollWidth > e.clientWidth + 1 && !['visible', 'clip'].includes(getComputedStyle(e).overflowX)
+      && getComputedStyle(e).display !== 'inline')
+  || e.getBoundingClientRect().right > out.getBoundingClientRect().right + 1)).map(e => e.className + ': '
+  + e.textContent.slice(0, 40))"""
+
+
+def test_debugger_at_970px_wraps_and_cuts_nothing(lab, open_notebook):
+    """At 970 px of output (a student's JupyterLab) the debugger cuts no text with "…" nor clips it at the right
+    edge (only a value's numbers scroll, never broken); the source listing shows the cell's %load_ext as typed."""
+    needs("views.debugger")
+    page = open_notebook(lab, [MLP, "%%jaxpr --debug\nmlp(params, x)"], width=1402)
+    out = harness.output(page, 1)
+    live = out.locator(".jl-dbg.jl-dbg-live")
+    live.locator("button[data-do=step]").wait_for(timeout=60_000)
+    assert round(live.evaluate("e => e.closest('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
+    assert out.evaluate(CUT) == []
+    names = live.locator("table.jl-values td.jl-vname").all_inner_texts()
+    assert any("params['w1']" in n for n in names), names                 # a name and its whole Python path
+    assert "%load_ext jaxprlens" in live.locator("pre.jl-code").inner_text()
+
+
 def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
     """The classic-looking Notebook 7 UI (``jupyter notebook``) renders the same outputs."""
     needs("views.debugger")

@@ -124,6 +124,12 @@ MOVES = {                            # each from the start; a move is a button (
                                                "continue", "continue"],
     "condition max > 6": ["cond:max > 6", "continue"],
     "condition any NaN (none)": ["cond:any NaN", "continue"],
+    "condition max > 6, step out of the body": ["into", "into", "into", "into", "cond:max > 6", "out"],
+    "step out of the body, then back": ["into", "into", "into", "into", "out", "back"],
+    "continue to a condition, then back": ["into", "cond:max > 6", "continue", "back"],
+    "step out stops at a breakpoint in the next iteration": ["into", "into", "into", "into", "toggle:2/body/1",
+                                                             "into", "into", "out"],
+    "step over the loop with a condition": ["step", "step", "cond:max > 6", "step"],
 }
 INF_MOVES = {"condition max > 1e3 on [1, inf]": ["cond:max > 1e3", "continue"]}
 

@@ -9,6 +9,7 @@ added to (a jaxpr is in SSA form).  A move records ``(frames before, writes, las
 """
 from __future__ import annotations
 
+import contextlib
 import linecache
 from collections import deque
 from typing import NamedTuple
@@ -25,7 +26,8 @@ from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_arra
                      _typed, check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from jaxprlens.engine.jitcheck import (JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitCheck, JitDiff, check, compare, host_calls,  # noqa: F401
                                        compiled_outputs, flat, low_precision)
-from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text
+from jaxprlens.model.cellsource import typed_line
+from jaxprlens.model.program import Eqn, Lit, Program, Var, path_id, var_text, where_label
 from jaxprlens.model.errors import KeyedError
 
 
@@ -163,6 +165,7 @@ class Stepper:
         self.history_truncated = False
         self.last_eqn = None
         self.last_outputs = None
+        self.written = ()       # the values the last step wrote (what conditions test; () after entering a frame)
         self.stop = None        # why the last move stopped: Stop(kind, eqn, condition) or None
         self.note = None
         self.ended = None       # how the last run/step_out ended when no Stop said so: "out_top", "no_stop"
@@ -379,6 +382,20 @@ class Stepper:
         self._bp, self._bp_inside = frozenset(bp), frozenset(inside)
 
     # ---------------------------------------------------------- moves
+    @contextlib.contextmanager
+    def _one_move(self):
+        """Run/step out as ONE entry of the history, so that ``back()`` undoes the whole move: while it runs,
+        its steps are collected (``_Move``) instead of recorded, then kept as one entry (even when a step
+        raised: back() then undoes what ran)."""
+        real, move = self._history, _Move(self._frames, self.last_eqn, self.last_outputs)
+        self._history = move
+        try:
+            yield
+        finally:
+            self._history = real
+            if move.moved:
+                self._record(move.frames, move.writes, move.last_eqn, move.last_outputs)
+
     def _record(self, frames, writes, last_eqn, last_outputs):
         h = self._history
         if len(h) == self._maxlen:
@@ -459,6 +476,7 @@ class Stepper:
         if len(h) == self._maxlen:
             self.history_truncated = True
         h.append((frames, writes, last_eqn, last_outputs))
+        self.written = outs
         if self.break_on_nan and has_nan(outs):
             self.stop = Stop("nan", self.last_eqn)
         if self._conditions:
@@ -501,6 +519,7 @@ class Stepper:
         writes: list = []
         last_eqn, last_outputs = self.last_eqn, self.last_outputs
         self.last_eqn = self.last_outputs = None
+        self.written = ()
         new = frames + (frame,)
         try:
             while len(new) > 1 and new[-1].pc >= len(new[-1].ops):
@@ -513,19 +532,23 @@ class Stepper:
         return self
 
     def _advance(self, first: bool) -> bool:
-        """One move of run()/step_out(): False when stopped at a breakpoint."""
+        """One move of run()/step_out(): False when stopped at a breakpoint or a condition.  With a condition
+        (or ``break_on_nan``) set it steps into everything, so that it stops at the first step inside a loop
+        body whose values meet it, not after the whole loop: it then goes through the very states repeated
+        ``step_into`` goes through (what a recorded replay holds)."""
         eqn = self.current
         if not first and eqn in self._bp:
             self.stop = Stop("breakpoint", eqn)
             return False
-        if eqn in self._bp_inside:
+        if eqn in self._bp_inside or self._conditions or self.break_on_nan:
             self.step_into()
         else:
             self.step()
         return self.stop is None
 
     def step_out(self):
-        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller.
+        """Finish the current sub-jaxpr (the whole loop, for a loop body) and return to its caller, stopping on the
+        way as ``run()`` does; one move (``back()`` undoes it whole).
         At the top level there is no caller: it runs on like ``run()`` and says so (``ended == "out_top"``)."""
         depth = len(self._frames)
         if depth == 1:
@@ -536,27 +559,31 @@ class Stepper:
                 self.ended = "out_top"
             return self
         first = True
-        while len(self._frames) >= depth and not self.done:
-            if not self._advance(first):
-                break
-            first = False
+        with self._one_move():
+            while len(self._frames) >= depth and not self.done:
+                if not self._advance(first):
+                    break
+                first = False
         return self
 
     def run(self):
-        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one).  When it ends with
-        breakpoints or conditions set and none fired, ``ended`` is ``"no_stop"``."""
+        """Run to the end, or to the next breakpoint (entering sub-jaxprs that hold one) or condition (entering
+        every sub-jaxpr: it stops at the first step inside a loop whose values meet it).  One move: ``back()``
+        undoes it whole.  When it ends with breakpoints or conditions set and none fired, ``ended`` is
+        ``"no_stop"``."""
         self.stop = self.note = self.ended = None
         first = True
-        if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
-            step = self.step
-            while not self.done:     # the hot path: one bind and one small record per eqn
-                step()
-            return self
-        moved = not self.done
-        while not self.done:
-            if not self._advance(first):
+        with self._one_move():
+            if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
+                step = self.step
+                while not self.done:     # the hot path: one bind and one small record per eqn
+                    step()
                 return self
-            first = False
+            moved = not self.done
+            while not self.done:
+                if not self._advance(first):
+                    return self
+                first = False
         if moved:
             self.ended = "no_stop"
         return self
@@ -569,6 +596,7 @@ class Stepper:
         frames, writes, last_eqn, last_outputs = self._history.pop()
         self._undo(writes, last_eqn, last_outputs)
         self._frames = frames
+        self.written = ()
         return True
 
     def _undo(self, writes, last_eqn, last_outputs):
@@ -760,10 +788,35 @@ class Stepper:
 
 
 
+class _Move:
+    """The steps of one run/step out, gathered into one history entry: the state before the first step, and
+    the writes into the environments that existed then (the only ones an undo must clean: every other
+    environment is made by the move and dropped with it), so that a long run keeps no more than that."""
+    __slots__ = ("frames", "last_eqn", "last_outputs", "writes", "envs", "moved")
+
+    def __init__(self, frames, last_eqn, last_outputs):
+        self.frames, self.last_eqn, self.last_outputs = frames, last_eqn, last_outputs
+        self.envs = {id(f.env) for f in frames}
+        self.writes: list = []
+        self.moved = False
+
+    def __len__(self) -> int:          # never full: the history's cap counts the move once
+        return 0
+
+    def append(self, entry):
+        self.moved = True
+        envs, keep = self.envs, self.writes
+        for w in entry[1]:
+            head = w[0]
+            if isinstance(head, str) or id(head) in envs:      # taint marks and edits; writes into kept envs
+                keep.append(w)
+
+
 # ---------------------------------------------------------------- source context
 
 def source_context(eqn: Eqn | None, radius: int = 3) -> list:
-    """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``."""
+    """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``; a notebook cell's
+    as the reader typed them (``%load_ext jaxprlens``, not the ``get_ipython()`` call IPython compiled)."""
     if eqn is None:
         return []
     frame = _jax.user_frame(eqn.raw)
@@ -773,7 +826,8 @@ def source_context(eqn: Eqn | None, radius: int = 3) -> list:
     if not lines:
         return [(frame.line, frame.text, True)]
     lo, hi = max(1, frame.line - radius), min(len(lines), frame.line + radius)
-    return [(n, lines[n - 1].rstrip("\n"), n == frame.line) for n in range(lo, hi + 1)]
+    typed = typed_line if where_label(frame.file) == "cell" else (lambda text: text)
+    return [(n, typed(lines[n - 1].rstrip("\n")), n == frame.line) for n in range(lo, hi + 1)]
 
 
 def _edited(var: Var, old, value):

@@ -353,6 +353,9 @@ VIEW_TEXT = {
     "stop_condition": ("{cond} in the outputs of eqn {id} ({prim})", "方程 {id}（{prim}）的输出满足 {cond}"),
     "dbg_snapshot": ("debugger snapshot at the first equation (scripts do not run here; the recorded replay needs them)",
                      "调试器在第一个方程处的快照（此处不运行脚本，录制回放需要脚本）"),
+    "dbg_snapshot_how": ("trust the notebook (JupyterLab: command palette › Trust Notebook) or run the cell to step "
+                         "through it",
+                         "信任此笔记本（命令面板 › 信任笔记本）或运行此单元格，即可逐步执行"),
     "stop_when": ("stop when a value has", "当某个值满足时停止："),
     "cond_example": ("max > 1e3, any Inf", "例如 max > 1e3 或 any Inf"),
     "mode_live": ("live", "实时"), "mode_replay": ("recorded replay", "录制回放"),

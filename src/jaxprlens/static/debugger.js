@@ -409,24 +409,28 @@ function render({ model, el }) {
 }
 
 /* ------------------------------------------------------------------ recorded replay (no kernel) */
-function depth(s) { return s.crumbs.length; }
-
-function stops(s, bps, conds) {   // a breakpoint row is current, or a recorded value meets a condition
-  const row = s.eqn;
-  if (row && bps.has(row)) return true;
-  return conds.some((c) => (s.values || []).some((g) => g.items.some((it) => c(it))));
+/* The replay defines no move and computes no statistic of its own: the recording (views/replay.py) stores, per
+   step, where the engine's Step and Step out land from it (`o`, `u`: step indices; null past the recording) and
+   the numbers the engine's conditions compare for each value the step wrote (`w`, in the order of data.conditions.stats,
+   engine/conditions.py `stats`, Inf as "inf"); Continue and Step out stop on the way as the engine's run() does. */
+function stops(s, bps, conds) {   // a breakpoint row is current, or a value the step wrote meets a condition
+  if (s.eqn && bps.has(s.eqn)) return true;
+  return conds.some((c) => (s.w || []).some(c));
 }
 
-function condition(text, grammar) {   // the stepper's conditions (its grammar: data.conditions), on the recorded summaries
+function number(v) { return v === "inf" ? Infinity : v === "-inf" ? -Infinity : v; }
+
+function condition(text, grammar) {   // a typed condition, read with the stepper's grammar (data.conditions)
   const t = text.trim().toLowerCase().replace(/\s+/g, " ");
-  if (grammar.nan.indexOf(t) >= 0) return (it) => it.nan > 0;
-  if (grammar.inf.indexOf(t) >= 0) return (it) => it.inf > 0;
+  if (grammar.nan.indexOf(t) >= 0) return (w) => (w[3] & 1) !== 0;
+  if (grammar.inf.indexOf(t) >= 0) return (w) => (w[3] & 2) !== 0;
   const m = new RegExp(grammar.compare).exec(t);
   if (!m) return null;
-  const bound = Number(m[3]);
+  const i = grammar.stats.indexOf(m[1]), bound = Number(m[3]);
   const cmp = { ">": (a) => a > bound, "<": (a) => a < bound, ">=": (a) => a >= bound, "<=": (a) => a <= bound }[m[2]];
-  return (it) => it.min !== null && it.min !== undefined &&
-    cmp(m[1] === "max" ? it.max : m[1] === "min" ? it.min : Math.max(Math.abs(it.min), Math.abs(it.max)));
+  // flag 4: a float32 value's numbers, stored in their shortest float32 digits: Math.fround gives back the very
+  // float32, so the comparison is the engine's to the bit
+  return (w) => w[i] !== null && w[i] !== undefined && cmp(w[3] & 4 ? Math.fround(number(w[i])) : number(w[i]));
 }
 
 function replay(root) {
@@ -434,7 +438,7 @@ function replay(root) {
   root.setAttribute("data-jl-ready", "1");
   const el = root.querySelector("script.jl-dbg-data");
   if (!el) return;
-  const data = JSON.parse(el.textContent), steps = data.steps;
+  const data = JSON.parse(el.textContent), steps = data.steps, last = steps.length - 1;
   for (let k = 1; k < steps.length; k++) {   // 0: the same source lines as the step before (stored once)
     if (steps[k].source === 0) steps[k].source = steps[k - 1].source;
   }
@@ -443,36 +447,41 @@ function replay(root) {
   const host = h("div");
   root.appendChild(host);
   let at = 0;
+  const past = [];                  // the step before each move: Back undoes the last move, as Stepper.back does
   const bps = new Set(), conds = {};
   const condList = () => Object.values(conds).filter(Boolean);
-  const go = (i, clear) => {
-    at = Math.max(0, Math.min(steps.length - 1, i));
-    const s = Object.assign({}, steps[at], { back: at > 0, done: steps[at].done || at === steps.length - 1 && data.capped });
+  const land = (k, absent) => (k === undefined ? absent : k === null ? last : k);
+  const run = (to) => {             // on towards step `to`, stopping where the engine's run() stops
+    let k = at + 1;
+    while (k < to && !stops(steps[k], bps, condList())) k++;
+    return Math.min(k, last);
+  };
+  const go = (i) => {
+    at = Math.max(0, Math.min(last, i));
+    const s = Object.assign({}, steps[at], { back: past.length > 0, done: steps[at].done || at === last && data.capped });
     dbg.show(s);
-    if (at === steps.length - 1 && data.note) dbg.side.insertBefore(h("div", "jl-note jl-capped", data.note), dbg.side.firstChild);
+    if (at === last && data.note) dbg.side.insertBefore(h("div", "jl-note jl-capped", data.note), dbg.side.firstChild);
     let text = "";
     for (let k = 1; k <= at; k++) text += steps[k].out || "";
     dbg.printed(text, true);
     root.setAttribute("data-step", String(at));
   };
   const dbg = new Debugger(host, data.labels, "replay", (name, arg) => {
-    const d = depth(steps[at]);
-    let k = at;
     if (name === "toggle") {
       bps.has(arg.eqn) ? bps.delete(arg.eqn) : bps.add(arg.eqn);
       dbg.breakpoints(Array.from(bps));
       return;
     }
     if (name === "cond") { conds[arg.text] = arg.on ? condition(arg.text, data.conditions) : null; return; }
-    if (name === "reset") k = 0;
-    else if (name === "back") k = at - 1;
-    else if (name === "into") k = at + 1;
-    else if (name === "step") { k = at + 1; while (k < steps.length - 1 && depth(steps[k]) > d) k++; }
-    else if (name === "out") { k = at + 1; while (k < steps.length - 1 && depth(steps[k]) >= d) k++; }
-    else if (name === "continue") {
-      k = at + 1;
-      while (k < steps.length - 1 && !stops(steps[k], bps, condList())) k++;
-    }
+    if (name === "reset") { past.length = 0; go(0); return; }
+    if (name === "back") { if (past.length) go(past.pop()); return; }
+    const s = steps[at];
+    const k = name === "into" ? at + 1
+      : name === "step" ? land(s.o, at + 1)
+      : name === "out" ? run(land(s.u, last))
+      : name === "continue" ? run(last) : at;
+    if (k === at || at >= last) return;
+    past.push(at);
     go(k);
   });
   Object.values(data.frames).forEach((f) => dbg.frame(f));

@@ -405,7 +405,8 @@ class StateView:
     def html(self, error: str | None = None) -> str:
         """The state as static HTML (what a page without scripts shows, said to be a snapshot)."""
         return (f'<div class="jaxprlens jl-debugger" lang="{self.lang}">'
-                f'<div class="jl-note jl-snapshot">{html(t("dbg_snapshot", self.lang))}</div>' + self.crumbs_html()
+                f'<div class="jl-note jl-snapshot">{html(t("dbg_snapshot", self.lang))}'
+                f'<div class="jl-snapshot-how">{html(t("dbg_snapshot_how", self.lang))}</div></div>' + self.crumbs_html()
                 + self.table_html() + self.values_html(error) + self.source_html() + "</div>")
 
     def text(self, error: str | None = None) -> str:

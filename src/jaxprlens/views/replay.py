@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from jaxprlens.views.dbgstate import StateView, captured, frame_data
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets, data as front_data
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
-from jaxprlens.engine.stepper import CONDITIONS, Stepper
+from jaxprlens.engine.conditions import CONDITIONS, stats
+from jaxprlens.engine.values import kind_of
+from jaxprlens.engine.landings import landings
+from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
 MAX_KINDS = 32               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
@@ -36,6 +41,31 @@ def labels(lang: str) -> dict:
 
 def _size(x) -> int:
     return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+F32 = 4                      # a recorded value's flag: its numbers are float32 ones, stored short (the script rounds
+                             # them back with Math.fround: the very float32, so the very double the engine compares)
+
+
+def _number(x, short: bool):
+    """A statistic as JSON keeps it: Inf as a string (JSON has no Inf), None as null; a float32 one in its
+    shortest float32 digits (``0.84147096``, not ``0.8414709568023682``)."""
+    if x is None:
+        return None
+    if abs(x) == float("inf"):
+        return "inf" if x > 0 else "-inf"
+    return float(str(np.float32(x))) if short else x
+
+
+def written(outs) -> list:
+    """What the conditions compare, for the values a step wrote: per value ``[max, min, abs max, flags]``
+    (``engine.conditions.stats``, the very numbers the live stepper's conditions compare)."""
+    rows = []
+    for x in outs:
+        *numbers, flags = stats(x)
+        short = kind_of(x) == "float" and np.dtype(x.dtype).itemsize <= 4      # every number a float32 exactly
+        rows.append([_number(v, short) for v in numbers] + [flags | (F32 if short else 0)])
+    return rows
 
 
 def _kind(eqn) -> tuple | None:
@@ -98,7 +128,9 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         else:
             last_source = s["source"]
         s["out"] = out.getvalue()
-        used += _size(s)
+        if st.written:
+            s["w"] = written(st.written)        # what a condition tests, as the engine computes it
+        used += _size(s) + 12                   # + the step's landings (below)
         if used > max_bytes:                # frames' rows come on top: trimmed below
             why = t("cap_bytes", lang, kb=max_bytes // 1000)
             break
@@ -108,12 +140,22 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         f = frames[key] = frame_data(program, lang, HTML_ROWS, count=keep)
         if f["n"] > keep:
             f["more"] = t("more_rows", lang, n=f["n"] - keep)
+    over, up = landings([s["depth"] for s in steps])
+    for k, s in enumerate(steps):        # where Step and Step out land (the engine's moves): the script follows them
+        if over[k] != k + 1:
+            s["o"] = over[k]             # null: past the recording
+        if s["depth"] > 1:
+            s["u"] = up[k]
     out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang),
            "conditions": CONDITIONS}          # the grammar the script reads a typed condition with
     spare = _size(out) + 400                 # the note, said below, fits in 400 bytes
     while spare > max_bytes and len(steps) > 1:
         spare -= _size(steps.pop()) + 1
         why = why or t("cap_bytes", lang, kb=max_bytes // 1000)
+    for s in steps:                          # a landing among the steps trimmed off: past the recording
+        for key in ("o", "u"):
+            if isinstance(s.get(key), int) and s[key] >= len(steps):
+                s[key] = None
     if why:
         out["note"], out["capped"] = t("replay_capped", lang, n=len(steps) - 1, why=why), True
     return out

@@ -1,0 +1,38 @@
+"""A notebook cell's lines as the reader typed them.  IPython compiles a cell transformed, one line for one
+(``%load_ext jaxprlens`` becomes ``get_ipython().run_line_magic('load_ext', 'jaxprlens')``, ``!ls`` becomes
+``get_ipython().system('ls')``), and that is what ``linecache`` holds: a source listing shows the typed line."""
+from __future__ import annotations
+
+import ast
+import re
+
+_CALL = re.compile(r"^(?P<indent>\s*)(?P<lhs>[^=()'\"]+?\s*=\s*)?get_ipython\(\)\.(?P<fn>run_line_magic|system|getoutput)"
+                   r"\((?P<args>.*)\)\s*$")
+_HELP = {"pinfo": "?", "pinfo2": "??"}
+
+
+def typed_line(text: str) -> str:
+    """``text``, a line of a cell as IPython compiled it, as the reader typed it (other lines as they are)."""
+    if "get_ipython()" not in text:
+        return text
+    m = _CALL.match(text)
+    if m is None:
+        return text
+    try:
+        args = ast.literal_eval(f"({m.group('args')},)")
+    except (ValueError, SyntaxError):
+        return text
+    if not all(isinstance(a, str) for a in args):
+        return text
+    fn, lhs = m.group("fn"), m.group("lhs") or ""
+    if fn == "run_line_magic" and len(args) == 2:
+        name, line = args
+        if name in _HELP and not lhs and line:
+            typed = line + _HELP[name]
+        else:
+            typed = f"%{name} {line}".rstrip()
+    elif fn in ("system", "getoutput") and len(args) == 1:
+        typed = ("!!" if fn == "getoutput" and not lhs else "!") + args[0]
+    else:
+        return text
+    return m.group("indent") + lhs + typed

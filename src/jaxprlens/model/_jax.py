@@ -111,6 +111,39 @@ def _holds_jaxpr(v: Any) -> bool:
     return isinstance(v, _JAXPRS) or (type(v) is tuple and any(isinstance(x, _JAXPRS) for x in v))
 
 
+# The modules whose printing rules write an equation as a statement of their own (``c:f32[3] <- b[...]``,
+# ``b[...] <- d``, ``b[1] += e``) rather than ``outs = prim[params] ins``: ref reads and writes.
+_STATEMENT_MODULES = ("jax._src.state.primitives", "jax._src.pallas.primitives")
+
+
+def statement_primitives() -> frozenset:
+    """Names of the primitives JAX prints as statements (``get``, ``swap``, ``addupdate``, Pallas's
+    ``masked_load``...): the rules registered so far (Pallas registers its own when it is imported)."""
+    rules = getattr(_core, "pp_eqn_rules", None) or {}
+    return frozenset(p.name for p, rule in rules.items()
+                     if getattr(rule, "__module__", "") in _STATEMENT_MODULES)
+
+
+def statement_text(eqn: Any, names: dict) -> str | None:
+    """``eqn`` as JAX's printer writes it with its own rule (a ref read ``c:f32[3] <- b[...]``), its
+    variables named by ``names`` ({JAX Var: name}; a dropped result ``_``); None for an equation its
+    printer writes as ``outs = prim[params] ins``, or when the rule fails on it."""
+    rules = getattr(_core, "pp_eqn_rules", None) or {}
+    rule = rules.get(eqn.primitive)
+    if rule is None or getattr(rule, "__module__", "") not in _STATEMENT_MODULES:
+        return None
+    context = _core.JaxprPpContext()
+    for v in (*eqn.outvars, *eqn.invars):
+        if isinstance(v, _core.DropVar):
+            context.var_names[v] = "_"
+        elif isinstance(v, _core.Var) and v in names:
+            context.var_names[v] = names[v]
+    try:
+        return rule(eqn, context, _core.JaxprPpSettings()).format()
+    except Exception:  # noqa: BLE001 - a rule of a changed layout: the plain form
+        return None
+
+
 def literal_text(lit: Any) -> str:
     """A literal as the printer shows it, e.g. ``3.0:f32[]``."""
     return lit.pretty_print(None)

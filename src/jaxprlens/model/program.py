@@ -303,6 +303,17 @@ def var_text(a) -> str:
     return a.text if isinstance(a, Lit) else f"{a.name}:{a.type}"
 
 
+def statement(eqn: Eqn) -> str | None:
+    """The equation as JAX's printer writes it when its printing rule makes it a statement rather than
+    ``outs = prim[params] ins``: a ref read ``c:f32[3] <- b[...]``, a write ``b[...] <- d``, an update
+    ``b[1] += e``, a swap ``g:f32[4], d[...] <- d[...], f``; None for every other equation (made once)."""
+    memo = eqn.memo
+    if "statement" not in memo:
+        names = {v.raw: v.name for v in (*eqn.outvars, *eqn.invars) if isinstance(v, Var)}
+        memo["statement"] = _jax.statement_text(eqn.raw, names)
+    return memo["statement"]
+
+
 def effect_text(effect: Any) -> str:
     text = str(effect)
     return type(effect).__name__ if _ADDRESS.search(text) or text.startswith("<") else text

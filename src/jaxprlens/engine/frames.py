@@ -195,8 +195,9 @@ def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
 
 class Over(NamedTuple):
     """Why ``step_into`` ran ``eqn`` as one step instead of entering it (``present.words.over_text`` says it):
-    ``kind`` is ``mapped`` (a per-device body: collectives need every device or shard at once) or ``combiner``
-    (a body that runs on single elements inside the primitive)."""
+    ``kind`` is ``mapped`` (a per-device body: collectives need every device or shard at once), ``combiner``
+    (a body that runs on single elements inside the primitive), ``kernel`` (a Pallas kernel: once per grid point,
+    on refs to blocks) or ``refs`` (run_state: a body on refs)."""
     kind: str
     eqn: Eqn
 
@@ -208,6 +209,10 @@ def over_note(eqn: Eqn) -> Over | None:
         return Over("mapped", eqn)
     if "combiner" in kinds:
         return Over("combiner", eqn)
+    if "kernel" in kinds:
+        return Over("kernel", eqn)
+    if "refs" in kinds:
+        return Over("refs", eqn)
     return None
 
 

@@ -42,6 +42,7 @@ class SubSpec:
     out_map: list         # for each sub outvar: index of the eqn result it becomes (None: consumed inside)
     param: str = ""       # the eqn param holding it
     kind: str = ""        # "" (run on the operands) | "combiner" (per element) | "mapped" (per device/shard)
+                          # | "kernel" (a Pallas kernel, per grid point on blocks) | "refs" (run on refs)
 
 
 @dataclass
@@ -148,6 +149,32 @@ def _mapped(param: str, label: str):
     return rule
 
 
+def _kernel(eqn):
+    """pallas_call: ``jaxpr``, the kernel, runs once per point of the grid on refs to blocks of the operands
+    and results (its binders: index operands, input blocks, output blocks, scratch), writing its output blocks;
+    no operand binds a binder and the kernel returns nothing, so its sub is of kind ``kernel``."""
+    j = eqn.params["jaxpr"]
+    nin, nout = _arity(j)
+    sub = SubSpec("kernel", "kernel", j, [None] * nin, [None] * nout, "jaxpr", "kernel")
+    layout = _jax.kernel_layout(eqn)
+    if layout is None or layout.n_index + layout.n_in != len(eqn.invars):
+        return Roles([("operand", len(eqn.invars))]), [sub]
+    detail = {"grid": layout.grid, "in_blocks": " ".join(layout.in_blocks),
+              "out_blocks": " ".join(layout.out_blocks)}
+    groups = [("scalar_prefetch", layout.n_index)] if layout.n_index else []
+    return Roles(groups + [("kernel_inputs", layout.n_in)], detail), [sub]
+
+
+def _run_state(eqn):
+    """run_state: ``jaxpr`` runs once on refs made from the operands (binder i is operand i's ref) and the
+    equation's results are the refs' final contents: stepped over (kind ``refs``)."""
+    j = eqn.params["jaxpr"]
+    nin, nout = _arity(j)
+    in_map = [i if i < len(eqn.invars) else None for i in range(nin)]
+    return Roles([("ref_inits", len(eqn.invars))]), [SubSpec("body", "body", j, in_map, [None] * nout,
+                                                             "jaxpr", "refs")]
+
+
 role_rules: dict[str, Callable] = {
     "cond": _cond,
     "while": _while,
@@ -163,6 +190,8 @@ role_rules: dict[str, Callable] = {
     "checkpoint": _call("jaxpr", "checkpoint"),
     "shard_map": _mapped("jaxpr", "shard_map"),
     "xla_pmap": _mapped("call_jaxpr", "pmap"),
+    "pallas_call": _kernel,
+    "run_state": _run_state,
     "reduce": _REDUCE,
     "reduce_window": _REDUCE,
     "select_and_scatter": _combiner(("select_jaxpr", "scatter_jaxpr"),

@@ -193,6 +193,16 @@ def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
     return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
 
 
+def _enter_linear_solve(st: "Stepper", eqn: Eqn, frame: Frame):
+    """custom_linear_solve computes ``solve(b)``: step into its ``solve`` jaxpr (matvec and the transposes
+    serve differentiation only)."""
+    sub = next((s for s in eqn.subs if s.key == "solve"), None)
+    if sub is None or any(j is None for j in sub.in_map):
+        return None
+    ops = _operands(frame, eqn)
+    return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
+
+
 class Over(NamedTuple):
     """Why ``step_into`` ran ``eqn`` as one step instead of entering it (``present.words.over_text`` says it):
     ``kind`` is ``mapped`` (a per-device body: collectives need every device or shard at once), ``combiner``
@@ -220,6 +230,7 @@ enter_rules = {
     "cond": _enter_cond,
     "while": _enter_while,
     "scan": _enter_scan,
+    "custom_linear_solve": _enter_linear_solve,
 }
 
 

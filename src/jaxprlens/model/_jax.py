@@ -103,12 +103,16 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
         if pp_eqn is not None:
             _core.pp_eqn = pp_eqn
     names = dict(made[0].var_names) if made else {}
+    for context in made[1:]:     # jaxprs in a namedtuple or a mixed tuple param (custom_linear_solve's
+        for v, name in context.var_names.items():     # ``jaxprs``): the printer writes the tuple with
+            names.setdefault(v, name)                 # ``str``, each jaxpr in a context of its own
     return Printed(text=text, names=names)
 
 
 def _holds_jaxpr(v: Any) -> bool:
-    """Whether a param is a jaxpr or a tuple of them: the values the printer prints as jaxprs."""
-    return isinstance(v, _JAXPRS) or (type(v) is tuple and any(isinstance(x, _JAXPRS) for x in v))
+    """Whether a param is a jaxpr or a tuple of them (a namedtuple too, or one mixed with None): the values
+    whose printed text names variables."""
+    return isinstance(v, _JAXPRS) or (isinstance(v, tuple) and any(isinstance(x, _JAXPRS) for x in v))
 
 
 # The modules whose printing rules write an equation as a statement of their own (``c:f32[3] <- b[...]``,

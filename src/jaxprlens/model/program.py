@@ -442,7 +442,8 @@ class _Builder:
             for s in built_subs:
                 by_param.setdefault(s.param, []).append(s.program)
             for key, programs in by_param.items():
-                params[key] = programs[0] if not isinstance(e.params[key], tuple) else tuple(programs)
+                params[key] = programs[0] if not isinstance(e.params[key], tuple) else \
+                    _put_programs(e.params[key], programs)
         return Eqn(
             index=index,
             primitive=e.primitive.name,
@@ -456,6 +457,14 @@ class _Builder:
             raw=e,
             path=path,
         )
+
+
+def _put_programs(value: tuple, programs: list) -> tuple:
+    """A tuple param (a namedtuple such as custom_linear_solve's ``jaxprs``, or one mixed with None) with
+    each jaxpr in it replaced by its program, in order, everything else kept in its place."""
+    it = iter(programs)
+    items = [next(it, x) if _jax.is_jaxpr(x) else x for x in value]
+    return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
 
 
 def _build(names: dict, closed) -> Program:

@@ -202,16 +202,42 @@ role_rules: dict[str, Callable] = {
 
 
 def _generic(eqn):
-    """Any other primitive with sub-jaxprs in its params (found by ``jaxprs_in_params``)."""
+    """Any other primitive with sub-jaxprs in its params (found by ``jaxprs_in_params``): a jaxpr, a tuple
+    of them, a namedtuple or a tuple mixed with None (each named by its field: ``jaxprs.matvec``)."""
     subs = []
     for key, value in eqn.params.items():
         values = value if isinstance(value, tuple) else (value,)
+        fields = getattr(value, "_fields", None) if isinstance(value, tuple) else None
         for i, v in enumerate(values):
             if _jax.is_jaxpr(v):
                 in_map, out_map = _identity(v, len(eqn.invars), len(eqn.outvars))
-                name = key if len(values) == 1 else f"{key}{i}"
+                name = key if len(values) == 1 and not fields else f"{key}.{fields[i]}" if fields else f"{key}{i}"
                 subs.append(SubSpec(name, name, v, in_map, out_map, key))
     return None, subs
+
+
+def _linear_solve(eqn):
+    """custom_linear_solve: operands are the consts of matvec, vecmat, solve and transpose_solve (lengths in
+    ``const_lengths``), then b; the result is ``solve(b)``.  Each jaxpr binds its own consts, then a vector:
+    b for solve (whose results are the equation's), one made inside the primitive for the others."""
+    jaxprs, lengths = eqn.params["jaxprs"], eqn.params["const_lengths"]
+    fields = getattr(jaxprs, "_fields", ("matvec", "vecmat", "solve", "transpose_solve"))
+    nconsts = sum(int(n) for n in lengths)
+    nb = len(eqn.invars) - nconsts
+    subs, start = [], 0
+    for name, j, n in zip(fields, jaxprs, lengths):
+        n = int(n)
+        if j is not None:
+            nin, nout = _arity(j)
+            rest = list(range(nconsts, nconsts + nb)) if name == "solve" else [None] * (nin - n)
+            in_map = (list(range(start, start + n)) + rest)[:nin]
+            out_map = list(range(nout)) if name == "solve" else [None] * nout
+            subs.append(SubSpec(name, name, j, in_map + [None] * (nin - len(in_map)), out_map, "jaxprs"))
+        start += n
+    return Roles([("consts", nconsts), ("operand", nb)]), subs
+
+
+role_rules["custom_linear_solve"] = _linear_solve
 
 
 def roles_of(eqn) -> tuple[Roles | None, list[SubSpec]]:

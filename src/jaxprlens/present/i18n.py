@@ -613,6 +613,32 @@ RUN_TEXT = {
                          "of static_argnums to trace it as an array",
                          "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值不可哈希；静态实参必须是可哈希的 Python "
                          "值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组追踪"),
+    "trace_static_arrays": ("argument `{name}` (position {i}) is static, but its value of type {kind} holds {n} array(s), "
+                            "and a static argument must be a hashable Python value: take position {i} out of "
+                            "static_argnums (jaxprlens traces its arrays and holds its other leaves fixed, as "
+                            "eqx.filter_jit does); a jax.jit'd function that takes it wants eqx.filter_jit, or "
+                            "`params, static = eqx.partition(model, eqx.is_array)`; for a flax nnx Module, nnx.jit "
+                            "or `graphdef, state = nnx.split(model)`",
+                            "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值持有 {n} 个数组，而静态实参必须是可哈希的 "
+                            "Python 值：请把位置 {i} 移出 static_argnums（jaxprlens 会追踪其中的数组，并像 eqx.filter_jit "
+                            "那样固定其余叶子）；接收它的 jax.jit 函数应改用 eqx.filter_jit，或 "
+                            "`params, static = eqx.partition(model, eqx.is_array)`；flax nnx 的 Module 请用 nnx.jit "
+                            "或 `graphdef, state = nnx.split(model)`"),
+    "trace_jit_non_array": ("`{fn}` is jax.jit'd, and its argument at `{path}` is of type {kind}, not an array: jax.jit "
+                            "traces every leaf of its arguments. For an Equinox module use eqx.filter_jit in place of "
+                            "jax.jit, or split it with `params, static = eqx.partition(model, eqx.is_array)` and "
+                            "pass `static` as a static argument; for a flax nnx Module use nnx.jit, or "
+                            "`graphdef, state = nnx.split(model)` and pass `state`",
+                            "`{fn}` 经过 jax.jit，而它位于 `{path}` 的实参是 {kind} 类型，不是数组：jax.jit 会追踪实参的每个"
+                            "叶子。Equinox 模块请用 eqx.filter_jit 代替 jax.jit，或用 "
+                            "`params, static = eqx.partition(model, eqx.is_array)` 拆分，并把 `static` 作为静态实参传入；"
+                            "flax nnx 的 Module 请用 nnx.jit，或 `graphdef, state = nnx.split(model)` 后传入 `state`"),
+    "trace_non_array": ("a value of type {kind} reached JAX where it needs an array (often a module's field that is "
+                        "no array, passed to a jax.jit'd function): for an Equinox module use eqx.filter_jit or "
+                        "eqx.partition(model, eqx.is_array); for a flax nnx Module, nnx.jit or nnx.split(model)",
+                        "类型为 {kind} 的值到了 JAX 需要数组的地方（常见于把模块中不是数组的字段传给 jax.jit 函数）："
+                        "Equinox 模块请用 eqx.filter_jit 或 eqx.partition(model, eqx.is_array)；flax nnx 的 Module 请用 "
+                        "nnx.jit 或 nnx.split(model)"),
     "trace_not_callable": ("{kind} object is not callable; pass a function, e.g. trace(f, x)",
                            "{kind} 对象不可调用；请传入函数，例如 trace(f, x)"),
     "run_repeat": ("repeat must be at least 1, got {repeat}", "repeat 至少为 1，收到的是 {repeat}"),

@@ -260,29 +260,22 @@ explain_rules: dict[str, tuple[str, str]] = {
                "把引用变成其内容的不可变数组（jax.ref.freeze）；此后不能再使用该引用。"),
     "get": ("Reads a ref at an index, `c <- b[...]` (all of it) or `b[1]`, as a value (ref[idx], jax.ref.get).",
             "按索引读取引用的内容，`c <- b[...]`（全部）或 `b[1]`，得到一个值（ref[idx]、jax.ref.get）。"),
-    "swap": ("Writes a value into a ref at an index, `b[...] <- d`; with a result, `g, b[...] <- b[...], d` also "
-             "returns what was there (ref[idx] = v, jax.ref.swap).",
-             "把值写入引用的某个索引处，`b[...] <- d`；有结果时写作 `g, b[...] <- b[...], d`，"
-             "同时返回原来的内容（ref[idx] = v、jax.ref.swap）。"),
+    "swap": ("Writes a value into a ref at an index, `b[...] <- d`; `g, b[...] <- b[...], d` also returns the old.",
+             "把值写入引用的某个索引处，`b[...] <- d`；写作 `g, b[...] <- b[...], d` 时还返回原来的内容。"),
     "addupdate": ("Adds a value into a ref at an index in place, `b[1] += e` (jax.ref.addupdate); returns nothing.",
                   "就地把值加到引用的某个索引处，`b[1] += e`（jax.ref.addupdate）；没有结果。"),
-    "run_state": ("Runs `jaxpr` on refs made from the operands and returns the refs' final contents: "
-                  "stateful code as a pure function.",
+    "run_state": ("Runs `jaxpr` on refs made from the operands; returns the refs' final contents (state made pure).",
                   "在由操作数生成的引用上运行 jaxpr，并返回这些引用最终的内容：把有状态的代码变成纯函数。"),
-    "pallas_call": ("Runs a Pallas kernel (`jaxpr`) once per point of `grid`: each run reads and writes refs to the "
-                    "blocks of the operands and results its block specs pick (pl.pallas_call; interpret=True: run by "
-                    "JAX's interpreter, not compiled).",
-                    "运行一个 Pallas 内核（jaxpr），`grid` 的每个点运行一次：每次运行读写由块规格选出的操作数和结果的块的"
-                    "引用（pl.pallas_call；interpret=True 表示由 JAX 解释执行，不编译）。"),
+    "pallas_call": ("Runs the Pallas kernel `jaxpr` once per grid point, on refs to the blocks its block specs pick.",
+                    "运行 Pallas 内核 jaxpr，每个网格点运行一次，作用于块规格选出的块的引用（pl.pallas_call）。"),
     "program_id": ("Inside a Pallas kernel: this run's index along grid axis `axis` (pl.program_id).",
                    "在 Pallas 内核中：本次运行在网格轴 axis 上的索引（pl.program_id）。"),
     "num_programs": ("Inside a Pallas kernel: the grid's size along axis `axis` (pl.num_programs).",
                      "在 Pallas 内核中：网格在轴 axis 上的大小（pl.num_programs）。"),
     "masked_load": ("Inside a Pallas kernel: reads a block of a ref (pl.load), with `other` where the mask is false.",
                     "在 Pallas 内核中：读取引用的一个块（pl.load），掩码为假处取 other。"),
-    "masked_swap": ("Inside a Pallas kernel: writes a block into a ref where the mask holds (pl.store) and returns "
-                    "what was there.",
-                    "在 Pallas 内核中：在掩码为真处把一个块写入引用（pl.store），并返回原来的内容。"),
+    "masked_swap": ("Inside a Pallas kernel: writes a block into a ref where the mask holds (pl.store).",
+                    "在 Pallas 内核中：在掩码为真处把一个块写入引用（pl.store）。"),
     # --- multi-device (named axes) ---
     "shard_map": ("Runs `jaxpr` on every device of `mesh`, each on its shard (in_specs / out_specs).",
                   "在 mesh 的每个设备上对各自的分片运行 jaxpr（按 in_specs / out_specs 切分）。"),

@@ -526,7 +526,7 @@ def _check_static(names: list[str], args: tuple, static: tuple):
         except TypeError:
             kind = type(args[i]).__name__
             arrays = sum(1 for leaf in jax.tree_util.tree_leaves(args[i]) if _is_array_like(leaf))
-            if arrays:           # a module (Equinox, flax) or a pytree of weights: its arrays are to be traced
+            if arrays and not _is_array_like(args[i]):      # a module (Equinox, flax) or a pytree of weights: its arrays are to be traced
                 raise TraceError("trace_static_arrays", name=names[i], i=i, kind=kind, n=arrays) from None
             raise TraceError("trace_unhashable", name=names[i], i=i, kind=kind) from None
 
@@ -544,7 +544,7 @@ def _jit_advice(e: TypeError) -> "TraceError | None":
     text = str(e)
     m = _JIT_NON_ARRAY.search(text)
     if m is not None:
-        fn = re.sub(r"^<function (\S+) at 0x[0-9a-fA-F]+>$", r"\1", m.group(1))
+        fn = re.sub(r"^<function (\S+) at 0x[0-9a-fA-F]+>$", r"\1", m.group(1)).rsplit(".", 1)[-1]
         return TraceError("trace_jit_non_array", fn=fn, kind=_class_name(m.group(2)), path=m.group(3))
     m = _NON_ARRAY.search(text)
     if m is not None:

@@ -367,10 +367,10 @@ def explain(primitive: str, lang: str = "en") -> str:
     rule = explain_rules.get(primitive)
     if rule is not None:
         return rule[1] if zh else rule[0]
-    home = _jax.primitive_home(primitive)
-    line = _docstring_line(primitive) if home in ("jax.lax", None) else None
+    line = _docstring_line(primitive)      # jax.lax's function of that name (pvary lives in jax core)
     if line:
         return line
+    home = _jax.primitive_home(primitive)
     if home == "jax.lax":
         return _GENERIC[1 if zh else 0].format(primitive)
     if home is None:

@@ -169,8 +169,31 @@ def test_docstring_fallback_name_variants():
 
 
 def test_generic_fallback_for_made_up_name():
-    assert explain("frobnicate_xyz") == "JAX primitive `frobnicate_xyz` (see the jax.lax documentation)."
-    assert explain("frobnicate_xyz", "zh") == "JAX 原语 `frobnicate_xyz`（参见 jax.lax 文档）。"
+    assert explain("frobnicate_xyz") == ("Primitive `frobnicate_xyz`, from no module loaded now (not a jax.lax "
+                                         "primitive).")
+    assert explain("frobnicate_xyz", "zh") == "原语 `frobnicate_xyz`，当前已加载的模块中没有它（不是 jax.lax 的原语）。"
+
+
+def test_a_primitive_outside_jax_lax_says_where_it_comes_from():
+    import jax.experimental.pallas  # noqa: F401 - registers the kernel primitives
+    assert "semaphore_wait" not in explain_rules
+    assert explain("semaphore_wait") == ("Primitive `semaphore_wait` of `jax.experimental.pallas` (see that "
+                                         "module's documentation).")
+    assert explain("semaphore_wait", "zh") == "`jax.experimental.pallas` 的原语 `semaphore_wait`（参见该模块的文档）。"
+    for prim in ("pallas_call", "get", "swap", "addupdate", "run_state", "new_ref", "freeze", "program_id"):
+        for lang in ("en", "zh"):
+            assert "jax.lax" not in explain(prim, lang) and "参见" not in explain(prim, lang), (prim, lang)
+
+
+def test_kernels_and_refs_are_explained():
+    assert explain("pallas_call") == ("Runs the Pallas kernel `jaxpr` once per grid point, on refs to the blocks "
+                                      "its block specs pick.")
+    assert explain("pallas_call", "zh") == "运行 Pallas 内核 jaxpr，每个网格点运行一次，作用于块规格选出的块的引用（pl.pallas_call）。"
+    assert explain("get") == "Reads a ref at an index, `c <- b[...]` (all of it) or `b[1]`, as a value (ref[idx], jax.ref.get)."
+    assert explain("swap") == "Writes a value into a ref at an index, `b[...] <- d`; `g, b[...] <- b[...], d` also returns the old."
+    assert explain("addupdate", "zh") == "就地把值加到引用的某个索引处，`b[1] += e`（jax.ref.addupdate）；没有结果。"
+    assert explain("run_state") == ("Runs `jaxpr` on refs made from the operands; returns the refs' final contents "
+                                    "(state made pure).")
 
 
 # ---------------------------------------------------------------- table hygiene
@@ -196,7 +219,8 @@ def test_table_keys_are_real_primitives():
                "jax._src.pjit", "jax._src.shard_map", "jax._src.ad_util", "jax._src.core",
                "jax._src.callback", "jax._src.dispatch", "jax._src.random.prng",
                "jax._src.random.threefry2x32", "jax._src.random.core", "jax._src.lax.ann",
-               "jax._src.interpreters.ad"]
+               "jax._src.interpreters.ad", "jax._src.state.primitives", "jax._src.state.discharge",
+               "jax._src.pallas.primitives", "jax._src.pallas.pallas_call"]
     names = set()
     for mod_name in modules:
         try:

@@ -257,3 +257,22 @@ def test_a_jitted_step_s_results_are_what_the_call_returns(jitted_step):
     assert ran.out_paths == ["out"] and len(ran.flat_outputs) == 1
     results = StateView(st, "en").values()[-1]
     assert [item["name"] for item in results["items"]] == ["out"]
+
+
+def test_an_optimistix_root_find_names_its_namedtuple_sub_jaxprs_as_the_printer_does():
+    """optimistix reaches lineax's ``linear_solve`` primitive, whose ``static`` param is a tuple mixing a jaxpr with
+    other values: its binders get the printer's names (they were ``?89``, ``?91`` ...), and the root steps right."""
+    jax = pytest.importorskip("jax")
+    optx = pytest.importorskip("optimistix")
+    import jaxprlens
+
+    def root(y0):
+        return optx.root_find(lambda y, args: y - jax.numpy.cos(y), optx.Newton(1e-6, 1e-6), y0).value
+    y0 = jax.numpy.array(1.0)
+    p = jaxprlens.trace(root, y0)
+    names = [v.name for e in p.walk() for v in [*e.outvars, *e.invars] if hasattr(v, "raw")]
+    names += [v.name for e in p.walk() for s in e.subs for v in [*s.program.invars, *s.program.constvars]]
+    assert names and not [n for n in names if n.startswith("?")]
+    solves = [e for e in p.walk() if e.primitive == "linear_solve"]
+    assert solves and all(s.key == "static0" and s.program.eqns for e in solves for s in e.subs)
+    np.testing.assert_allclose(np.asarray(p.stepper().run().outputs), np.asarray(jax.jit(root)(y0)), rtol=1e-6)

@@ -114,6 +114,23 @@ def test_tracer_fix_in_the_cells_language(ip):
     assert "分支请用" in str(err.value) and "Python `if`" not in str(err.value)
 
 
+def test_a_module_given_to_a_jitted_function_gets_advice_that_works(ip):
+    """An Equinox module passed to a plain jax.jit'd step: the cell says eqx.filter_jit / eqx.partition /
+    nnx.split (in its language), and made static it says the same instead of "take it out of static_argnums"."""
+    pytest.importorskip("equinox")
+    ip.run_cell("import jax, jax.numpy as jnp, equinox as eqx\n"
+                "mlp = eqx.nn.MLP(2, 2, 4, 1, key=jax.random.PRNGKey(0))\n"
+                "step = jax.jit(lambda model, x: model(x))")
+    with pytest.raises(UsageError, match=r"^`<lambda>` is jax\.jit'd, and its argument at `model\.activation` is of "
+                                         r"type custom_jvp, not an array: .*eqx\.filter_jit.*eqx\.partition.*nnx\.split"):
+        ip.run_cell_magic("jaxpr", "", "step(mlp, jnp.ones(2))")
+    with pytest.raises(UsageError, match=r"^`<lambda>` 经过 jax\.jit.*eqx\.filter_jit"):
+        ip.run_cell_magic("jaxpr", "--lang zh", "step(mlp, jnp.ones(2))")
+    with pytest.raises(UsageError, match=r"holds 4 array\(s\).*eqx\.filter_jit.*nnx\.split"):
+        ip.run_cell_magic("jaxpr", "--static-argnums 0", "(lambda model, x: model(x))(mlp, jnp.ones(2))")
+    ip.run_cell_magic("jaxpr", "", "eqx.filter_jit(lambda model, x: model(x))(mlp, jnp.ones(2))")    # what it says
+
+
 @pytest.mark.parametrize("opts, message", [
     ("--compare", r"--compare only works with --transform"),
     ("--argnums 0 --in-axes 0", r"--argnums --in-axes only work with --transform"),

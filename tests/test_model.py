@@ -254,3 +254,131 @@ def test_names_flow_through_call_boundaries():
     assert sub.eqns[0].subs[0].program.invars[0].path == "params['w']"       # two calls down
     text = p.table().text()
     assert "input: a:f32[3]  bound from a(arg)  params['w']" in text
+
+
+# ---------------------------------------------------------------- refs, kernels, namedtuple params, modules
+
+def _refs(x):
+    r = jax.new_ref(x)
+    r[...] = r[...] + 1.0
+    jax.ref.addupdate(r, 1, 2.0)
+    r[2] += 3.0
+    return jax.ref.freeze(r)
+
+
+def _add_one_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def add_one(x):
+    """A Pallas kernel in interpret mode: x + 1 over a grid of 2 blocks of 4."""
+    from jax.experimental import pallas as pl
+    spec = pl.BlockSpec((4,), lambda i: (i,))
+    return pl.pallas_call(_add_one_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,),
+                          in_specs=[spec], out_specs=spec, interpret=True)(x)
+
+
+def _printed_lines(program) -> list:
+    return [line.strip() for line in program.text.splitlines()]
+
+
+def test_ref_reads_and_writes_are_written_as_jax_prints_them():
+    from jaxprlens.model.program import statement
+    from jaxprlens.present.nouns import eqn_text
+    p = jaxprlens.trace(_refs, jnp.zeros(3))
+    said = [eqn_text(e) for e in p.eqns]
+    assert said == ["b:Ref{f32[3]} = new_ref[pin=False] a", "c:f32[3] <- b[...]", "d:f32[3] = add c 1.0:f32[]",
+                    "b[...] <- d", "b[1] += 2.0:f32[]", "e:f32[] <- b[2]", "f:f32[] = add e 3.0:f32[]",
+                    "b[2] <- f", "g:f32[3] = freeze b"]
+    lines = _printed_lines(p)
+    for e in p.eqns:
+        if e.primitive in ("get", "swap", "addupdate"):
+            assert statement(e) == eqn_text(e) and eqn_text(e) in lines, eqn_text(e)
+        else:
+            assert statement(e) is None
+    np.testing.assert_allclose(np.asarray(p.stepper().run().outputs), [1.0, 3.0, 4.0])
+
+
+def test_a_pallas_kernel_is_written_as_jax_prints_it_with_its_grid_and_blocks():
+    from jaxprlens.present.nouns import eqn_text
+    p = jaxprlens.trace(add_one, jnp.arange(8.0))
+    (call,) = p.eqns
+    (kernel,) = call.subs
+    assert (kernel.key, kernel.label, kernel.kind, kernel.in_map, kernel.out_map) == \
+        ("kernel", "kernel", "kernel", [None, None], [])
+    assert [eqn_text(e) for e in kernel.program.eqns] == ["e:f32[4] <- c[...]", "f:f32[4] = add e 1.0:f32[]",
+                                                           "g:f32[4], d[...] <- d[...], f"]
+    lines = _printed_lines(p)
+    assert all(eqn_text(e) in lines for e in kernel.program.eqns)
+    assert role_summary(call.roles) == ("1 kernel input; a run per point of grid (2,); input blocks f32[4]; "
+                                        "output blocks f32[4]")
+    assert role_summary(call.roles, "zh") == "1 个内核输入；网格 (2,) 的每个点运行一次；输入块 f32[4]；输出块 f32[4]"
+
+
+def test_table_rows_of_refs_mark_names_and_keep_no_params():
+    from jaxprlens.present.rows import Rows, data_row
+    from jaxprlens.present.nouns import block
+    p = jaxprlens.trace(_refs, jnp.zeros(3))
+    rows = block(p).rows
+    html = Rows("en").row_html(rows[3], set())
+    assert "<var>b</var>[...] &lt;- <var>d</var>" in html and "tree=" not in html
+    assert data_row(p.eqns[1], "en")["stmt"] == ["", "c", ":f32[3] <- ", "b", "[...]"]
+    assert "stmt" not in data_row(p.eqns[2], "en")
+    text = p.table().text()
+    assert "c:f32[3] <- b[...]" in text and "get[" not in text and "swap[" not in text
+
+
+def _solve(x, m):
+    return jax.lax.custom_linear_solve(lambda v: m @ v, x, lambda mv, b: b / jnp.diag(m))
+
+
+def test_sub_jaxprs_in_a_namedtuple_param_get_the_printers_names():
+    m = jnp.diag(jnp.array([2.0, 4.0, 5.0]))
+    p = jaxprlens.trace(_solve, jnp.ones(3), m)
+    eqn = next(e for e in p.eqns if e.primitive == "custom_linear_solve")
+    assert [(s.key, s.in_map, s.out_map) for s in eqn.subs] == [("matvec", [0, None], [None]),
+                                                                 ("solve", [1, 2], [0])]
+    assert role_summary(eqn.roles) == "2 consts, 1 operand"
+    names = [v.name for e in p.walk() for v in [*e.outvars, *e.invars] if hasattr(v, "raw")]
+    names += [v.name for s in eqn.subs for v in s.program.invars]
+    assert not [n for n in names if n.startswith("?")]
+    matvec = eqn.subs[0].program
+    assert [f"{v.name}:{v.type}" for v in matvec.invars] == ["a:f32[3,3]", "b:f32[3]"]
+    assert "matvec={ lambda ; a:f32[3,3] b:f32[3]. let" in p.text
+    params = eqn.params["jaxprs"]
+    assert type(params).__name__ == "_LinearSolveTuple" and params.vecmat is None and params.matvec is matvec
+
+
+def test_a_static_module_holding_arrays_is_told_what_works():
+    import jaxprlens.present.i18n  # noqa: F401 - words the keyed errors
+    eqx = pytest.importorskip("equinox")
+    mlp = eqx.nn.MLP(2, 2, 4, 1, key=jax.random.PRNGKey(0))
+    with pytest.raises(TraceError) as info:
+        jaxprlens.trace(lambda model, x: model(x), mlp, jnp.ones(2), static_argnums=0)
+    assert info.value.key == "trace_static_arrays"
+    assert str(info.value) == (
+        "argument `model` (position 0) is static, but its value of type MLP holds 4 array(s), and a static "
+        "argument must be a hashable Python value: take position 0 out of static_argnums (jaxprlens traces its "
+        "arrays and holds its other leaves fixed, as eqx.filter_jit does); a jax.jit'd function that takes it "
+        "wants eqx.filter_jit, or `params, static = eqx.partition(model, eqx.is_array)`; for a flax nnx Module, "
+        "nnx.jit or `graphdef, state = nnx.split(model)`")
+    assert jaxprlens.trace(lambda model, x: model(x), mlp, jnp.ones(2)).eqns     # not static: traced
+
+
+def test_a_jitted_function_given_a_module_is_told_what_works():
+    import jaxprlens.present.i18n  # noqa: F401
+    eqx = pytest.importorskip("equinox")
+    mlp = eqx.nn.MLP(2, 2, 4, 1, key=jax.random.PRNGKey(0))
+
+    @jax.jit
+    def step(model, x):
+        return model(x)
+    with pytest.raises(TraceError) as info:
+        jaxprlens.trace(step, mlp, jnp.ones(2))
+    e = info.value
+    assert (e.key, e.fields) == ("trace_jit_non_array", {"fn": "step", "kind": "custom_jvp",
+                                                         "path": "model.activation"})
+    assert "eqx.filter_jit" in str(e) and "eqx.partition" in str(e) and "nnx.split" in str(e)
+    assert e.text("zh").startswith("`step` 经过 jax.jit，而它位于 `model.activation` 的实参是 custom_jvp 类型")
+    assert isinstance(e.__cause__, TypeError)
+    assert jaxprlens.trace(eqx.filter_jit(step.__wrapped__), mlp, jnp.ones(2)).eqns    # what the advice says

@@ -732,3 +732,64 @@ def test_conditions_compare_inf_and_stats_are_the_recorded_numbers():
     assert stats(jnp.array([jnp.nan])) == (None, None, None, NAN) and not condition("max > 0")(jnp.array([jnp.nan]))
     assert stats(jnp.array([3 + 4j])) == (None, None, 5.0, 0)
     assert stats(jnp.arange(3) > 0) == (None, None, None, 0) and stats(jnp.zeros(0)) == (None, None, None, 0)
+
+
+# ---------------------------------------------------------------- kernels, refs, linear solves
+
+def _add_one_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def _add_one(x):
+    from jax.experimental import pallas as pl
+    spec = pl.BlockSpec((4,), lambda i: (i,))
+    return pl.pallas_call(_add_one_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,),
+                          in_specs=[spec], out_specs=spec, interpret=True)(x)
+
+
+def test_step_into_a_pallas_kernel_runs_it_whole_and_says_why():
+    from jaxprlens.present.words import over_text
+    x = jnp.arange(8.0)
+    st = trace(_add_one, x).stepper()
+    st.step_into()
+    assert st.done and (st.note.kind, st.note.eqn.id) == ("kernel", "0")
+    assert over_text(st.note, "en") == (
+        "pallas_call kernels run as one step: the kernel runs once per grid point on refs to blocks of the operands "
+        "and results, which the stepper does not step through (eqn 0 ran whole, 2 grid points)")
+    assert over_text(st.note, "zh") == (
+        "pallas_call 内核作为一步运行：内核在每个网格点上对操作数和结果的块的引用运行一次，单步执行器不逐步进入"
+        "（方程 0 整体运行，共 2 个网格点）")
+    np.testing.assert_array_equal(np.asarray(st.outputs), np.arange(8.0) + 1.0)
+    assert st.compare_with_jit() is None
+    st.back()
+    assert st.note is None and st.position == 0
+
+
+def test_step_into_run_state_runs_it_whole_and_says_why():
+    from jax._src.state.discharge import run_state     # no public name yet: run_state as JAX 0.12 has it
+    from jaxprlens.present.words import over_text
+
+    def double(x):
+        return run_state(lambda refs: refs[0].__setitem__(..., refs[0][...] * 2.0))((x,))[0]
+    st = trace(double, jnp.arange(3.0)).stepper()
+    st.step_into()
+    assert st.note.kind == "refs"
+    assert over_text(st.note, "en") == ("run_state bodies run as one step: their binders are refs holding the "
+                                        "operands, which the stepper does not step through (eqn 0 ran whole)")
+    np.testing.assert_array_equal(np.asarray(st.outputs), [0.0, 2.0, 4.0])
+
+
+def test_step_into_a_linear_solve_enters_its_solve():
+    m = jnp.diag(jnp.array([2.0, 4.0, 5.0]))
+
+    def solve(x, m):
+        return jax.lax.custom_linear_solve(lambda v: m @ v, x, lambda mv, b: b / jnp.diag(m))
+    p = trace(solve, jnp.ones(3), m)
+    st = p.stepper()
+    while st.current.primitive != "custom_linear_solve":
+        st.step()
+    st.step_into()
+    assert path_text(st).startswith(f"custom_linear_solve[eqn {st._frames[0].pc}] › solve › eqn 0")
+    st.run()
+    np.testing.assert_allclose(np.asarray(st.outputs), [0.5, 0.25, 0.2])
+    assert st.compare_with_jit() is None

@@ -180,7 +180,9 @@ def test_three_equation_table_output_is_small():
     page = jaxprlens.trace(f, jnp.ones(3)).table()._repr_mimebundle_()["text/html"]
     size = len(page.encode("utf-8"))
     print(f"3-equation table output: {size} bytes")
-    assert size <= 8 * 1024, size                              # was 22.7 kB, 20.7 kB of it CSS and JS
+    # was 22.7 kB, 20.7 kB of it CSS and JS; 8 KiB until the script drew ref statements (c <- b[...]) and
+    # the seen-through note (issue 28): 8,227 B
+    assert size <= 8 * 1024 + 256, size
 
 
 def test_two_views_in_one_cell_carry_the_front_end_once():

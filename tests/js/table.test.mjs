@@ -43,6 +43,21 @@ test("data never becomes markup", () => {
   assert.equal(table.dataRow({ id: "2/body/3", prim: "sin", outs: [], ins: [] }, true).children[0].textContent, "3");
 });
 
+test("a ref read or write is drawn as JAX writes it, its names marked, as Python draws it", () => {
+  page();
+  const tr = table.dataRow({ id: "1", prim: "get", depth: 0, outs: [["c", "f32[3]"]], params: "tree=PyTreeDef(())",
+                             ins: ["b"], stmt: ["", "c", ":f32[3] <- ", "b", "[...]"] });
+  assert.equal(text(tr.querySelector(".jl-eq")), "c:f32[3] <- b[...]");
+  assert.deepEqual([...tr.querySelectorAll(".jl-eq var")].map((v) => v.textContent), ["c", "b"]);
+  assert.equal(tr.querySelectorAll(".jl-prim, .jl-param").length, 0);
+  assert.equal(tr.dataset.primitive, "get");
+  const html = '<table><tr><td class="jl-eq"><var>b</var>[...] &lt;- <var>d</var></td></tr></table>';
+  const doc = page(html);       // the HTML row Python writes for `b[...] <- d` (tests/test_model.py checks it)
+  const got = table.dataRow({ id: "3", prim: "swap", outs: [["_", "f32[3]"]], ins: ["b", "d"],
+                              stmt: ["", "b", "[...] <- ", "d", ""] });
+  assert.equal(text(got.querySelector(".jl-eq")), text(doc.querySelector(".jl-eq")));
+});
+
 test("a call row: its label, size, call site and the values crossing it", () => {
   page();
   const tr = table.groupRow({ group: "model_loss/block.1", label: "block (call 1 of 6)", count: "84 equations",

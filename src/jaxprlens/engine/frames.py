@@ -193,10 +193,21 @@ def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
     return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
 
 
+def _enter_linear_solve(st: "Stepper", eqn: Eqn, frame: Frame):
+    """custom_linear_solve computes ``solve(b)``: step into its ``solve`` jaxpr (matvec and the transposes
+    serve differentiation only)."""
+    sub = next((s for s in eqn.subs if s.key == "solve"), None)
+    if sub is None or any(j is None for j in sub.in_map):
+        return None
+    ops = _operands(frame, eqn)
+    return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
+
+
 class Over(NamedTuple):
     """Why ``step_into`` ran ``eqn`` as one step instead of entering it (``present.words.over_text`` says it):
-    ``kind`` is ``mapped`` (a per-device body: collectives need every device or shard at once) or ``combiner``
-    (a body that runs on single elements inside the primitive)."""
+    ``kind`` is ``mapped`` (a per-device body: collectives need every device or shard at once), ``combiner``
+    (a body that runs on single elements inside the primitive), ``kernel`` (a Pallas kernel: once per grid point,
+    on refs to blocks) or ``refs`` (run_state: a body on refs)."""
     kind: str
     eqn: Eqn
 
@@ -208,6 +219,10 @@ def over_note(eqn: Eqn) -> Over | None:
         return Over("mapped", eqn)
     if "combiner" in kinds:
         return Over("combiner", eqn)
+    if "kernel" in kinds:
+        return Over("kernel", eqn)
+    if "refs" in kinds:
+        return Over("refs", eqn)
     return None
 
 
@@ -215,6 +230,7 @@ enter_rules = {
     "cond": _enter_cond,
     "while": _enter_while,
     "scan": _enter_scan,
+    "custom_linear_solve": _enter_linear_solve,
 }
 
 

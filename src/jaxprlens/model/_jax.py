@@ -103,12 +103,118 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
         if pp_eqn is not None:
             _core.pp_eqn = pp_eqn
     names = dict(made[0].var_names) if made else {}
+    for context in made[1:]:     # jaxprs in a namedtuple or a mixed tuple param (custom_linear_solve's
+        for v, name in context.var_names.items():     # ``jaxprs``): the printer writes the tuple with
+            names.setdefault(v, name)                 # ``str``, each jaxpr in a context of its own
     return Printed(text=text, names=names)
 
 
 def _holds_jaxpr(v: Any) -> bool:
-    """Whether a param is a jaxpr or a tuple of them: the values the printer prints as jaxprs."""
-    return isinstance(v, _JAXPRS) or (type(v) is tuple and any(isinstance(x, _JAXPRS) for x in v))
+    """Whether a param is a jaxpr or a tuple of them (a namedtuple too, or one mixed with None): the values
+    whose printed text names variables."""
+    return isinstance(v, _JAXPRS) or (isinstance(v, tuple) and any(isinstance(x, _JAXPRS) for x in v))
+
+
+# The modules whose printing rules write an equation as a statement of their own (``c:f32[3] <- b[...]``,
+# ``b[...] <- d``, ``b[1] += e``) rather than ``outs = prim[params] ins``: ref reads and writes.
+_STATEMENT_MODULES = ("jax._src.state.primitives", "jax._src.pallas.primitives")
+
+
+def statement_primitives() -> frozenset:
+    """Names of the primitives JAX prints as statements (``get``, ``swap``, ``addupdate``, Pallas's
+    ``masked_load``...): the rules registered so far (Pallas registers its own when it is imported)."""
+    rules = getattr(_core, "pp_eqn_rules", None) or {}
+    return frozenset(p.name for p, rule in rules.items()
+                     if getattr(rule, "__module__", "") in _STATEMENT_MODULES)
+
+
+def statement_text(eqn: Any, names: dict) -> str | None:
+    """``eqn`` as JAX's printer writes it with its own rule (a ref read ``c:f32[3] <- b[...]``), its
+    variables named by ``names`` ({JAX Var: name}; a dropped result ``_``); None for an equation its
+    printer writes as ``outs = prim[params] ins``, or when the rule fails on it."""
+    rules = getattr(_core, "pp_eqn_rules", None) or {}
+    rule = rules.get(eqn.primitive)
+    if rule is None or getattr(rule, "__module__", "") not in _STATEMENT_MODULES:
+        return None
+    context = _core.JaxprPpContext()
+    for v in (*eqn.outvars, *eqn.invars):
+        if isinstance(v, _core.DropVar):
+            context.var_names[v] = "_"
+        elif isinstance(v, _core.Var) and v in names:
+            context.var_names[v] = names[v]
+    try:
+        return rule(eqn, context, _core.JaxprPpSettings()).format()
+    except Exception:  # noqa: BLE001 - a rule of a changed layout: the plain form
+        return None
+
+
+# Private homes of primitives -> the public module a reader looks them up in (longest prefix first).
+_PUBLIC_HOMES = (("jax._src.lax", "jax.lax"), ("jax._src.pallas", "jax.experimental.pallas"),
+                 ("jax._src.state", "jax.ref"), ("jax._src.shard_map", "jax.shard_map"),
+                 ("jax._src.random", "jax.random"), ("jax._src.prng", "jax.random"),
+                 ("jax._src.checkify", "jax.experimental.checkify"), ("jax._src.callback", "jax"),
+                 ("jax._src.ad_checkpoint", "jax"), ("jax._src.custom_derivatives", "jax"),
+                 ("jax._src.pjit", "jax"), ("jax._src.core", "jax"))
+_HOMES: dict = {}           # primitive name -> modules holding it, from the modules loaded when last looked
+_HOMES_SEEN = [0]           # how many modules were loaded then
+
+
+def primitive_home(name: str) -> str | None:
+    """The public module a primitive named ``name`` belongs to (``jax.lax``, ``jax.experimental.pallas``,
+    ``jax.ref``, ``equinox.internal``), found among the loaded modules that hold it; None when no loaded
+    module holds one of that name."""
+    import sys
+    if name not in _HOMES and len(sys.modules) != _HOMES_SEEN[0]:
+        _HOMES.clear()
+        _HOMES_SEEN[0] = len(sys.modules)
+        for module_name, module in list(sys.modules.items()):
+            try:
+                values = list(vars(module).values())
+            except TypeError:
+                continue
+            for v in values:
+                if isinstance(v, _core.Primitive):
+                    _HOMES.setdefault(v.name, []).append(module_name)
+    holders = _HOMES.get(name)
+    if not holders:
+        return None
+    if "jax.lax" in holders:
+        return "jax.lax"
+    public = [m for m in holders if not any(part.startswith("_") for part in m.split("."))
+              and not m.startswith("jax.extend")]
+    if public:
+        return min(public, key=len)
+    for prefix, home in _PUBLIC_HOMES:
+        if any(m == prefix or m.startswith(prefix + ".") for m in holders):
+            return home
+    return holders[0].split("._", 1)[0]
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """What a ``pallas_call``'s ``grid_mapping`` says: the grid, how many operands are scalar-prefetch
+    (index) operands and inputs, and the type of the block each input and output is cut into."""
+    grid: tuple
+    n_index: int
+    n_in: int
+    n_out: int
+    n_scratch: int
+    in_blocks: tuple       # ``f32[4]`` per input
+    out_blocks: tuple      # per output
+
+
+def kernel_layout(eqn: Any) -> KernelLayout | None:
+    """The layout of a ``pallas_call`` equation from its ``grid_mapping`` param, or None when it has none of
+    the shape this JAX gives it."""
+    gm = eqn.params.get("grid_mapping")
+    try:
+        blocks = [aval_text(getattr(b.block_aval, "inner_aval", b.block_aval)) for b in gm.block_mappings]
+        n_index, n_in, n_out = int(gm.num_index_operands), int(gm.num_inputs), int(gm.num_outputs)
+        grid = tuple(int(g) if isinstance(g, int) else str(g) for g in gm.grid)
+        return KernelLayout(grid, n_index, n_in, n_out, int(gm.num_scratch_operands),
+                            tuple(blocks[:n_in]), tuple(blocks[n_in:n_in + n_out]))
+    except Exception:  # noqa: BLE001 - another JAX's layout: no roles
+        return None
 
 
 def literal_text(lit: Any) -> str:

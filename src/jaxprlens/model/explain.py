@@ -5,6 +5,8 @@ import functools
 import inspect
 import re
 
+from jaxprlens.model import _jax
+
 __all__ = ["explain_rules", "explain"]
 
 # primitive name (as ``eqn.primitive.name`` spells it in JAX 0.10.2) -> (English, Chinese)
@@ -247,6 +249,33 @@ explain_rules: dict[str, tuple[str, str]] = {
                             "原样返回操作数，但要求编译器按 sharding 对它分片。"),
     "device_put": ("Copies the operands to the given devices or shardings; the values are unchanged.",
                    "把操作数复制到指定的设备或分片上，值不变。"),
+    # --- refs (jax.new_ref, jax.ref) and Pallas kernels ---
+    "new_ref": ("Makes a new mutable ref holding the operand's value (jax.new_ref); `b:Ref{f32[3]}` is its type.",
+                "新建一个持有操作数值的可变引用（jax.new_ref）；`b:Ref{f32[3]}` 是它的类型。"),
+    "empty_ref": ("Makes a new mutable ref of the given type whose contents are not yet set (jax.empty_ref).",
+                  "新建一个给定类型、内容尚未设置的可变引用（jax.empty_ref）。"),
+    "free_ref": ("Frees a ref: it may be read or written no more (jax.free_ref).",
+                 "释放一个引用：此后不能再读写它（jax.free_ref）。"),
+    "freeze": ("Turns a ref into an immutable array of its contents (jax.ref.freeze); the ref is used up.",
+               "把引用变成其内容的不可变数组（jax.ref.freeze）；此后不能再使用该引用。"),
+    "get": ("Reads a ref at an index, `c <- b[...]` (all of it) or `b[1]`, as a value (ref[idx], jax.ref.get).",
+            "按索引读取引用的内容，`c <- b[...]`（全部）或 `b[1]`，得到一个值（ref[idx]、jax.ref.get）。"),
+    "swap": ("Writes a value into a ref at an index, `b[...] <- d`; `g, b[...] <- b[...], d` also returns the old.",
+             "把值写入引用的某个索引处，`b[...] <- d`；写作 `g, b[...] <- b[...], d` 时还返回原来的内容。"),
+    "addupdate": ("Adds a value into a ref at an index in place, `b[1] += e` (jax.ref.addupdate); returns nothing.",
+                  "就地把值加到引用的某个索引处，`b[1] += e`（jax.ref.addupdate）；没有结果。"),
+    "run_state": ("Runs `jaxpr` on refs made from the operands; returns the refs' final contents (state made pure).",
+                  "在由操作数生成的引用上运行 jaxpr，并返回这些引用最终的内容：把有状态的代码变成纯函数。"),
+    "pallas_call": ("Runs the Pallas kernel `jaxpr` once per grid point, on refs to the blocks its block specs pick.",
+                    "运行 Pallas 内核 jaxpr，每个网格点运行一次，作用于块规格选出的块的引用（pl.pallas_call）。"),
+    "program_id": ("Inside a Pallas kernel: this run's index along grid axis `axis` (pl.program_id).",
+                   "在 Pallas 内核中：本次运行在网格轴 axis 上的索引（pl.program_id）。"),
+    "num_programs": ("Inside a Pallas kernel: the grid's size along axis `axis` (pl.num_programs).",
+                     "在 Pallas 内核中：网格在轴 axis 上的大小（pl.num_programs）。"),
+    "masked_load": ("Inside a Pallas kernel: reads a block of a ref (pl.load), with `other` where the mask is false.",
+                    "在 Pallas 内核中：读取引用的一个块（pl.load），掩码为假处取 other。"),
+    "masked_swap": ("Inside a Pallas kernel: writes a block into a ref where the mask holds (pl.store).",
+                    "在 Pallas 内核中：在掩码为真处把一个块写入引用（pl.store）。"),
     # --- multi-device (named axes) ---
     "shard_map": ("Runs `jaxpr` on every device of `mesh`, each on its shard (in_specs / out_specs).",
                   "在 mesh 的每个设备上对各自的分片运行 jaxpr（按 in_specs / out_specs 切分）。"),
@@ -290,6 +319,10 @@ explain_rules: dict[str, tuple[str, str]] = {
 }
 
 _GENERIC = ("JAX primitive `{}` (see the jax.lax documentation).", "JAX 原语 `{}`（参见 jax.lax 文档）。")
+# a primitive outside jax.lax: where it comes from, or that nothing loaded says so
+_ELSEWHERE = ("Primitive `{}` of `{}` (see that module's documentation).", "`{1}` 的原语 `{0}`（参见该模块的文档）。")
+_UNKNOWN = ("Primitive `{}`, from no module loaded now (not a jax.lax primitive).",
+            "原语 `{}`，当前已加载的模块中没有它（不是 jax.lax 的原语）。")
 
 
 def _first_sentence(doc: str) -> str:
@@ -334,7 +367,12 @@ def explain(primitive: str, lang: str = "en") -> str:
     rule = explain_rules.get(primitive)
     if rule is not None:
         return rule[1] if zh else rule[0]
-    line = _docstring_line(primitive)
+    line = _docstring_line(primitive)      # jax.lax's function of that name (pvary lives in jax core)
     if line:
         return line
-    return _GENERIC[1 if zh else 0].format(primitive)
+    home = _jax.primitive_home(primitive)
+    if home == "jax.lax":
+        return _GENERIC[1 if zh else 0].format(primitive)
+    if home is None:
+        return _UNKNOWN[1 if zh else 0].format(primitive)
+    return _ELSEWHERE[1 if zh else 0].format(primitive, home)

@@ -317,6 +317,17 @@ def var_text(a) -> str:
     return a.text if isinstance(a, Lit) else f"{a.name}:{a.type}"
 
 
+def statement(eqn: Eqn) -> str | None:
+    """The equation as JAX's printer writes it when its printing rule makes it a statement rather than
+    ``outs = prim[params] ins``: a ref read ``c:f32[3] <- b[...]``, a write ``b[...] <- d``, an update
+    ``b[1] += e``, a swap ``g:f32[4], d[...] <- d[...], f``; None for every other equation (made once)."""
+    memo = eqn.memo
+    if "statement" not in memo:
+        names = {v.raw: v.name for v in (*eqn.outvars, *eqn.invars) if isinstance(v, Var)}
+        memo["statement"] = _jax.statement_text(eqn.raw, names)
+    return memo["statement"]
+
+
 def effect_text(effect: Any) -> str:
     text = str(effect)
     return type(effect).__name__ if _ADDRESS.search(text) or text.startswith("<") else text
@@ -445,7 +456,8 @@ class _Builder:
             for s in built_subs:
                 by_param.setdefault(s.param, []).append(s.program)
             for key, programs in by_param.items():
-                params[key] = programs[0] if not isinstance(e.params[key], tuple) else tuple(programs)
+                params[key] = programs[0] if not isinstance(e.params[key], tuple) else \
+                    _put_programs(e.params[key], programs)
         return Eqn(
             index=index,
             primitive=e.primitive.name,
@@ -459,6 +471,14 @@ class _Builder:
             raw=e,
             path=path,
         )
+
+
+def _put_programs(value: tuple, programs: list) -> tuple:
+    """A tuple param (a namedtuple such as custom_linear_solve's ``jaxprs``, or one mixed with None) with
+    each jaxpr in it replaced by its program, in order, everything else kept in its place."""
+    it = iter(programs)
+    items = [next(it, x) if _jax.is_jaxpr(x) else x for x in value]
+    return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
 
 
 def _build(names: dict, closed) -> Program:
@@ -518,7 +538,38 @@ def _check_static(names: list[str], args: tuple, static: tuple):
         try:
             hash(args[i])
         except TypeError:
-            raise TraceError("trace_unhashable", name=names[i], i=i, kind=type(args[i]).__name__) from None
+            kind = type(args[i]).__name__
+            arrays = sum(1 for leaf in jax.tree_util.tree_leaves(args[i]) if _is_array_like(leaf))
+            if arrays and not _is_array_like(args[i]):      # a module (Equinox, flax) or a pytree of weights: its arrays are to be traced
+                raise TraceError("trace_static_arrays", name=names[i], i=i, kind=kind, n=arrays) from None
+            raise TraceError("trace_unhashable", name=names[i], i=i, kind=kind) from None
+
+
+# JAX's words when a jax.jit'd function is called with a leaf that is no array (an Equinox module's
+# activation function, a flax Module's non-array field)
+_JIT_NON_ARRAY = re.compile(r"Error interpreting argument to (.+?) as an abstract array\. The problematic value is "
+                            r"of type (.+?) and was passed to the function at path (.+?)\.\s*$", re.M)
+_NON_ARRAY = re.compile(r"Cannot interpret value of type (.+?) as an abstract array")
+
+
+def _jit_advice(e: TypeError) -> "TraceError | None":
+    """The advice for a jax.jit'd call given a non-array leaf (``eqx.filter_jit``, ``eqx.partition``,
+    ``nnx.jit``, ``nnx.split``), or None for any other TypeError."""
+    text = str(e)
+    m = _JIT_NON_ARRAY.search(text)
+    if m is not None:
+        fn = re.sub(r"^<function (\S+) at 0x[0-9a-fA-F]+>$", r"\1", m.group(1)).rsplit(".", 1)[-1]
+        return TraceError("trace_jit_non_array", fn=fn, kind=_class_name(m.group(2)), path=m.group(3))
+    m = _NON_ARRAY.search(text)
+    if m is not None:
+        return TraceError("trace_non_array", kind=_class_name(m.group(1)))
+    return None
+
+
+def _class_name(text: str) -> str:
+    """``custom_jvp`` for ``<class 'jax._src.custom_derivatives.custom_jvp'>``."""
+    m = re.match(r"^<class '(?:[\w.]*\.)?(\w+)'>$", text.strip())
+    return m.group(1) if m else text
 
 
 def _traceable(leaf) -> bool:
@@ -545,23 +596,29 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
     dyn = (tuple(args[i] for i in dyn_positions), dict(kwargs))
     with_paths, in_tree = jax.tree_util.tree_flatten_with_path(dyn)
     held = [i for i, (_, leaf) in enumerate(with_paths) if not _traceable(leaf)]
-    if not held:
-        closed, out_shape = jax.make_jaxpr(fn, static_argnums=static, return_shape=True)(*args, **kwargs)
-    else:                                # trace the arrays only; the other leaves are fixed values
-        leaves = [leaf for _, leaf in with_paths]
+    try:
+        if not held:
+            closed, out_shape = jax.make_jaxpr(fn, static_argnums=static, return_shape=True)(*args, **kwargs)
+        else:                                # trace the arrays only; the other leaves are fixed values
+            leaves = [leaf for _, leaf in with_paths]
 
-        def call(*arrays):
-            full = list(leaves)
-            for i, a in zip((i for i in range(len(full)) if i not in held_set), arrays):
-                full[i] = a
-            dargs, dkw = jax.tree_util.tree_unflatten(in_tree, full)
-            it = iter(dargs)
-            return fn(*(args[i] if i in static else next(it) for i in range(len(args))), **dkw)
-        held_set = set(held)
-        functools.update_wrapper(call, fn, assigned=("__name__", "__qualname__"), updated=())
-        with_paths = [kl for i, kl in enumerate(with_paths) if i not in held_set]
-        closed, out_shape = jax.make_jaxpr(call, return_shape=True)(*(leaf for _, leaf in with_paths))
-        fn, in_tree = call, jax.tree_util.tree_structure((tuple(leaf for _, leaf in with_paths), {}))
+            def call(*arrays):
+                full = list(leaves)
+                for i, a in zip((i for i in range(len(full)) if i not in held_set), arrays):
+                    full[i] = a
+                dargs, dkw = jax.tree_util.tree_unflatten(in_tree, full)
+                it = iter(dargs)
+                return fn(*(args[i] if i in static else next(it) for i in range(len(args))), **dkw)
+            held_set = set(held)
+            functools.update_wrapper(call, fn, assigned=("__name__", "__qualname__"), updated=())
+            with_paths = [kl for i, kl in enumerate(with_paths) if i not in held_set]
+            closed, out_shape = jax.make_jaxpr(call, return_shape=True)(*(leaf for _, leaf in with_paths))
+            fn, in_tree = call, jax.tree_util.tree_structure((tuple(leaf for _, leaf in with_paths), {}))
+    except TypeError as e:      # a jax.jit'd function given a leaf that is no array: what works
+        advice = _jit_advice(e)
+        if advice is None:
+            raise
+        raise advice from e
     flat_args = [leaf for _, leaf in with_paths]
     in_paths = []
     for keypath, _ in with_paths:

@@ -42,6 +42,7 @@ class SubSpec:
     out_map: list         # for each sub outvar: index of the eqn result it becomes (None: consumed inside)
     param: str = ""       # the eqn param holding it
     kind: str = ""        # "" (run on the operands) | "combiner" (per element) | "mapped" (per device/shard)
+                          # | "kernel" (a Pallas kernel, per grid point on blocks) | "refs" (run on refs)
 
 
 @dataclass
@@ -148,6 +149,32 @@ def _mapped(param: str, label: str):
     return rule
 
 
+def _kernel(eqn):
+    """pallas_call: ``jaxpr``, the kernel, runs once per point of the grid on refs to blocks of the operands
+    and results (its binders: index operands, input blocks, output blocks, scratch), writing its output blocks;
+    no operand binds a binder and the kernel returns nothing, so its sub is of kind ``kernel``."""
+    j = eqn.params["jaxpr"]
+    nin, nout = _arity(j)
+    sub = SubSpec("kernel", "kernel", j, [None] * nin, [None] * nout, "jaxpr", "kernel")
+    layout = _jax.kernel_layout(eqn)
+    if layout is None or layout.n_index + layout.n_in != len(eqn.invars):
+        return Roles([("operand", len(eqn.invars))]), [sub]
+    detail = {"grid": layout.grid, "in_blocks": " ".join(layout.in_blocks),
+              "out_blocks": " ".join(layout.out_blocks)}
+    groups = [("scalar_prefetch", layout.n_index)] if layout.n_index else []
+    return Roles(groups + [("kernel_inputs", layout.n_in)], detail), [sub]
+
+
+def _run_state(eqn):
+    """run_state: ``jaxpr`` runs once on refs made from the operands (binder i is operand i's ref) and the
+    equation's results are the refs' final contents: stepped over (kind ``refs``)."""
+    j = eqn.params["jaxpr"]
+    nin, nout = _arity(j)
+    in_map = [i if i < len(eqn.invars) else None for i in range(nin)]
+    return Roles([("ref_inits", len(eqn.invars))]), [SubSpec("body", "body", j, in_map, [None] * nout,
+                                                             "jaxpr", "refs")]
+
+
 role_rules: dict[str, Callable] = {
     "cond": _cond,
     "while": _while,
@@ -163,6 +190,8 @@ role_rules: dict[str, Callable] = {
     "checkpoint": _call("jaxpr", "checkpoint"),
     "shard_map": _mapped("jaxpr", "shard_map"),
     "xla_pmap": _mapped("call_jaxpr", "pmap"),
+    "pallas_call": _kernel,
+    "run_state": _run_state,
     "reduce": _REDUCE,
     "reduce_window": _REDUCE,
     "select_and_scatter": _combiner(("select_jaxpr", "scatter_jaxpr"),
@@ -173,16 +202,42 @@ role_rules: dict[str, Callable] = {
 
 
 def _generic(eqn):
-    """Any other primitive with sub-jaxprs in its params (found by ``jaxprs_in_params``)."""
+    """Any other primitive with sub-jaxprs in its params (found by ``jaxprs_in_params``): a jaxpr, a tuple
+    of them, a namedtuple or a tuple mixed with None (each named by its field: ``jaxprs.matvec``)."""
     subs = []
     for key, value in eqn.params.items():
         values = value if isinstance(value, tuple) else (value,)
+        fields = getattr(value, "_fields", None) if isinstance(value, tuple) else None
         for i, v in enumerate(values):
             if _jax.is_jaxpr(v):
                 in_map, out_map = _identity(v, len(eqn.invars), len(eqn.outvars))
-                name = key if len(values) == 1 else f"{key}{i}"
+                name = key if len(values) == 1 and not fields else f"{key}.{fields[i]}" if fields else f"{key}{i}"
                 subs.append(SubSpec(name, name, v, in_map, out_map, key))
     return None, subs
+
+
+def _linear_solve(eqn):
+    """custom_linear_solve: operands are the consts of matvec, vecmat, solve and transpose_solve (lengths in
+    ``const_lengths``), then b; the result is ``solve(b)``.  Each jaxpr binds its own consts, then a vector:
+    b for solve (whose results are the equation's), one made inside the primitive for the others."""
+    jaxprs, lengths = eqn.params["jaxprs"], eqn.params["const_lengths"]
+    fields = getattr(jaxprs, "_fields", ("matvec", "vecmat", "solve", "transpose_solve"))
+    nconsts = sum(int(n) for n in lengths)
+    nb = len(eqn.invars) - nconsts
+    subs, start = [], 0
+    for name, j, n in zip(fields, jaxprs, lengths):
+        n = int(n)
+        if j is not None:
+            nin, nout = _arity(j)
+            rest = list(range(nconsts, nconsts + nb)) if name == "solve" else [None] * (nin - n)
+            in_map = (list(range(start, start + n)) + rest)[:nin]
+            out_map = list(range(nout)) if name == "solve" else [None] * nout
+            subs.append(SubSpec(name, name, j, in_map + [None] * (nin - len(in_map)), out_map, "jaxprs"))
+        start += n
+    return Roles([("consts", nconsts), ("operand", nb)]), subs
+
+
+role_rules["custom_linear_solve"] = _linear_solve
 
 
 def roles_of(eqn) -> tuple[Roles | None, list[SubSpec]]:

@@ -56,10 +56,14 @@ ROLE_WORDS = {
     "indices": ("indices", "indices", "索引"),
     "updates": ("updates", "updates", "更新值"),
     "source": ("source", "source", "源数组"),
+    "scalar_prefetch": ("scalar-prefetch operand", "scalar-prefetch operands", "标量预取操作数"),
+    "kernel_inputs": ("kernel input", "kernel inputs", "内核输入"),
+    "ref_inits": ("ref initial value", "ref initial values", "引用初始值"),
 }
 
 # combiner sub key -> Chinese label (the English one is the Sub's own label)
-SUB_WORDS_ZH = {"combiner": "逐元素合并函数", "select": "逐元素选择函数", "scatter": "逐元素合并函数（scatter）"}
+SUB_WORDS_ZH = {"combiner": "逐元素合并函数", "select": "逐元素选择函数", "scatter": "逐元素合并函数（scatter）",
+                "kernel": "内核"}
 
 # One term per concept, in every view (and for a course's glossary).  A zh text says the concept with
 # this term and never with one of ``AVOID``'s synonyms (tests/test_i18n.py checks the catalogue).
@@ -103,6 +107,9 @@ VIEW_TEXT = {
     "line_of": ("{where} line {line}", "{where} 第 {line} 行"),
     # roles
     "calls": ("calls {name}", "调用 {name}"),
+    "kernel_grid": ("a run per point of grid {grid}", "网格 {grid} 的每个点运行一次"),
+    "in_blocks": ("input blocks {blocks}", "输入块 {blocks}"),
+    "out_blocks": ("output blocks {blocks}", "输出块 {blocks}"),
     "two_branches": ("branch 0 = false, branch 1 = true", "分支 0 = false，分支 1 = true"),
     "n_branches": ("{n} branches, an index outside [0, {last}] runs branch {last}",
                    "{n} 个分支，索引超出 [0, {last}] 时运行分支 {last}"),
@@ -523,6 +530,14 @@ STEP_TEXT = {
                     "{prim} 的函数体作为一步运行：集合通信需要所有分片同时参与（方程 {id} 整体运行）"),
     "over_combiner": ("{prim}'s {what} runs on single elements inside {prim}: eqn {id} ran as one step",
                       "{prim} 的{what}在 {prim} 内部逐个元素运行：方程 {id} 作为一步运行"),
+    "over_kernel": ("{prim} kernels run as one step: the kernel runs once per grid point on refs to blocks of the "
+                    "operands and results, which the stepper does not step through (eqn {id} ran whole{grid})",
+                    "{prim} 内核作为一步运行：内核在每个网格点上对操作数和结果的块的引用运行一次，单步执行器不逐步进入"
+                    "（方程 {id} 整体运行{grid}）"),
+    "over_kernel_grid": (", {n} grid points", "，共 {n} 个网格点"),
+    "over_refs": ("{prim} bodies run as one step: their binders are refs holding the operands, which the stepper "
+                  "does not step through (eqn {id} ran whole)",
+                  "{prim} 的函数体作为一步运行：其绑定变量是持有操作数的引用，单步执行器不逐步进入（方程 {id} 整体运行）"),
     "and": (" and ", "和"),
 }
 ONE["en"].update({"no_stop_bps": "{n} breakpoint", "edit_note": "{n} edit in effect ({names}); marked values "
@@ -661,6 +676,32 @@ RUN_TEXT = {
                          "of static_argnums to trace it as an array",
                          "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值不可哈希；静态实参必须是可哈希的 Python "
                          "值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组追踪"),
+    "trace_static_arrays": ("argument `{name}` (position {i}) is static, but its value of type {kind} holds {n} array(s), "
+                            "and a static argument must be a hashable Python value: take position {i} out of "
+                            "static_argnums (jaxprlens traces its arrays and holds its other leaves fixed, as "
+                            "eqx.filter_jit does); a jax.jit'd function that takes it wants eqx.filter_jit, or "
+                            "`params, static = eqx.partition(model, eqx.is_array)`; for a flax nnx Module, nnx.jit "
+                            "or `graphdef, state = nnx.split(model)`",
+                            "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值持有 {n} 个数组，而静态实参必须是可哈希的 "
+                            "Python 值：请把位置 {i} 移出 static_argnums（jaxprlens 会追踪其中的数组，并像 eqx.filter_jit "
+                            "那样固定其余叶子）；接收它的 jax.jit 函数应改用 eqx.filter_jit，或 "
+                            "`params, static = eqx.partition(model, eqx.is_array)`；flax nnx 的 Module 请用 nnx.jit "
+                            "或 `graphdef, state = nnx.split(model)`"),
+    "trace_jit_non_array": ("`{fn}` is jax.jit'd, and its argument at `{path}` is of type {kind}, not an array: jax.jit "
+                            "traces every leaf of its arguments. For an Equinox module use eqx.filter_jit in place of "
+                            "jax.jit, or split it with `params, static = eqx.partition(model, eqx.is_array)` and "
+                            "pass `static` as a static argument; for a flax nnx Module use nnx.jit, or "
+                            "`graphdef, state = nnx.split(model)` and pass `state`",
+                            "`{fn}` 经过 jax.jit，而它位于 `{path}` 的实参是 {kind} 类型，不是数组：jax.jit 会追踪实参的每个"
+                            "叶子。Equinox 模块请用 eqx.filter_jit 代替 jax.jit，或用 "
+                            "`params, static = eqx.partition(model, eqx.is_array)` 拆分，并把 `static` 作为静态实参传入；"
+                            "flax nnx 的 Module 请用 nnx.jit，或 `graphdef, state = nnx.split(model)` 后传入 `state`"),
+    "trace_non_array": ("a value of type {kind} reached JAX where it needs an array (often a module's field that is "
+                        "no array, passed to a jax.jit'd function): for an Equinox module use eqx.filter_jit or "
+                        "eqx.partition(model, eqx.is_array); for a flax nnx Module, nnx.jit or nnx.split(model)",
+                        "类型为 {kind} 的值到了 JAX 需要数组的地方（常见于把模块中不是数组的字段传给 jax.jit 函数）："
+                        "Equinox 模块请用 eqx.filter_jit 或 eqx.partition(model, eqx.is_array)；flax nnx 的 Module 请用 "
+                        "nnx.jit 或 nnx.split(model)"),
     "trace_not_callable": ("{kind} object is not callable; pass a function, e.g. trace(f, x)",
                            "{kind} 对象不可调用；请传入函数，例如 trace(f, x)"),
     "run_repeat": ("repeat must be at least 1, got {repeat}", "repeat 至少为 1，收到的是 {repeat}"),
@@ -864,13 +905,13 @@ def sub_label(sub, lang: str | None = None) -> str:
     combiners are translated; call labels (``jit inner``) name JAX things and stay as they are."""
     if resolve(lang) != "zh":
         return sub.label
-    if sub.kind == "combiner":
+    if sub.kind in ("combiner", "kernel"):
         return SUB_WORDS_ZH.get(sub.key, sub.label)
     if sub.key.startswith("branch") and sub.key[6:].isdigit():
         meaning = sub.label.partition(" (")[2].rstrip(")")      # "false" / "true": Python values
         text = t("branch_n", "zh", i=sub.key[6:])
         return t("paren_after", "zh", text=text, x=meaning) if meaning else text
-    if sub.kind == "" and sub.key in ("cond", "body") and sub.label == sub.key:
+    if sub.kind in ("", "refs") and sub.key in ("cond", "body") and sub.label == sub.key:
         return t(f"sub_{sub.key}", "zh")
     return sub.label
 
@@ -920,6 +961,11 @@ def detail_text(detail: dict, lang: str | None = None) -> str:
     for key, value in detail.items():
         if key == "name":
             bits.append(t("calls", lang, name=value))
+        elif key == "grid":
+            bits.append(t("kernel_grid", lang, grid=value))
+        elif key in ("in_blocks", "out_blocks"):
+            if value:
+                bits.append(t(key, lang, blocks=value))
         elif key == "branches":
             bits.append(t("two_branches", lang) if value == 2 else
                         t("n_branches", lang, n=value, last=value - 1))

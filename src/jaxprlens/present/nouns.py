@@ -8,11 +8,12 @@ graph, compare, diff, lower, run, debugger) call these; none of them writes a no
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from jaxprlens.model.explain import explain
-from jaxprlens.model.program import Eqn, Lit, Program, Source, param_text
+from jaxprlens.model.program import Eqn, Lit, Program, Source, Var, param_text, statement
 from jaxprlens.model.program import var_text  # noqa: F401 - the one way to write ``c:f32[8]`` (see there)
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import remembered, t, where_text
@@ -197,11 +198,28 @@ def params_text(params: Sequence[Param], limit: int | None = None) -> str:
 
 def eqn_text(eqn: Eqn, limit: int | None = 60, params: Sequence[Param] | None = None) -> str:
     """One equation as one line, as JAX's printer writes it with short params: ``c:f32[8] = sin b``
-    (params cut at ``limit`` characters; ``params``: the row's, when the caller has them already)."""
+    (params cut at ``limit`` characters; ``params``: the row's, when the caller has them already); a ref read or
+    write as JAX writes it, a statement: ``c:f32[3] <- b[...]``, ``b[...] <- d``."""
+    said = statement(eqn)
+    if said is not None:
+        return said
     ps = params_text(params_of(eqn) if params is None else params, limit)
     outs, ins = vars_text(eqn.outvars), " ".join(atom_text(a) for a in eqn.invars)
     head = (f"{outs} = " if outs else "") + eqn.primitive + (f"[{ps}]" if ps else "")
     return head + (f" {ins}" if ins else "")
+
+
+def statement_pieces(eqn: Eqn) -> list[str] | None:
+    """``statement`` cut where it names the equation's variables: text, name, text, name, ... text (a name
+    at every odd index), so the table marks the names as it marks an operand's; None: not a statement."""
+    said = statement(eqn)
+    if said is None:
+        return None
+    names = {v.name for v in (*eqn.outvars, *eqn.invars) if isinstance(v, Var) and not v.dropped}
+    if not names:
+        return [said]
+    pattern = r"\b(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b"
+    return re.split(pattern, said)
 
 
 _SOURCE: dict = {}     # (where, line, text, lang) -> text: a program's equations share a few hundred lines

@@ -11,7 +11,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.program import Eqn, Lit, Source, Var
 from jaxprlens.present.nouns import (Param, Row, atom_text, params_of, params_text, repeats, source_text,
-                                     var_text, vars_text)
+                                     statement_pieces, var_text, vars_text)
 from jaxprlens.present.words import group_label
 
 
@@ -83,6 +83,10 @@ class Rows:
         if params:
             head += "[" + " ".join(params) + "]"
         line = (f"{outs} = " if outs else "") + head + " " + self.inputs_html(eqn, consts)
+        pieces = statement_pieces(eqn)
+        if pieces is not None:       # a ref read or write, as JAX writes it: ``c:f32[3] <- b[...]``
+            line = "".join(
+                f"<var>{html(p)}</var>" if i % 2 else html(p) for i, p in enumerate(pieces))
         notes = []
         if eqn.roles:
             notes.append(f'<div class="jl-roles">{html(role_summary(eqn.roles, lang))}</div>')
@@ -136,6 +140,9 @@ def data_row(eqn: Eqn, lang: str) -> dict:
     lits = [i for i, a in enumerate(eqn.invars) if isinstance(a, Lit)]
     if lits:
         row["lit"] = lits
+    pieces = statement_pieces(eqn)
+    if pieces is not None:           # a ref read or write: the script writes these pieces instead
+        row["stmt"] = pieces
     if eqn.source:
         row["src"] = source_text(eqn.source, lang)
     return row

@@ -149,6 +149,17 @@ def over_text(over, lang: str | None = None) -> str | None:
     if over.kind == "mapped":
         key = "over_devices" if eqn.primitive == "xla_pmap" else "over_shards"
         return t(key, lang, prim=eqn.primitive, id=eqn.id)
+    if over.kind == "kernel":
+        grid = (eqn.roles.detail.get("grid") if eqn.roles else None) or ()
+        points = 1
+        for g in grid:
+            points = points * g if isinstance(g, int) else None
+            if points is None:
+                break
+        more = t("over_kernel_grid", lang, n=points) if grid and points is not None else ""
+        return t("over_kernel", lang, prim=eqn.primitive, id=eqn.id, grid=more)
+    if over.kind == "refs":
+        return t("over_refs", lang, prim=eqn.primitive, id=eqn.id)
     what = t("and", lang).join(sub_label(s, lang) for s in eqn.subs)
     return t("over_combiner", lang, prim=eqn.primitive, what=what, id=eqn.id)
 

@@ -13,11 +13,12 @@ export function dataRow(r, frame) {
   tr.dataset.primitive = r.prim;
   if (r.same) tr.dataset.same = "";
   if (!frame) eq.style.paddingLeft = (4 + 18 * (r.depth || 0)) + "px";
+  if (r.stmt) r.stmt.forEach((p, i) => eq.append(i % 2 ? el("var", "", p) : p)); else {   // c:f32[3] <- b[...]
   r.outs.forEach(([v, ty]) => eq.append(el("var", "", v), el("span", "jl-type", ":" + ty), " "));   // text, never markup
   if (r.outs.length) eq.append("= ");
   eq.append(el("b", "jl-prim", r.prim));
   if (r.params) eq.append("[", el("span", "jl-param", r.params), "]");
-  r.ins.forEach((a, i) => eq.append(" ", r.lit && r.lit.includes(i) ? el("span", "jl-lit", a) : el("var", "", a)));
+  r.ins.forEach((a, i) => eq.append(" ", r.lit && r.lit.includes(i) ? el("span", "jl-lit", a) : el("var", "", a))); }
   if (r.src && !r.same) note.append(el("div", "jl-src", r.src));
   tr.append(el("td", "", frame ? r.id.split("/").pop() : r.id), eq, note);
   return tr;

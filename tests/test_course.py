@@ -178,12 +178,15 @@ def test_outdated_article_boxes_name_their_versions(prefix, facts):
 
 
 def test_cond_explanation_and_roles_credit_clamping_to_switch():
-    assert explain("cond") == ("Runs branches[index]; an out-of-range index runs the last "
-                               "(lax.switch clamps it first, with clamp).")
-    assert explain("cond", "zh") == "运行 branches[index]；索引越界时运行最后一个分支（lax.switch 会先用 clamp 方程钳制索引）。"
+    # cond expects an index in range (compiled, XLA clamps; vmap's lowering picks differently): no text may
+    # promise "the last branch"; lax.switch clamps, lax.cond converts a bool (tests/test_explain.py runs both)
+    assert explain("cond") == ("Runs branches[index]; expects an index in range "
+                               "(lax.switch clamps first; lax.cond converts a bool).")
+    assert explain("cond", "zh") == ("运行 branches[index]；索引须在范围内"
+                                     "（lax.switch 先用 clamp 方程钳制索引，lax.cond 把布尔值转换为 0 或 1）。")
     roles = Roles([("index", 1), ("operands", 1)], {"branches": 3})
-    assert role_summary(roles) == "1 index, 1 operand; 3 branches, an index outside [0, 2] runs branch 2"
-    assert role_summary(roles, "zh").endswith("3 个分支，索引超出 [0, 2] 时运行分支 2")
+    assert role_summary(roles) == "1 index, 1 operand; 3 branches, the index must be in [0, 2]"
+    assert role_summary(roles, "zh").endswith("3 个分支，索引须在 [0, 2] 内")
 
 
 # ---------------------------------------------------------------- the two editions, goals and times

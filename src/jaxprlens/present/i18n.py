@@ -104,8 +104,7 @@ VIEW_TEXT = {
     # roles
     "calls": ("calls {name}", "调用 {name}"),
     "two_branches": ("branch 0 = false, branch 1 = true", "分支 0 = false，分支 1 = true"),
-    "n_branches": ("{n} branches, an index outside [0, {last}] runs branch {last}",
-                   "{n} 个分支，索引超出 [0, {last}] 时运行分支 {last}"),
+    "n_branches": ("{n} branches, the index must be in [0, {last}]", "{n} 个分支，索引须在 [0, {last}] 内"),
     "branch_n": ("branch {i}", "分支 {i}"), "sub_cond": ("cond", "条件"), "sub_body": ("body", "循环体"),
     # graph
     "kind_elementwise": ("elementwise", "逐元素"), "kind_reduction": ("reduction", "归约"),

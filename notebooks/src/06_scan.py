@@ -36,7 +36,7 @@ import jax.numpy as jnp
 from jax import lax, make_jaxpr
 
 def func11(arr, extra):
-    ones = jnp.ones(arr.shape)  # A constant.
+    ones = jnp.ones(arr.shape)  # A constant. / 一个常量。
 
     def body(carry, aelems):
         # carry: running dot-product of the two arrays
@@ -113,11 +113,11 @@ print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 # 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的循环体；执行完循环体后进入第 1 次迭代。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens import path_text   # where the stepper is, in the notebook's language
+from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步引擎停在哪里，用笔记本的语言显示
 
 stepper = program.stepper()
-stepper.step()          # c = broadcast_in_dim 1.0
-stepper.step_into()     # enter the scan body, iteration 0
+stepper.step()          # c = broadcast_in_dim 1.0 / 执行方程 c = broadcast_in_dim 1.0
+stepper.step_into()     # enter the scan body, iteration 0 / 进入 scan 的循环体，第 0 次迭代
 print(path_text(stepper), {k: float(v) for k, v in stepper.env_names.items()})
 for _ in range(len(scan.subs[0].program.eqns)):
     stepper.step()
@@ -172,13 +172,13 @@ scan_eqn = jaxprlens.trace(running, jnp.ones(16), 2.).eqns[-1]
 check(answer_1, dict(scan_eqn.roles.groups),
       "Consts are the values the body captures (traced or hoisted arrays), the carry is each leaf of init, and "
       "xs are the leaves of the scanned argument.",
-      "常量是 body 捕获的值（被 trace 的值或被提升的数组），carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
+      "常量是循环体捕获的值（被 trace 的值或被提升的数组），携带值是 init 的每个叶子，xs 是被扫描实参的叶子。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Solution: click to open
 # 参考答案：点击展开
 # Captured: k (an argument) and w (an array constant, hoisted); carry: (total, count); xs: xs.
-# 捕获的值：k（参数）与 w（被提升的数组常量）；carry：(total, count)；xs：xs。
+# 捕获的值：k（实参）与 w（被提升的数组常量）；携带值：(total, count)；xs：xs。
 answer_1 = {"consts": 2, "carry": 2, "xs": 1}
 
 # %% [markdown]

@@ -56,7 +56,7 @@ from jax import make_jaxpr
 def func12(arg):
     @jax.jit
     def inner(x):
-        return x + arg * jnp.ones(1)  # Include a constant in the inner function.
+        return x + arg * jnp.ones(1)  # Include a constant in the inner function. / 内层函数里用到一个常量。
     return arg + inner(arg - 2.)
 
 func12(1.)
@@ -97,9 +97,11 @@ import jaxprlens
 program = jaxprlens.trace(func12, 1.)
 call = program.eqns[1]
 sub = call.subs[0]
-print("primitive:", call.primitive, "| name:", call.params["name"], "| sub-jaxpr:", sub.label)
-print("sub-jaxpr inputs:", [f"{v.name}:{v.type}" for v in sub.program.invars],
-      "<- operands", [a.name for a in call.invars])
+from jaxprlens.exercise import say
+
+print(say("primitive:", "原语："), call.primitive, "| name:", call.params["name"], say("| sub-jaxpr:", "| 子 jaxpr："), sub.label)
+print(say("sub-jaxpr inputs:", "子 jaxpr 的输入："), [f"{v.name}:{v.type}" for v in sub.program.invars],
+      say("<- operands", "<- 操作数"), [a.name for a in call.invars])
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
 # The graph draws the sub-jaxpr as a cluster labelled with the function's name.
@@ -164,7 +166,7 @@ answer_1 = ["b", "c"]
 # **Exercise 2 / 练习 2.** Which operand of the `jit` equation in `outer` comes first: the captured `"y"` or
 # the argument `"z"`?
 #
-# `outer` 中 `jit` 方程的操作数谁在前：被捕获的 `"y"` 还是参数 `"z"`？
+# `outer` 中 `jit` 方程的操作数谁在前：被捕获的 `"y"` 还是实参 `"z"`？
 
 # %% tags=["exercise-2"]
 answer_2 = None  # "y" or "z" / "y" 或 "z"
@@ -175,7 +177,7 @@ x_var, y_var = closed_outer.jaxpr.invars
 call = closed_outer.jaxpr.eqns[-1]
 check(answer_2, "y" if call.invars[0] is y_var else "z",
       "Closed-over values become explicit operands, and they are passed before the function's own arguments.",
-      "被闭包捕获的值变成显式操作数，并排在函数自身的参数之前。")
+      "被闭包捕获的值变成显式操作数，并排在函数自身的实参之前。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Solution: click to open

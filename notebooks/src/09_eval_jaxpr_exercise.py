@@ -161,7 +161,7 @@ def check_evaluator(evaluate, recursive=False):
         except NotImplementedError:
             pending(f"write {name}", f"写好 {name}")
             return
-        except Exception as e:  # the student's code: say which program broke it and how
+        except Exception as e:  # the student's code: say which program broke it and how / 学生的代码：说明是哪个程序、出了什么错
             error = f"{type(e).__name__}: {e}"
             fail(f"{name} raised {error} while running {f.__name__}.",
                  f"{name} 在运行 {f.__name__} 时出错（{error}）。",

@@ -68,7 +68,7 @@ def inverse(f):
         jaxpr = closed.jaxpr
         known = dict(zip(jaxpr.constvars, closed.consts))
 
-        def const(a):                                   # a known operand's value, or None
+        def const(a):                                   # a known operand's value, or None / 已知操作数的值，否则为 None
             return a.val if isinstance(a, jcore.Literal) else known.get(a)
 
         value = {jaxpr.outvars[0]: y}
@@ -182,12 +182,14 @@ flop_rules["cond"] = lambda eqn: max(count_flops(b) for b in eqn.params["branche
 # 第 10 讲的 `layer`：矩阵乘的 `2·128·256·256`，加上 `tanh`、`mul`、`add` 每个元素各 1 次 FLOP。
 
 # %%
+from jaxprlens.exercise import say
+
 def layer(w, x):
     return jnp.tanh(x @ w) * 2. + 1.
 
 w, xs = jnp.ones((256, 256)), jnp.ones((128, 256))
 print(count_flops(make_jaxpr(layer)(w, xs)), "=", 2 * 128 * 256 * 256 + 3 * 128 * 256)
-print(count_flops(make_jaxpr(jax.jit(layer))(w, xs)), "(through jit)")
+print(count_flops(make_jaxpr(jax.jit(layer))(w, xs)), say("(through jit)", "（经过 jit）"))
 
 # %% [markdown]
 # ## Exercises / 练习

@@ -87,12 +87,13 @@ GLOSSARY = {
     "intensity": ("arithmetic intensity", "算术强度"),
     "device": ("device", "设备"),
     "compile": ("compile", "编译"),
+    "Jupyter kernel": ("kernel (Jupyter's: the process that runs a notebook's code)", "内核"),
     "breakpoint": ("breakpoint", "断点"),
     "dataflow graph": ("dataflow graph", "数据流图"),
     "fold": ("fold", "折叠"),
 }
 AVOID = {"方程": ("等式", "算式"), "原语": ("基元", "原始操作"), "实参": ("参量",), "常量": ("常数",),
-         "子 jaxpr": ("子程序", "嵌套程序"), "迭代": ("轮次",), "携带值": ("carry", "循环变量"),
+         "子 jaxpr": ("子程序", "嵌套程序"), "迭代": ("轮次",), "携带值": ("carry", "循环变量", "循环状态"),
          "循环体": ("body",), "开销": ("成本", "代价"), "断点": ("中断点",), "折叠": ("收起",)}
 
 # Texts of the views, as (English, Chinese); merged into ``TEXT`` below.

@@ -56,7 +56,7 @@ print(make_jaxpr(scaled)(jnp.ones(3)).pretty_print(use_color=False))
 # so they are equations.
 #
 # 三个不依赖任何输入的 `f32[3]` 数组：`jnp.ones(3)`（`[1, 1, 1]`）、`jnp.arange(3.)`（`[0, 1, 2]`）与
-# `jnp.array([1., 2., 3.])`（`[1, 2, 3]`），得到三个不同的 jaxpr：只有在 trace 到达之前就已作为值存在的那个数组
+# `jnp.array([1., 2., 3.])`（`[1, 2, 3]`），得到三个不同的 jaxpr：只有在 trace 之前就已经有值的那个数组
 # （由 Python 数据构造的那个）才是 constvar；另外两个是计算出来的，所以是方程。
 
 # %%
@@ -89,7 +89,7 @@ for make in (lambda: jnp.ones(3), lambda: jnp.arange(3.), lambda: jnp.array([1.,
 # 标量（`np.float32(2.)`）或 0 维 NumPy 数组（`np.array(2.)`）是**字面量**，直接内联在方程中（`2.0:f32[]`）；
 # 已经存在的 `jax.Array` **不论形状**都是 **constvar**：0 维的也一样，例如调用之前建好的 `jnp.float32(2.)` 或
 # `jnp.array(2.)`，打印为分号之前的 `a:f32[]`；一维及以上的 NumPy 数组也是 constvar。在函数内部，`jax.numpy` 由
-# Python 数构造的标量（在函数体里写的 `jnp.float32(2.)`）又是字面量，由 Python 数据构造的数组
+# Python 数构造的标量（函数体里写的 `jnp.float32(2.)`）则是字面量，由 Python 数据构造的数组
 # （`jnp.array([1., 2., 3.])`）是 constvar，`jax.numpy` 计算出的数组（`jnp.ones(3)`）是方程。
 #
 # 运行下面的单元格之前，先逐个预测这六个 jaxpr：字面量还是 constvar？

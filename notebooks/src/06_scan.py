@@ -89,9 +89,9 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 # it strong first, and that cast is the equation you see. Passing `extra` as `jnp.float32(5.)` removes its cast.
 #
 # 循环体中的 `convert_element_type[new_dtype=float32 weak_type=False]` 既不改变值也不改变 dtype：它只是去掉**弱类型**。
-# 像初始携带值 `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：在运算中它服从另一个操作数的
-# dtype（`x_bf16 + 1.` 仍是 `bfloat16`）。这种值与强类型的 `f32`（这里是 `ae1 * ae2`）相遇时，JAX 先把它变成强类型，
-# 这次转换就是你看到的方程。把 `extra` 传为 `jnp.float32(5.)`，它的那次转换就消失了。
+# 像初始携带值 `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：参与运算时它随另一个操作数的
+# dtype（`x_bf16 + 1.` 仍是 `bfloat16`）。这种值遇到强类型的 `f32`（这里是 `ae1 * ae2`）时，JAX 先把它转成强类型，
+# 这次转换就是你看到的方程。把 `extra` 传为 `jnp.float32(5.)`，这次转换就没有了。
 
 # %%
 import jaxprlens

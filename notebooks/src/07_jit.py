@@ -83,9 +83,9 @@ print(make_jaxpr(func12)(1.).pretty_print(use_color=False))
 # `inner` 捕获了 `arg`：闭包变成显式操作数，所以调用传入两个值 `a`（`arg`）与 `b`（`arg - 2.`），子 jaxpr 有两个输入。
 # `jnp.ones(1)` 在子 jaxpr 内部构造（`broadcast_in_dim`）。
 #
-# 打印器如何命名：它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则把调用方的名字*建议*给被调函数的绑定变量和结果：
+# 打印器如何命名：它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则让被调函数的绑定变量和结果沿用调用方的名字：
 # 因为操作数是 `a`、`b`，绑定变量就打印为 `a`、`b`；因为方程绑定的是 `c`，被调函数的结果也打印为 `c`。其余变量沿同一个
-# 序列继续（内部是 `d`、`e`、`f`、`g`，调用之后是 `h`、`i`）。`cond`、`while`、`scan` 的子 jaxpr 没有这种建议，它们的
+# 序列继续（内部是 `d`、`e`、`f`、`g`，调用之后是 `h`、`i`）。`cond`、`while`、`scan` 的子 jaxpr 不沿用名字，它们的
 # 绑定变量直接沿序列继续编号（第 4–6 讲）。jaxprlens 则让同一个值在各处保持同一个名字。
 #
 # `a`、`b` 上的 `convert_element_type[new_dtype=float32 weak_type=False]` 把弱类型的 Python 标量 `arg`（以及
@@ -187,4 +187,4 @@ answer_2 = "y"
 # %% [markdown]
 # **Takeaway / 小结**: a nested `jit` is a call primitive carrying its own sub-jaxpr.
 #
-# 嵌套的 `jit` 是一个携带自身子 jaxpr 的 call 原语。
+# 嵌套的 `jit` 是一个 call 原语，被调函数的子 jaxpr 就在它的参数里。

@@ -182,9 +182,11 @@ print(noisy_jit(-1.))
 # 方程，编译后的函数每运行一次，它就打印一次**值**。
 
 # %%
+fmt = say("jax.debug.print sees {}", "jax.debug.print 看到 {}")   # the format string, a param of the equation / 格式串，方程的一个参数
+
 def watched(x):
     print(say("print sees a tracer of type", "print 看到的是 tracer，类型为"), jax.typeof(x))
-    jax.debug.print(say("jax.debug.print sees {}", "jax.debug.print 看到 {}"), x)
+    jax.debug.print(fmt, x)
     return x * 2.
 
 watched_jit = jax.jit(watched)

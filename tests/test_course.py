@@ -271,7 +271,12 @@ def _avoided_in(text: str, where: str, in_prose: bool = False) -> list[str]:
                        rf"(?:(?<={cjk})|(?<={cjk} )){w}(?![\w`])|(?<![\w`]){w}(?= ?{cjk})" if in_prose else
                        rf"(?<![\w`]){w}(?![\w`])")
             found += [f"{where}: {word} (say {term})" for _ in re.finditer(pattern, text)]
+    found += [f"{where}: a bare 体 (say 循环体 or 函数体)" for _ in BARE_BODY.finditer(text)]
     return found
+
+
+# A bare 体 reads as the start of 体重 or 体现 ("把体重新变成函数"): a body is a 循环体 or a 函数体.
+BARE_BODY = re.compile(r"(?<![函数循环具整个实载字媒主身立物总])体(?![现积验系])")
 
 
 def test_chinese_prose_keeps_to_one_term_per_concept():
@@ -369,6 +374,8 @@ def test_code_texts_finds_comments_strings_and_print_labels():
     assert _labels_in_english('print("f_inv(x):", g)\nf_inv = 1') == []       # code, not words
     assert _english_comment("# the body") and not _english_comment("# 执行方程 c = broadcast_in_dim 1.0")
     assert _avoided_in("carry 是二元组", "x") == ["x: carry (say 携带值)"]
+    assert _avoided_in("把体重新变成函数", "x") == ["x: a bare 体 (say 循环体 or 函数体)"]
+    assert _avoided_in("把循环体与函数体重新变成函数，体现在", "x") == []
     assert _avoided_in("第 4 行：lambda i, carry: carry + 1  — 传递 carry；", "x", in_prose=True) == ["x: carry (say 携带值)"]
 
 

@@ -28,7 +28,7 @@
 # 下面之所以能看到 jaxpr，是因为 `make_jaxpr` trace 了**变换后的**函数（`jax.grad(f)`、`jax.vmap(f)`）：变换的规则在
 # trace 过程中逐个产生方程。有两处确实会解释一个已经存在的 jaxpr。转置（`jax.linear_transpose`、`grad` 的反向过程）
 # 沿着一个线性 jaxpr 从后往前逐个方程地处理。而 `cond`、`while`、`scan`、`jit` 把各自的分支、循环体或函数体作为子 jaxpr 携带：它们的
-# JVP 规则和批处理规则把体重新变成函数（JAX 的 `ad.py` 与 `batching.py` 中的 `jaxpr_as_fun`），在变换的 tracer 下
+# JVP 规则和批处理规则把子 jaxpr 重新变成函数（JAX 的 `ad.py` 与 `batching.py` 中的 `jaxpr_as_fun`），在变换的 tracer 下
 # 再运行一遍，于是这些子 jaxpr 被逐个方程地重新 trace。本讲的 scan 与 while 示例正是这种情形。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
 # 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
 #
@@ -216,7 +216,7 @@ print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))
 # trace `jax.nn.relu`，第一个方程不是 `max`，而是 `custom_jvp_call`。`relu` 是一个 `jax.custom_jvp` 函数：它的函数体
 # （`call_jaxpr`，这里是对 `max` 的一个 `jit`）说明它计算什么，参数 `jvp_jaxpr_fun`（JAX 的打印器显示为 `jvp=jvp`）
 # 是作者写的求导规则。没有变换时执行的是函数体。
-# 在 `grad` 之下，JAX 不用体中各原语自己的规则，而是 trace 这条自定义规则。
+# 在 `grad` 之下，JAX 不用函数体中各原语自己的规则，而是 trace 这条自定义规则。
 
 # %%
 %%jaxpr
@@ -424,7 +424,7 @@ top = [e.primitive.name for e in make_jaxpr(jax.grad(soft))(jnp.ones(3)).jaxpr.e
 check(answer_4, "max" in top,
       "relu's custom JVP rule replaces the rules of the equations in its body: the derivative is a gt and a "
       "select_n; the max stays inside custom_jvp_call, which computes the forward value.",
-      "relu 的自定义 JVP 规则取代了它体中各方程的规则：导数由 gt 和 select_n 给出；max 留在 custom_jvp_call 里面，"
+      "relu 的自定义 JVP 规则取代了它函数体中各方程的规则：导数由 gt 和 select_n 给出；max 留在 custom_jvp_call 里面，"
       "只用来计算前向值。")
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}

@@ -15,7 +15,7 @@
 # **current trace**, which writes one equation and returns a new tracer for its result. You will build a
 # `make_jaxpr` of your own in about 60 lines, run it on the article's programs, and compare it with JAX's.
 #
-# 之前的各讲读的都是 `jax.make_jaxpr` 造出的 jaxpr。这一讲打开这台机器。`make_jaxpr` 用 **tracer** 调用你的 Python
+# 之前的各讲读的都是 `jax.make_jaxpr` 造出的 jaxpr。这一讲拆开来看它是怎样工作的。`make_jaxpr` 用 **tracer** 调用你的 Python
 # 函数：tracer 是代替数组的对象，有形状和 dtype，但没有值。每个 `jax.numpy` 函数最后都对某个**原语**调用 `bind`，
 # `bind` 把原语交给**当前 trace**，由它写下一个方程，并为结果返回一个新的 tracer。你将用大约 60 行代码写出自己的
 # `make_jaxpr`，在文章的程序上运行它，并与 JAX 的结果比较。
@@ -239,7 +239,7 @@ class MiniJaxpr:
 # `jax.make_jaxpr` traces the very same function too: one program, two tracing machines.
 #
 # 用我们的 `sin` 和 `reduce_sum` 写成的 `func1`。没有 trace 时它们用 `lax` 计算，所以 `jax.make_jaxpr` 也能 trace
-# 同一个函数：一个程序，两台 trace 机器。
+# 同一个函数：同一个程序，两套 trace 机制。
 
 # %%
 def func1(first, second):

@@ -118,7 +118,7 @@ def test_anf_is_a_normal_form_with_an_errata_box():
     ("11", "该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它"),
     ("11", "because `make_jaxpr` traces the *transformed* function"),
     ("07", "it does **not** restart names inside the sub-jaxpr. `jit`'s printing rule *suggests* the caller's names"),
-    ("07", "它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则把调用方的名字*建议*给被调函数的绑定变量和结果"),
+    ("07", "它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则让被调函数的绑定变量和结果沿用调用方的名字"),
     ("07", "`cond`, `while` and `scan` bodies get no suggestion: their binders simply continue the sequence"),
     ("07", "它们的绑定变量直接沿序列继续编号"),
     ("04", "The clamping is `lax.switch`'s work, not `cond`'s."),
@@ -276,7 +276,7 @@ def _avoided_in(text: str, where: str, in_prose: bool = False) -> list[str]:
 
 
 # A bare 体 reads as the start of 体重 or 体现 ("把体重新变成函数"): a body is a 循环体 or a 函数体.
-BARE_BODY = re.compile(r"(?<![函数循环具整个实载字媒主身立物总])体(?![现积验系])")
+BARE_BODY = re.compile(r"(?<![函数循环具整个实载字媒主身立物总一合固液气])体(?![现积验系])")
 
 
 def test_chinese_prose_keeps_to_one_term_per_concept():

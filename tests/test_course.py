@@ -346,8 +346,8 @@ def _english_comment(comment: str) -> bool:
 
 
 def test_chinese_code_keeps_to_the_glossary_and_speaks_chinese():
-    """The zh edition's code cells: Chinese strings and comments keep to the glossary, a comment on a line of code
-    (the table's source column shows it) and a print label are Chinese, not English."""
+    """The zh edition's code cells: Chinese strings and comments keep to the glossary; every comment (one on a line
+    of code reaches the table's source column) and every print label is Chinese, not English."""
     found = []
     for path in LECTURES:
         names = _code_names(path)
@@ -358,8 +358,7 @@ def test_chinese_code_keeps_to_the_glossary_and_speaks_chinese():
             where = f"{path.stem} cell {i}"
             for text in texts["strings"] + [c for c in texts["comments"] if CJK.search(c)]:
                 found += _avoided_in(text, where)
-            found += [f"{where}: English comment on a line of code: {c}" for c in texts["line_comments"]
-                      if _english_comment(c)]
+            found += [f"{where}: English comment: {c}" for c in texts["comments"] if _english_comment(c)]
             found += [f"{where}: English print label: {label!r}" for label in _labels_in_english(cell.source, names)]
     assert found == []
 

@@ -41,6 +41,8 @@ def func11(arr, extra):
     def body(carry, aelems):
         # carry: running dot-product of the two arrays
         # aelems: a pair with corresponding elements from the two arrays
+        # `carry`：两个数组点积的累计值
+        # `aelems`：两个数组中对应元素组成的二元组
         ae1, ae2 = aelems
         return (carry + ae1 * ae2 + extra, carry)
     return lax.scan(body, 0., (arr, ones))

@@ -114,8 +114,8 @@ for call in call_tree(program).root.walk():
         ins = " ".join(v.name for v in call.inputs)
         outs = " ".join(v.name for v in call.outputs)
         n = len(call.eqns)
-        print(f"{'  ' * call.depth}{group_label(call)}: "
-              + say(f"{n} eqns, in {ins} -> out {outs}", f"{n} 个方程，输入 {ins} -> 输出 {outs}"))
+        print(f"{'  ' * call.depth}{group_label(call)}"
+              + say(f": {n} eqns, in {ins} -> out {outs}", f"：{n} 个方程，输入 {ins} -> 输出 {outs}"))
 
 # %% [markdown]
 # ## Forward and backward / 前向与反向

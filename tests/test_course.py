@@ -118,7 +118,7 @@ def test_anf_is_a_normal_form_with_an_errata_box():
     ("11", "该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它"),
     ("11", "because `make_jaxpr` traces the *transformed* function"),
     ("07", "it does **not** restart names inside the sub-jaxpr. `jit`'s printing rule *suggests* the caller's names"),
-    ("07", "它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则把调用方的名字*建议*给被调函数的绑定变量和结果"),
+    ("07", "它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则让被调函数的绑定变量和结果沿用调用方的名字"),
     ("07", "`cond`, `while` and `scan` bodies get no suggestion: their binders simply continue the sequence"),
     ("07", "它们的绑定变量直接沿序列继续编号"),
     ("04", "The clamping is `lax.switch`'s work, not `cond`'s."),
@@ -178,12 +178,15 @@ def test_outdated_article_boxes_name_their_versions(prefix, facts):
 
 
 def test_cond_explanation_and_roles_credit_clamping_to_switch():
-    assert explain("cond") == ("Runs branches[index]; an out-of-range index runs the last "
-                               "(lax.switch clamps it first, with clamp).")
-    assert explain("cond", "zh") == "运行 branches[index]；索引越界时运行最后一个分支（lax.switch 会先用 clamp 方程钳制索引）。"
+    # cond expects an index in range (compiled, XLA clamps; vmap's lowering picks differently): no text may
+    # promise "the last branch"; lax.switch clamps, lax.cond converts a bool (tests/test_explain.py runs both)
+    assert explain("cond") == ("Runs branches[index]; expects an index in range "
+                               "(lax.switch clamps first; lax.cond converts a bool).")
+    assert explain("cond", "zh") == ("运行 branches[index]；索引须在范围内"
+                                     "（lax.switch 先用 clamp 方程钳制索引，lax.cond 把布尔值转换为 0 或 1）。")
     roles = Roles([("index", 1), ("operands", 1)], {"branches": 3})
-    assert role_summary(roles) == "1 index, 1 operand; 3 branches, an index outside [0, 2] runs branch 2"
-    assert role_summary(roles, "zh").endswith("3 个分支，索引超出 [0, 2] 时运行分支 2")
+    assert role_summary(roles) == "1 index, 1 operand; 3 branches, the index must be in [0, 2]"
+    assert role_summary(roles, "zh").endswith("3 个分支，索引须在 [0, 2] 内")
 
 
 # ---------------------------------------------------------------- the two editions, goals and times
@@ -256,17 +259,146 @@ def test_every_lecture_has_a_teachers_notes_page_in_both_languages(path):
         assert f"](../course/{lang}/{path.stem}.ipynb)" in text
 
 
+def _avoided_in(text: str, where: str, in_prose: bool = False) -> list[str]:
+    """Each avoided synonym in a Chinese ``text`` (an English one as a whole word), named with ``where``;
+    ``in_prose``: an English one only next to Chinese (``传递 carry；``), not in code beside it (``lambda i, carry:``)."""
+    found = []
+    cjk = CJK.pattern
+    for term, synonyms in avoided().items():
+        for word in synonyms:
+            w = re.escape(word)
+            pattern = (w if not word.isascii() else
+                       rf"(?:(?<={cjk})|(?<={cjk} )){w}(?![\w`])|(?<![\w`]){w}(?= ?{cjk})" if in_prose else
+                       rf"(?<![\w`]){w}(?![\w`])")
+            found += [f"{where}: {word} (say {term})" for _ in re.finditer(pattern, text)]
+    found += [f"{where}: a bare 体 (say 循环体 or 函数体)" for _ in BARE_BODY.finditer(text)]
+    return found
+
+
+# A bare 体 reads as the start of 体重 or 体现 ("把体重新变成函数"): a body is a 循环体 or a 函数体.
+BARE_BODY = re.compile(r"(?<![函数循环具整个实载字媒主身立物总一合固液气])体(?![现积验系])")
+
+
 def test_chinese_prose_keeps_to_one_term_per_concept():
+    """Every markdown paragraph of the zh edition, however it is phrased: the test compares no sentence with the
+    English one (a zh paragraph may split, merge or reorder the English sentences), it only looks for synonyms."""
     found = []
     for path in LECTURES:
         for cell in edition_of(path, "zh").cells:
-            if cell.cell_type != "markdown":
+            if cell.cell_type == "markdown":
+                plain = editions.CODE_SPAN.sub(" ", editions.FENCE.sub(" ", cell.source))
+                found += _avoided_in(plain, path.stem)
+    assert found == []
+
+
+def _python(source: str) -> str:
+    """A code cell as Python: IPython's magic and shell lines blanked (line numbers kept)."""
+    return "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.split("\n"))
+
+
+def code_texts(source: str) -> dict[str, list[str]]:
+    """What a zh code cell shows the reader besides its code: ``strings`` (string literals with Chinese in them),
+    ``comments`` (every comment), ``line_comments`` (comments after code on the same line: on a traced line the
+    table's source column shows them) and ``labels`` (the literal parts of a ``print`` call's arguments)."""
+    import ast
+    import tokenize
+    code = _python(source)
+    out: dict[str, list[str]] = {"strings": [], "comments": [], "line_comments": [], "labels": []}
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type == tokenize.COMMENT:
+            out["comments"].append(tok.string)
+            if tok.line[:tok.start[1]].strip():
+                out["line_comments"].append(tok.string)
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and CJK.search(node.value):
+            out["strings"].append(node.value)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "print":
+            for arg in node.args:
+                parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+                out["labels"] += [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+    return out
+
+
+def _names(source: str) -> set[str]:
+    """The identifiers and keywords of a cell: a print label made of them is code (``"params:"``), not prose."""
+    import keyword
+    return set(re.findall(r"[A-Za-z_]\w*", _python(source))) - {""} | set(keyword.kwlist)
+
+
+def _labels_in_english(source: str, names: set[str] = frozenset()) -> list[str]:
+    """A print label with an English word that is not a name of the code (the cell's, or ``names``: the
+    lecture's): the zh edition prints it. ``"params:"`` and ``"log ←"`` name code; ``"holding"`` does not."""
+    names = set(names) | set(re.findall(r"[A-Za-z_]\w*", re.sub(r"(['\"]).*?\1", "", _python(source))))
+    return [label for label in code_texts(source)["labels"] if not CJK.search(label)
+            and {w for w in re.findall(r"[A-Za-z_]\w*", label) if len(w) > 1} - names]
+
+
+def _code_names(path: Path) -> set[str]:
+    """Every identifier in a lecture's code, string literals left out."""
+    return {n for c in cells(path) if c["kind"] == "code"
+            for n in re.findall(r"[A-Za-z_]\w*", re.sub(r"(['\"]).*?\1", "", _python(c["source"])))}
+
+
+def _english_comment(comment: str) -> bool:
+    """A comment in English, code in it (``c = broadcast_in_dim 1.0``, `spans`) not counted as words."""
+    return editions.language_of(re.sub(r"`[^`]*`|\w*_\w*", " ", comment)) == "en"
+
+
+def test_chinese_code_keeps_to_the_glossary_and_speaks_chinese():
+    """The zh edition's code cells: Chinese strings and comments keep to the glossary; every comment (one on a line
+    of code reaches the table's source column) and every print label is Chinese, not English."""
+    found = []
+    for path in LECTURES:
+        names = _code_names(path)
+        for i, cell in enumerate(edition_of(path, "zh").cells):
+            if cell.cell_type != "code":
                 continue
-            plain = editions.CODE_SPAN.sub(" ", editions.FENCE.sub(" ", cell.source))
-            for term, synonyms in avoided().items():
-                for word in synonyms:
-                    pattern = rf"(?<![\w`]){re.escape(word)}(?![\w`])" if word.isascii() else re.escape(word)
-                    found += [f"{path.stem}: {word} (say {term})" for _ in re.finditer(pattern, plain)]
+            texts = code_texts(cell.source)
+            where = f"{path.stem} cell {i}"
+            for text in texts["strings"] + [c for c in texts["comments"] if CJK.search(c)]:
+                found += _avoided_in(text, where)
+            found += [f"{where}: English comment: {c}" for c in texts["comments"] if _english_comment(c)]
+            found += [f"{where}: English print label: {label!r}" for label in _labels_in_english(cell.source, names)]
+    assert found == []
+
+
+def test_code_texts_finds_comments_strings_and_print_labels():
+    cell = ('%%jaxpr\nx = f(y)  # the body\n# 循环体\nprint("holding", x, f"{x} 个", "params:")\n'
+            's = "carry 是二元组"\nparams = 1')
+    texts = code_texts(cell)
+    assert texts["line_comments"] == ["# the body"] and texts["comments"] == ["# the body", "# 循环体"]
+    assert sorted(texts["strings"]) == sorted([" 个", "carry 是二元组"])
+    assert _labels_in_english(cell) == ["holding"] and _labels_in_english(cell, {"holding"}) == []
+    assert _labels_in_english('print("f_inv(x):", g)\nf_inv = 1') == []       # code, not words
+    assert _english_comment("# the body") and not _english_comment("# 执行方程 c = broadcast_in_dim 1.0")
+    assert _avoided_in("carry 是二元组", "x") == ["x: carry (say 携带值)"]
+    assert _avoided_in("把体重新变成函数", "x") == ["x: a bare 体 (say 循环体 or 函数体)"]
+    assert _avoided_in("把循环体与函数体重新变成函数，体现在", "x") == []
+    assert _avoided_in("第 4 行：lambda i, carry: carry + 1  — 传递 carry；", "x", in_prose=True) == ["x: carry (say 携带值)"]
+
+
+def _zh_outputs(path: Path) -> list[str]:
+    """The text a stored zh notebook shows: every code cell's text/plain and stream output, line by line."""
+    nb = nbformat.read(str(path), as_version=4)
+    lines = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            text = out.get("text") if out.get("output_type") == "stream" else out.get("data", {}).get("text/plain")
+            if text:
+                lines += ("".join(text) if isinstance(text, list) else text).split("\n")
+    return lines
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_stored_chinese_outputs_keep_to_the_glossary(path):
+    """The stored zh notebook's outputs (after scripts/build_notebooks.py): a line in Chinese keeps to the glossary,
+    English synonyms included where they stand in the Chinese text (code beside it, a jaxpr or a value, may say
+    ``carry``)."""
+    found = []
+    for n, line in enumerate(_zh_outputs(path)):
+        if CJK.search(line):
+            found += _avoided_in(line, f"{path.stem} output line {n}", in_prose=True)
     assert found == []
 
 

@@ -14,11 +14,11 @@ from jaxprlens.model.explain import explain, explain_rules
     ("reduce_sum", "Sums the operand over the dimensions in `axes`.", "沿 axes 指定的维度对操作数求和。"),
     ("sin", "Sine of each element (in radians).", "逐元素求正弦（弧度制）。"),
     ("jit", "Calls a jit-compiled sub-jaxpr (`name`) with the operands as its arguments.",
-     "以操作数为参数调用经 jit 编译的子 jaxpr（name）。"),
+     "以操作数为实参调用经 jit 编译的子 jaxpr（name）。"),
     ("while", "Runs body_jaxpr while cond_jaxpr is true; operands: cond consts, body consts, carry.",
-     "当 cond_jaxpr 为真时反复运行 body_jaxpr；操作数依次为条件常量、循环体常量和循环状态。"),
-    ("cond", "Runs branches[index]; an out-of-range index runs the last (lax.switch clamps it first, with clamp).",
-     "运行 branches[index]；索引越界时运行最后一个分支（lax.switch 会先用 clamp 方程钳制索引）。"),
+     "当 cond_jaxpr 为真时反复运行 body_jaxpr；操作数依次为条件常量、循环体常量和携带值。"),
+    ("cond", "Runs branches[index]; expects an index in range (lax.switch clamps first; lax.cond converts a bool).",
+     "运行 branches[index]；索引须在范围内（lax.switch 先用 clamp 方程钳制索引，lax.cond 把布尔值转换为 0 或 1）。"),
     ("clamp", "Clips x into [min, max] elementwise; operands min, x, max (lax.switch clamps its index so).",
      "逐元素把 x 钳制到 [min, max] 内；操作数顺序为 min、x、max（lax.switch 就这样钳制分支索引）。"),
 ])
@@ -33,18 +33,29 @@ def _switch3(i, x):
     return lax.switch(i, [lambda v: v + 1.0, lambda v: v - 2.0, lambda v: v + 3.0], x)
 
 
-@pytest.mark.parametrize("index, branch", [(-3, 2), (-1, 2), (0, 0), (1, 1), (2, 2), (7, 2)])
-def test_cond_runs_the_last_branch_out_of_range_and_switch_clamps(index, branch):
-    # What the cond and clamp entries claim: cond itself does not clamp (an index out of range runs the
-    # last branch, as XLA's case does); lax.switch clamps first with its own clamp equation.
+@pytest.mark.parametrize("index, compiled, batched", [(-3, 2, 0), (-1, 2, 0), (0, 0, 0), (1, 1, 1), (2, 2, 2),
+                                                      (7, 2, 2)])
+def test_cond_expects_an_index_in_range_and_switch_clamps(index, compiled, batched):
+    # What the cond and clamp entries claim: cond gives an index out of range no meaning (compiled, XLA's case
+    # runs the last branch; under vmap the same equation picks differently: -3 runs branch 0); lax.switch clamps
+    # first with its own clamp equation, so through it any index is safe.
     closed = jax.make_jaxpr(_switch3)(1, 5.0)
     assert [e.primitive.name for e in closed.jaxpr.eqns] == ["convert_element_type", "clamp", "cond"]
     params = closed.jaxpr.eqns[-1].params
     cond_p = jax.extend.core.primitives.cond_p
     direct = [float(v) for v in cond_p.bind(jnp.int32(index), jnp.float32(5.0), **params)]
-    assert direct == [float(_switch3(branch, 5.0))]
+    assert direct == [float(_switch3(compiled, 5.0))]
+    vmapped = jax.vmap(lambda i, x: cond_p.bind(i, x, **params)[0])(jnp.array([index], jnp.int32),
+                                                                     jnp.array([5.0], jnp.float32))
+    assert [float(v) for v in vmapped] == [float(_switch3(batched, 5.0))]
     switched = float(_switch3(index, 5.0))
     assert switched == float(_switch3(min(max(index, 0), 2), 5.0))
+
+
+def test_lax_cond_converts_a_bool_to_an_index():
+    closed = jax.make_jaxpr(lambda p, x: lax.cond(p, lambda v: v + 1.0, lambda v: v - 1.0, x))(True, 5.0)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["convert_element_type", "cond"]
+    assert closed.jaxpr.eqns[0].params["new_dtype"] == jnp.int32
 
 
 def test_unknown_lang_falls_back_to_english():

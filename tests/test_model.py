@@ -131,7 +131,7 @@ def test_func11_scan_roles():
 def test_switch_and_jit_roles():
     p = traced("one_of_three")
     c = p.eqns[-1]
-    assert role_summary(c.roles) == "1 index, 1 operand; 3 branches, an index outside [0, 2] runs branch 2"
+    assert role_summary(c.roles) == "1 index, 1 operand; 3 branches, the index must be in [0, 2]"
     assert [s.label for s in c.subs] == ["branch 0", "branch 1", "branch 2"]
     p = traced("func12")
     j = next(e for e in p.eqns if e.primitive == "jit")

@@ -38,7 +38,7 @@
 # > run during tracing, and no intermediate jaxpr of `f` is built.
 # >
 # > 原文把 ANF 展开为 “Algebraic Normal Form”（「代数正规形式」），JAX 自己的 jaxpr 文档也这么写。ANF 实为
-# > **A 范式**（A-normal form，Flanagan、Sabry、Duba、Felleisen，1993）：每个运算的参数都是原子（变量或字面量）的
+# > **A 范式**（A-normal form，Flanagan、Sabry、Duba、Felleisen，1993）：每个运算的操作数都是原子（变量或字面量）的
 # > 程序形式，与代数无关。原文还说各变换“先把函数 trace 成 jaxpr，再用变换特有的规则解释它”：这只是一种理解方式，
 # > 并非 `jax.grad`/`jax.vmap` 的实际做法——它们的规则在 trace 过程中施加，并不会先构造 `f` 的中间 jaxpr。
 

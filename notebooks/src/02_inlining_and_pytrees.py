@@ -18,7 +18,7 @@
 # **Goal.** Predict which Python control flow vanishes from a jaxpr and how pytree arguments become flat inputs.
 # **Time:** 25 minutes.
 #
-# **目标**：预测哪些 Python 控制流会从 jaxpr 中消失，以及 pytree 参数如何变成扁平的输入。
+# **目标**：预测哪些 Python 控制流会从 jaxpr 中消失，以及 pytree 实参如何变成扁平的输入。
 # **时长**：25 分钟。
 
 # %%
@@ -73,12 +73,12 @@ print(make_jaxpr(func3)(jnp.zeros(8), jnp.ones(8)).pretty_print(use_color=False)
 # input variables, again exactly `func1`'s jaxpr. The table names them with their Python paths
 # `arg[0]` and `arg[1]`.
 #
-# jaxpr 中没有元组类型。`func4` 只接受一个参数——一个二元组；JAX 将其展平，jaxpr 中出现两个输入变量，
+# jaxpr 中没有元组类型。`func4` 只接受一个实参——一个二元组；JAX 将其展平，jaxpr 中出现两个输入变量，
 # 结果仍与 `func1` 完全相同。表格用 Python 路径 `arg[0]`、`arg[1]` 标出它们。
 
 # %%
 %%jaxpr
-def func4(arg):  # The arg is a pair.
+def func4(arg):  # The arg is a pair. / 实参是一个二元组。
     temp = arg[0] + jnp.sin(arg[1]) * 3.
     return jnp.sum(temp)
 
@@ -160,7 +160,7 @@ invars = make_jaxpr(f)(params, xs).jaxpr.invars
 first = "w" if invars[0].aval.shape == (3,) else "b"
 check(answer_2, (len(invars), first),
       "Every leaf of every argument becomes one input; a dict's leaves come in sorted key order.",
-      "每个参数的每个叶子各成一个输入；字典的叶子按键排序。")
+      "每个实参的每个叶子各成一个输入；字典的叶子按键排序。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Solution: click to open

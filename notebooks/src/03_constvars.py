@@ -20,7 +20,7 @@
 # *constvar*：NumPy 数组、调用之前就建好的 `jax.Array`（任意形状，0 维的也算）、由 Python 数据构造的
 # `jnp.array([1., 2., 3.])`。这样的数组被**提升**：
 # 打印在分号之前，它们的值保存在 jaxpr 的 `consts` 中，随 jaxpr 一起携带。而在函数内部由 `jax.numpy` **计算**出的
-# 数组是方程，即使它不依赖任何参数：`jnp.ones(3)` 被 trace 成 `broadcast_in_dim`，`jnp.arange(3.)` 被 trace 成
+# 数组是方程，即使它不依赖任何输入：`jnp.ones(3)` 被 trace 成 `broadcast_in_dim`，`jnp.arange(3.)` 被 trace 成
 # `iota`。
 #
 # **Goal.** Tell literals, hoisted constants and inputs apart, and use the data model of JAX 0.11 and later.
@@ -55,8 +55,8 @@ print(make_jaxpr(scaled)(jnp.ones(3)).pretty_print(use_color=False))
 # value before tracing reaches it, the one built from Python data, is a constvar; the other two are computed,
 # so they are equations.
 #
-# 三个不依赖任何参数的 `f32[3]` 数组：`jnp.ones(3)`（`[1, 1, 1]`）、`jnp.arange(3.)`（`[0, 1, 2]`）与
-# `jnp.array([1., 2., 3.])`（`[1, 2, 3]`），得到三个不同的 jaxpr：只有在 trace 到达之前就已作为值存在的那个数组
+# 三个不依赖任何输入的 `f32[3]` 数组：`jnp.ones(3)`（`[1, 1, 1]`）、`jnp.arange(3.)`（`[0, 1, 2]`）与
+# `jnp.array([1., 2., 3.])`（`[1, 2, 3]`），得到三个不同的 jaxpr：只有在 trace 之前就已经有值的那个数组
 # （由 Python 数据构造的那个）才是 constvar；另外两个是计算出来的，所以是方程。
 
 # %%
@@ -89,7 +89,7 @@ for make in (lambda: jnp.ones(3), lambda: jnp.arange(3.), lambda: jnp.array([1.,
 # 标量（`np.float32(2.)`）或 0 维 NumPy 数组（`np.array(2.)`）是**字面量**，直接内联在方程中（`2.0:f32[]`）；
 # 已经存在的 `jax.Array` **不论形状**都是 **constvar**：0 维的也一样，例如调用之前建好的 `jnp.float32(2.)` 或
 # `jnp.array(2.)`，打印为分号之前的 `a:f32[]`；一维及以上的 NumPy 数组也是 constvar。在函数内部，`jax.numpy` 由
-# Python 数构造的标量（在函数体里写的 `jnp.float32(2.)`）又是字面量，由 Python 数据构造的数组
+# Python 数构造的标量（函数体里写的 `jnp.float32(2.)`）则是字面量，由 Python 数据构造的数组
 # （`jnp.array([1., 2., 3.])`）是 constvar，`jax.numpy` 计算出的数组（`jnp.ones(3)`）是方程。
 #
 # 运行下面的单元格之前，先逐个预测这六个 jaxpr：字面量还是 constvar？
@@ -127,9 +127,11 @@ for c in made_before:
 
 # %%
 import jax.extend.core as jcore
+from jaxprlens.exercise import say
 
 closed = make_jaxpr(scaled)(jnp.ones(3))
-print("one class:", jcore.ClosedJaxpr is jcore.Jaxpr, "| closed.jaxpr is closed:", closed.jaxpr is closed)
+print(say("one class:", "是同一个类："), jcore.ClosedJaxpr is jcore.Jaxpr,
+      say("| closed.jaxpr is closed:", "| closed.jaxpr 就是 closed："), closed.jaxpr is closed)
 print("consts:", [np.asarray(c) for c in closed.consts])
 print("constvars:", len(closed.jaxpr.constvars), " invars:", len(closed.jaxpr.invars),
       " eqns:", len(closed.jaxpr.eqns), " outvars:", len(closed.jaxpr.outvars))
@@ -179,17 +181,17 @@ for e in program.eqns:
 # %%
 from jax import lax
 
-def func8(arg1, arg2):  # Where `arg2` is a pair.
+def func8(arg1, arg2):  # Where `arg2` is a pair. / 其中 `arg2` 是一个二元组。
     return lax.cond(arg1 >= 0.,
                     lambda xtrue: xtrue[0],
                     lambda xfalse: jnp.array([1]) + xfalse[1],
                     arg2)
 
 closed8 = make_jaxpr(func8)(5., (jnp.zeros(1), 2.))
-print("outer constvars:", [f"{v.aval}" for v in closed8.jaxpr.constvars], [np.asarray(c) for c in closed8.consts])
+print(say("outer constvars:", "外层的 constvars："), [f"{v.aval}" for v in closed8.jaxpr.constvars], [np.asarray(c) for c in closed8.consts])
 branches = closed8.jaxpr.eqns[-1].params["branches"]
-print("constvars per branch:", [len(b.jaxpr.constvars) for b in branches],
-      "| binders per branch:", [len(b.jaxpr.invars) for b in branches])
+print(say("constvars per branch:", "每个分支的 constvars："), [len(b.jaxpr.constvars) for b in branches],
+      say("| binders per branch:", "| 每个分支的绑定变量："), [len(b.jaxpr.invars) for b in branches])
 
 # %% [markdown]
 # > **Outdated in the article / 原文已过时** — the article says a constant captured in a sub-jaxpr "appears as a
@@ -283,7 +285,7 @@ answer_2 = (1, 0)
 # **Exercise 3 / 练习 3.** `mix` uses four arrays that depend on no argument. How many constvars and how many
 # equations will its jaxpr have? Answer `(constvars, equations)`.
 #
-# `mix` 用到四个不依赖任何参数的数组。它的 jaxpr 有多少个 constvar、多少个方程？用 `(constvar 数, 方程数)` 作答。
+# `mix` 用到四个不依赖任何输入的数组。它的 jaxpr 有多少个 constvar、多少个方程？用 `(constvar 数, 方程数)` 作答。
 
 # %% tags=["exercise-3"]
 W = jnp.ones(3)       # made before tracing / 在 trace 之前建好

@@ -89,7 +89,7 @@ def bare_cond(index, x):  # cond bound directly, no clamp in front / 直接绑�
 indices = np.array([-3, 0, 7], np.int32)
 for index in indices:  # compiled: XLA's case / 编译执行：XLA 的 case
     print(index, "->", float(jax.jit(bare_cond)(index, np.float32(5.))))
-print(indices, "->", jax.vmap(bare_cond, (0, None))(indices, np.float32(5.)))  # vmap: select_n
+print(indices, "->", jax.vmap(bare_cond, (0, None))(indices, np.float32(5.)))  # vmap: select_n / vmap 下变成 select_n
 
 # %% [markdown]
 # ## `lax.cond`: the false branch comes first / `lax.cond`：false 分支在前
@@ -133,7 +133,7 @@ func7(5.)
 
 # %%
 %%jaxpr
-def func8(arg1, arg2):  # Where `arg2` is a pair.
+def func8(arg1, arg2):  # Where `arg2` is a pair. / 其中 `arg2` 是一个二元组。
     return lax.cond(arg1 >= 0.,
                     lambda xtrue: xtrue[0],
                     lambda xfalse: jnp.array([1]) + xfalse[1],

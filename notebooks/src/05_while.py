@@ -52,7 +52,7 @@ count_up(0.)
 # %%
 %%jaxpr
 def func10(arg, n):
-    ones = jnp.ones(arg.shape)  # A constant.
+    ones = jnp.ones(arg.shape)  # A constant. / 一个常量。
     return lax.fori_loop(0, n,
                          lambda i, carry: carry + ones * 3. + arg,
                          arg + ones)
@@ -95,12 +95,12 @@ print(role_summary(loop.roles, "en"), "|", role_summary(loop.roles, "zh"))
 # 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens import path_text   # where the stepper is, in the notebook's language
+from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步引擎停在哪里，用笔记本的语言显示
 
 stepper = program.stepper()
-stepper.step()        # c = broadcast_in_dim 1.0
-stepper.step()        # d = add a c
-stepper.step_into()   # enter the while
+stepper.step()        # c = broadcast_in_dim 1.0 / 执行方程 c = broadcast_in_dim 1.0
+stepper.step()        # d = add a c / 执行方程 d = add a c
+stepper.step_into()   # enter the while / 进入 while
 for _ in range(8):
     stepper.step_into()
 print(path_text(stepper))
@@ -111,7 +111,7 @@ print(stepper.outputs[:3], jax.jit(func10)(np.ones(16), 5)[:3])
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
 # The debugger widget does the same with buttons (Step, Step into, Step out, Back, Continue).
 #
-# 调试器小部件用按钮完成同样的操作（Step、Step into、Step out、Back、Continue）。
+# 调试器小部件用按钮完成同样的操作（「单步」「进入」「跳出」「后退」「继续」）。
 
 # %% tags=["needs-feature"]
 %%jaxpr --debug
@@ -158,13 +158,13 @@ cn, bn = loop.params["cond_nconsts"], loop.params["body_nconsts"]
 check(answer_1, {"cond_consts": cn, "body_consts": bn, "carry": len(loop.invars) - cn - bn},
       "A value captured by cond_fun is a cond const, one captured by body_fun a body const, and each leaf of "
       "init is one carry.",
-      "被 cond_fun 捕获的值是 cond 常量，被 body_fun 捕获的是 body 常量，init 的每个叶子是一个 carry。")
+      "被 cond_fun 捕获的值是条件常量，被 body_fun 捕获的是循环体常量，init 的每个叶子是一个携带值。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Solution: click to open
 # 参考答案：点击展开
 # limit is read by cond_fun, w by body_fun; the carry is the pair (counter, x).
-# limit 被 cond_fun 读取，w 被 body_fun 读取；carry 是二元组（计数器, x）。
+# limit 被 cond_fun 读取，w 被 body_fun 读取；携带值是二元组（计数器，x）。
 answer_1 = {"cond_consts": 1, "body_consts": 1, "carry": 2}
 
 

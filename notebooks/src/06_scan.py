@@ -36,11 +36,13 @@ import jax.numpy as jnp
 from jax import lax, make_jaxpr
 
 def func11(arr, extra):
-    ones = jnp.ones(arr.shape)  # A constant.
+    ones = jnp.ones(arr.shape)  # A constant. / 一个常量。
 
     def body(carry, aelems):
         # carry: running dot-product of the two arrays
         # aelems: a pair with corresponding elements from the two arrays
+        # `carry`：两个数组点积的累计值
+        # `aelems`：两个数组中对应元素组成的二元组
         ae1, ae2 = aelems
         return (carry + ae1 * ae2 + extra, carry)
     return lax.scan(body, 0., (arr, ones))
@@ -89,9 +91,9 @@ print(make_jaxpr(func11)(np.ones(16), 5.).pretty_print(use_color=False))
 # it strong first, and that cast is the equation you see. Passing `extra` as `jnp.float32(5.)` removes its cast.
 #
 # 循环体中的 `convert_element_type[new_dtype=float32 weak_type=False]` 既不改变值也不改变 dtype：它只是去掉**弱类型**。
-# 像初始携带值 `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：在运算中它服从另一个操作数的
-# dtype（`x_bf16 + 1.` 仍是 `bfloat16`）。这种值与强类型的 `f32`（这里是 `ae1 * ae2`）相遇时，JAX 先把它变成强类型，
-# 这次转换就是你看到的方程。把 `extra` 传为 `jnp.float32(5.)`，它的那次转换就消失了。
+# 像初始携带值 `0.` 或 `extra = 5.` 这样的 Python 标量在 trace 时是*弱类型*的 `f32[]`：参与运算时它随另一个操作数的
+# dtype（`x_bf16 + 1.` 仍是 `bfloat16`）。这种值遇到强类型的 `f32`（这里是 `ae1 * ae2`）时，JAX 先把它转成强类型，
+# 这次转换就是你看到的方程。把 `extra` 传为 `jnp.float32(5.)`，这次转换就没有了。
 
 # %%
 import jaxprlens
@@ -113,11 +115,11 @@ print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 # 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的循环体；执行完循环体后进入第 1 次迭代。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens import path_text   # where the stepper is, in the notebook's language
+from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步引擎停在哪里，用笔记本的语言显示
 
 stepper = program.stepper()
-stepper.step()          # c = broadcast_in_dim 1.0
-stepper.step_into()     # enter the scan body, iteration 0
+stepper.step()          # c = broadcast_in_dim 1.0 / 执行方程 c = broadcast_in_dim 1.0
+stepper.step_into()     # enter the scan body, iteration 0 / 进入 scan 的循环体，第 0 次迭代
 print(path_text(stepper), {k: float(v) for k, v in stepper.env_names.items()})
 for _ in range(len(scan.subs[0].program.eqns)):
     stepper.step()
@@ -172,13 +174,13 @@ scan_eqn = jaxprlens.trace(running, jnp.ones(16), 2.).eqns[-1]
 check(answer_1, dict(scan_eqn.roles.groups),
       "Consts are the values the body captures (traced or hoisted arrays), the carry is each leaf of init, and "
       "xs are the leaves of the scanned argument.",
-      "常量是 body 捕获的值（被 trace 的值或被提升的数组），carry 是 init 的每个叶子，xs 是被扫描参数的叶子。")
+      "常量是循环体捕获的值（被 trace 的值或被提升的数组），携带值是 init 的每个叶子，xs 是被扫描实参的叶子。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Solution: click to open
 # 参考答案：点击展开
 # Captured: k (an argument) and w (an array constant, hoisted); carry: (total, count); xs: xs.
-# 捕获的值：k（参数）与 w（被提升的数组常量）；carry：(total, count)；xs：xs。
+# 捕获的值：k（实参）与 w（被提升的数组常量）；携带值：(total, count)；xs：xs。
 answer_1 = {"consts": 2, "carry": 2, "xs": 1}
 
 # %% [markdown]

@@ -56,7 +56,7 @@ from jax import make_jaxpr
 def func12(arg):
     @jax.jit
     def inner(x):
-        return x + arg * jnp.ones(1)  # Include a constant in the inner function.
+        return x + arg * jnp.ones(1)  # Include a constant in the inner function. / 内层函数里用到一个常量。
     return arg + inner(arg - 2.)
 
 func12(1.)
@@ -83,9 +83,9 @@ print(make_jaxpr(func12)(1.).pretty_print(use_color=False))
 # `inner` 捕获了 `arg`：闭包变成显式操作数，所以调用传入两个值 `a`（`arg`）与 `b`（`arg - 2.`），子 jaxpr 有两个输入。
 # `jnp.ones(1)` 在子 jaxpr 内部构造（`broadcast_in_dim`）。
 #
-# 打印器如何命名：它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则把调用方的名字*建议*给被调函数的绑定变量和结果：
+# 打印器如何命名：它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则让被调函数的绑定变量和结果沿用调用方的名字：
 # 因为操作数是 `a`、`b`，绑定变量就打印为 `a`、`b`；因为方程绑定的是 `c`，被调函数的结果也打印为 `c`。其余变量沿同一个
-# 序列继续（内部是 `d`、`e`、`f`、`g`，调用之后是 `h`、`i`）。`cond`、`while`、`scan` 的子 jaxpr 没有这种建议，它们的
+# 序列继续（内部是 `d`、`e`、`f`、`g`，调用之后是 `h`、`i`）。`cond`、`while`、`scan` 的子 jaxpr 不沿用名字，它们的
 # 绑定变量直接沿序列继续编号（第 4–6 讲）。jaxprlens 则让同一个值在各处保持同一个名字。
 #
 # `a`、`b` 上的 `convert_element_type[new_dtype=float32 weak_type=False]` 把弱类型的 Python 标量 `arg`（以及
@@ -97,9 +97,11 @@ import jaxprlens
 program = jaxprlens.trace(func12, 1.)
 call = program.eqns[1]
 sub = call.subs[0]
-print("primitive:", call.primitive, "| name:", call.params["name"], "| sub-jaxpr:", sub.label)
-print("sub-jaxpr inputs:", [f"{v.name}:{v.type}" for v in sub.program.invars],
-      "<- operands", [a.name for a in call.invars])
+from jaxprlens.exercise import say
+
+print(say("primitive:", "原语："), call.primitive, "| name:", call.params["name"], say("| sub-jaxpr:", "| 子 jaxpr："), sub.label)
+print(say("sub-jaxpr inputs:", "子 jaxpr 的输入："), [f"{v.name}:{v.type}" for v in sub.program.invars],
+      say("<- operands", "<- 操作数"), [a.name for a in call.invars])
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
 # The graph draws the sub-jaxpr as a cluster labelled with the function's name.
@@ -164,7 +166,7 @@ answer_1 = ["b", "c"]
 # **Exercise 2 / 练习 2.** Which operand of the `jit` equation in `outer` comes first: the captured `"y"` or
 # the argument `"z"`?
 #
-# `outer` 中 `jit` 方程的操作数谁在前：被捕获的 `"y"` 还是参数 `"z"`？
+# `outer` 中 `jit` 方程的操作数谁在前：被捕获的 `"y"` 还是实参 `"z"`？
 
 # %% tags=["exercise-2"]
 answer_2 = None  # "y" or "z" / "y" 或 "z"
@@ -175,7 +177,7 @@ x_var, y_var = closed_outer.jaxpr.invars
 call = closed_outer.jaxpr.eqns[-1]
 check(answer_2, "y" if call.invars[0] is y_var else "z",
       "Closed-over values become explicit operands, and they are passed before the function's own arguments.",
-      "被闭包捕获的值变成显式操作数，并排在函数自身的参数之前。")
+      "被闭包捕获的值变成显式操作数，并排在函数自身的实参之前。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Solution: click to open
@@ -185,4 +187,4 @@ answer_2 = "y"
 # %% [markdown]
 # **Takeaway / 小结**: a nested `jit` is a call primitive carrying its own sub-jaxpr.
 #
-# 嵌套的 `jit` 是一个携带自身子 jaxpr 的 call 原语。
+# 嵌套的 `jit` 是一个 call 原语，被调函数的子 jaxpr 就在它的参数里。

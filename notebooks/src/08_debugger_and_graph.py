@@ -48,7 +48,7 @@ mlp(params, x)
 # The pytree of parameters is flattened; the table names each input by its Python path
 # (`params['b1']`, ...). The output already contains NaN:
 #
-# 参数 pytree 被展平，表格用 Python 路径（`params['b1']` 等）标出每个输入。输出中已经出现了 NaN：
+# 模型参数的 pytree 被展平，表格用 Python 路径（`params['b1']` 等）标出每个输入。输出中已经出现了 NaN：
 
 # %%
 print(np.asarray(mlp(params, x)).ravel())
@@ -137,7 +137,7 @@ print(np.asarray(what_if.outputs).ravel())
 # GitHub or in nbviewer there is no kernel, so what you see below is the recorded run; in a live kernel the
 # widget steps for real.
 #
-# 在调试器小部件中同样可以做到：在表格行上切换断点，再按 Continue。在本文档、GitHub 或 nbviewer 中没有内核，
+# 在调试器小部件中同样可以做到：在表格行上切换断点，再按「继续」。在本文档、GitHub 或 nbviewer 中没有内核，
 # 下面看到的是录制下来的运行过程；在运行中的内核里，小部件会真正地单步执行。
 
 # %% tags=["needs-feature"]

@@ -117,6 +117,7 @@ CASES = [(func1, (jnp.zeros(8), jnp.ones(8))), (scaled, (jnp.ones(3),)), (one_of
          (func10, (np.ones(16), 5)), (func11, (np.ones(16), 5.)), (func12, (1.,))]
 HIGHER_ORDER = ("cond", "while", "jit", "pjit")
 # JAX's own interpreters of a jaxpr: calling one is not writing yours.
+# JAX 自己的 jaxpr 解释器：调用它们不等于自己写了一个。
 THEIRS = {"eval_jaxpr", "jaxpr_as_fun"}
 THEIR_FUNCTIONS = [f for f in (getattr(jax.core, "eval_jaxpr", None), getattr(jcore, "jaxpr_as_fun", None)) if f]
 
@@ -161,7 +162,7 @@ def check_evaluator(evaluate, recursive=False):
         except NotImplementedError:
             pending(f"write {name}", f"写好 {name}")
             return
-        except Exception as e:  # the student's code: say which program broke it and how
+        except Exception as e:  # the student's code: say which program broke it and how / 学生的代码：说明是哪个程序、出了什么错
             error = f"{type(e).__name__}: {e}"
             fail(f"{name} raised {error} while running {f.__name__}.",
                  f"{name} 在运行 {f.__name__} 时出错（{error}）。",

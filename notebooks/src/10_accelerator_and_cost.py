@@ -70,7 +70,7 @@ layer(w, x)
 #
 # **这个估算是什么**：它把每个方程当作单独运行来计：每个输入从内存读一次，每个输出写回内存一次，即该方程单独运行时
 # 无法避免的访存量，适合用来比较各方程。它**不是**编译后的程序实际搬运的字节数，也不是它的上界或下界：XLA 会把相邻的
-# 逐元素方程融合成一个 kernel，其中间值从不写回内存，所以融合后搬运得更少（见下面关于融合的说明）；而大的矩阵乘按块
+# 逐元素方程融合成一个计算内核，其中间值从不写回内存，所以融合后搬运得更少（见下面关于融合的说明）；而大的矩阵乘按块
 # 计算时，可能不止一次地从内存读取操作数，所以可能搬运得更多。
 
 # %% tags=["needs-feature"]
@@ -113,7 +113,7 @@ layer(w, x)
 # > equation alone, adds up to more than `--run`.
 # >
 # > `jax.jit` 把 jaxpr 交给 XLA，XLA 并不逐个方程地执行。它会把一串逐元素方程（在 GPU 上常常连同相邻的归约或乘积）
-# > **融合**成一个 kernel。`--compiled` 显示 XLA 优化后的 HLO：找找 `fusion`。这里 `layer` 的四个方程变成两个 kernel：
+# > **融合**成一个计算内核。`--compiled` 显示 XLA 优化后的 HLO：找找 `fusion`。这里 `layer` 的四个方程变成两个计算内核：
 # > 矩阵乘，以及一个循环，它只读一次 `x @ w`，依次做 `tanh`、`mul`、`add`，只写一次结果；中间值 `d` 和 `e` 从不写回
 # > 内存。所以上面逐方程的字节数之和大于编译后程序实际搬运的量，
 # > 逐个方程单独运行的 `--profile` 之和也大于 `--run`。
@@ -197,5 +197,5 @@ answer_2 = 2 * 128 * 256 * 4
 # **Takeaway / 小结**: the jaxpr is the unit of compilation. Its equations say where the arithmetic is; after
 # XLA fuses them, the kernels of the compiled program (`--compiled`) say where the time goes.
 #
-# jaxpr 是编译的单位。它的方程说明计算量在哪里；XLA 把方程融合之后，编译后程序的 kernel（`--compiled`）才说明时间
+# jaxpr 是编译的单位。它的方程说明计算量在哪里；XLA 把方程融合之后，编译后程序的计算内核（`--compiled`）才说明时间
 # 花在哪里。

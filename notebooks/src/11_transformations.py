@@ -27,9 +27,9 @@
 # *tracer* 运行你的函数，函数每绑定一个原语，该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它。
 # 下面之所以能看到 jaxpr，是因为 `make_jaxpr` trace 了**变换后的**函数（`jax.grad(f)`、`jax.vmap(f)`）：变换的规则在
 # trace 过程中逐个产生方程。有两处确实会解释一个已经存在的 jaxpr。转置（`jax.linear_transpose`、`grad` 的反向过程）
-# 沿着一个线性 jaxpr 从后往前逐个方程地处理。而 `cond`、`while`、`scan`、`jit` 把它们的体作为 jaxpr 携带：它们的
-# JVP 规则和批处理规则把体重新变成函数（JAX 的 `ad.py` 与 `batching.py` 中的 `jaxpr_as_fun`），在变换的 tracer 下
-# 再运行一遍，于是体被逐个方程地重新 trace。本讲的 scan 与 while 示例正是这种情形。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
+# 沿着一个线性 jaxpr 从后往前逐个方程地处理。而 `cond`、`while`、`scan`、`jit` 把各自的分支、循环体或函数体作为子 jaxpr 携带：它们的
+# JVP 规则和批处理规则把子 jaxpr 重新变成函数（JAX 的 `ad.py` 与 `batching.py` 中的 `jaxpr_as_fun`），在变换的 tracer 下
+# 再运行一遍，于是这些子 jaxpr 被逐个方程地重新 trace。本讲的 scan 与 while 示例正是这种情形。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
 # 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
 #
 # **Goal.** Read the jaxprs of `grad`, `vmap` and the other transformations, and tell which equations each rule
@@ -65,7 +65,7 @@ func1(jnp.zeros(8), jnp.ones(8))
 # %% [markdown]
 # `--argnums 0,1` differentiates with respect to both arguments: now `cos` appears, the derivative of `sin`.
 #
-# `--argnums 0,1` 对两个参数同时求导：这时出现了 `cos`，也就是 `sin` 的导数。
+# `--argnums 0,1` 对两个实参同时求导：这时出现了 `cos`，也就是 `sin` 的导数。
 
 # %%
 %%jaxpr --transform grad --argnums 0,1
@@ -128,7 +128,7 @@ print(p.transform("transpose").text)
 from jax import lax
 
 def func11(arr, extra):
-    ones = jnp.ones(arr.shape)  # A constant.
+    ones = jnp.ones(arr.shape)  # A constant. / 一个常量。
 
     def body(carry, aelems):
         ae1, ae2 = aelems
@@ -149,7 +149,7 @@ func11(jnp.ones(16), 5.)
 # %%
 %%jaxpr --transform jvp
 def func10(arg, n):
-    ones = jnp.ones(arg.shape)  # A constant.
+    ones = jnp.ones(arg.shape)  # A constant. / 一个常量。
     return lax.fori_loop(0, n,
                          lambda i, carry: carry + ones * 3. + arg,
                          arg + ones)
@@ -167,7 +167,7 @@ func10(jnp.ones(16), 5)
 #
 # 在 `vmap` 下，`func7` 中 `cond` 的谓词是一个向量，每个批元素一个值，JAX 无法只选一个分支：它**两个分支都执行**，
 # 再用 `select_n` 逐元素选择。**只有谓词被批处理时**才会这样。如果只有操作数被批处理、谓词对整批相同，`cond` 仍然是
-# `cond`，只是分支处理整批数据（见下面的练习 2）。（该视图把每个被映射的参数复制两份堆叠起来作为批。）
+# `cond`，只是分支处理整批数据（见下面的练习 2）。（该视图把每个被映射的实参复制两份堆叠起来作为批。）
 
 # %%
 %%jaxpr --transform vmap --in-axes 0 --compare
@@ -213,10 +213,10 @@ print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))
 # `jvp_jaxpr_fun` param (JAX's printer shows it as `jvp=jvp`) is a derivative rule its author wrote. Without transformations the body runs. Under `grad`,
 # JAX ignores the body's own rules and traces the custom rule instead.
 #
-# trace `jax.nn.relu`，第一个方程不是 `max`，而是 `custom_jvp_call`。`relu` 是一个 `jax.custom_jvp` 函数：它的体
+# trace `jax.nn.relu`，第一个方程不是 `max`，而是 `custom_jvp_call`。`relu` 是一个 `jax.custom_jvp` 函数：它的函数体
 # （`call_jaxpr`，这里是对 `max` 的一个 `jit`）说明它计算什么，参数 `jvp_jaxpr_fun`（JAX 的打印器显示为 `jvp=jvp`）
-# 是作者写的求导规则。没有变换时执行的是体。
-# 在 `grad` 之下，JAX 不用体中各原语自己的规则，而是 trace 这条自定义规则。
+# 是作者写的求导规则。没有变换时执行的是函数体。
+# 在 `grad` 之下，JAX 不用函数体中各原语自己的规则，而是 trace 这条自定义规则。
 
 # %%
 %%jaxpr
@@ -249,7 +249,7 @@ print(jax.grad(relu_sum)(jnp.array([-1., 0., 2.])),
 # In the debugger, Step into on `custom_jvp_call` enters its body (`call_jaxpr`), and the `jit` inside it
 # opens in turn:
 #
-# 在调试器中，对 `custom_jvp_call` 按“步入”会进入它的体（`call_jaxpr`），其中的 `jit` 也可以再步入：
+# 在调试器中，对 `custom_jvp_call` 按「进入」会进入它的函数体（`call_jaxpr`），其中的 `jit` 也可以再进入：
 
 # %% tags=["needs-feature"]
 %%jaxpr --debug
@@ -295,8 +295,8 @@ scaled_loss(jnp.ones(3))
 # the ops it lowered to (matched by source line and primitive). `--compiled` adds XLA's optimized HLO, where
 # the ops of `func1` are fused into a single kernel.
 #
-# `--lower` 显示 `jax.jit(f).lower(...)` 生成的 StableHLO 模块，并把每个方程链接到它降低（lower）成的算子
-# （按源码行与原语匹配）。`--compiled` 再显示 XLA 优化后的 HLO，可以看到 `func1` 的算子被融合成一个 kernel。
+# `--lower` 显示 `jax.jit(f).lower(...)` 生成的 StableHLO 模块，并把每个方程链接到它 lower 成的算子
+# （按源码行与原语匹配）。`--compiled` 再显示 XLA 优化后的 HLO，可以看到 `func1` 的算子被融合成一个计算内核。
 
 # %%
 %%jaxpr --lower --compiled
@@ -368,7 +368,7 @@ answer_1 = ["broadcast_in_dim"]
 def shifted(p, x):
     return lax.cond(p >= 0., lambda x: x + 3., lambda x: x - 3., x)
 
-answer_2 = None  # True or False
+answer_2 = None  # True or False / 填 True 或 False
 
 # %% tags=["check-2"]
 mapped = make_jaxpr(jax.vmap(shifted, in_axes=(None, 0)))(1., jnp.arange(4.))
@@ -424,7 +424,7 @@ top = [e.primitive.name for e in make_jaxpr(jax.grad(soft))(jnp.ones(3)).jaxpr.e
 check(answer_4, "max" in top,
       "relu's custom JVP rule replaces the rules of the equations in its body: the derivative is a gt and a "
       "select_n; the max stays inside custom_jvp_call, which computes the forward value.",
-      "relu 的自定义 JVP 规则取代了它体中各方程的规则：导数由 gt 和 select_n 给出；max 留在 custom_jvp_call 里面，"
+      "relu 的自定义 JVP 规则取代了它函数体中各方程的规则：导数由 gt 和 select_n 给出；max 留在 custom_jvp_call 里面，"
       "只用来计算前向值。")
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
@@ -438,4 +438,4 @@ answer_4 = False
 # predicate becomes data (`select_n`), and `jit` lowers the final jaxpr to StableHLO.
 #
 # 变换在 trace 过程中施加规则，对变换后的函数做 `make_jaxpr` 就能看到它们产生了什么：`grad` = `linearize` +
-# `transpose`；谓词被批处理时，`vmap` 把 `cond` 变成数据（`select_n`）；`jit` 再把最终的 jaxpr 降低为 StableHLO。
+# `transpose`；谓词被批处理时，`vmap` 把 `cond` 变成数据（`select_n`）；`jit` 再把最终的 jaxpr lower 成 StableHLO。

@@ -105,6 +105,7 @@ predict(w1, w2, x)
 # %%
 from jaxprlens import trace
 from jaxprlens.model.calls import call_tree
+from jaxprlens.exercise import say
 from jaxprlens.present.words import group_label
 
 program = trace(predict, w1, w2, x)
@@ -112,7 +113,9 @@ for call in call_tree(program).root.walk():
     if call.parent is not None:
         ins = " ".join(v.name for v in call.inputs)
         outs = " ".join(v.name for v in call.outputs)
-        print(f"{'  ' * call.depth}{group_label(call)}: {len(call.eqns)} eqns, in {ins} -> out {outs}")
+        n = len(call.eqns)
+        print(f"{'  ' * call.depth}{group_label(call)}"
+              + say(f": {n} eqns, in {ins} -> out {outs}", f"：{n} 个方程，输入 {ins} -> 输出 {outs}"))
 
 # %% [markdown]
 # ## Forward and backward / 前向与反向

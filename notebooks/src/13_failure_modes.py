@@ -76,7 +76,7 @@ relu_if(1.)
 # value gets its own trace.
 #
 # 两种修复。如果判断取决于**值**，就让一个原语在运行时做决定：`lax.cond` 只执行一个分支（第 4 讲），`jnp.where`
-# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个参数设为**静态参数**：
+# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个实参设为**静态参数**：
 # trace 时它是普通的 Python 值，每个不同的值各 trace 一次。
 
 # %%
@@ -157,12 +157,14 @@ print([e.primitive.name for e in make_jaxpr(doubled_n)(1., 4).jaxpr.eqns])
 # 在每个分支里放一个 `print` 就能看出来；运行时只执行一个分支，而 `print` 根本不会执行。
 
 # %%
+from jaxprlens.exercise import say
+
 def noisy(x):
     def yes(x):
-        print("trace: yes")
+        print(say("trace: yes", "trace 了 yes"))
         return x + 1.
     def no(x):
-        print("trace: no")
+        print(say("trace: no", "trace 了 no"))
         return x - 1.
     return lax.cond(x > 0, yes, no, x)
 
@@ -180,9 +182,11 @@ print(noisy_jit(-1.))
 # 方程，编译后的函数每运行一次，它就打印一次**值**。
 
 # %%
+fmt = say("jax.debug.print sees {}", "jax.debug.print 看到 {}")   # the format string, a param of the equation / 格式串，方程的一个参数
+
 def watched(x):
-    print("print sees a tracer of type", jax.typeof(x))
-    jax.debug.print("jax.debug.print sees {}", x)
+    print(say("print sees a tracer of type", "print 看到的是 tracer，类型为"), jax.typeof(x))
+    jax.debug.print(fmt, x)
     return x * 2.
 
 watched_jit = jax.jit(watched)
@@ -298,7 +302,7 @@ with jax.checking_leaks():
 # says why the cache missed.)
 #
 # `jit` 为每种**输入类型**（形状、dtype、弱类型）以及每个静态参数的每个值保存一个编译好的程序。新的形状、新的 dtype 或
-# 新的静态值都意味着重新 trace、重新编译；被 trace 参数的新值则不会。Python 函数体每 trace 一次就运行一次，所以它追加
+# 新的静态值都意味着重新 trace、重新编译；被 trace 的实参取新值则不会。Python 函数体每 trace 一次就运行一次，所以它追加
 # 的列表可以计数。（`jax.config.update("jax_log_compiles", True)` 会记录每次编译，`jax_explain_cache_misses` 会说明
 # 缓存为何未命中。）
 
@@ -349,7 +353,7 @@ print(times_scale_jit(1.), times_scale_jit(jnp.ones(2)))
 # see it).
 #
 # `scale = 10.` 之后，编译好的函数仍然乘以 trace 时的 `2.0`；只有换了新形状、因而重新 trace 的那次调用才看到 `10.`。
-# 修复方法：把会变化的东西作为参数传入（被 trace 的参数；如果 Python 必须看到它的值，就用静态参数）。
+# 修复方法：把会变化的东西作为实参传入（被 trace 的实参；如果 Python 必须看到它的值，就用静态参数）。
 
 # %% [markdown]
 # ## Out-of-bounds indexing: clamp, fill or drop / 越界索引：钳制、填充或丢弃
@@ -360,7 +364,7 @@ print(times_scale_jit(1.), times_scale_jit(jnp.ones(2)))
 # `gather` with `mode=GatherScatterMode.FILL_OR_DROP` and gives the fill value; `x.at[i].set(v)` is a `scatter`
 # whose out-of-range updates are **dropped**. The `lt`, `add`, `select_n` before them wrap negative indices.
 #
-# 加速器无法在 kernel 执行中途抛出异常，所以在 `jit` 之下，越界索引从来不是错误。会发生什么写在 jaxpr 里。被 trace 的
+# 加速器无法在计算内核执行中途抛出异常，所以在 `jit` 之下，越界索引从来不是错误。会发生什么写在 jaxpr 里。被 trace 的
 # `i` 做 `x[i]` 会变成 `dynamic_slice`，它把起始位置**钳制**到范围之内：五个元素的 `x[10]` 读到的是 `x[4]`。
 # `x.at[i].get(mode="fill")` 是带 `mode=GatherScatterMode.FILL_OR_DROP` 的 `gather`，返回填充值；`x.at[i].set(v)` 是
 # `scatter`，越界的更新被**丢弃**。它们前面的 `lt`、`add`、`select_n` 用来处理负索引。
@@ -448,7 +452,7 @@ for value in (1., -1., 2.):
 check(answer_2, len(lines),
       "Python runs only while tracing, and jit traces once per argument type: every call here has the same "
       "type, so one trace. That trace runs the start line and both branches.",
-      "Python 只在 trace 时运行，而 jit 对每种参数类型只 trace 一次：这里每次调用的类型相同，所以只 trace 一次；"
+      "Python 只在 trace 时运行，而 jit 对每种实参类型只 trace 一次：这里每次调用的类型相同，所以只 trace 一次；"
       "这次 trace 执行开头那一行和两个分支。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
@@ -485,7 +489,7 @@ answer_3 = 4
 # **Exercise 4 / 练习 4.** `jax.jit(norm, static_argnums=1)` is called on the six argument pairs in `calls`. How
 # many times is `norm` traced? Answer with an int.
 #
-# 在 `calls` 中的六组参数上调用 `jax.jit(norm, static_argnums=1)`。`norm` 会被 trace 几次？用整数作答。
+# 在 `calls` 中的六组实参上调用 `jax.jit(norm, static_argnums=1)`。`norm` 会被 trace 几次？用整数作答。
 
 # %% tags=["exercise-4"]
 calls = [(jnp.ones(3), 2), (jnp.ones(3) * 5., 2), (jnp.ones(3), 1),
@@ -506,7 +510,7 @@ check(answer_4, len(seen),
       "One trace per new (shape, dtype, static value): f32[3] with p=2, f32[3] with p=1, f32[3,1] with p=2 and "
       "i32[3] with p=2. New values of a traced argument reuse the program.",
       "每个新的（形状、dtype、静态值）组合 trace 一次：p=2 的 f32[3]、p=1 的 f32[3]、p=2 的 f32[3,1]、p=2 的 i32[3]。"
-      "被 trace 参数取新的值会复用已有程序。")
+      "被 trace 的实参取新值时复用已有程序。")
 
 # %% tags=["solution-4"] jupyter={"source_hidden": true}
 # Solution: click to open
@@ -522,5 +526,5 @@ answer_4 = 4
 #
 # Python 只在 trace 时运行一次，面对的是没有值的 tracer。调用前已知的东西用 `static_argnums`；运行时才决定的东西用
 # `lax.cond`/`jnp.where` 与 `fori_loop`/`scan`；想看值就用 `jax.debug.print`；要找第一个 NaN 就用 `break_on_nan`
-# （或 `jax_debug_nans`）。tracer 不要带出函数，会变化的东西作为参数传入，留意会引起重新 trace 的新形状，读 gather 或
+# （或 `jax_debug_nans`）。tracer 不要带出函数，会变化的东西作为实参传入，留意会引起重新 trace 的新形状，读 gather 或
 # scatter 的 `mode` 就知道越界索引会怎样。

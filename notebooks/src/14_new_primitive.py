@@ -110,7 +110,7 @@ loss(x)
 # from any JAX function: it lowers that function's own jaxpr in place of our equation.
 #
 # `jax.jit` 把 jaxpr 转换成 StableHLO，每个原语一条 lowering 规则。`mlir.lower_fun` 可以把任意 JAX 函数变成一条
-# lowering 规则：它把该函数自己的 jaxpr 降级，代替我们的方程。
+# lowering 规则：它把该函数自己的 jaxpr lower 下去，代替我们的方程。
 
 # %%
 show_error(jax.jit(running_sum), x)

@@ -15,7 +15,7 @@
 # **current trace**, which writes one equation and returns a new tracer for its result. You will build a
 # `make_jaxpr` of your own in about 60 lines, run it on the article's programs, and compare it with JAX's.
 #
-# 之前的各讲读的都是 `jax.make_jaxpr` 造出的 jaxpr。这一讲打开这台机器。`make_jaxpr` 用 **tracer** 调用你的 Python
+# 之前的各讲读的都是 `jax.make_jaxpr` 造出的 jaxpr。这一讲拆开来看它是怎样工作的。`make_jaxpr` 用 **tracer** 调用你的 Python
 # 函数：tracer 是代替数组的对象，有形状和 dtype，但没有值。每个 `jax.numpy` 函数最后都对某个**原语**调用 `bind`，
 # `bind` 把原语交给**当前 trace**，由它写下一个方程，并为结果返回一个新的 tracer。你将用大约 60 行代码写出自己的
 # `make_jaxpr`，在文章的程序上运行它，并与 JAX 的结果比较。
@@ -46,6 +46,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 from jax import lax, make_jaxpr
+from jaxprlens.exercise import say
 
 def peek(x):
     print(type(x).__name__, x.shape, x.dtype)
@@ -55,7 +56,7 @@ make_jaxpr(peek)(jnp.ones(3))
 make_jaxpr(jax.vmap(peek))(jnp.ones((2, 3)))
 
 def peek_grad(x):
-    print(type(x).__name__, "holding", type(x.primal).__name__)
+    print(type(x).__name__, say("holding", "内含原值"), type(x.primal).__name__)
     return jnp.sin(x)
 
 print(make_jaxpr(jax.grad(peek_grad))(1.).pretty_print(use_color=False))
@@ -76,7 +77,7 @@ print(make_jaxpr(jax.grad(peek_grad))(1.).pretty_print(use_color=False))
 # `accuracy=None` because it is the default; the bare equation has no params at all, and `jit` or `grad` of it
 # fail, because the rules that lower and differentiate `sin` read `accuracy`. Bind with the params:
 #
-# `jnp.sin(x)` 先检查参数，再调用 `lax.sin`，后者调用 `sin_p.bind(x, accuracy=None)`。`sin_p` 是一个
+# `jnp.sin(x)` 先检查实参，再调用 `lax.sin`，后者调用 `sin_p.bind(x, accuracy=None)`。`sin_p` 是一个
 # `Primitive`，你也可以自己 bind 它。不带参数的 `sin_p.bind(x)` *打印*出来是同一行，却不是同一个方程：方程由原语、
 # 操作数**以及参数**组成。打印器隐藏了 `accuracy=None`，因为它是默认值；自己 bind 出的方程根本没有参数，对它做
 # `jit` 或 `grad` 都会失败，因为 `sin` 的 lowering 规则和求导规则要读取 `accuracy`。bind 时要带上参数：
@@ -126,7 +127,7 @@ from jax import lax
 
 IMPL = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "neg": lax.neg, "sin": lax.sin, "cos": lax.cos,
         "exp": lax.exp, "reduce_sum": lambda x, *, axes: jnp.sum(x, axis=axes)}
-TRACE_STACK = []            # the traces now active, the current one last
+TRACE_STACK = []            # the traces now active, the current one last / 正在进行的 trace，当前的在最后
 
 
 class Var:
@@ -135,7 +136,7 @@ class Var:
 
 
 class Tracer:
-    __array_ufunc__ = None  # `numpy_array * tracer` must call Tracer.__rmul__
+    __array_ufunc__ = None  # `numpy_array * tracer` must call Tracer.__rmul__ / `numpy_array * tracer` 必须调用 Tracer.__rmul__
     def __init__(self, trace, var):
         self.trace, self.var, self.shape, self.dtype = trace, var, var.shape, var.dtype
     def __add__(self, other): return bind("add", self, other)
@@ -150,14 +151,14 @@ class Tracer:
 
 class JaxprTrace:
     def __init__(self):
-        self.eqns, self.consts = [], {}          # consts: id(array) -> (Var, array)
+        self.eqns, self.consts = [], {}          # consts: id(array) -> (Var, array) / 常量表：id(array) -> (Var, array)
 
     def atom(self, x):
         if isinstance(x, Tracer) and x.trace is self:
             return x.var
         if isinstance(x, (int, float)):
-            return x                             # a literal, written into the equation
-        if id(x) not in self.consts:             # an array that exists already: a constvar
+            return x                             # a literal, written into the equation / 字面量，直接写进方程
+        if id(x) not in self.consts:             # an array that exists already: a constvar / 已经存在的数组：成为 constvar
             self.consts[id(x)] = (Var(np.shape(x), jnp.result_type(x)), x)
         return self.consts[id(x)][0]
 
@@ -172,7 +173,7 @@ def bind(prim, *args, **params):
     if any(isinstance(a, Tracer) and a.trace not in TRACE_STACK for a in args):
         raise RuntimeError(f"{prim}: a tracer escaped from a trace that has ended (a leaked tracer)")
     if not TRACE_STACK:
-        return IMPL[prim](*args, **params)       # nothing traced: compute
+        return IMPL[prim](*args, **params)       # nothing traced: compute / 没有被 trace 的值：直接计算
     return TRACE_STACK[-1].process(prim, args, params)
 
 
@@ -218,7 +219,7 @@ class MiniJaxpr:
         names = {}
         letters = ("".join(p) for n in itertools.count(1) for p in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n))
 
-        def typed(v):           # a binder: name it (the next free letters) and write its type
+        def typed(v):           # a binder: name it (the next free letters) and write its type / 绑定变量：取下一个空闲的字母作名字，并写上类型
             names[v] = next(letters)
             return f"{names[v]}:{SHORT[v.dtype.name]}{list(v.shape)}".replace(" ", "")
 
@@ -238,7 +239,7 @@ class MiniJaxpr:
 # `jax.make_jaxpr` traces the very same function too: one program, two tracing machines.
 #
 # 用我们的 `sin` 和 `reduce_sum` 写成的 `func1`。没有 trace 时它们用 `lax` 计算，所以 `jax.make_jaxpr` 也能 trace
-# 同一个函数：一个程序，两台 trace 机器。
+# 同一个函数：同一个程序，两套 trace 机制。
 
 # %%
 def func1(first, second):
@@ -248,14 +249,14 @@ def func1(first, second):
 x, y = jnp.zeros(8), jnp.ones(8)
 print(mini_make_jaxpr(func1)(x, y))
 print(make_jaxpr(func1)(x, y).pretty_print(use_color=False))
-print("computed:", func1(x, y))
+print(say("computed:", "计算结果："), func1(x, y))
 
 # %% [markdown]
 # Python calls and Python `if`s on shapes run at trace time and leave no equation (`func3`, lecture 2); a pair
 # of arguments is flattened into two invars (`func4`); an array that exists before tracing is a constvar
 # (`scaled`, lecture 3). We compare the list of primitives and the constvar count with JAX's.
 #
-# Python 调用以及基于形状的 Python `if` 都在 trace 时执行，不留下方程（`func3`，第 2 讲）；一对参数被展平成两个
+# Python 调用以及基于形状的 Python `if` 都在 trace 时执行，不留下方程（`func3`，第 2 讲）；一对实参被展平成两个
 # invar（`func4`）；trace 之前就已存在的数组是 constvar（`scaled`，第 3 讲）。我们把原语列表和 constvar 个数与 JAX
 # 的结果比较。
 
@@ -273,7 +274,7 @@ def inner(second):
 def func3(first, second):
     return func2(inner, first, second)
 
-def func4(arg):  # The arg is a pair.
+def func4(arg):  # The arg is a pair. / 实参是一个二元组。
     temp = arg[0] + sin(arg[1]) * 3.
     return reduce_sum(temp)
 
@@ -286,7 +287,7 @@ for f, args in [(func3, (x, y)), (func4, ((x, y),)), (scaled, (jnp.ones(3),))]:
     mine, theirs = mini_make_jaxpr(f)(*args), make_jaxpr(f)(*args)
     same = (mine.primitives() == [e.primitive.name for e in theirs.jaxpr.eqns]
             and len(mine.constvars) == len(theirs.jaxpr.constvars))
-    print(f"{f.__name__}: {mine.primitives()} constvars={len(mine.constvars)} same as JAX: {same}")
+    print(f"{f.__name__}: {mine.primitives()} constvars={len(mine.constvars)}", say("same as JAX:", "与 JAX 相同："), same)
 print(mini_make_jaxpr(scaled)(jnp.ones(3)))
 
 # %% [markdown]
@@ -324,7 +325,7 @@ except RuntimeError as e:
 # > 每个 trace 都知道自己的上一层，所以“栈”其实是一条链。`bind` 取出当前 trace 并调用它的 `process_primitive`；JVP 或
 # > 批处理 trace 施加自己的规则，再在上一层 trace 上 bind。每个原语都有自己的抽象求值规则（我们借用了 `eval_shape`），
 # > 类型带有**弱类型**标记和分片信息，方程保留它的源码行和名字栈（第 12 讲），`make_jaxpr` 用 `DynamicJaxprTrace`
-# > 做 trace，它还会把高阶原语的体 trace 成子 jaxpr。JAX 0.12 的 `grad` 用 `LinearizeTracer` 做 trace（见上面的打印）：
+# > 做 trace，它还会把高阶原语的分支与循环体 trace 成子 jaxpr。JAX 0.12 的 `grad` 用 `LinearizeTracer` 做 trace（见上面的打印）：
 # > 这是直接线性化，自 JAX 0.7 起为默认；0.7 之前用的是 `JVPTracer`。
 
 # %% [markdown]

@@ -15,7 +15,7 @@
 # JAX add new transformations. And because such an interpreter is ordinary Python calling `jax.numpy`, it is
 # itself traceable: `jax.jit`, `jax.grad` and `jax.vmap` of your interpreter just work.
 #
-# 第 9 讲的求值器赋予 jaxpr 它通常的含义：bind 每个原语，得到与 JAX 相同的值。**非标准解释器**走过同样的方程，却赋予
+# 第 9 讲的求值器按通常的含义解读 jaxpr：bind 每个原语，得到与 JAX 相同的值。**非标准解释器**走过同样的方程，却赋予
 # 它们另一种含义：函数的逆，或函数的 FLOPs。JAX 自己的转置就是这样工作的，基于 JAX 的工具也是这样加入新的
 # 变换的。而且，这样的解释器只是调用 `jax.numpy` 的普通 Python 代码，所以它本身也能被 trace：对你的解释器做
 # `jax.jit`、`jax.grad`、`jax.vmap` 都能直接工作。
@@ -68,7 +68,7 @@ def inverse(f):
         jaxpr = closed.jaxpr
         known = dict(zip(jaxpr.constvars, closed.consts))
 
-        def const(a):                                   # a known operand's value, or None
+        def const(a):                                   # a known operand's value, or None / 已知操作数的值，否则为 None
             return a.val if isinstance(a, jcore.Literal) else known.get(a)
 
         value = {jaxpr.outvars[0]: y}
@@ -138,7 +138,7 @@ f_inv(y[0])
 # > in JAX" builds the same inverse interpreter as its example. Our version handles one chain; a real one would
 # > also need rules for primitives with several unknown operands and for sub-jaxprs (`cond`, `scan`, `jit`).
 # >
-# > JAX 的转置（`jax.linear_transpose`、`grad` 的反向过程）正是这种形状的解释器：它从最后一个方程走到第一个，
+# > JAX 的转置（`jax.linear_transpose`、`grad` 的反向过程）正是这种结构的解释器：它从最后一个方程走到第一个，
 # > 每个原语一条转置规则，按原语索引。JAX 文档中讲如何自己编写 jaxpr 解释器的指南，举的例子也是同样的求逆解释器。
 # > 我们的版本只处理一条链；真正的实现还需要为有多个未知操作数的原语以及子 jaxpr（`cond`、`scan`、`jit`）写规则。
 
@@ -150,7 +150,7 @@ f_inv(y[0])
 # sub-jaxprs: a `scan` body costs `length` times, a `jit` once, a `cond` its dearest branch. A `while` has no
 # count known at trace time, so it counts zero: a limit of any interpreter that does not run the program.
 #
-# 同样的方程的第二种含义：它们的开销。`flop_rules` 对逐元素原语每个元素计 1 次 FLOP，对 `dot_general` 每个输出元素计
+# 对同样的方程的第二种解读：它们的开销。`flop_rules` 对逐元素原语每个元素计 1 次 FLOP，对 `dot_general` 每个输出元素计
 # `2·K` 次（K 次乘加），并递归进入子 jaxpr：`scan` 的循环体计 `length` 次，`jit` 计一次，`cond` 取最贵的分支。`while`
 # 的次数在 trace 时未知，所以计为零：这是任何不运行程序的解释器都有的局限。
 
@@ -182,12 +182,14 @@ flop_rules["cond"] = lambda eqn: max(count_flops(b) for b in eqn.params["branche
 # 第 10 讲的 `layer`：矩阵乘的 `2·128·256·256`，加上 `tanh`、`mul`、`add` 每个元素各 1 次 FLOP。
 
 # %%
+from jaxprlens.exercise import say
+
 def layer(w, x):
     return jnp.tanh(x @ w) * 2. + 1.
 
 w, xs = jnp.ones((256, 256)), jnp.ones((128, 256))
 print(count_flops(make_jaxpr(layer)(w, xs)), "=", 2 * 128 * 256 * 256 + 3 * 128 * 256)
-print(count_flops(make_jaxpr(jax.jit(layer))(w, xs)), "(through jit)")
+print(count_flops(make_jaxpr(jax.jit(layer))(w, xs)), say("(through jit)", "（经过 jit）"))
 
 # %% [markdown]
 # ## Exercises / 练习

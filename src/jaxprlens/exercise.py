@@ -57,7 +57,7 @@ TERMS = {
     "abstract evaluation": ("abstract evaluation", "抽象求值"),
     "lowering": ("lowering", "lowering（保留英文）"),
     "fusion": ("fusion (XLA merging equations into one kernel)", "融合"),
-    "kernel": ("kernel (one compiled program an accelerator runs)", "内核"),
+    "kernel": ("kernel (one compiled program an accelerator runs; Jupyter's kernel is 内核)", "计算内核"),
     "leaked tracer": ("leaked tracer", "泄漏的 tracer"),
     "current trace": ("current trace", "当前 trace"),
     "retrace": ("retrace", "重新 trace"),
@@ -69,7 +69,9 @@ TERMS = {
     "finite differences": ("finite differences", "有限差分"),
 }
 TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": ("切线",), "展平": ("扁平化",),
-               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步引擎": ("步进器",)}
+               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步引擎": ("步进器",),
+               "计算内核": ("kernel", "核函数"), "lowering（保留英文）": ("降级", "降低为", "降低成", "降低（lower）"),
+               "条件常量": ("cond 常量",), "循环体常量": ("body 常量",)}
 
 
 def glossary() -> str:

@@ -91,12 +91,13 @@ GLOSSARY = {
     "intensity": ("arithmetic intensity", "算术强度"),
     "device": ("device", "设备"),
     "compile": ("compile", "编译"),
+    "Jupyter kernel": ("kernel (Jupyter's: the process that runs a notebook's code)", "内核"),
     "breakpoint": ("breakpoint", "断点"),
     "dataflow graph": ("dataflow graph", "数据流图"),
     "fold": ("fold", "折叠"),
 }
 AVOID = {"方程": ("等式", "算式"), "原语": ("基元", "原始操作"), "实参": ("参量",), "常量": ("常数",),
-         "子 jaxpr": ("子程序", "嵌套程序"), "迭代": ("轮次",), "携带值": ("carry", "循环变量"),
+         "子 jaxpr": ("子程序", "嵌套程序"), "迭代": ("轮次",), "携带值": ("carry", "循环变量", "循环状态"),
          "循环体": ("body",), "开销": ("成本", "代价"), "断点": ("中断点",), "折叠": ("收起",)}
 
 # Texts of the views, as (English, Chinese); merged into ``TEXT`` below.
@@ -111,8 +112,7 @@ VIEW_TEXT = {
     "in_blocks": ("input blocks {blocks}", "输入块 {blocks}"),
     "out_blocks": ("output blocks {blocks}", "输出块 {blocks}"),
     "two_branches": ("branch 0 = false, branch 1 = true", "分支 0 = false，分支 1 = true"),
-    "n_branches": ("{n} branches, an index outside [0, {last}] runs branch {last}",
-                   "{n} 个分支，索引超出 [0, {last}] 时运行分支 {last}"),
+    "n_branches": ("{n} branches, the index must be in [0, {last}]", "{n} 个分支，索引须在 [0, {last}] 内"),
     "branch_n": ("branch {i}", "分支 {i}"), "sub_cond": ("cond", "条件"), "sub_body": ("body", "循环体"),
     # graph
     "kind_elementwise": ("elementwise", "逐元素"), "kind_reduction": ("reduction", "归约"),

@@ -13,7 +13,7 @@ from jaxprlens.model.program import Program
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve as resolve_lang, t
-from jaxprlens.present.nouns import eqn_text
+from jaxprlens.present.nouns import eqn_text, var_text
 from jaxprlens.views.compare import ROOT
 
 LISTED = 8           # values named at the peak / residuals before "… n more"
@@ -25,7 +25,7 @@ LINE, PEAK, GRID = "#0072B2", "#D55E00", "#bbbbbb"
 def _value_text(v: Value, lang: str) -> str:
     where = (t("memory_input", lang, path=v.path or v.name) if v.kind == "input"
              else t("memory_made", lang, i=v.eqn) if v.eqn is not None else v.kind)
-    return t("paren_after", lang, text=f"{v.name}:{v.type} {si(v.bytes, 'B')}", x=where)
+    return t("paren_after", lang, text=f"{var_text(v)} {si(v.bytes, 'B')}", x=where)
 
 
 def _listed(values: list, lang: str) -> str:

@@ -79,3 +79,26 @@ def test_stablehlo_lines_are_lines_without_css():
 def test_diff_columns_share_the_width(views):
     widths = [dict(_decls(c)).get("width") for c in views["diff"].select("colgroup col")]
     assert widths == ["2em", "40%", "40%", None]
+
+
+def test_lower_never_breaks_a_stablehlo_token_and_keeps_the_jaxpr_in_its_pane(views):
+    """JupyterLab's ``pre`` breaks anywhere (``tensor<f3`` / ``2>``): the StableHLO pane says ``word-break:normal``
+    inline; the jaxpr's long tokens break rather than run over the StableHLO column, and a nested id breaks after
+    its slashes."""
+    page = views["lower"]
+    assert "word-break:normal" in page.select_one("pre.jl-hlo")["style"]
+    assert all("overflow-wrap:anywhere" in td["style"] for td in page.select("td.jl-eq"))
+    import jax
+    import jax.numpy as jnp
+    nested = lowering_view(jaxprlens.trace(lambda x: jax.nn.relu(x) * 2., jnp.ones(3))).html()   # custom_jvp > jit
+    ids = [td.decode_contents() for td in BeautifulSoup(nested, "html.parser").select("tr[data-eqn] > td:first-child")]
+    assert "0/<wbr/>call/<wbr/>0" in ids and all("/" not in i.replace("/<wbr/>", "") for i in ids)
+
+
+def test_a_lit_stablehlo_line_keeps_its_number_readable_in_the_dark_theme():
+    """A line that an equation lowers to is lit (layout-color2); its dim number fell to ~4.5:1 in the dark theme
+    (``L9``), so on lit and targeted lines the number takes the line's own colour."""
+    from jaxprlens.present.front import css
+    sheet = css(frozenset({"views"}))
+    assert ".jaxprlens .jl-hlo-line[data-eqns]>.jl-ln,.jaxprlens .jl-hlo-line:target>.jl-ln{color:inherit}" in sheet
+    assert 'class="jl-hlo-line" data-line="3" data-eqns=' in lowering_view(program("func1")).html()

@@ -1013,3 +1013,21 @@ def test_host_functions_are_named_and_debug_print_is_none_of_them():
     p = trace(f, jnp.ones(2))
     assert host_calls(p) == ("debug_callback(lambda)", "pure_callback(log)")
     assert host_calls(trace(lambda x: jax.debug.print("{}", x) or x * 2, jnp.ones(2))) == ()
+
+
+def test_the_snapshot_and_the_slide_keep_values_whole_and_readable():
+    """Untrusted, JupyterLab's ``pre`` breaks anywhere (mid-number): the snapshot's previews say
+    ``word-break:normal`` inline. In a reveal slide the debugger stacks (its query in em, so a slide's larger text
+    counts) and reveal's small, 90%-wide, shadowed ``pre`` is undone for the values and the source."""
+    import re
+    from bs4 import BeautifulSoup
+    from jaxprlens.views.debugger import StateView
+    from jaxprlens.present.front import css
+    fn, args = SEEDS["func1"]
+    st = trace(fn, *args).stepper(*args)
+    pres = BeautifulSoup(StateView(st).values_html(), "html.parser").select("pre.jl-val")
+    assert pres and all("word-break:normal" in p.get("style", "") for p in pres)
+    sheet = css(frozenset({"debugger"}))
+    assert "@container (max-width:64em)" in sheet
+    reset = re.search(r"\.jaxprlens pre\.jl-val,\.jaxprlens pre\.jl-code\{([^}]*)\}", sheet).group(1)
+    assert {"font-size:inherit", "width:auto", "box-shadow:none"} <= set(reset.split(";"))

@@ -708,3 +708,19 @@ def test_cost_legend_reads_in_both_themes():
     assert title and (title.group(1), title.group(2)) == (COST_FILLS[0], INK)   # its own light ground
     fonts = set(re.findall(r'<FONT COLOR="([^"]+)">', legend))
     assert fonts == {INK}                                   # every legend word dark on a light cell
+
+
+def test_a_small_graph_and_its_legend_fit_a_slide_and_a_700px_window():
+    """The legend sits beside the inputs: in rows of LEGEND_CHARS (60) a small conv/matmul graph stays under
+    700 px, so its legend is whole in a reveal slide (~790 px of output) at 1:1 and in a 700 px window."""
+    def mlp(x, w1, w2, k):
+        y = lax.conv_general_dilated(x, k, window_strides=(1, 1), padding="SAME",
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        h = jnp.tanh(jnp.dot(y.reshape(2, -1), w1))
+        return jnp.sum(jax.nn.relu(jnp.dot(h, w2)))
+    p = trace(mlp, jnp.ones((2, 8, 8, 3)), jnp.ones((256, 32)), jnp.ones((32, 10)), jnp.ones((3, 3, 3, 4)))
+    assert graph_mod.LEGEND_CHARS == 60
+    for g in (p.graph(), p.graph(cost="flops")):
+        width = float(re.search(r'<svg width="([\d.]+)pt"', g.svg()).group(1)) * 4 / 3
+        legend = next(line for line in g.source.splitlines() if "legend [" in line)
+        assert width <= 740 and legend.count("<TR>") >= 2, width           # two rows at least: it wrapped

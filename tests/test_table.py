@@ -441,3 +441,26 @@ def test_signature_of_thousands_of_values_is_bounded(monkeypatch):
     assert lines[10] == "… 40 more values (print(program) lists every value)"
     zh = jaxprlens.trace(loss, params).table(lang="zh")
     assert "另有 26 项（52 个值）未存入笔记本：print(program) 可列出全部值" in zh.html()
+
+
+# ---------------------------------------------------------------- narrow screens and slides (issue 29 item 5)
+
+def test_narrow_table_heads_wrap_and_params_wrap_inside_their_column():
+    """At 700 px or in a reveal slide nothing runs over the next column: heads wrap, a param is an inline block
+    no wider than its column that wraps inside itself, a 5-digit id fits the # column, and a cost table's
+    equation column leaves the notes room."""
+    import re
+    from jaxprlens.present.front import css
+    base = css(frozenset())
+    th = re.search(r"\.jaxprlens th\{([^}]*)\}", base).group(1)
+    assert "nowrap" not in th
+    param = re.search(r"\.jaxprlens \.jl-param\{([^}]*)\}", base).group(1)
+    assert {"display:inline-block", "max-width:100%", "overflow-wrap:anywhere"} <= set(param.split(";"))
+    tokens = next(r for r in re.findall(r"([^{}]*)\{white-space:nowrap\}", base) if ".jl-type" in r)
+    assert ".jl-param" not in tokens                                  # no longer a token that never breaks
+    assert re.search(r"col\.jl-c-n\{width:4\.2em\}", base)           # 5 digits (3em) + padding, monospace
+    p = traced("func1")
+    plain = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser")
+    costed = BeautifulSoup(p.table(cost="flops")._repr_mimebundle_()["text/html"], "html.parser")
+    assert plain.select_one("col.jl-c-eq").get("style") is None
+    assert costed.select_one("col.jl-c-eq")["style"] == "width:46%" and costed.select_one("col.jl-c-cost")

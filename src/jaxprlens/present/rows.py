@@ -69,8 +69,10 @@ class Rows:
         """The column heads of an equation table (also the debugger's frame table)."""
         keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
-        return ("<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup><thead><tr>"
-                + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
+        # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide
+        eq = ' style="width:46%"' if self.cost_text is not None else ""
+        return ("<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols)
+                + "</colgroup><thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
 
     def row_html(self, row: Row, consts: set, cls: str = "") -> str:
         """One equation's row: ``outs = prim[params] ins`` with role chips, then its source and meaning."""

@@ -29,6 +29,8 @@ SPARK = 32          # sparkline width in characters
 BINS = values.BINS  # histogram bars of an array's finite values
 PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
 HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
+# a value's preview untrusted: JupyterLab's `pre` breaks anywhere (`word-break:break-all`), mid-number
+NUMS = ' style="word-break:normal"'
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
 CHUNK_ROWS = 200    # the script draws a frame in boxes of this many rows, each asked for when scrolled to
 COMPARE_MAX = 2_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
@@ -385,7 +387,7 @@ class StateView:
             f'{html(it["name"])}'
             + (f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else "")
             + f'</td><td{LEFT}>{html(it["shape"])}</td><td{LEFT}>{html(it["dtype"])}</td>'
-            f'<td class="jl-stats"{LEFT}>{html(it["stats"])}</td><td{LEFT}><pre class="jl-val">{html(it["preview"])}'
+            f'<td class="jl-stats"{LEFT}>{html(it["stats"])}</td><td{LEFT}><pre class="jl-val"{NUMS}>{html(it["preview"])}'
             "</pre></td></tr>"
             for g in self.values() for it in g["items"])
         if rows:

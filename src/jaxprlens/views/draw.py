@@ -33,7 +33,8 @@ VIRTUAL = 600         # out in ~0.3 s, not ~3 s).  dot routes an edge through on
                       # spans: past this many in all, the longest edges end at a reference node named after
                       # the value instead (one input used by 1,000 eqns would cost minutes of layout)
 PARAM_CHARS = 40
-LEGEND_CHARS = 110    # characters in one legend row: 9 pt Helvetica at ~5.5 px, well inside 970 px
+LEGEND_CHARS = 60     # characters in one legend row: 9 pt Helvetica at ~5.5 px, ~330 px: beside a small graph the
+                      # drawing stays under ~700 px, whole at 1:1 in a reveal slide and at 0.95 in a 700 px window
 LINE_CHARS = 36
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
@@ -251,7 +252,7 @@ class _Draw:
         if self.shares is not None:        # the cost scale first: what the colours mean
             cells[:0] = [(word, fill, COST_STROKE) for word, fill in cost_scale()]
         rows, width = [[]], 0
-        for word, fill, stroke in cells:   # rows that fit the notebook's ~970 px at 1:1
+        for word, fill, stroke in cells:   # rows of LEGEND_CHARS: narrow screens and slides
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
             if rows[-1] and width + w > LEGEND_CHARS:
                 rows.append([])

@@ -59,11 +59,12 @@ def clean_compiled(text: str) -> str:
 
 _LOC = re.compile(r"(?<![\w.])loc\(")
 # the StableHLO pane as the stylesheet draws it, kept untrusted: long lines wrap (each starts at its number),
-# a long module scrolls inside the pane
-HLO = ' style="white-space:pre-wrap;overflow:auto;max-height:36em;max-width:100%;margin:0"'
+# a long module scrolls inside the pane; lines break between tokens (JupyterLab's `pre` breaks anywhere)
+HLO = ' style="white-space:pre-wrap;word-break:normal;overflow:auto;max-height:36em;max-width:100%;margin:0"'
 # the jaxpr's cells padded as the stylesheet pads them (JupyterLab's roomier padding untrusted pushed a long
-# token's row further over the StableHLO column)
-TIGHT, EQ_TIGHT = (x[:-1] + ';padding:1px 5px"' for x in (CELL, EQ))
+# token's row further over the StableHLO column); a token wider than the column breaks rather than run over it,
+# and a nested id breaks after its slashes (``5/call/0/<wbr>call/0``), so the equations keep the pane's width
+TIGHT, EQ_TIGHT = (x[:-1] + ';padding:1px 5px' + w + '"' for x, w in ((CELL, ""), (EQ, ";overflow-wrap:anywhere")))
 
 
 def _close(text: str, k: int) -> int:
@@ -228,7 +229,7 @@ class Lowering(View):
         rows = []
         for eqn, pad, line in self._eqn_lines():
             to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
-            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{TIGHT}>{html(eqn.id)}</td><td class="jl-eq"{EQ_TIGHT}>'
+            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
                         f'{pad}{html(line)}</td><td class="jl-hlo-links"{TIGHT}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):

@@ -306,18 +306,17 @@ if __name__ == "__main__":
     print(json.dumps(outcomes(sys.argv[1:])))
 
 
-def nnx_transformer_train_step(blocks=2):
-    """A ``blocks``-block nnx transformer (embedding, pre-norm blocks, tied output) and its train step with
-    optax adam: the model-size program of issue 19 (names, signature tree, default view)."""
-    nnx = pytest.importorskip("flax.nnx")
-    optax = pytest.importorskip("optax")
-    d, vocab = 16, 11
+VOCAB = 11
+
+
+def _transformer(nnx, blocks: int, d: int = 16):
+    """A ``blocks``-block nnx transformer: embedding, pre-norm blocks, tied output."""
     graphdef, block_state = _block(nnx, d=d)
     Block = type(nnx.merge(graphdef, block_state))
 
     class Transformer(nnx.Module):
         def __init__(self, rngs):
-            self.embed = nnx.Embed(vocab, d, rngs=rngs)
+            self.embed = nnx.Embed(VOCAB, d, rngs=rngs)
             self.blocks = nnx.List([Block(rngs) for _ in range(blocks)])
 
         def __call__(self, tokens):
@@ -326,7 +325,15 @@ def nnx_transformer_train_step(blocks=2):
                 x = block(x)
             return self.embed.attend(x)
 
-    model = Transformer(nnx.Rngs(0))
+    return Transformer(nnx.Rngs(0))
+
+
+def nnx_transformer_train_step(blocks=2):
+    """A ``blocks``-block nnx transformer (embedding, pre-norm blocks, tied output) and its train step with
+    optax adam: the model-size program of issue 19 (names, signature tree, default view)."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+    model = _transformer(nnx, blocks)
     graphdef, state = nnx.split((model, nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)))
 
     def train_step(state, tokens):
@@ -335,7 +342,7 @@ def nnx_transformer_train_step(blocks=2):
         optimizer.update(model, grads)
         return loss, nnx.state((model, optimizer))
 
-    return train_step, (state, jax.random.randint(jax.random.key(5), (2, 9), 0, vocab))
+    return train_step, (state, jax.random.randint(jax.random.key(5), (2, 9), 0, VOCAB))
 
 
 def nnx_jit_train_step(blocks=2):
@@ -343,22 +350,7 @@ def nnx_jit_train_step(blocks=2):
     ``nnx.value_and_grad`` and ``optimizer.update`` (issue 28): one jit equation, seen through."""
     nnx = pytest.importorskip("flax.nnx")
     optax = pytest.importorskip("optax")
-    d, vocab = 16, 11
-    graphdef, block_state = _block(nnx, d=d)
-    Block = type(nnx.merge(graphdef, block_state))
-
-    class Model(nnx.Module):
-        def __init__(self, rngs):
-            self.embed = nnx.Embed(vocab, d, rngs=rngs)
-            self.blocks = nnx.List([Block(rngs) for _ in range(blocks)])
-
-        def __call__(self, tokens):
-            x = self.embed(tokens)
-            for block in self.blocks:
-                x = block(x)
-            return self.embed.attend(x)
-
-    model = Model(nnx.Rngs(0))
+    model, vocab = _transformer(nnx, blocks), VOCAB
     optimizer = nnx.Optimizer(model, optax.adamw(1e-3), wrt=nnx.Param)
 
     def loss_fn(model, tokens, targets):

@@ -197,18 +197,23 @@ def _eqn_of(op_name: str, tokens: dict) -> str | None:
     return None
 
 
+def _readers(prog: Program) -> tuple[dict, set]:
+    """``({id(var): [ids of the equations reading it]}, {id of each var the program returns})``."""
+    readers: dict = {}
+    for eqn in prog.eqns:
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                readers.setdefault(id(a), []).append(eqn.id)
+    return readers, {id(v) for v in prog.outvars if isinstance(v, Var)}
+
+
 def _saved_bytes(program: Program, of: dict) -> dict:
     """Per kernel, the bytes of values an equation makes that only equations of the same kernel read (and
     that the (sub)program does not return): such a value stays in registers or cache, never written."""
     saved: dict = {}
 
     def visit(prog: Program):
-        readers: dict = {}
-        for eqn in prog.eqns:
-            for a in eqn.invars:
-                if isinstance(a, Var):
-                    readers.setdefault(id(a), []).append(eqn.id)
-        returned = {id(v) for v in prog.outvars if isinstance(v, Var)}
+        readers, returned = _readers(prog)
         for eqn in prog.eqns:
             k = of.get(eqn.id)
             for v in eqn.outvars:
@@ -227,12 +232,7 @@ def _absorbed(program: Program, of: dict, removed: set) -> dict:
     out: dict = {}
 
     def visit(prog: Program):
-        readers: dict = {}
-        for eqn in prog.eqns:
-            for a in eqn.invars:
-                if isinstance(a, Var):
-                    readers.setdefault(id(a), []).append(eqn.id)
-        returned = {id(v) for v in prog.outvars if isinstance(v, Var)}
+        readers, returned = _readers(prog)
         for eqn in reversed(prog.eqns):
             for sub in eqn.subs:
                 visit(sub.program)

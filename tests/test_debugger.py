@@ -1028,6 +1028,6 @@ def test_the_snapshot_and_the_slide_keep_values_whole_and_readable():
     pres = BeautifulSoup(StateView(st).values_html(), "html.parser").select("pre.jl-val")
     assert pres and all("word-break:normal" in p.get("style", "") for p in pres)
     sheet = css(frozenset({"debugger"}))
-    assert "@container (max-width:64em)" in sheet
+    assert "@container (max-width:800px) or (max-width:64em)" in sheet
     reset = re.search(r"\.jaxprlens pre\.jl-val,\.jaxprlens pre\.jl-code\{([^}]*)\}", sheet).group(1)
     assert {"font-size:inherit", "width:auto", "box-shadow:none"} <= set(reset.split(";"))

@@ -197,10 +197,11 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
     assert hl(out) == "2/body/1"
     out.locator(".jl-dbg-frame").hover()                                 # keys while the pointer is over it
     cells = page.locator(".jp-Notebook .jp-Cell").count()
-    page.keyboard.press("b")                                             # Back: one move, to body/0
-    wait_hl(out, "2/body/0")
+    page.keyboard.press("b")                      # Back undoes the last move (the Continue): iteration 0 again
+    out.locator(".jl-crumbs", has_text="iteration 0").wait_for()
+    assert hl(out) == "2/body/1"
     page.keyboard.press("n")
-    wait_hl(out, "2/body/1")
+    wait_hl(out, "2/body/2")
     assert page.locator(".jp-Notebook .jp-Cell").count() == cells        # JupyterLab's own `b` did not fire
     out.screenshot(path=str(harness.OUTPUT / "debugger_breakpoint_in_body.png"))
 

@@ -96,7 +96,7 @@ def test_residuals_are_the_values_print_saved_residuals_lists():
 def test_checkpoint_keeps_fewer_residuals():
     plain = memory(jaxprlens.trace(jax.grad(mlp), PARAMS, X))
     remat = memory(jaxprlens.trace(jax.grad(jax.checkpoint(mlp)), PARAMS, X))
-    assert len(remat.residuals) == len(saved(jax.checkpoint(mlp))) == 4 < len(plain.residuals) == 8
+    assert len(remat.residuals) == len(saved(jax.checkpoint(mlp))) < len(plain.residuals)   # 4 < 8 on JAX 0.12
     assert remat.residual_bytes < plain.residual_bytes
     assert {v.kind for v in remat.residuals} == {"input"}
 
@@ -132,6 +132,8 @@ XLA reuses a buffer once its value's last reader has run, fuses equations so the
 never stored, and may rematerialise a cheap value instead of keeping it."""
 
 
+@pytest.mark.skipif(tuple(int(x) for x in jax.__version__.split(".")[:2]) < (0, 12),
+                    reason="the exact names and residuals as JAX 0.12 traces them")
 def test_the_text_in_chinese_with_residuals():
     text = jaxprlens.trace(jax.grad(jax.checkpoint(mlp)), PARAMS, X).memory(lang="zh").text()
     assert ("残差：反向传播读取的 4 个前向值（224 B）：ba:f32[4,4] 64 B（输入 params[0]）、bb:f32[4,4] 64 B（输入 "

@@ -282,14 +282,18 @@ def _printed_lines(program) -> list:
     return [line.strip() for line in program.text.splitlines()]
 
 
+JAX_012 = tuple(int(x) for x in jax.__version__.split(".")[:2]) >= (0, 12)    # refs' params as 0.12 prints them
+
+
 def test_ref_reads_and_writes_are_written_as_jax_prints_them():
     from jaxprlens.model.program import statement
     from jaxprlens.present.nouns import eqn_text
     p = jaxprlens.trace(_refs, jnp.zeros(3))
     said = [eqn_text(e) for e in p.eqns]
-    assert said == ["b:Ref{f32[3]} = new_ref[pin=False] a", "c:f32[3] <- b[...]", "d:f32[3] = add c 1.0:f32[]",
-                    "b[...] <- d", "b[1] += 2.0:f32[]", "e:f32[] <- b[2]", "f:f32[] = add e 3.0:f32[]",
-                    "b[2] <- f", "g:f32[3] = freeze b"]
+    if JAX_012:          # every JAX: each ref statement equals its line in JAX's printout (below)
+        assert said == ["b:Ref{f32[3]} = new_ref[pin=False] a", "c:f32[3] <- b[...]", "d:f32[3] = add c 1.0:f32[]",
+                        "b[...] <- d", "b[1] += 2.0:f32[]", "e:f32[] <- b[2]", "f:f32[] = add e 3.0:f32[]",
+                        "b[2] <- f", "g:f32[3] = freeze b"]
     lines = _printed_lines(p)
     for e in p.eqns:
         if e.primitive in ("get", "swap", "addupdate"):

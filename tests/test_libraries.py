@@ -183,6 +183,8 @@ def test_a_jitted_step_opens_on_its_body_named_by_python_paths(jitted_step):
     seen = page.select_one(".jl-seen")           # names and options set as code, no raw backticks
     assert seen.get_text().startswith("train_step is one jit equation")
     assert [c.get_text() for c in seen.select("code")] == ["train_step", "%%jaxpr --outer", "--text"]
+    graph_seen = BeautifulSoup(p.graph()._repr_mimebundle_()["text/html"], "html.parser").select_one(".jl-seen")
+    assert str(graph_seen.decode_contents()) == str(seen.decode_contents())     # the graph's note: the same one
     sig = page.select_one("table.jl-sig")       # inputs and results: one folded tree each, not 200 rows
     assert [tr["class"] for tr in sig.select(":scope > tr")] == [["jl-invar", "jl-sigtree"],
                                                                 ["jl-outvar", "jl-sigtree"]]
@@ -235,7 +237,7 @@ def test_a_jitted_step_s_graph_opens_on_its_calls(jitted_step):
     for view in graph.views()[:3]:           # what a click on forward, backward, update opens: a screenful
         assert view.source.count("->") <= 80 and not re.search(r'label="(from )?input \d', view.source)
     page = graph.html()
-    assert "`train_step` is one jit equation" in page and 'data-l-notdrawn="' in page
+    assert "<code>train_step</code> is one jit equation" in page and 'data-l-notdrawn="' in page
     assert "program › program" not in page and "(1 nodes)" not in src
 
 

@@ -10,6 +10,7 @@ from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BY
                                   select)
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.escape import html
+from jaxprlens.present.rows import explain_html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import assets, labels
 from jaxprlens.views.render import missing_html, missing_text
@@ -139,7 +140,7 @@ class Graph:
         # the hint says how to make the picture live; the script replaces it with how to pan and zoom
         hint = f'<p class="jl-hint">{html(t("graph_untrusted", lang))}</p>'
         seen = seen_through_note(self.program, lang) if not self.path else ""    # a jit's body: one line
-        seen = f'<p class="jl-seen">{html(seen)}</p>' if seen else ""
+        seen = f'<p class="jl-seen">{explain_html(seen)}</p>' if seen else ""     # as the table writes it
         return (f'<div class="jaxprlens jl-graph" data-jl-view="graph" lang="{lang}"{words}>{seen}{hint}'
                 f'{"".join(parts)}</div>')
 

@@ -322,3 +322,19 @@ def test_search_wheel_and_zoom(lab, open_notebook):
     page.wait_for_timeout(300)
     assert page.evaluate("() => window.jlWheel")[-1] is True                # Ctrl+wheel is the graph's...
     assert port.locator("svg").evaluate("s => s.style.transform") != zoom   # ...and zooms it
+
+
+def test_rise_slideshow_shows_the_table(lab, open_notebook):
+    """`make lab` installs jupyterlab-rise: its toolbar button opens the lecture as reveal.js slides, and the
+    table shows there with its rows (the notebook is saved first: RISE renders what is on disk)."""
+    if importlib.util.find_spec("jupyterlab_rise") is None:
+        harness.skip("jupyterlab-rise is not installed in this venv (`make lab` installs it)")
+    page = open_notebook(lab, [LOAD, "%%jaxpr\n" + FUNC10 + CALL])
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(1_000)
+    page.locator("jp-button[data-command='RISE:preview'], button[data-command='RISE:preview']").first.click()
+    frame = page.frame_locator("iframe").last
+    frame.locator(".reveal .slides").first.wait_for(timeout=60_000)
+    table = frame.locator(".reveal .jaxprlens .jl-eqns").first
+    table.wait_for(state="attached", timeout=60_000)
+    assert table.locator("tr.jl-row").count() >= 3

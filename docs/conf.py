@@ -22,7 +22,7 @@ copy_notebooks(ROOT / "notebooks", DOCS / "course")
 project = "jaxprlens"
 author = "the jaxprlens authors"
 copyright = "the jaxprlens authors"
-extensions = ["myst_nb", "sphinx.ext.autodoc"]
+extensions = ["myst_nb", "sphinx.ext.autodoc", "jaxprlens.sphinxext"]   # its CSS: what the theme does to outputs, undone
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_static_path = ["_static"] if (DOCS / "_static").is_dir() else []
 html_theme = "sphinx_book_theme"   # what JAX's docs use
@@ -32,7 +32,6 @@ html_theme_options = {
     "toc_title": "Contents / 目录",   # the site is bilingual, like its section titles
     "use_download_button": True,   # a lecture's page offers its .ipynb
 }
-html_css_files = ["jaxprlens_docs.css"]   # what the theme does to the views' outputs, undone
 templates_path = ["_templates"]
 html_context = {"teacher_notes": sorted(p.stem for p in (DOCS / "teachers").glob("*.md"))}
 html_title = "jaxprlens"

@@ -123,6 +123,26 @@ def test_sphinx_myst_nb_with_a_two_line_conf(work, tmp_path, mode):
     assert replays(page) == [("0", 3)] and widget_views(page) == 0
 
 
+def test_sphinx_extension_ships_the_theme_stylesheet(work, tmp_path):
+    """``jaxprlens.sphinxext`` (in the wheel) puts ``jaxprlens_docs.css`` on every page and into ``_static``, with
+    the book theme JAX's docs use; only that stylesheet is copied from the package."""
+    pytest.importorskip("myst_nb")
+    pytest.importorskip("sphinx_book_theme")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["myst_nb", "jaxprlens.sphinxext"]\nnb_execution_mode = "off"\n'
+                                 'html_theme = "sphinx_book_theme"\n')
+    (src / "index.md").write_text("# Lecture\n\n```{toctree}\nlecture\n```\n")
+    shutil.copy(work / "ex.ipynb", src / "lecture.ipynb")
+    run("sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out"), cwd=tmp_path)
+    page = BeautifulSoup((tmp_path / "out" / "lecture.html").read_text(encoding="utf-8"), "html.parser")
+    assert "_static/jaxprlens_docs.css" in [link.get("href").split("?")[0] for link in page.select("link")]
+    static = tmp_path / "out" / "_static"
+    assert (static / "jaxprlens_docs.css").read_text() == (ROOT / "src/jaxprlens/docs_static/jaxprlens_docs.css"
+                                                           ).read_text()
+    assert not list(static.glob("*.py")) and replays(str(page)) == [("0", 3)]
+
+
 def test_saved_by_a_live_front_end_without_the_save_hook(work, tmp_path):
     """VS Code, Colab or JupyterLab with the server extension off save what they hold: the replay, then the live
     widget's view (its model gone with the kernel, no widget state saved).  nbconvert shows the replay, and the

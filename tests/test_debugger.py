@@ -282,12 +282,11 @@ class _Kernel:
 def _in_kernel(monkeypatch, metadata=None):
     import IPython
     import IPython.display
-    from jaxprlens.views import debugger as dbg
     shell = _Kernel(metadata)
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     monkeypatch.setattr(IPython.display, "display",
                         lambda data, raw=False, metadata=None: shell.shown.append((data, metadata)))
-    monkeypatch.delitem(dbg.sys.modules, "google.colab", raising=False)
+    monkeypatch.delitem(__import__("sys").modules, "google.colab", raising=False)
     return shell
 
 

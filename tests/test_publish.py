@@ -96,6 +96,29 @@ def test_nbconvert_execute_to_html_with_default_options(work):
     assert "html-manager" not in page                           # no widget renderer fetched from a CDN
 
 
+BIG = ("%%jaxpr\nimport jax.numpy as jnp\n\ndef long(x):\n    for _ in range(5_300):\n        x = jnp.sin(x) * 2.\n"
+       "    return x\n\nlong(jnp.ones(3))")
+
+
+def test_big_table_through_nbconvert_execute_is_its_stored_form(tmp_path):
+    """A table with more rows than its output stores opens a live row server only where a front end draws
+    widgets: under ``nbconvert --execute`` (default options) the notebook and the page hold the stored table
+    (head rows as HTML, the rest as data, the note to open it in a kernel), never a widget view."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in (CELLS[0], BIG)]
+    nbformat.write(nb, tmp_path / "big.ipynb")
+    nbconvert("--execute", "--to", "notebook", "big.ipynb", "--output", "big_ex.ipynb", cwd=tmp_path)
+    done = nbformat.read(tmp_path / "big_ex.ipynb", as_version=4)
+    assert "widgets" not in done.metadata
+    (out,) = done.cells[1].outputs
+    assert sorted(out.data) == ["text/html", "text/plain"] and "jaxprlens" not in out.metadata
+    nbconvert("--to", "html", "big_ex.ipynb", cwd=tmp_path)
+    page = BeautifulSoup((tmp_path / "big_ex.html").read_text(encoding="utf-8"), "html.parser")
+    assert widget_views(str(page)) == 0
+    assert len(page.select("table.jl-eqns tr.jl-row[data-eqn]")) == 400      # the head, drawn as HTML
+    assert "10600 equations" in page.get_text()
+
+
 def test_executed_notebook_then_html_and_slides(work):
     nbconvert("--to", "html", "ex.ipynb", cwd=work)
     nbconvert("--to", "slides", "ex.ipynb", cwd=work)

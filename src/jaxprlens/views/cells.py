@@ -1,7 +1,8 @@
-"""Which cell is running, and closing what an earlier run of it displayed: a re-run cell frees its old widgets
+"""Which cell is running, whether its front end draws widgets, and closing what an earlier run of it displayed: a re-run cell frees its old widgets
 (the live debugger and the live table keep one registry each)."""
 from __future__ import annotations
 
+import sys
 import weakref
 
 
@@ -37,3 +38,27 @@ def replace_in_cell(registry: dict, cell: tuple | None, widget=None) -> None:
     if widget is not None:
         keep.append((run, weakref.ref(widget)))
     registry[key] = keep
+
+
+def draws_widgets() -> bool | None:
+    """Whether the front end running this cell draws widgets: True in JupyterLab, Notebook 7 and VS Code (they
+    say which cell runs: ``cellId`` in the request's metadata), Colab, or once a widget manager opened the
+    widgets' control channel; False in a kernel run by none of them (nbclient: ``nbconvert --execute``,
+    papermill, myst-nb, Jupyter Book); None outside a kernel (a script, a terminal, a test)."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except Exception:  # noqa: BLE001 - no IPython
+        return None
+    if getattr(shell, "kernel", None) is None:
+        return None
+    if "google.colab" in sys.modules:
+        return True
+    parent = getattr(shell, "parent_header", None) or {}
+    if isinstance(parent, dict) and (parent.get("metadata") or {}).get("cellId"):
+        return True
+    try:
+        from ipywidgets import Widget
+        return Widget._control_comm is not None
+    except Exception:  # noqa: BLE001 - an ipywidgets without the control channel
+        return False

@@ -16,7 +16,6 @@ widget state.
 from __future__ import annotations
 
 import math
-import sys
 import anywidget
 import traitlets
 
@@ -27,7 +26,7 @@ from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
-from jaxprlens.views.cells import cell_key, replace_in_cell  # noqa: F401 - cell_key: public here too
+from jaxprlens.views.cells import cell_key, draws_widgets, replace_in_cell  # noqa: F401 - public here too
 from jaxprlens.present.words import path_text
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": LIVE_META} marks the live widget's display,
@@ -38,30 +37,6 @@ ERROR_CHARS = 500          # an error note is cut here
 ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
 EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
-
-
-def draws_widgets() -> bool | None:
-    """Whether the front end running this cell draws widgets: True in JupyterLab, Notebook 7 and VS Code (they
-    say which cell runs: ``cellId`` in the request's metadata), Colab, or once a widget manager opened the
-    widgets' control channel; False in a kernel run by none of them (nbclient: ``nbconvert --execute``,
-    papermill, myst-nb, Jupyter Book); None outside a kernel (a script, a terminal, a test)."""
-    try:
-        from IPython import get_ipython
-        shell = get_ipython()
-    except Exception:  # noqa: BLE001 - no IPython
-        return None
-    if getattr(shell, "kernel", None) is None:
-        return None
-    if "google.colab" in sys.modules:
-        return True
-    parent = getattr(shell, "parent_header", None) or {}
-    if isinstance(parent, dict) and (parent.get("metadata") or {}).get("cellId"):
-        return True
-    try:
-        from ipywidgets import Widget
-        return Widget._control_comm is not None
-    except Exception:  # noqa: BLE001 - an ipywidgets without the control channel
-        return False
 
 
 class Debugger(anywidget.AnyWidget):

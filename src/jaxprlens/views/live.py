@@ -243,13 +243,10 @@ def widget_class():
 
 
 def _kernel() -> bool:
-    """A kernel that can open comms is running this (not plain Python, nor a terminal IPython)."""
-    try:
-        from IPython import get_ipython
-        shell = get_ipython()
-    except Exception:  # noqa: BLE001 - no IPython
-        return False
-    return shell is not None and getattr(shell, "kernel", None) is not None
+    """A kernel whose front end draws widgets runs this (JupyterLab, Notebook 7, VS Code, Colab): not plain
+    Python, a terminal IPython, nor nbclient (``nbconvert --execute``, myst-nb), which would store the widget's
+    state and make converters show a dead widget instead of the stored table."""
+    return cells.draws_widgets() is True
 
 
 def live_bundle(bundle: dict, parts: list):

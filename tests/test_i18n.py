@@ -15,7 +15,7 @@ from jaxprlens.present.i18n import role_summary
 from jaxprlens.views import render
 from jaxprlens.views.debugger import Debugger
 from jaxprlens.views.diff import diff
-from jaxprlens.present.i18n import AVOID, GLOSSARY, ONE, ROLE_WORDS, SUB_WORDS_ZH, TEXT, t
+from jaxprlens.present.i18n import AVOID, CATALOGUE, GLOSSARY, ONE, TEXT, t
 from jaxprlens.views.lower import Lowering
 from jaxprlens.model import trace
 from jaxprlens.views.run import devices_view, profile, run
@@ -39,8 +39,6 @@ def clean_default(monkeypatch):
 def zh_texts():
     """``(where, key, text)`` for every Chinese text jaxprlens can show."""
     yield from (("TEXT", k, v) for k, v in TEXT["zh"].items())
-    yield from (("ROLE_WORDS", k, v[2]) for k, v in ROLE_WORDS.items())
-    yield from (("SUB_WORDS_ZH", k, v) for k, v in SUB_WORDS_ZH.items())
     yield from (("GLOSSARY", k, v[1]) for k, v in GLOSSARY.items())
 
 
@@ -59,6 +57,36 @@ def test_every_key_in_both_languages_with_the_same_fields():
         assert fields(one) == fields(TEXT["en"][key]), key
 
 
+def test_one_shape_one_entry_a_key():
+    """Every entry is ``(en, zh)`` or ``(en, zh, en_one)``, each text a non-empty string."""
+    bad = [(k, v) for k, v in CATALOGUE.items()
+           if not (isinstance(v, tuple) and len(v) in (2, 3) and all(isinstance(s, str) and s for s in v))]
+    assert bad == []
+    assert len(CATALOGUE) == sum(len(part.WORDS) for part in i18n.PARTS) > 450
+    assert CATALOGUE["n_eqns"] == ("{n} equations", "{n} 个方程", "{n} equation")
+    assert CATALOGUE["role.carry"] == ("carry", "携带值")
+
+
+def test_a_key_defined_twice_is_an_error():
+    """Across parts ``merge`` refuses it; inside one part's dict literal Python would keep the last silently,
+    so the sources are read for it too (and each line fits in 120 columns, each part under 500 lines)."""
+    import ast
+    import types
+    one, other = types.ModuleType("one"), types.ModuleType("other")
+    one.WORDS, other.WORDS = {"a": ("a", "甲"), "b": ("b", "乙")}, {"b": ("b", "乙"), "c": ("c", "丙")}
+    with pytest.raises(ValueError, match=r"catalogue keys defined twice \(other\): \['b'\]"):
+        i18n.merge([one, other])
+    assert i18n.merge([one]) == one.WORDS
+    for part in i18n.PARTS:
+        source = inspect.getsource(part)
+        words = next(n.value for n in ast.parse(source).body if isinstance(n, ast.Assign)
+                     and n.targets[0].id == "WORDS")
+        keys = [k.value for k in words.keys]
+        assert len(keys) == len(set(keys)) == len(part.WORDS), part.__name__
+        lines = source.splitlines()
+        assert len(lines) < 500 and max(i18n.width(line) for line in lines) <= 120, part.__name__
+
+
 def test_zh_has_no_half_width_punctuation_next_to_chinese():
     prose = [(w, k, CODE.sub("", v), v) for w, k, v in zh_texts()]      # ``print(program)`` is code, not prose
     assert [(w, k, v) for w, k, text, v in prose if HALF_WIDTH.search(text)] == []
@@ -71,7 +99,7 @@ def test_one_term_per_concept():
     assert set(AVOID) <= set(terms)
     found = [(w, k, v, s) for w, k, v in zh_texts() for syns in AVOID.values() for s in syns if s in v]
     assert found == []
-    assert ROLE_WORDS["carry"][2] == GLOSSARY["carry"][1] == "携带值"
+    assert t("role.carry", "zh") == GLOSSARY["carry"][1] == "携带值"
 
 
 def test_templates():

@@ -62,8 +62,7 @@ def settings() -> dict:
     env = os.environ.get(ENV, "").strip()
     if env:
         if env not in LANGS:
-            raise ValueError(f"{ENV}={env!r} is not a language jaxprlens speaks (must be one of {list(LANGS)}); "
-                             f"set it to one of those or unset it")
+            raise KeyedError("lang_env", env=ENV, value=repr(env), langs=str(list(LANGS)))
         return {"lang": (env, "env")}
     return {"lang": ("en", "default")}
 

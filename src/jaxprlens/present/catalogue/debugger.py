@@ -244,4 +244,21 @@ WORDS = {
                           "'abs max >= 10')",
                           "未知条件 {text}（必须是以下之一：'any NaN'、'any Inf'、'max > 1e3'、'min < -1'、'abs max "
                           ">= 10'）"),
+    "dbg_unknown_action": ("unknown action {name} (must be one of {names})",
+                           "未知操作 {name}（必须是以下之一：{names}）"),
+    "step_inputs": ("the program has {n} inputs ({names}), but {k} array value(s) were given",
+                    "程序有 {n} 个输入（{names}），但给出了 {k} 个数组值"),
+    "step_input_shape": ("input {name} is declared {type}, but the value given has shape {shape}; pass a value of the "
+                         "traced shape or trace again",
+                         "输入 {name} 声明为 {type}，但给出的值形状为 {shape}；请给出追踪时形状的值，或重新追踪"),
+    "step_leaked_tracer": ("constant {var} is a leaked tracer (a traced value kept from another trace, e.g. in a "
+                           "global): it has no value to step with; compute it inside the function or pass it as an "
+                           "argument", "常量 {var} 是泄漏的追踪值（从另一次追踪中保留下来的被追踪的值，例如存在全局变量"
+                           "里）：没有可用于单步执行的值；请在函数内部计算它，或把它作为实参传入"),
+    "step_out_count": ("eqn {id} ({prim}) gave {n} value(s) where the jaxpr declares {k} ({names})",
+                       "方程 {id}（{prim}）给出了 {n} 个值，而 jaxpr 声明了 {k} 个（{names}）"),
+    "step_out_type": ("eqn {id} ({prim}) would write {name} as {got}, but the jaxpr declares {want}; the stepper "
+                      "stops here rather than show a wrong value (please report this program)",
+                      "方程 {id}（{prim}）会把 {name} 写成 {got}，但 jaxpr 声明的是 {want}；单步执行器在此停下，"
+                      "而不显示错误的值（请报告这个程序）"),
 }

@@ -81,12 +81,22 @@ WORDS = {
                        "jacfwd (any output), or vjp, or reduce it with jnp.sum",
                        "grad 需要只有一个标量输出的函数；{fn} 返回 {types}。请用 --transform jacrev 或 jacfwd（任意输"
                        "出）、vjp，或用 jnp.sum 把输出归约为标量"),
+    "tf_no_function": ("this program has no Python function (made by from_jaxpr?); trace it with jaxprlens.trace(f, "
+                       "*args) to transform it",
+                       "这个程序没有 Python 函数（由 from_jaxpr 得到？）；请用 jaxprlens.trace(f, *args) 追踪它，再做"
+                       "变换"),
+    "tf_no_call": ("cannot rebuild the call of {fn} ({error}); trace it again with jaxprlens.trace(f, *args)",
+                   "无法重建对 {fn} 的调用（{error}）；请用 jaxprlens.trace(f, *args) 重新追踪"),
+    "tf_options": ("{name} does not take {extra} (it takes {allowed})", "{name} 不接受 {extra}（它接受 {allowed}）"),
+    "tf_no_options": ("{name} does not take {extra} (it takes no options)",
+                      "{name} 不接受 {extra}（它不接受任何选项）"),
     "path_unknown": ("unknown path {path} (must be one of {shown})", "未知路径 {path}（必须是以下之一：{shown}）"),
     "path_no_nested": ("unknown path {path}: this program has no nested jaxprs",
                        "未知路径 {path}：这个程序没有嵌套的 jaxpr"),
     "group_unknown": ("unknown group {group} (must be one of {shown})", "未知调用 {group}（必须是以下之一：{shown}）"),
     "group_none": ("unknown group {group}: this program has no inlined calls",
                    "未知调用 {group}：这个程序没有被内联的调用"),
+    "find_no_eqn": ("no equation {eqn}", "没有方程 {eqn}"),
     "graph_negative": ("depth and max_nodes must be >= 0 (got depth={depth}, max_nodes={max_nodes})",
                        "depth 和 max_nodes 必须 >= 0（收到 depth={depth}，max_nodes={max_nodes}）"),
     "int_list": ("{option} takes comma-separated integers such as 0 or 0,1; got {text}",

@@ -21,6 +21,8 @@ WORDS = {
                     "你的答案是{got}，不是一个值：调用它得到值，或用{want}作答。"),
     "ex_compare_error": ("comparing your answer ({got}) with the answer raised {error}.",
                          "把你的答案（{got}）与答案比较时出错：{error}。"),
+    "ex_tolerance": ("rtol and atol must be >= 0 (got rtol={rtol}, atol={atol})",
+                     "rtol 和 atol 必须 >= 0（收到 rtol={rtol}，atol={atol}）"),
     "ex_kind_none": ("None", "None"),
     "ex_kind_bool": ("a bool", "布尔值"),
     "ex_kind_int": ("an int", "整数"),

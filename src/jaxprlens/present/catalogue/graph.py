@@ -59,6 +59,10 @@ WORDS = {
     "get_svg": ("To get SVG: {pip} (or install Graphviz and set {env}).",
                 "要得到 SVG：{pip}（或安装 Graphviz 并设置 {env}）。"),
     "dot_source": ("DOT source", "DOT 源码"),
+    "format_unknown": ("unknown format {fmt} (must be one of {formats})",
+                       "未知格式 {fmt}（必须是以下之一：{formats}）"),
+    "cost_unknown": ("unknown cost {metric} (must be one of {metrics})",
+                     "未知开销 {metric}（必须是以下之一：{metrics}）"),
     # why no renderer could draw a graph (views/render.py RenderError); {pip} and {env} are what to run
     "render_no_dot": ("{var}=dot, but no `dot` is on PATH; unset {var} to use graphviz-pure",
                       "{var}=dot，但 PATH 上没有 `dot`；取消设置 {var} 即可使用 graphviz-pure"),

@@ -17,6 +17,9 @@ WORDS = {
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
     "lang_unknown": ("unknown language {name} (must be one of {langs})", "未知语言 {name}（必须是以下之一：{langs}）"),
+    "lang_env": ("{env}={value} is not a language jaxprlens speaks (must be one of {langs}); set it to one of those "
+                 "or unset it",
+                 "{env}={value} 不是 jaxprlens 支持的语言（必须是以下之一：{langs}）；请设为其中之一，或取消设置"),
     "origin_cell": ("this cell's --lang", "本单元格的 --lang"),
     "origin_config": ("set by %jaxpr_config", "由 %jaxpr_config 设置"),
     "origin_env": ("from $JAXPRLENS_LANG", "来自 $JAXPRLENS_LANG"),
@@ -47,6 +50,18 @@ WORDS = {
     "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
     "opt_bad": ("{error}", "选项有误：{error}"),
+    # argparse's complaints about one option's value, said again (magic._option_error)
+    "opt_choice": ("{option} takes one of {choices}; got {value}",
+                   "{option} 只接受以下之一：{choices}；收到的是 {value}"),
+    "opt_int": ("{option} takes a whole number, e.g. {option} 2; got {value}",
+                "{option} 接受一个整数，例如 {option} 2；收到的是 {value}"),
+    "opt_float": ("{option} takes a number, e.g. {option} 2.5; got {value}",
+                  "{option} 接受一个数，例如 {option} 2.5；收到的是 {value}"),
+    "opt_needs_value": ("{option} needs a value after it", "{option} 后面需要一个值"),
+    "opt_no_value": ("{option} takes no value: write {option} alone (got {value})",
+                     "{option} 不接受值：请单独写 {option}（收到的是 {value}）"),
+    "opt_ambiguous": ("{option} could be any of {matches}: write the option out in full",
+                      "{option} 可以是 {matches} 中的任何一个：请写出完整的选项"),
     "opt_valid": ("valid options: {options}  (see %%jaxpr? for help)", "可用的选项：{options}（%%jaxpr? 查看帮助）"),
     "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
                   "请给出要追踪的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),

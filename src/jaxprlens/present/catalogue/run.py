@@ -62,6 +62,10 @@ WORDS = {
     "sum_and_whole": ("sum of the equations run on their own {t}; {whole}", "各方程单独运行之和 {t}；{whole}"),
     "whole_compiled": ("whole program, compiled as one (XLA fuses equations): {timing}",
                        "整个程序编译为一体（XLA 会融合方程）：{timing}"),
+    "run_no_args": ("this program has {n} input(s) but {k} recorded argument(s); run a program made by "
+                    "trace(fn, *args) (from_jaxpr keeps no arguments)",
+                    "这个程序有 {n} 个输入，但记录的实参只有 {k} 个；请运行由 trace(fn, *args) 得到的程序（from_jaxpr "
+                    "不保存实参）"),
     "cost_gap": ("why they differ: the estimate adds up each equation as written, every operand read from memory and "
                  "every result written back, a transcendental (sin, exp, ...) counted as one FLOP per element; XLA "
                  "counts the program it compiled, after fusion (intermediate values stay on chip) and simplification, "

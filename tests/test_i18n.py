@@ -15,7 +15,7 @@ from jaxprlens.present.i18n import role_summary
 from jaxprlens.views import render
 from jaxprlens.views.debugger import Debugger
 from jaxprlens.views.diff import diff
-from jaxprlens.present.i18n import AVOID, GLOSSARY, ONE, ROLE_WORDS, SUB_WORDS_ZH, TEXT, t
+from jaxprlens.present.i18n import AVOID, CATALOGUE, GLOSSARY, ONE, TEXT, t
 from jaxprlens.views.lower import Lowering
 from jaxprlens.model import trace
 from jaxprlens.views.run import devices_view, profile, run
@@ -39,8 +39,6 @@ def clean_default(monkeypatch):
 def zh_texts():
     """``(where, key, text)`` for every Chinese text jaxprlens can show."""
     yield from (("TEXT", k, v) for k, v in TEXT["zh"].items())
-    yield from (("ROLE_WORDS", k, v[2]) for k, v in ROLE_WORDS.items())
-    yield from (("SUB_WORDS_ZH", k, v) for k, v in SUB_WORDS_ZH.items())
     yield from (("GLOSSARY", k, v[1]) for k, v in GLOSSARY.items())
 
 
@@ -59,6 +57,36 @@ def test_every_key_in_both_languages_with_the_same_fields():
         assert fields(one) == fields(TEXT["en"][key]), key
 
 
+def test_one_shape_one_entry_a_key():
+    """Every entry is ``(en, zh)`` or ``(en, zh, en_one)``, each text a non-empty string."""
+    bad = [(k, v) for k, v in CATALOGUE.items()
+           if not (isinstance(v, tuple) and len(v) in (2, 3) and all(isinstance(s, str) and s for s in v))]
+    assert bad == []
+    assert len(CATALOGUE) == sum(len(part.WORDS) for part in i18n.PARTS) > 450
+    assert CATALOGUE["n_eqns"] == ("{n} equations", "{n} 个方程", "{n} equation")
+    assert CATALOGUE["role.carry"] == ("carry", "携带值")
+
+
+def test_a_key_defined_twice_is_an_error():
+    """Across parts ``merge`` refuses it; inside one part's dict literal Python would keep the last silently,
+    so the sources are read for it too (and each line fits in 120 columns, each part under 500 lines)."""
+    import ast
+    import types
+    one, other = types.ModuleType("one"), types.ModuleType("other")
+    one.WORDS, other.WORDS = {"a": ("a", "甲"), "b": ("b", "乙")}, {"b": ("b", "乙"), "c": ("c", "丙")}
+    with pytest.raises(ValueError, match=r"catalogue keys defined twice \(other\): \['b'\]"):
+        i18n.merge([one, other])
+    assert i18n.merge([one]) == one.WORDS
+    for part in i18n.PARTS:
+        source = inspect.getsource(part)
+        words = next(n.value for n in ast.parse(source).body if isinstance(n, ast.Assign)
+                     and n.targets[0].id == "WORDS")
+        keys = [k.value for k in words.keys]
+        assert len(keys) == len(set(keys)) == len(part.WORDS), part.__name__
+        lines = source.splitlines()
+        assert len(lines) < 500 and max(i18n.width(line) for line in lines) <= 120, part.__name__
+
+
 def test_zh_has_no_half_width_punctuation_next_to_chinese():
     prose = [(w, k, CODE.sub("", v), v) for w, k, v in zh_texts()]      # ``print(program)`` is code, not prose
     assert [(w, k, v) for w, k, text, v in prose if HALF_WIDTH.search(text)] == []
@@ -71,7 +99,7 @@ def test_one_term_per_concept():
     assert set(AVOID) <= set(terms)
     found = [(w, k, v, s) for w, k, v in zh_texts() for syns in AVOID.values() for s in syns if s in v]
     assert found == []
-    assert ROLE_WORDS["carry"][2] == GLOSSARY["carry"][1] == "携带值"
+    assert t("role.carry", "zh") == GLOSSARY["carry"][1] == "携带值"
 
 
 def test_templates():
@@ -344,3 +372,83 @@ def test_a_big_tables_notes_say_one_row_in_the_singular():
         assert not re.search(r"\b1 (more )?(equations|rows|values)\b", one), (key, one)
         assert re.search(r"\b2 (more )?(equations|rows|values)\b", two), (key, two)
         assert t(key, "zh", n=1, k=10_000, s=5_000) == TEXT["zh"][key].format(n=1, k=10_000, s=5_000)
+
+
+# ---------------------------------------------------------------- messages in the reader's language (#27 item 4)
+
+@pytest.mark.parametrize("opts, zh", [
+    ("--device tpu:9", "这里没有 tpu 设备，无法使用 'tpu:9'；这里的设备：{listing}"),
+    ("--static-argnums x", "--static-argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'"),
+    ("--repeat x --run", "--repeat 接受一个整数，例如 --repeat 2；收到的是 'x'"),
+    ("--budget soon --run", "--budget 接受一个数，例如 --budget 2.5；收到的是 'soon'"),
+    ("--text=1", "--text 不接受值：请单独写 --text（收到的是 '1'）"),
+    ("--transform vmap --in-axes q", "--in-axes 接受以逗号分隔的整数或 None，例如 0,None；收到的是 'q'"),
+])
+def test_usage_errors_in_chinese(ip, opts, zh):
+    """What the magic refuses, said in the cell's language: its own checks and argparse's complaints alike."""
+    import jax
+    if "tpu" in opts and any(d.platform == "tpu" for d in jax.devices()):
+        pytest.skip("this machine has a TPU")
+    from jaxprlens.engine.devices import _listing
+    ip.run_cell(CALL)
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"{opts} --lang zh", "f(jnp.ones(3), 2.0)")
+    assert str(info.value).split("\n")[0] == zh.format(listing=_listing())
+
+
+def test_a_bad_options_list_in_chinese(ip):
+    """An option argparse finds ambiguous, or one it needs a value for: the sentence and the valid options in zh."""
+    ip.run_cell(CALL)
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang zh --de cpu", "f(jnp.ones(3), 2.0)")
+    first, valid = str(info.value).split("\n")
+    assert re.fullmatch(r"--de 可以是 (--de\w+、)+--de\w+ 中的任何一个：请写出完整的选项", first), first
+    assert valid.startswith("可用的选项：--argnums ") and valid.endswith("（%%jaxpr? 查看帮助）")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang zh --device", "f(jnp.ones(3), 2.0)")
+    assert str(info.value).split("\n")[0] == "--device 后面需要一个值"
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang en --device", "f(jnp.ones(3), 2.0)")
+    assert str(info.value).split("\n")[0] == "--device needs a value after it"
+
+
+def test_stepper_and_debugger_errors_in_chinese():
+    """The stepper's and the debugger's refusals carry a key: ``text("zh")`` says them in Chinese, ``str`` in
+    English (a plain traceback), and the debugger's panel in its own language."""
+    from jaxprlens.engine.stepper import Stepper
+    from jaxprlens.model.errors import Keyed
+    p = program("func1")
+    with pytest.raises(ValueError) as info:
+        Stepper(p, (np.ones(8, np.float32),))
+    assert isinstance(info.value, Keyed)
+    assert info.value.text("zh") == "程序有 2 个输入（first, second），但给出了 1 个数组值"
+    assert str(info.value) == "the program has 2 inputs (first, second), but 1 array value(s) were given"
+    with pytest.raises(ValueError) as info:
+        Stepper(p, (np.ones(3, np.float32), np.ones(8, np.float32)))
+    assert info.value.text("zh") == "输入 first 声明为 f32[8]，但给出的值形状为 (3,)；请给出追踪时形状的值，或重新追踪"
+    st = Stepper(p)
+    with pytest.raises(ValueError) as info:
+        st.set_value("zz", 1.0)
+    assert info.value.text("zh").startswith("在方程 0 处没有定义值 'zz'（这里已定义的值：")
+    with pytest.raises(KeyError) as info:
+        p.find("9/9")
+    assert (str(info.value), info.value.text("zh")) == ("no equation '9/9'", "没有方程 '9/9'")
+    d = Debugger(p, lang="zh")
+    d.press("jump")
+    assert d.error.startswith("未知操作 'jump'（必须是以下之一：['back', ")
+
+
+def test_other_refusals_in_chinese(monkeypatch):
+    from jaxprlens.engine.frames import StepTypeError
+    from jaxprlens.model.errors import said
+    monkeypatch.setenv(i18n.ENV, "de")
+    with pytest.raises(ValueError) as info:
+        i18n.default_lang()
+    assert said(info.value, "zh") == ("JAXPRLENS_LANG='de' 不是 jaxprlens 支持的语言（必须是以下之一：['en', 'zh']）；"
+                                      "请设为其中之一，或取消设置")
+    monkeypatch.delenv(i18n.ENV)
+    with pytest.raises(ValueError) as info:
+        program("func1").graph().save("/tmp/never.bmp")
+    assert said(info.value, "zh") == "未知格式 'bmp'（必须是以下之一：['svg', 'png', 'pdf', 'jpeg', 'dot', 'gv']）"
+    e = StepTypeError("step_out_count", id="3", prim="sin", n=2, k=1, names="c:f32[]")
+    assert isinstance(e, TypeError) and e.text("zh") == "方程 3（sin）给出了 2 个值，而 jaxpr 声明了 1 个（c:f32[]）"

@@ -24,6 +24,7 @@ from itertools import islice
 
 import numpy as np
 
+from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang, t
 
 # The course's words beyond the views' ``GLOSSARY``: one Chinese term per concept, and the synonyms a lecture
@@ -149,7 +150,7 @@ def check(answer, truth, hint_en: str = "", hint_zh: str = "", *, rtol: float = 
         pending()
         return
     if rtol < 0 or atol < 0:
-        raise ValueError(f"rtol and atol must be >= 0 (got rtol={rtol!r}, atol={atol!r})")
+        raise KeyedError("ex_tolerance", rtol=repr(rtol), atol=repr(atol))
     hint = say(hint_en, hint_zh)
     if compare is not None:
         try:

@@ -78,8 +78,20 @@ def _option_error(error: str, valid: list[str], lang: str) -> str:
         if close:
             lines.append(t("opt_did_you_mean", lang, close=" ".join(dict.fromkeys(close))))
     else:
-        lines = [t("opt_bad", lang, error=error)]
+        said = next((t(key, lang, **{k: t("list_sep", lang).join(v.split(", ")) for k, v in m.groupdict().items()})
+                     for key, pattern in _ARGPARSE if (m := re.fullmatch(pattern, error))), None)
+        lines = [said or t("opt_bad", lang, error=error)]
     return "\n".join(lines + [t("opt_valid", lang, options=" ".join(valid))])
+
+
+# argparse's complaints about one option (Python 3.11-3.13 wording) -> the catalogue key that says it again
+_ARGPARSE = (("opt_choice", r"argument (?P<option>\S+): invalid choice: (?P<value>.*) "
+                            r"\(choose from (?P<choices>.*)\)"),
+             ("opt_int", r"argument (?P<option>\S+): invalid int value: (?P<value>.*)"),
+             ("opt_float", r"argument (?P<option>\S+): invalid float value: (?P<value>.*)"),
+             ("opt_needs_value", r"argument (?P<option>\S+): expected one argument"),
+             ("opt_no_value", r"argument (?P<option>\S+): ignored explicit argument (?P<value>.*)"),
+             ("opt_ambiguous", r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)"))
 
 
 def _in_jax(tb) -> bool:

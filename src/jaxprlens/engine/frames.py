@@ -14,6 +14,7 @@ import numpy as np
 from jax import lax
 
 from jaxprlens.model import _jax
+from jaxprlens.model.errors import KeyedTypeError
 from jaxprlens.model.program import Eqn, Var, var_text
 
 
@@ -33,7 +34,7 @@ class _Op(NamedTuple):
     block: bool = False   # a host callback runs in it (maybe inside a call): wait for its results at its step
 
 
-class StepTypeError(TypeError):
+class StepTypeError(KeyedTypeError):
     """A value the stepper was about to write has another shape or dtype than the jaxpr declares."""
 
 
@@ -55,8 +56,8 @@ def check_types(op: "_Op", outs) -> None:
     ``op.types`` (a Python scalar, from a literal result, only needs to be a scalar)."""
     eqn = op.eqn
     if len(outs) != len(op.types):
-        raise StepTypeError(f"eqn {eqn.id} ({eqn.primitive}) gave {len(outs)} value(s) where the jaxpr declares "
-                            f"{len(op.types)} ({', '.join(var_text(v) for v in op.outvars)})")
+        raise StepTypeError("step_out_count", id=eqn.id, prim=eqn.primitive, n=len(outs), k=len(op.types),
+                            names=", ".join(var_text(v) for v in op.outvars))
     for v, x, (shape, dtype) in zip(op.outvars, outs, op.types):
         if shape is None:
             continue
@@ -66,9 +67,8 @@ def check_types(op: "_Op", outs) -> None:
                 continue
         elif got == shape and x.dtype == dtype:
             continue
-        raise StepTypeError(f"eqn {eqn.id} ({eqn.primitive}) would write {v.name} as {_value_type(x)}, but the "
-                            f"jaxpr declares {var_text(v)}; the stepper stops here rather than show a "
-                            f"wrong value (please report this program)")
+        raise StepTypeError("step_out_type", id=eqn.id, prim=eqn.primitive, name=v.name, got=_value_type(x),
+                            want=var_text(v))
 
 
 class While(NamedTuple):

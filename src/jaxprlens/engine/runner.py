@@ -109,8 +109,7 @@ class Run:
 
 def _check_args(program: Program):
     if len(program.args) != len(program.invars):
-        raise ValueError(f"this program has {len(program.invars)} input(s) but {len(program.args)} recorded "
-                         "argument(s); run a program made by trace(fn, *args) (from_jaxpr keeps no arguments)")
+        raise KeyedError("run_no_args", n=len(program.invars), k=len(program.args))
 
 
 MAPPED = ("shard_map", "xla_pmap")     # primitives whose bodies run on several devices at once

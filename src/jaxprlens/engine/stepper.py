@@ -95,15 +95,13 @@ class Stepper:
         p = self.program
         flat = list(p.args) if not args else p.flat_args(args)
         if len(flat) != len(p.invars):
-            raise ValueError(f"the program has {len(p.invars)} inputs "
-                             f"({', '.join(v.path or v.name for v in p.invars)}), but {len(flat)} "
-                             f"array value(s) were given")
+            raise KeyedError("step_inputs", n=len(p.invars), names=", ".join(v.path or v.name for v in p.invars),
+                             k=len(flat))
         values = []
         for v, x in zip(p.invars, flat):
             x = jnp.asarray(x, dtype=getattr(v.aval, "dtype", None))
             if x.shape != getattr(v.aval, "shape", x.shape):
-                raise ValueError(f"input {v.path or v.name} is declared {v.type}, but the value given has "
-                                 f"shape {x.shape}; pass a value of the traced shape or trace again")
+                raise KeyedError("step_input_shape", name=v.path or v.name, type=v.type, shape=str(x.shape))
             values.append(jax.device_put(x, self.device) if self.device is not None else x)
         return values
 
@@ -143,10 +141,7 @@ class Stepper:
             consts = list(program.consts)
             for v, c in zip(program.constvars, consts):
                 if isinstance(c, jax.core.Tracer):
-                    raise ValueError(
-                        f"constant {var_text(v)} is a leaked tracer (a traced value kept from another "
-                        f"trace, e.g. in a global): it has no value to step with; compute it inside the "
-                        f"function or pass it as an argument")
+                    raise KeyedError("step_leaked_tracer", var=var_text(v))
             if self.device is not None:
                 consts = [jax.device_put(c, self.device) for c in consts]
             self._consts_cache[program] = consts

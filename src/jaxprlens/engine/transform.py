@@ -38,14 +38,12 @@ def int_list(text: str, option: str = "--argnums") -> tuple[int, ...]:
 def call_args(program: Program) -> tuple[tuple, dict]:
     """The traced ``(args, kwargs)`` of a program: its positional args without the static ones."""
     if program.fn is None or program.in_tree is None:
-        raise ValueError("this program has no Python function (made by from_jaxpr?); "
-                         "trace it with jaxprlens.trace(f, *args) to transform it")
+        raise KeyedError("tf_no_function")
     args, kwargs = jax.tree_util.tree_unflatten(program.in_tree, list(program.args))
     try:
         inspect.signature(program.fn).bind(*_with_static(program.static, args), **kwargs)
     except TypeError as e:
-        raise ValueError(f"cannot rebuild the call of {_name(program.fn)} ({e}); "
-                         "trace it again with jaxprlens.trace(f, *args)") from None
+        raise KeyedError("tf_no_call", fn=_name(program.fn), error=str(e)) from None
     except ValueError:
         pass      # no signature to check (builtins, some C callables)
     return tuple(args), dict(kwargs)
@@ -319,7 +317,8 @@ def transform(program: Program, name: str, **options) -> Program:
     allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
     extra = sorted(k for k, v in options.items() if v is not None and k not in allowed)
     if extra:
-        raise ValueError(f"{name} does not take {', '.join(extra)} (it takes {sorted(allowed) or 'no options'})")
+        raise KeyedError("tf_options" if allowed else "tf_no_options", name=name, extra=", ".join(extra),
+                         allowed=str(sorted(allowed)))
     args, kwargs = call_args(program)
     return _transformed(program, name, args, kwargs, options)
 

@@ -53,6 +53,14 @@ class Keyed:
         return self.text("en")
 
 
+class KeyedLookupError(Keyed, KeyError):
+    """``KeyedLookupError("find_no_eqn", eqn="'9'")``: a name looked up and not found (a KeyError)."""
+
+
+class KeyedTypeError(Keyed, TypeError):
+    """A value of the wrong kind, said by the catalogue (a TypeError)."""
+
+
 class KeyedError(Keyed, ValueError):
     """``KeyedError("device_unknown", spec="'gpu-1'", listing="cpu:0 (cpu)")``: bad input, said by the catalogue.
     A ValueError, so callers that catch bad input keep working."""

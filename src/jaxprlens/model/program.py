@@ -17,7 +17,7 @@ import jax.extend.core as jex
 import numpy as np
 
 from jaxprlens._registry import PROVIDED as _PROVIDED   # what the facade (jaxprlens/__init__.py) provides
-from jaxprlens.model.errors import Keyed
+from jaxprlens.model.errors import Keyed, KeyedLookupError
 from jaxprlens.model import _jax
 from jaxprlens.model.roles import Roles, Sub, roles_of
 
@@ -200,7 +200,7 @@ class Program:
         for eqn in self.walk():
             if eqn.id == eqn_id:
                 return eqn
-        raise KeyError(f"no equation {eqn_id!r}")
+        raise KeyedLookupError("find_no_eqn", eqn=repr(eqn_id))
 
     # What a program can be shown as or run by.  The layers above register these (``provide``, done by
     # ``jaxprlens/__init__.py``), so the model imports no view and no engine.
@@ -274,7 +274,7 @@ def _provided(name: str) -> Callable:
         return _PROVIDED[name]
     except KeyError:
         raise RuntimeError(f"Program.{name}() is provided by the jaxprlens package: `import jaxprlens` "
-                           "first") from None
+                           "first") from None      # in English: without the package, no catalogue is loaded
 
 
 def count_eqns(program: Program) -> int:

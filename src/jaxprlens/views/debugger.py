@@ -27,6 +27,7 @@ from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
 from jaxprlens.views.cells import cell_key, draws_widgets, replace_in_cell  # noqa: F401 - public here too
+from jaxprlens.present.i18n import t
 from jaxprlens.present.words import path_text
 
 LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": LIVE_META} marks the live widget's display,
@@ -113,7 +114,7 @@ class Debugger(anywidget.AnyWidget):
             text = out.getvalue()
             self.printed += text
         else:
-            self.error = f"unknown action {name!r} (must be one of {sorted(self.moves)})"
+            self.error = t("dbg_unknown_action", self.view.lang, name=repr(name), names=str(sorted(self.moves)))
         late = self.stepper.done and not self._compared     # eager vs jax.jit compiles the program once:
         msg = self.delta(full=name == "ready", jit=not late)  # the end is drawn first, the comparison after
         if text or name == "ready":

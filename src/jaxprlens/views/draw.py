@@ -338,7 +338,7 @@ class Shares:
 
     def __init__(self, program: Program, metric: str = "flops", costs=None):
         if metric not in METRICS:
-            raise ValueError(f"unknown cost {metric!r} (must be one of {list(METRICS)})")
+            raise KeyedError("cost_unknown", metric=repr(metric), metrics=str(list(METRICS)))
         from jaxprlens.engine.cost import costs as estimate
         self.metric, self.costs = metric, costs if costs is not None else estimate(program)
         self.total = getattr(self.costs.total, metric)

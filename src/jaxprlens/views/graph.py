@@ -91,7 +91,7 @@ class Graph:
         elif fmt in ("png", "pdf", "jpg", "jpeg"):
             path.write_bytes(self.pipe(fmt))
         else:
-            raise ValueError(f"unknown format {fmt!r} (must be one of ['svg', 'png', 'pdf', 'jpeg', 'dot', 'gv'])")
+            raise KeyedError("format_unknown", fmt=repr(fmt), formats="['svg', 'png', 'pdf', 'jpeg', 'dot', 'gv']")
         return path
 
     # ------------------------------------------------------------ display

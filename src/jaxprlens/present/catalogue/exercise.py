@@ -1,0 +1,43 @@
+"""The course's exercises: what a check says of an answer (exercise.check), the kinds of value it names.
+
+The shape of an entry: ``catalogue/__init__.py``.
+"""
+
+WORDS = {
+    "ex_pending": ("Not answered yet: {what}, then run this cell again.", "尚未作答：{what}，再运行本单元格。"),
+    "ex_replace": ("replace None with your prediction", "把 None 换成你的预测"),
+    "ex_correct": ("Correct!", "正确！"),
+    "ex_wrong": ("Not quite: {what} {hint}", "还不对：{what}{hint}"),
+    "ex_answered": ("you answered {answer}.", "你的答案是 {answer}。"),
+    "ex_shape": ("your answer has shape {shape}, not the answer's shape.",
+                 "你的答案形状为 {shape}，与答案的形状不同。"),
+    "ex_type": ("right values, wrong type: you answered {answer}, {got}; the answer is {want}.",
+                "值对了，类型不对：你的答案 {answer} 是{got}，而答案是{want}。"),
+    "ex_type_part": ("right values, wrong type: in your answer {answer}, {part} is {got} where the answer has {want}.",
+                     "值对了，类型不对：你的答案 {answer} 中，{part} 是{got}，而答案在这里是{want}。"),
+    "ex_uncomparable": ("your answer is {got}, which cannot be compared with {want}: answer with {want}.",
+                        "你的答案是{got}，无法与{want}比较：请用{want}作答。"),
+    "ex_uncalled": ("your answer is {got}, not a value: call it to get one, or answer with {want}.",
+                    "你的答案是{got}，不是一个值：调用它得到值，或用{want}作答。"),
+    "ex_compare_error": ("comparing your answer ({got}) with the answer raised {error}.",
+                         "把你的答案（{got}）与答案比较时出错：{error}。"),
+    "ex_tolerance": ("rtol and atol must be >= 0 (got rtol={rtol}, atol={atol})",
+                     "rtol 和 atol 必须 >= 0（收到 rtol={rtol}，atol={atol}）"),
+    "ex_kind_none": ("None", "None"),
+    "ex_kind_bool": ("a bool", "布尔值"),
+    "ex_kind_int": ("an int", "整数"),
+    "ex_kind_float": ("a float", "浮点数"),
+    "ex_kind_complex": ("a complex number", "复数"),
+    "ex_kind_number": ("a number", "数"),
+    "ex_kind_str": ("a str", "字符串"),
+    "ex_kind_list": ("a list", "列表"),
+    "ex_kind_tuple": ("a tuple", "元组"),
+    "ex_kind_dict": ("a dict", "字典"),
+    "ex_kind_set": ("a set", "集合"),
+    "ex_kind_array": ("an array of {dtype}", "{dtype} 数组"),
+    "ex_kind_function": ("a function", "函数"),
+    "ex_kind_class": ("a class", "类"),
+    "ex_kind_module": ("a module", "模块"),
+    "ex_kind_iterable": ("an iterable ({name})", "可迭代对象（{name}）"),
+    "ex_kind_object": ("an object of type {name}", "{name} 类型的对象"),
+}

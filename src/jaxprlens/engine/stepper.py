@@ -24,8 +24,9 @@ from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_arra
 from jaxprlens.engine.history import History
 from jaxprlens.engine.jitcheck import JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitComparison
 from jaxprlens.engine.whatif import EDITS, Edit, WhatIf  # noqa: F401 - Edit, EDITS: the what-if API
+from jaxprlens.model.cellsource import source_context  # noqa: F401 - the debugger's source listing reads it here
+from jaxprlens.model.errors import KeyedError  # noqa: F401 - the input checks raise keys (helper cat's branch)
 from jaxprlens.model.program import Eqn, Lit, Program, path_id, var_text
-from jaxprlens.model.errors import KeyedError
 
 
 # ---------------------------------------------------------------- devices
@@ -76,13 +77,15 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         p = self.program
         flat = list(p.args) if not args else p.flat_args(args)
         if len(flat) != len(p.invars):
-            raise KeyedError("step_args_count", n=len(p.invars), names=", ".join(v.path or v.name for v in p.invars),
-                             given=len(flat))
+            raise ValueError(f"the program has {len(p.invars)} inputs "
+                             f"({', '.join(v.path or v.name for v in p.invars)}), but {len(flat)} "
+                             f"array value(s) were given")
         values = []
         for v, x in zip(p.invars, flat):
             x = jnp.asarray(x, dtype=getattr(v.aval, "dtype", None))
             if x.shape != getattr(v.aval, "shape", x.shape):
-                raise KeyedError("step_arg_shape", name=v.path or v.name, type=v.type, shape=str(x.shape))
+                raise ValueError(f"input {v.path or v.name} is declared {v.type}, but the value given has "
+                                 f"shape {x.shape}; pass a value of the traced shape or trace again")
             values.append(jax.device_put(x, self.device) if self.device is not None else x)
         return values
 
@@ -122,7 +125,10 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
             consts = list(program.consts)
             for v, c in zip(program.constvars, consts):
                 if isinstance(c, jax.core.Tracer):
-                    raise KeyedError("step_const_tracer", var=var_text(v))
+                    raise ValueError(
+                        f"constant {var_text(v)} is a leaked tracer (a traced value kept from another "
+                        f"trace, e.g. in a global): it has no value to step with; compute it inside the "
+                        f"function or pass it as an argument")
             if self.device is not None:
                 consts = [jax.device_put(c, self.device) for c in consts]
             self._consts_cache[program] = consts

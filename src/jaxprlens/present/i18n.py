@@ -777,18 +777,9 @@ RUN_TEXT = {
     "edit_unknown": ("unknown edit {op} (must be one of {ops})", "未知的修改 {op}（必须是以下之一：{ops}）"),
     "edit_nan_float": ("{name} is {type}: only a float value can be NaN", "{name} 的类型是 {type}：只有浮点值可以设为 NaN"),
     "edit_set_empty": ("type a number to set the value to", "请输入要设置的数值"),
-    # new keys (helper engine): Stepper.edit's and the stepper's input checks
+    # new keys (helper engine): Stepper.edit's refusal of a value that is no number
     "edit_not_number": ("{op} of {name} needs a number; {value} is not one (write e.g. 2, 0.5, 1e-3 or nan)",
                         "对 {name} 的 {op} 需要一个数；{value} 不是数（请写成例如 2、0.5、1e-3 或 nan）"),
-    "step_args_count": ("the program has {n} inputs ({names}), but {given} array value(s) were given",
-                        "程序有 {n} 个输入（{names}），但给出了 {given} 个数组值"),
-    "step_arg_shape": ("input {name} is declared {type}, but the value given has shape {shape}; pass a value of the "
-                       "traced shape or trace again", "输入 {name} 声明为 {type}，但给出的值形状为 {shape}；请给出追踪时的"
-                                                      "形状，或重新追踪"),
-    "step_const_tracer": ("constant {var} is a leaked tracer (a traced value kept from another trace, e.g. in a "
-                          "global): it has no value to step with; compute it inside the function or pass it as an "
-                          "argument", "常量 {var} 是泄漏的 tracer（从另一次追踪中保留下来的追踪值，例如存在全局变量里）："
-                                      "它没有可以单步执行的值；请在函数内部计算它，或把它作为实参传入"),
     # end of new keys (helper engine)
     "bp_needs": ("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3",
                  "断点需要 eqn（方程编号，如 '2/1'）、primitive='mul' 或 line=3"),

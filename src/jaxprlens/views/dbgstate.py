@@ -19,8 +19,7 @@ from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
 from jaxprlens.engine import values
-from jaxprlens.engine.stepper import Stepper
-from jaxprlens.model.cellsource import source_context
+from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import LEFT, Rows, data_row, source_once
 from jaxprlens.present.words import crumbs, over_text, stop_text
 

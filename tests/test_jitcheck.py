@@ -126,18 +126,19 @@ def test_the_debugger_asks_for_the_comparison_at_the_end_and_draws_the_end_first
     calls = _counting(monkeypatch, scale=2.0)
     program = trace(lambda x: jnp.sin(x) * 3., jnp.arange(4.0))
     d = program.debugger()
-    sent = []
-    d.send = sent.append
+    sent = []                                                # each message, with the comparison known when sent
+    d.send = lambda msg: sent.append((msg, d.stepper.jit_result))
     d.press("ready")
     d.press("step")
-    assert calls == []                                       # not done: nothing compiled
+    assert calls == [] and d.view.jit_note() is None         # not done: nothing compiled
     d.press("continue")
     assert len(calls) == 1 and d.stepper.jit_result.status == "differ"
-    end, compared = sent[-2]["state"], sent[-1]["state"]     # the end first, then the comparison
-    assert end["done"] and end["notes"] == [] and [n[0] for n in compared["notes"]] == ["jitdiff"]
+    (end, before), (compared, after) = sent[-2:]             # the end first, then the comparison
+    assert end["state"]["done"] and before is None and "state" in compared and after.status == "differ"
+    assert d.view.jit_note()[0] == "jitdiff"
     d.view.state(), d.view.html(), d.view.text()
     d.press("back")
-    assert [n[0] for n in sent[-1]["state"]["notes"]] == []
+    assert sent[-1][1] is None and d.view.jit_note() is None
     n = len(sent)
     d.press("continue")                                      # compiled once: compared again, in the same message
-    assert len(sent) == n + 1 and [k for k, _ in sent[-1]["state"]["notes"]] == ["jitdiff"] and len(calls) == 1
+    assert len(sent) == n + 1 and sent[-1][1].status == "differ" and len(calls) == 1

@@ -1,7 +1,9 @@
-"""model/cellsource.py: a cell's lines as the reader typed them, from the lines IPython compiled."""
+"""model/cellsource.py: a cell's lines as the reader typed them, from the lines IPython compiled; the lines
+around an equation's source line (the debugger's listing)."""
 from IPython.core.inputtransformer2 import TransformerManager
 
-from jaxprlens.model.cellsource import typed_line
+from jaxprlens.model.cellsource import source_context, typed_line
+from stepping import traced_cell
 
 TYPED = ["%load_ext jaxprlens", "%matplotlib", "%jaxpr_config --lang zh", "!pip install 'jax[cpu]'",
          "files = !ls -l", "    out = %who_ls", "jnp.sin?", "jnp.sin??", "!!date",
@@ -21,3 +23,12 @@ def test_a_listing_of_a_cell_shows_its_magics_as_typed(ip):
     where, lines = d.view.source()
     assert where == "cell" and lines[:3] == [[1, "import jax.numpy as jnp", False], [2, "%load_ext jaxprlens", False],
                                              [3, "def f(x):", False]]
+
+
+def test_the_lines_around_an_equation_come_from_its_cell():
+    program = traced_cell(name="<ipython-input-8-source-context>")
+    mul = next(e for e in program.eqns if e.primitive == "mul")
+    assert source_context(mul) == [(1, "import jax.numpy as jnp", False), (2, "def f(x):", False),
+                                   (3, "    y = jnp.sin(x)", False), (4, "    return y * 2.", True)]
+    assert source_context(mul, radius=0) == [(4, "    return y * 2.", True)]
+    assert source_context(None) == []

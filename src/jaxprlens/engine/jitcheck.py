@@ -1,6 +1,11 @@
 """Eager against compiled: the stepper's outputs (every equation run on its own) against ``jax.jit`` of the whole
 program on the same inputs, as data (``JitCheck`` with a tolerance, ``JitDiff`` strict); ``views.dbgstate`` and
-``present.words`` say them in the reader's words."""
+``present.words`` say them in the reader's words.
+
+The comparison is an explicit step (``JitComparison``, a mixin of ``engine.stepper.Stepper``): ``jit_check()``
+compiles the program once, when asked (the debugger asks at the end of a run, or on its button), and keeps its
+result; ``jit_result`` reads that result back while it is about the outputs the stepper holds, and computes
+nothing (a view that shows it never compiles)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -10,7 +15,7 @@ import jax.extend.core as jex
 import jax.numpy as jnp
 import numpy as np
 
-from jaxprlens.engine.frames import over_note
+from jaxprlens.engine.frames import _outputs, over_note
 from jaxprlens.engine.values import host, is_key
 from jaxprlens.model import _jax
 
@@ -249,3 +254,115 @@ def _gap(got, want, rtol: float, atol: float):
         max_abs = float(gap.max())
         bad = int((gap > atol + rtol * big).sum())
         return n, g.size, max_abs, (max_abs / big if big else (0.0 if max_abs == 0 else float("inf"))), bad
+
+
+class JitComparison:
+    """The stepper's comparison with ``jax.jit`` (``jit_check``, ``compare_with_jit``), compiled once, when asked."""
+
+    def _init_jitcheck(self, rtol: float, atol: float, budget: int | None):
+        self.jit_rtol, self.jit_atol, self.jit_budget = float(rtol), float(atol), budget
+        self._jit_outputs: list | None = None
+        self._jit_error: tuple | None = None       # (exception type, first line) when jax.jit raised
+        self._jit_last: tuple | None = None        # (outputs compared, edits then, the JitCheck): jit_result
+        self._eqns: int | None = None              # equations in all (the comparison's budget counts them)
+        self._low: str | None = None               # the narrowest float type the program computes in
+
+    def _compiled(self):
+        """``jax.jit``'s flat outputs on the stepper's inputs, compiled once; None when it raised (``_jit_error``)."""
+        if self._jit_outputs is None and self._jit_error is None:
+            try:
+                self._jit_outputs = compiled_outputs(self.program, self.args)
+            except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
+                self._jit_error = (type(exc).__name__, (str(exc).splitlines() or [""])[0])
+        return self._jit_outputs
+
+    def _paths(self) -> list:
+        return self.program.out_paths or [f"out[{i}]" for i in range(len(self.program.outvars))]
+
+    def host_calls(self) -> tuple:
+        """The host functions the program calls (``io_callback(count)``, ...): ``jax.jit`` of it calls them again."""
+        return host_calls(self.program)
+
+    def low_precision(self) -> str:
+        """The narrowest float type (below float32) the program computes in, e.g. ``bfloat16``; "" if none."""
+        if self._low is None:
+            self._low = low_precision(self.program)
+        return self._low
+
+    def compare_with_jit(self, want=None, rtol: float = 1e-5, atol: float = 1e-6,
+                         host: bool = False) -> JitDiff | None:
+        """Once done: None when the stepped (eager) outputs equal compiled ones element by element (floats
+        within ``rtol``/``atol``), else a ``JitDiff`` saying how (``present.words.jit_diff_text`` words it).
+
+        ``want``: ``run()``'s result (or any pytree / flat list of the outputs); by default ``jax.jit`` of
+        the program on the stepper's inputs, computed once.  A program that calls host functions
+        (``io_callback``, ``pure_callback``, ``jax.debug.callback``) is not run again unless ``host``: the
+        ``JitDiff`` is then ``host`` (naming them).
+        """
+        if not self.done:
+            return None
+        if want is None:
+            if self.host_calls() and not host and self._jit_outputs is None:
+                return JitDiff("host", detail=", ".join(self.host_calls()))
+            want = self._compiled()
+            if want is None:
+                return JitDiff("failed", error=self._jit_error[0], detail=self._jit_error[1])
+        return compare(self._paths(), _outputs(self._frames[0]), flat(want), rtol, atol)
+
+    def jit_check(self, want=None, rtol: float | None = None, atol: float | None = None,
+                  budget: int | None = -1, host: bool = False) -> JitCheck:
+        """The stepped outputs against ``jax.jit`` of the program on the same inputs (or ``want``), as data: the
+        explicit step that compiles (once; kept for ``jit_result`` when ``want`` is None).
+
+        An element is within the tolerance when ``|stepped - compiled| <= atol + rtol * m``, ``m`` the
+        output's largest magnitude (``jitcheck.check``).  ``rtol``/``atol`` default to the stepper's
+        ``jit_rtol``/``jit_atol``; ``rtol`` is at least twice the epsilon of the narrowest float type the program
+        computes in.  ``budget``: the most equations to compile (default the stepper's ``jit_budget``; ``None``:
+        any).  A program that calls host functions (``host_calls``) is not run again unless ``host`` (status
+        ``host``); when it is, the check says so in its ``host`` field."""
+        result = self._jit_check(want, rtol, atol, budget, host)
+        if want is None and self.done:
+            self._jit_last = (tuple(_outputs(self._frames[0])), tuple(self._edits), result)
+        return result
+
+    @property
+    def jit_result(self) -> JitCheck | None:
+        """The last ``jit_check()`` of ``jax.jit`` while it is about the outputs the stepper holds now (the same
+        values, the same edits), else None: reading it compiles and compares nothing."""
+        last = self._jit_last
+        if last is None or not self.done:
+            return None
+        outs, edits, result = last
+        now = _outputs(self._frames[0])
+        if len(now) != len(outs) or any(a is not b for a, b in zip(now, outs)) or len(edits) != len(self._edits) \
+                or any(a is not b for a, b in zip(edits, self._edits)):
+            return None
+        return result
+
+    def _jit_check(self, want, rtol, atol, budget, host) -> JitCheck:
+        rtol = self.jit_rtol if rtol is None else float(rtol)
+        atol = self.jit_atol if atol is None else float(atol)
+        low = self.low_precision()
+        if low:
+            rtol = max(rtol, 2 * float(jnp.finfo(low).eps))
+        if not self.done:
+            return JitCheck("running", rtol, atol, low=low)
+        if self._edits:
+            return JitCheck("edited", rtol, atol, low=low)
+        calls = ", ".join(self.host_calls()) if want is None else ""
+        if calls and not host and self._jit_outputs is None and self._jit_error is None:
+            return JitCheck("host", rtol, atol, low=low, host=calls)
+        if want is None:
+            budget = self.jit_budget if budget == -1 else budget
+            if self._jit_outputs is None and self._jit_error is None and budget is not None:
+                if self._eqns is None:
+                    self._eqns = sum(1 for _ in self.program.walk())
+                if self._eqns > budget:
+                    return JitCheck("skipped", rtol, atol, low=low, eqns=self._eqns, budget=budget)
+            want = self._compiled()
+            if want is None:
+                return JitCheck("failed", rtol, atol, low=low, detail=": ".join(self._jit_error), host=calls)
+        return check(self._paths(), _outputs(self._frames[0]), flat(want), rtol, atol, low)._replace(host=calls)
+
+    def _release_jit(self):
+        self._jit_outputs = self._jit_last = None

@@ -5,7 +5,7 @@ replay stores them per step, so the script follows the engine's moves instead of
 one: in the ``step_into`` run that is the first later state no deeper than the current one.  ``step_out()``
 finishes the current frame (a whole loop, for a loop body) and returns to its caller: the first later state
 above it.  Breakpoints and conditions aside: the replay stops on the way as ``run()`` does, on the recorded
-states (``tests/test_stepper.py`` checks every landing against the live moves)."""
+states (``tests/test_breakpoints.py`` checks every landing against the live moves)."""
 from __future__ import annotations
 
 

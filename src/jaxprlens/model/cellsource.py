@@ -1,10 +1,15 @@
 """A notebook cell's lines as the reader typed them.  IPython compiles a cell transformed, one line for one
 (``%load_ext jaxprlens`` becomes ``get_ipython().run_line_magic('load_ext', 'jaxprlens')``, ``!ls`` becomes
-``get_ipython().system('ls')``), and that is what ``linecache`` holds: a source listing shows the typed line."""
+``get_ipython().system('ls')``), and that is what ``linecache`` holds: a source listing shows the typed line.
+``source_context`` reads the lines around an equation's user source line so (the debugger's listing)."""
 from __future__ import annotations
 
 import ast
+import linecache
 import re
+
+from jaxprlens.model import _jax
+from jaxprlens.model.program import where_label
 
 _CALL = re.compile(r"^(?P<indent>\s*)(?P<lhs>[^=()'\"]+?\s*=\s*)?get_ipython\(\)\.(?P<fn>run_line_magic|system|getoutput)"
                    r"\((?P<args>.*)\)\s*$")
@@ -36,3 +41,19 @@ def typed_line(text: str) -> str:
     else:
         return text
     return m.group("indent") + lhs + typed
+
+
+def source_context(eqn, radius: int = 3) -> list:
+    """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``; a notebook cell's
+    as the reader typed them (``%load_ext jaxprlens``, not the ``get_ipython()`` call IPython compiled)."""
+    if eqn is None:
+        return []
+    frame = _jax.user_frame(eqn.raw)
+    if frame is None:
+        return []
+    lines = linecache.getlines(frame.file)
+    if not lines:
+        return [(frame.line, frame.text, True)]
+    lo, hi = max(1, frame.line - radius), min(len(lines), frame.line + radius)
+    typed = typed_line if where_label(frame.file) == "cell" else (lambda text: text)
+    return [(n, typed(lines[n - 1].rstrip("\n")), n == frame.line) for n in range(lo, hi + 1)]

@@ -247,12 +247,14 @@ class StateView:
 
     def jit_note(self) -> list | None:
         """``[kind, text]`` for the comparison of the stepped outputs with jax.jit's, or None (equal, or not
-        done): ``jitdiff`` (beyond the tolerance, or jit failed), ``jit`` (within it, skipped, edited)."""
-        return jit_note(self.stepper.jit_check(), self.lang)
+        done, or not compared yet: ``Stepper.jit_result`` is read, never computed): ``jitdiff`` (beyond the
+        tolerance, or jit failed), ``jit`` (within it, skipped, edited)."""
+        check = self.stepper.jit_result
+        return None if check is None else jit_note(check, self.lang)
 
     def notes(self, error: str | None = None, jit: bool = True) -> list:
-        """``[[kind, text], ...]``: error, stop reason, a step run whole, eager vs jit (when ``jit``: it
-        compiles the whole program once), history cap."""
+        """``[[kind, text], ...]``: error, stop reason, a step run whole, eager vs jit (when ``jit``: the
+        comparison already made, ``Stepper.jit_check``), history cap."""
         st, out = self.stepper, []
         if error:
             out.append(["error", error])
@@ -267,8 +269,7 @@ class StateView:
             names = ", ".join(dict.fromkeys(e.name for e in st.edits))
             out.append(["edit", t("edit_note", self.lang, n=len(st.edits), names=names)])
         if st.done and jit:
-            with captured():                   # jit's own run prints again: not the reader's output
-                note = self.jit_note()
+            note = self.jit_note()
             if note:
                 out.append(note)
         if st.history_truncated:

@@ -22,7 +22,7 @@ import traitlets
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, StateView, captured, describe,  # noqa: F401
                                       frame_data, sparkline)
 from jaxprlens.present.front import widget_css, widget_module
-from jaxprlens.model.errors import Keyed, KeyedError
+from jaxprlens.model.errors import Keyed
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
@@ -36,7 +36,6 @@ REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
-EDITS = ("nan", "zero", "scale", "eps", "set")    # the value panel's edit actions (``press("edit", ...)``)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
 
@@ -116,15 +115,25 @@ class Debugger(anywidget.AnyWidget):
         else:
             self.error = t("dbg_unknown_action", self.view.lang, name=repr(name), names=str(sorted(self.moves)))
         late = self.stepper.done and not self._compared     # eager vs jax.jit compiles the program once:
+        if self.stepper.done and not late:
+            self.compare()                  # compiled already: only the outputs are compared
         msg = self.delta(full=name == "ready", jit=not late)  # the end is drawn first, the comparison after
         if text or name == "ready":
             msg["out"], msg["clear"] = (self.printed, True) if name == "ready" else (text, False)
         self.send(msg)
         if late:
             self._compared = True
+            self.compare()
             msg = {"state": self._state()}
             self.send(msg)
         return msg
+
+    def compare(self):
+        """The comparison of the stepped outputs with jax.jit's (``Stepper.jit_check``), the one step that
+        compiles the whole program (once): asked for at the end of a run, or by the "compare now" button; the
+        panel then shows its kept result (``Stepper.jit_result``)."""
+        with captured():                    # jit's own run prints again: not the reader's output
+            self.stepper.jit_check()
 
     def _guard(self, action):
         try:
@@ -137,33 +146,8 @@ class Debugger(anywidget.AnyWidget):
 
     def edit(self, name: str, op: str, value=None):
         """The value panel's edit of value ``name``: ``nan``, ``zero``, ``scale`` (by ``value``), ``eps`` (add
-        ``value``, default 1e-3 of the largest magnitude or 1e-3) or ``set`` (to the number ``value``; a
-        scalar, or every element).  Through ``Stepper.set_value``."""
-        import jax.numpy as jnp
-        st = self.stepper
-        var = st._binder(st.frame, name)
-        old = st.frame.env[var]
-        if op not in EDITS:
-            raise KeyedError("edit_unknown", op=repr(op), ops=str(list(EDITS)))
-        x = jnp.asarray(old)
-        if op == "nan":
-            if not jnp.issubdtype(x.dtype, jnp.inexact):
-                raise KeyedError("edit_nan_float", name=name, type=var.type)
-            new = jnp.full_like(x, jnp.nan)
-        elif op == "zero":
-            new = jnp.zeros_like(x)
-        elif op == "scale":
-            new = (x * float(1.0 if value is None else value)).astype(x.dtype)
-        elif op == "eps":
-            if value is None:
-                big = float(jnp.max(jnp.abs(x))) if x.size else 0.0
-                value = 1e-3 * big if big and math.isfinite(big) else 1e-3
-            new = (x + float(value)).astype(x.dtype)
-        else:
-            if value is None or (isinstance(value, str) and not value.strip()):
-                raise KeyedError("edit_set_empty")
-            new = jnp.full_like(x, complex(value) if "j" in str(value) else float(value))
-        st.set_value(var, new)
+        ``value``) or ``set`` (to the number ``value``): ``Stepper.edit``, which checks and records it."""
+        self.stepper.edit(name, op, value)
 
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:

@@ -389,7 +389,7 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
 def sig_entries(items: list) -> list:
     """The first level of the signature tree of ``items`` (``(path, atom)``): ``[(label, node)]``, e.g.
     ``model`` and ``optimizer`` (below a chain of single keys such as ``out``), values without a path first."""
-    from jaxprlens.model.calls import path_tokens
+    from jaxprlens.model.paths import path_tokens
     root = _Node()
     for path, a in items:
         node = root

@@ -17,7 +17,7 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from jaxprlens.engine.transform import int_list
-from jaxprlens.model import program as model
+from jaxprlens.model.tracing import TraceError, trace
 from jaxprlens.model.errors import said as _said
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
@@ -411,9 +411,9 @@ class JaxprMagics(Magics):
             if vmap and args.batched:
                 from jaxprlens.engine.transform import batched_call
                 return batched_call(call.fn, call.pos, call.kw, args.in_axes, call.static)
-            return model.trace(call.fn, *call.pos, static_argnums=call.static, see_through=not args.outer,
+            return trace(call.fn, *call.pos, static_argnums=call.static, see_through=not args.outer,
                                **call.kw), None
-        except model.TraceError as e:
+        except TraceError as e:
             raise UsageError(_said(e, args.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:

@@ -11,7 +11,8 @@ import jax.numpy as jnp
 
 from jaxprlens.model import _jax
 from jaxprlens.model.errors import KeyedError, Words
-from jaxprlens.model.program import Program, trace
+from jaxprlens.model.program import Program
+from jaxprlens.model.tracing import trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis

@@ -4,20 +4,17 @@ path and class, ``blocks[0].attn · MultiHeadAttention``; a call into a library 
 inputs, so it is the model's own structure: ``blocks[0]``, not the loop's ``blk``), relative to the module
 call around it; without parameters, from the call's own text (``self.attn``).
 
-Pure data: reads the call tree (``calls.py``) once it is built, and the user's source lines.
+Pure data: reads the groups of a call tree (``calls.py``, which calls ``name_calls`` once built; this module
+imports it not) and the user's source lines.
 """
 from __future__ import annotations
 
 import functools
 import re
 import sys
-from typing import TYPE_CHECKING
 
 from jaxprlens.model.paths import module_prefix, path_tokens, tokens_text
-from jaxprlens.model.program import in_library
-
-if TYPE_CHECKING:
-    from jaxprlens.model.calls import CallTree, Group
+from jaxprlens.model.sources import in_library
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,8 +49,9 @@ def class_of(qualname: str) -> str:
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
-def name_calls(tree: CallTree) -> None:
-    """Give every group its ``name`` (and ``kind``), then number calls of one name under one caller."""
+def name_calls(tree) -> None:
+    """Give every group of ``tree`` (a ``calls.CallTree``, named as it is built) its ``name`` (and ``kind``),
+    then number calls of one name under one caller."""
     root, every = tree.root, tree.every
     root.name = root.function
     paths = {v: k for v in tree.program.invars if len(k := path_tokens(v.path or "")) > 1}   # leaves in a tree
@@ -121,7 +119,7 @@ _FOR = (r"^\s*for\s+(?:\w+\s*,\s*)?{name}\s+in\s+(?:enumerate\()?self\.(\w+)(?:\
         r"\s*:")
 
 
-def _looped(g: Group) -> tuple | None:
+def _looped(g) -> tuple | None:
     """``("layers", 2)`` for the third call of ``layer`` in ``for layer in self.layers[...]:`` just above
     the call's line (equinox's MLP); None when the call is not made by such a loop."""
     import linecache
@@ -140,7 +138,7 @@ def _looped(g: Group) -> tuple | None:
     return None
 
 
-def _method_name(g: Group, cls: str, rel: dict) -> str:
+def _method_name(g, cls: str, rel: dict) -> str:
     method = g.qualname.rsplit(".", 1)[-1]
     if method != "__call__":       # ``optimizer.update`` as written; a wrapper's ``f(...)`` says nothing
         return g.callee if g.callee.endswith("." + method) and _DOTTED.match(g.callee) else f"{cls}.{method}"

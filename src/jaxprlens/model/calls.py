@@ -17,7 +17,8 @@ from jaxprlens.model import _jax
 from jaxprlens.model.callnames import callee_of, class_of, is_module, name_calls
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.model import program as _model
-from jaxprlens.model.program import Eqn, Program, Source, Var, in_library, source_of
+from jaxprlens.model.program import Eqn, Program, Var
+from jaxprlens.model.sources import Source, in_library, source_of
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
 PHASES = ("", "forward", "backward")
@@ -347,7 +348,6 @@ def _common(chains: list) -> int:
 def _source(frame: tuple, cache: dict) -> Source:
     src = cache.get(frame[:3])
     if src is None:
-        import linecache
         file, line, function = frame[:3]
         src = cache[frame[:3]] = source_of(file, line, function)
     return src

@@ -1,5 +1,4 @@
-"""The call tree (model/calls.py): the Python calls that tracing inlined, from each equation's user frames
-(their names: tests/test_callnames.py; pytree paths: tests/test_paths.py)."""
+"""The call tree (calls.py): the Python calls that tracing inlined (names: test_callnames, paths: test_paths)."""
 import re
 
 import jax

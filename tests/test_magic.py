@@ -149,6 +149,7 @@ def test_options_that_would_be_ignored_are_usage_errors(ip, opts, message):
     ("--transform vmap --in-axes 0,a", r"--in-axes takes integers or None separated by commas"),
     ("--transform vmap --in-axes None,None", r"in_axes maps no argument"),
     ("--repeat 0 --run", r"repeat must be at least 1, got 0"),
+    ("--graph --depth -1", r"depth and max_nodes must be >= 0 \(got depth=-1, max_nodes=60\)"),
     ("--static-argnums x", r"--static-argnums takes comma-separated integers"),
     ("--lang fr", r"unknown language 'fr'"),
 ])

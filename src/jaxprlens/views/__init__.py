@@ -106,6 +106,10 @@ class Options:
             check_options(opts.transform, opts.transform_options)
         if opts.repeat < 1:
             raise KeyedError("run_repeat", repeat=opts.repeat)
+        if min(opts.depth or 0, opts.max_nodes or 0) < 0:
+            from jaxprlens.views.draw import DEPTH, MAX_NODES     # what the graph draws with when not given
+            raise KeyedError("graph_negative", depth=DEPTH if opts.depth is None else opts.depth,
+                             max_nodes=MAX_NODES if opts.max_nodes is None else opts.max_nodes)
         if opts.device is not None:
             from jaxprlens.engine.devices import resolve_device
             resolve_device(opts.device)

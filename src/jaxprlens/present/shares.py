@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from jaxprlens.engine.cost import si
+from jaxprlens.engine.cost import costs as estimate, si
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.i18n import t
 from jaxprlens.present.words import fmt_time, percent
@@ -36,11 +36,9 @@ class Shares:
     share of the equation that runs the sub-program (a loop's trip count is in the outer cost)."""
 
     def __init__(self, program: Program, metric: Metric = "flops", costs=None):
-        if metric not in METRICS:
-            raise ValueError(f"unknown cost {metric!r} (must be one of {list(METRICS)})")
-        from jaxprlens.engine.cost import costs as estimate
-        self.metric, self.costs = metric, costs if costs is not None else estimate(program)
-        self.total = getattr(self.costs.total, metric)
+        self.metric = cost_metric(metric) or "flops"
+        self.costs = costs if costs is not None else estimate(program)
+        self.total = getattr(self.costs.total, self.metric)
         self.share: dict = {}
         self._walk(program, 1.0, self.total)
 

@@ -1,4 +1,4 @@
-"""The call tree (calls.py): the Python calls that tracing inlined, from each equation's user frames."""
+"""The call tree (calls.py): the Python calls that tracing inlined (names: test_callnames, paths: test_paths)."""
 import re
 
 import jax
@@ -250,36 +250,6 @@ def test_calls_of_a_one_line_helper_in_a_loop_are_told_apart():
     assert [(g.function, g.call, g.calls) for g in fwd.groups] == [("layer", i, 4) for i in range(1, 5)]
     assert [g.call for g in bwd.groups] == [4, 3, 2, 1]
     assert all([c.function for c in g.groups] == ["norm"] for g in fwd.groups + bwd.groups)
-
-
-# ---------------------------------------------------------------- names: what the user wrote (issue 19)
-
-def test_module_paths_from_parameter_paths():
-    from jaxprlens.model.calls import _path_text, _prefix, path_tokens
-    assert path_tokens("state[0]['blocks'][1]['attn']['key']['kernel'].value") == (
-        "state", 0, "blocks", 1, "attn", "key", "kernel", "value")
-    assert path_tokens('params.layers[0].weight') == ("params", "layers", 0, "weight")
-    k = path_tokens("s['blocks'][0]['attn']['wq'].value")
-    b = path_tokens("s['blocks'][0]['attn']['wk'].value")
-    assert _prefix([k, b]) == ("s", "blocks", 0, "attn")          # a module: the parameters' common path
-    assert _prefix([k]) == ("s", "blocks", 0, "attn")             # one parameter alone: its module
-    assert _path_text(("blocks", 0, "attn", "query")) == "blocks[0].attn.query"
-
-
-def test_call_text_names_the_callee(tmp_path):
-    from jaxprlens.model.calls import _callee_at
-    f = tmp_path / "m.py"
-    f.write_text("x = 1\n    x = x + self.attn(self.ln1(x), mask=mask)\n    return self.out(nnx.relu(h))\n")
-    assert _callee_at(str(f), (2, 12), (2, 45)) == "self.attn"         # the call Python was running
-    assert _callee_at(str(f), (2, 22), (2, 33)) == "self.ln1"
-    assert _callee_at(str(f), (3, 11), (3, 35)) == "self.out"
-    assert _callee_at(str(f), (2, 4), (2, 5)) == ""                    # not a call: no name
-
-
-def test_plain_functions_keep_their_names(grad):
-    tree = call_tree(grad)
-    assert {g.name for g in tree.root.walk() if g.parent is not None} == {
-        "model_loss", "block", "layer_norm", "attention", "mlp"}
 
 
 def test_adopting_children_makes_a_groups_calls_and_depths_again():

@@ -142,6 +142,38 @@ def test_options_that_would_be_ignored_are_usage_errors(ip, opts, message):
         ip.run_cell_magic("jaxpr", opts, "ran.append(1)\nabs(1.)")
     assert ip.user_ns["ran"] == []          # said before the cell runs
 
+@pytest.mark.parametrize("opts, message", [         # found only once the cell had run, before Options.from_namespace
+    ("--transform gradd", r"unknown transformation 'gradd' \(must be one of \['grad', "),
+    ("--transform vmap --argnums 0", r"--argnums does not apply to vmap; it applies to grad, "),
+    ("--transform grad --argnums x", r"--argnums takes comma-separated integers such as 0 or 0,1; got 'x'"),
+    ("--transform vmap --in-axes 0,a", r"--in-axes takes integers or None separated by commas"),
+    ("--transform vmap --in-axes None,None", r"in_axes maps no argument"),
+    ("--repeat 0 --run", r"repeat must be at least 1, got 0"),
+    ("--graph --depth -1", r"depth and max_nodes must be >= 0 \(got depth=-1, max_nodes=60\)"),
+    ("--static-argnums x", r"--static-argnums takes comma-separated integers"),
+    ("--lang fr", r"unknown language 'fr'"),
+])
+def test_a_bad_option_fails_before_the_cell_runs(ip, opts, message):
+    ip.run_cell("ran = []")
+    with pytest.raises(UsageError, match=message):
+        ip.run_cell_magic("jaxpr", opts, "ran.append(1)\nf = lambda x: x * 2.\nf(jnp.ones(3))")
+    assert ip.user_ns["ran"] == []          # the cell's side effect did not happen
+
+
+def test_options_are_typed_values_once_parsed():
+    from types import SimpleNamespace
+    from jaxprlens.views import Options
+    ns = SimpleNamespace(transform="vmap", in_axes="0, None", argnums=None, static_argnums="1", lang="zh",
+                         cost="bytes", batched=True, device=None, repeat=20)
+    opts = Options.from_namespace(ns)
+    assert (opts.in_axes, opts.static_argnums, opts.lang, opts.cost, opts.batched) == ((0, None), (1,), "zh", "bytes",
+                                                                                       True)
+    assert opts.transform_options == {"in_axes": (0, None), "batched": True}
+    one = Options.from_namespace(SimpleNamespace(transform="grad", argnums="1"))
+    assert one.argnums == (1,) and one.transform_options == {"argnums": 1}     # as jax.grad takes one position
+    assert Options.from_namespace(SimpleNamespace()) == Options(lang=Options.from_namespace(SimpleNamespace()).lang)
+
+
 def test_unknown_option_lists_valid_ones(ip):
     with pytest.raises(UsageError, match=r"unrecognized arguments: --bogus\nvalid options: .*--graph"):
         ip.run_cell_magic("jaxpr", "--bogus", cell("func1"))

@@ -62,13 +62,13 @@ def test_the_facade_loads_the_model_on_first_use():
         print(trace is jaxprlens.trace, from_jaxpr.__module__)
     """).splitlines()
     assert out == ["False True jaxprlens.model.program", "ServedTable Graph Stepper", "[]",
-                   "True jaxprlens.model.program"]
+                   "True jaxprlens.model.build"]
 
 
 def test_a_program_traced_through_the_model_directly_has_its_views():
     # the views are registered by `import jaxprlens` (the package), not by first reading jaxprlens.trace
     out = _python("""
-        from jaxprlens.model.program import trace
+        from jaxprlens.model.tracing import trace
         import jax.numpy as jnp
         print(type(trace(lambda x: x + 1., jnp.ones(2)).text_view()).__name__)
     """)

@@ -12,7 +12,8 @@ import jaxprlens
 from jaxprlens.views.diff import diff
 from jaxprlens.views.lower import clean_compiled, lowering_view, parse_stablehlo
 from jaxprlens.views.compare import Compare, alignment
-from jaxprlens.engine.transform import TRANSFORMS, batched_call, call_args, comma_items, int_list, parse_argnums
+from jaxprlens.engine.transform import (TRANSFORMS, batched_call, call_args, comma_items, describe, int_list,
+                                        parse_argnums, parse_axes)
 from seeds import SEEDS
 
 
@@ -177,6 +178,25 @@ def test_bad_transform_and_options():
         jaxprlens.trace(SEEDS["func10"][0], *SEEDS["func10"][1], static_argnums=1).transform("grad", argnums=1)
     with pytest.raises(ValueError, match="from_jaxpr"):
         jaxprlens.from_jaxpr(jax.make_jaxpr(SEEDS["func1"][0])(*SEEDS["func1"][1])).transform("grad")
+
+
+def test_in_axes_as_written_is_checked_on_its_own():
+    assert parse_axes("0, None") == (0, None) and parse_axes("-1") == (-1,)
+    with pytest.raises(ValueError, match=r"--in-axes takes integers or None separated by commas, such as 0,None; "
+                                         r"got '0,x'"):
+        parse_axes("0,x")
+    with pytest.raises(ValueError, match="--in-axes takes integers"):
+        parse_axes(" , ")
+    with pytest.raises(ValueError, match="in_axes maps no argument"):
+        parse_axes("None,None")
+
+
+def test_a_title_writes_the_options_as_the_magic_line_does():
+    p = program("func11")
+    assert describe("vmap", p, {"in_axes": (0, None)}) == "vmap(func11, in_axes=0,None)"
+    assert describe("grad", p, {"argnums": 0, "has_aux": None}) == "grad(func11, argnums=0)"
+    assert describe("vmap", p, {"in_axes": "0,None", "batched": True}) == "vmap(func11, in_axes=0,None, batched=True)"
+    assert p.transform("vmap", in_axes=(0, None)).title == p.transform("vmap", in_axes="0,None").title
 
 
 # ---------------------------------------------------------------- lowering

@@ -18,12 +18,12 @@ __all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "Tra
            "load_ipython_extension"]
 __version__ = "0.1.0"
 
-_MODEL = ("trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError")   # model/program.py
+_MODEL = ("trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError")   # model/__init__.py
 
 
 def __getattr__(name: str):
     if name in _MODEL:
-        value = getattr(importlib.import_module("jaxprlens.model.program"), name)
+        value = getattr(importlib.import_module("jaxprlens.model"), name)
         importlib.import_module("jaxprlens.present.i18n")   # words the model's and engines' KeyedErrors
         globals()[name] = value            # once: later reads are plain attribute reads
         return value

@@ -16,11 +16,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from jaxprlens.engine.transform import int_list
-from jaxprlens.model import program as model
+from jaxprlens.model.tracing import TraceError, trace
 from jaxprlens.model.errors import said as _said
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
+from jaxprlens.views import Options, build_view
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -49,22 +49,16 @@ def _split_line(line: str) -> tuple[str, str]:
     return line, ""
 
 
-def _static_argnums(text: str | None, lang: str) -> tuple:
-    if not text:
-        return ()
-    try:
-        return int_list(text, "--static-argnums")
-    except ValueError as e:
-        raise UsageError(_said(e, lang)) from None
-
-
 def _lang_of(opts_text: str) -> str:
-    """The language of a cell whose options do not parse: its ``--lang`` if one is readable, else the default."""
+    """The language to say a bad option in: the cell's ``--lang`` if one is readable and known, else the
+    kernel's (``%jaxpr_config``), else English."""
     m = re.search(r"--lang[=\s]+(\S+)", opts_text)
-    try:
-        return resolve(m.group(1) if m else None)
-    except ValueError:
-        return "en"
+    for lang in ((m.group(1),) if m else ()) + (None,):
+        try:
+            return resolve(lang)
+        except ValueError:
+            continue
+    return "en"
 
 
 def _option_error(error: str, valid: list[str], lang: str) -> str:
@@ -279,28 +273,23 @@ class JaxprMagics(Magics):
             opts_text, call_text = _split_line(line)
         else:
             opts_text, call_text = line, None
-        args = self._parse(opts_text)
-        try:
-            args.lang = resolve(args.lang)      # the kernel-wide default unless this cell says otherwise
-        except ValueError as e:                 # said in the kernel's language
-            raise UsageError(_said(e, _lang_of(""))) from None
-        if args.devices:
+        opts = self._options(opts_text)        # every option checked before the cell runs
+        if opts.devices:
             from jaxprlens.views.run import devices_view
-            return devices_view(args.lang)
-        self._check_combinations(args)
+            return devices_view(opts.lang)
         if cell is None and not call_text.strip():
-            raise UsageError(t("give_call", args.lang))
+            raise UsageError(t("give_call", opts.lang))
         source = cell if cell is not None else call_text
-        call = self._run_source(source, args)
+        call = self._run_source(source, opts)
         if call is None:
             return None
-        traced = self._trace(call, args)
+        traced = self._trace(call, opts)
         if traced is None:
             return None
         program = traced[0]
         if not program.eqns and program.out_tree == jax.tree_util.tree_structure(None):
-            raise UsageError(t("last_none", args.lang, text=shorten(call.text, 60)))
-        return self._view(call, args, *traced)
+            raise UsageError(t("last_none", opts.lang, text=shorten(call.text, 60)))
+        return self._view(call, opts, *traced)
 
     @magic_arguments()
     @argument("--lang", default=None, help="language of every view from now on: en or zh")
@@ -338,24 +327,17 @@ class JaxprMagics(Magics):
             valid = sorted(a for action in self.jaxpr.parser._actions for a in action.option_strings)
             raise UsageError(_option_error(str(e), valid, _lang_of(opts_text))) from None
 
-    @staticmethod
-    def _check_combinations(args):
-        """Options that would otherwise be ignored in silence: say so before the cell runs."""
-        if not args.transform:
-            given = [flag for flag, value in (("--compare", args.compare), ("--argnums", args.argnums),
-                                              ("--in-axes", args.in_axes)) if value]
-            if given:
-                raise UsageError(t("needs_transform", args.lang, given=" ".join(given), n=len(given)))
-        if args.batched and args.transform != "vmap":
-            raise UsageError(t("batched_needs_vmap", args.lang))
-        if args.device is not None:
-            from jaxprlens.engine.devices import resolve_device
-            try:
-                resolve_device(args.device)
-            except ValueError as e:
-                raise UsageError(_said(e, args.lang)) from None
+    def _options(self, opts_text: str) -> Options:
+        """The cell's options, parsed and checked once (``Options.from_namespace``): unknown ones, a bad
+        value (``--device tpu:9``, ``--argnums x``), one that needs another (``--compare`` without
+        ``--transform``) fail here, before the cell runs, in the cell's language."""
+        args = self._parse(opts_text)
+        try:
+            return Options.from_namespace(args)
+        except ValueError as e:
+            raise UsageError(_said(e, _lang_of(opts_text))) from None
 
-    def _run_source(self, source: str, args) -> _Call | None:
+    def _run_source(self, source: str, opts: Options) -> _Call | None:
         """Run the cell but its last call; evaluate that call's function and arguments.  A last line that
         assigns the call (``y = f(x)``) also runs the call and binds ``y``, as the cell would."""
         shell = self.shell
@@ -363,11 +345,11 @@ class JaxprMagics(Magics):
         try:
             tree = ast.parse(code)
         except SyntaxError as e:
-            raise UsageError(t("cell_syntax", args.lang, line=e.lineno, msg=e.msg,
+            raise UsageError(t("cell_syntax", opts.lang, line=e.lineno, msg=e.msg,
                                text=(e.text or "").rstrip())) from None
         if not tree.body:
-            raise UsageError(t("cell_empty", args.lang))
-        static = _static_argnums(args.static_argnums, args.lang)
+            raise UsageError(t("cell_empty", opts.lang))
+        static = opts.static_argnums
         filename = self._cache(code, source)
         ns = shell.user_ns
         last = tree.body[-1]
@@ -394,59 +376,60 @@ class JaxprMagics(Magics):
                 if not isinstance(last, ast.Expr):        # y = f(x): run the call, bind y
                     _bind(last, fn(*pos, **kw), filename, ns)
         except Exception as e:  # noqa: BLE001 - user code failed: the cell fails with the user's traceback
-            raise self._user_error(e, args.lang)
+            raise self._user_error(e, opts.lang)
         if call is None:
-            raise UsageError(_not_a_call(last, code, args.lang))
+            raise UsageError(_not_a_call(last, code, opts.lang))
         text = ast.get_source_segment(code, call) or ast.unparse(call)
         if fn is builtins.print and (any(isinstance(a, ast.Call) for a in call.args)
                                      or any(_array_like(x) for x in jax.tree_util.tree_leaves(pos))):
             # print(f(x)) would trace print: a tracer printed, a jaxpr with no equations
             inner = next((a for a in call.args if isinstance(a, ast.Call)), None)
             inner = ast.get_source_segment(code, inner) if inner is not None else "f(x)"
-            raise UsageError(t("last_print", args.lang, text=shorten(text, 60), inner=shorten(inner, 60)))
+            raise UsageError(t("last_print", opts.lang, text=shorten(text, 60), inner=shorten(inner, 60)))
         if not callable(fn):
-            raise UsageError(t("not_a_function", args.lang, call=ast.unparse(call.func),
-                               kind=a_noun(type(fn).__name__, args.lang)))
+            raise UsageError(t("not_a_function", opts.lang, call=ast.unparse(call.func),
+                               kind=a_noun(type(fn).__name__, opts.lang)))
         dynamic = [a for i, a in enumerate(pos) if i not in static and i - len(pos) not in static]
         leaves = jax.tree_util.tree_leaves((dynamic, kw))
         if leaves and not any(_array_like(x) for x in leaves):
-            names = [a_noun(k, args.lang) for k in dict.fromkeys(type(x).__name__ for x in leaves)]
-            raise UsageError(t("not_arrays", args.lang, text=shorten(text, 60),
-                               kinds=t("and", args.lang).join(names)))
+            names = [a_noun(k, opts.lang) for k in dict.fromkeys(type(x).__name__ for x in leaves)]
+            raise UsageError(t("not_arrays", opts.lang, text=shorten(text, 60),
+                               kinds=t("and", opts.lang).join(names)))
         return _Call(fn, tuple(pos), kw, static, filename, text)
 
-    def _trace(self, call: _Call, args):
+    def _trace(self, call: _Call, opts: Options):
         """``(program, transformed)``: the traced call and, for ``--batched``, the vmapped program
         (then ``program`` is one example of the batch).  None when the user's code failed."""
-        vmap = args.transform == "vmap"
+        vmap = opts.transform == "vmap"
         try:
-            if vmap and args.batched:
+            if vmap and opts.batched:
                 from jaxprlens.engine.transform import batched_call
-                return batched_call(call.fn, call.pos, call.kw, args.in_axes, call.static)
-            return model.trace(call.fn, *call.pos, static_argnums=call.static, see_through=not args.outer,
+                in_axes = opts.transform_options.get("in_axes")
+                return batched_call(call.fn, call.pos, call.kw, in_axes, call.static)
+            return trace(call.fn, *call.pos, static_argnums=call.static, see_through=not opts.outer,
                                **call.kw), None
-        except model.TraceError as e:
-            raise UsageError(_said(e, args.lang)) from None
+        except TraceError as e:
+            raise UsageError(_said(e, opts.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
-                raise self._tracer_usage_error(e, call.filename, args.lang) from None
+                raise self._tracer_usage_error(e, call.filename, opts.lang) from None
             if vmap:
-                raise self._vmap_error(e, call, args, t("vmap_call_fails", args.lang,
+                raise self._vmap_error(e, call, opts, t("vmap_call_fails", opts.lang,
                                                         text=shorten(call.text, 60))) from None
-            raise self._user_error(e, args.lang)
+            raise self._user_error(e, opts.lang)
 
-    def _vmap_error(self, e, call: _Call, args, what: str) -> UsageError:
+    def _vmap_error(self, e, call: _Call, opts: Options, what: str) -> UsageError:
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
         the call's arguments have an axis, so they may be a batch already."""
         if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in str(e):
-            return UsageError(_said(e, args.lang))      # ours: the batch cannot be built, and why
+            return UsageError(_said(e, opts.lang))      # ours: the batch cannot be built, and why
         first = (str(e).strip().splitlines() or [""])[0].rstrip(".")
-        said = f"{type(e).__name__}{_cell_location(e, call.filename, args.lang)}{t('colon', args.lang)}{first}"
-        if args.batched:
-            return UsageError(t("vmap_batched_fails", args.lang, said=said))
+        said = f"{type(e).__name__}{_cell_location(e, call.filename, opts.lang)}{t('colon', opts.lang)}{first}"
+        if opts.batched:
+            return UsageError(t("vmap_batched_fails", opts.lang, said=said))
         leaves = jax.tree_util.tree_leaves((call.pos, call.kw))
-        hint = t("vmap_hint", args.lang) if any(getattr(x, "ndim", 0) for x in leaves) else ""
-        return UsageError(f"{what}{t('colon', args.lang)}{said}{hint}")
+        hint = t("vmap_hint", opts.lang) if any(getattr(x, "ndim", 0) for x in leaves) else ""
+        return UsageError(f"{what}{t('colon', opts.lang)}{said}{hint}")
 
     def _tracer_usage_error(self, e, filename: str, lang: str | None) -> UsageError:
         name = type(e).__name__
@@ -486,18 +469,17 @@ class JaxprMagics(Magics):
             pass
         return e
 
-    def _view(self, call: _Call, args, program, transformed=None):
-        from jaxprlens.views import Options, build_view
+    def _view(self, call: _Call, opts: Options, program, transformed=None):
         try:
-            return build_view(program, Options.from_namespace(args), transformed)
+            return build_view(program, opts, transformed)
         except ValueError as e:
-            if args.transform == "vmap":
-                raise self._vmap_error(e, call, args, t("vmap_stacked", args.lang)) from None
-            raise UsageError(_said(e, args.lang)) from None
+            if opts.transform == "vmap":
+                raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
+            raise UsageError(_said(e, opts.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
-                raise self._tracer_usage_error(e, call.filename, args.lang) from None
-            if args.transform != "vmap":
+                raise self._tracer_usage_error(e, call.filename, opts.lang) from None
+            if opts.transform != "vmap":
                 raise
-            raise self._vmap_error(e, call, args, t("vmap_stacked", args.lang)) from None
+            raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
 

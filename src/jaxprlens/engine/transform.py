@@ -11,7 +11,8 @@ import jax.numpy as jnp
 
 from jaxprlens.model import _jax
 from jaxprlens.model.errors import KeyedError, Words
-from jaxprlens.model.program import Program, trace
+from jaxprlens.model.program import Program
+from jaxprlens.model.tracing import trace
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
@@ -31,6 +32,20 @@ def int_list(text: str, option: str = "--argnums") -> tuple[int, ...]:
         return tuple(int(x) for x in comma_items(text))
     except ValueError:
         raise KeyedError("int_list", option=option, text=repr(text)) from None
+
+
+def parse_axes(text: str) -> tuple:
+    """``"0,None"`` -> ``(0, None)``: ``--in-axes`` as written, checked on its own (before any call): integers or
+    None, at least one of them an axis."""
+    try:
+        axes = tuple(None if x == "None" else int(x) for x in comma_items(text))
+    except ValueError:
+        raise KeyedError("tf_in_axes_text", text=repr(text)) from None
+    if not axes:
+        raise KeyedError("tf_in_axes_text", text=repr(text))
+    if all(a is None for a in axes):
+        raise KeyedError("tf_maps_none")
+    return axes
 
 
 # ---------------------------------------------------------------- rebuilding the call
@@ -130,10 +145,7 @@ def parse_in_axes(in_axes, args: tuple):
     if in_axes is None:
         in_axes = 0
     if isinstance(in_axes, str):
-        try:
-            axes = tuple(None if x == "None" else int(x) for x in comma_items(in_axes))
-        except ValueError:
-            raise KeyedError("tf_in_axes_text", text=repr(in_axes)) from None
+        axes = parse_axes(in_axes)
         in_axes = axes[0] if len(axes) == 1 else axes
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
@@ -359,7 +371,9 @@ def batched_call(fn, args: tuple, kwargs: dict, in_axes=None, static_argnums=())
 
 
 def describe(name: str, program: Program, options: dict) -> str:
-    shown = ", ".join(f"{k}={v}" for k, v in options.items() if v is not None and v is not False)
+    """``vmap(f, in_axes=0,None)``: the transformation and its options as the magic's line writes them."""
+    shown = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in options.items()
+                      if v is not None and v is not False)
     return f"{name}({_name(program.fn) if program.fn else 'program'}" + (f", {shown})" if shown else ")")
 
 

@@ -5,20 +5,20 @@ Pure data.  Tracing leaves no mark where one call of a function ends and the nex
 same line begins (a loop calling ``block`` six times).  A new call starts where the position inside the
 function goes back to where the current call began.  The position is where the running expression ends:
 Python evaluates in post-order, so it only grows within one call (and only shrinks in a ``transpose``
-scope, whose equations come in reverse order).
+scope, whose equations come in reverse order).  Each call is then named as the user wrote it (``callnames.py``).
 """
 from __future__ import annotations
 
 import functools
 import os
-import re
-import sys
 from dataclasses import dataclass, field
 
 from jaxprlens.model import _jax
+from jaxprlens.model.callnames import callee_of, class_of, is_module, name_calls
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.model import program as _model
-from jaxprlens.model.program import Eqn, Program, Source, Var, in_library, source_of
+from jaxprlens.model.program import Eqn, Program, Var
+from jaxprlens.model.sources import Source, in_library, source_of
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
 PHASES = ("", "forward", "backward")
@@ -140,7 +140,7 @@ class CallTree:
         self.every = self.root.walk()        # every group, the program first, depth first
         self.by_id = {g.id: g for g in self.every}
         self._index = {id(e): i for i, e in enumerate(program.eqns)}
-        _name_all(self)
+        name_calls(self)
 
     # ------------------------------------------------------------ building
     def _build(self):
@@ -196,7 +196,7 @@ class CallTree:
                 site = None if caller is None or (in_library(caller[0]) and not in_library(file)) \
                     else _source(caller, sources)
                 g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at,
-                          qualname=qualname, callee=_callee(caller) if caller else "")
+                          qualname=qualname, callee=callee_of(caller) if caller else "")
                 stack[i].children.append(g)
                 stack.append(g)
             del stack[len(frames) + 1:]
@@ -308,8 +308,8 @@ def _chain(frames: tuple) -> tuple:
             continue
         lib = _package(f[0]) if in_library(f[0]) else None
         # a library's module, not its private wrappers (equinox's ``_ValueAndGradWrapper`` is a Module too)
-        private = lib is not None and _class_of(f[4]).startswith("_")    # equinox's _VmapWrapper
-        module = lib is not None and not private and bool(_is_module(f[0], f[4]))
+        private = lib is not None and class_of(f[4]).startswith("_")    # equinox's _VmapWrapper
+        module = lib is not None and not private and bool(is_module(f[0], f[4]))
         # kept: the user's code, a call into a library from elsewhere (optax's chain, entered from flax), a
         # module's call, and what a module's own code calls (``dot_product_attention``)
         if lib is None or lib != outer or module or (in_module and not private):
@@ -348,7 +348,6 @@ def _common(chains: list) -> int:
 def _source(frame: tuple, cache: dict) -> Source:
     src = cache.get(frame[:3])
     if src is None:
-        import linecache
         file, line, function = frame[:3]
         src = cache[frame[:3]] = source_of(file, line, function)
     return src
@@ -358,200 +357,9 @@ def _root_name(p: Program) -> str:
     return p.title or getattr(p.fn, "__name__", None) or "program"
 
 
-# ---------------------------------------------------------------- names: what the user wrote
-# A module's call (flax.nnx, flax.linen, equinox) is named by its attribute path and class:
-# ``blocks[0].attn · MultiHeadAttention``.  The path comes from the parameters the call reads (the pytree
-# paths of the program's inputs, so it is the model's own structure: ``blocks[0]``, not the loop's ``blk``),
-# relative to the module call around it; without parameters, from the call's own text (``self.attn``).
-
-_TOKEN = re.compile(r"\.(\w+)|\[(-?\d+)\]|\[(['\"])(.*?)\3\]|^(\w+)")
-
-
 def _frames(e: Eqn) -> tuple:
     """``(file, line, function, end, qualname, start)`` of each user frame, innermost first."""
     return _jax.user_frames_named(_jax.traceback(e.raw))
-
-
-@functools.lru_cache(maxsize=4096)
-def _callee_at(file: str, start: tuple, end: tuple) -> str:
-    """The function part of the call expression between ``start`` and ``end`` (``self.attn`` of
-    ``self.attn(self.ln1(x), mask=mask)``), or ``""``."""
-    import ast
-    import linecache
-    (l0, c0), (l1, c1) = start, end
-    if not l0 or l1 < l0 or l1 - l0 > 40 or c0 is None or c1 is None or c0 < 0 or c1 < 0:
-        return ""
-    lines = [linecache.getline(file, n).encode() for n in range(l0, l1 + 1)]
-    lines[-1] = lines[-1][:c1]                  # columns count UTF-8 bytes
-    lines[0] = lines[0][c0:]
-    try:
-        node = ast.parse(b"".join(lines).decode().strip(), mode="eval").body
-    except (SyntaxError, ValueError, UnicodeDecodeError):
-        return ""
-    return ast.unparse(node.func) if isinstance(node, ast.Call) else ""
-
-
-def _callee(caller: tuple) -> str:
-    return _callee_at(caller[0], caller[5], caller[3]) if len(caller) > 5 else ""
-
-
-@functools.lru_cache(maxsize=4096)
-def path_tokens(path: str) -> tuple:
-    """``state[0]['hidden']['kernel'].value`` → ``("state", 0, "hidden", "kernel", "value")`` (a model's paths
-    are read by its table's signature and by its calls' names, again on each re-run: kept)."""
-    out, i = [], 0
-    while i < len(path):
-        m = _TOKEN.match(path, i)
-        if m is None or m.end() == i:
-            return tuple(out)
-        attr, index, _, key, head = m.groups()
-        out.append(int(index) if index is not None else attr or key or head)
-        i = m.end()
-    return tuple(out)
-
-
-def _prefix(paths: list) -> tuple:
-    """The path of the module that holds ``paths`` (parameter leaves): their common prefix; one leaf
-    alone is a parameter of its module (``ln1.scale`` → ``ln1``)."""
-    paths = [p[:-1] if p and p[-1] == "value" else p for p in set(paths)]      # nnx's Variable.value
-    if not paths:
-        return ()
-    if len(paths) == 1:
-        return paths[0][:-1]
-    first, n = paths[0], min(len(p) for p in paths)
-    k = 0
-    while k < n and all(p[k] == first[k] for p in paths):
-        k += 1
-    return first[:k]
-
-
-def _path_text(tokens: tuple) -> str:
-    out = ""
-    for x in tokens:
-        out += f"[{x}]" if isinstance(x, int) else (f".{x}" if out else str(x))
-    return out
-
-
-def _class_of(qualname: str) -> str:
-    """``Block`` of ``_block.<locals>.Block.__call__``; ``""`` for a plain function."""
-    parts = qualname.split(".")
-    return parts[-2] if len(parts) > 1 and not parts[-2].startswith("<") else ""
-
-
-_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
-
-
-def _name_all(tree: "CallTree") -> None:
-    """Give every group its ``name`` (and ``kind``), then number calls of one name under one caller."""
-    root, every = tree.root, tree.every
-    root.name = root.function
-    paths = {v: k for v in tree.program.invars if len(k := path_tokens(v.path or "")) > 1}   # leaves in a tree
-    rel: dict = {}            # module group -> its path tokens relative to the outermost module call
-    for g in every:
-        if g.parent is None:
-            continue
-        cls = _class_of(g.qualname)
-        # the user's call into a library (``optimizer.update``, ``nnx.value_and_grad(loss_fn)``): named as
-        # the user wrote it, not by the library's wrapper it entered (``_check_grads_wrapper``)
-        entry = bool(g.callee) and in_library(g.key[1]) and not (g.key[3] and in_library(g.key[3][0]))
-        callee = g.callee.split("(", 1)[0] + "(…)" if "(" in g.callee else g.callee   # nnx.value_and_grad(…)
-        if not cls or (entry and cls.startswith("_")):       # equinox's _ValueAndGradWrapper: not the model
-            g.name = callee if entry else g.function
-            continue
-        if paths:
-            g.params = _prefix([paths[v] for v in g.inputs if v in paths])
-        module = _is_module(g.key[1], g.qualname)
-        if module is None:                      # a class defined in a function: a module if it reads any
-            module = bool(g.params) or g.callee.startswith("self.")
-        g.name = _method_name(g, cls, rel) if module else callee if entry else f"{cls}.{g.function}"
-    forward = {g.id.replace("~fwd", ""): g for g in every if g.phase == "forward"}
-    for g in every:     # a backward call reads fewer parameters: named as the forward call it reverses
-        twin = forward.get(g.id.replace("~bwd", "")) if g.phase == "backward" else None
-        if twin is not None and twin.name != twin.function and " · " not in g.name and "." not in g.name:
-            g.name = twin.name
-    backward = {g.function for g in root.groups if g.phase == "backward"}
-    for g in root.groups:     # the traced function re-entered for each phase of grad, and what follows
-        if g.function == root.function and g.phase:
-            g.kind = "phase"
-        elif g.function in backward and not g.phase:
-            g.kind = "update"
-    for g in every:
-        seen: dict = {}
-        for c in g.groups:
-            seen.setdefault((c.phase, c.name), []).append(c)
-        for same in seen.values():
-            for i, c in enumerate(same, 1):
-                c.call, c.calls = (len(same) + 1 - i if c.phase == "backward" else i), len(same)
-
-
-_MODULE_BASES = ("flax.", "equinox.", "haiku.", "penzai.")
-
-
-def _is_module(file: str, qualname: str) -> bool | None:
-    """Whether the class of method ``qualname`` defined in ``file`` is a model library's module (its
-    classes derive from a ``Module`` of flax, equinox, ...); None when the class cannot be looked up."""
-    cls = _lookup(file, qualname.rsplit(".", 1)[0])
-    if cls is None:
-        return None
-    return any(b.__name__ == "Module" and b.__module__.startswith(_MODULE_BASES) for b in getattr(cls, "__mro__", ()))
-
-
-@functools.lru_cache(maxsize=1024)
-def _lookup(file: str, qualname: str):
-    if "<" in qualname:
-        return None
-    module = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == file), None)
-    for part in qualname.split(".") if module is not None else ():
-        module = getattr(module, part, None)
-    return module if isinstance(module, type) else None
-
-
-_FOR = (r"^\s*for\s+(?:\w+\s*,\s*)?{name}\s+in\s+(?:enumerate\()?self\.(\w+)(?:\[(-?\d*):[^\]]*\])?\)?"
-        r"\s*:")
-
-
-def _looped(g: Group) -> tuple | None:
-    """``("layers", 2)`` for the third call of ``layer`` in ``for layer in self.layers[...]:`` just above
-    the call's line (equinox's MLP); None when the call is not made by such a loop."""
-    import linecache
-    caller = g.key[3]
-    if not caller:
-        return None
-    file, line = caller
-    pattern = re.compile(_FOR.format(name=re.escape(g.callee)))
-    for n in range(line - 1, max(0, line - 12), -1):
-        m = pattern.match(linecache.getline(file, n))
-        if m:
-            same = [c for c in g.parent.groups if c.key == g.key]
-            i = same.index(g)
-            i = len(same) - 1 - i if g.phase == "backward" else i      # the backward pass runs them last first
-            return (m.group(1), int(m.group(2) or 0) + i)
-    return None
-
-
-def _method_name(g: Group, cls: str, rel: dict) -> str:
-    method = g.qualname.rsplit(".", 1)[-1]
-    if method != "__call__":       # ``optimizer.update`` as written; a wrapper's ``f(...)`` says nothing
-        return g.callee if g.callee.endswith("." + method) and _DOTTED.match(g.callee) else f"{cls}.{method}"
-    outer = next((a for a in g.crumbs()[-2::-1] if a in rel), None)
-    path = None
-    # what the user wrote first (``self.layers[-1]``, ``for layer in self.layers: layer(x)``), then the
-    # parameters the call reads (a model whose one attribute holds them all says nothing by its params)
-    looped = _looped(g) if outer is not None and g.callee.isidentifier() else None
-    if outer is not None and g.callee.startswith("self.") and path_tokens(g.callee[5:]):
-        path = rel[outer] + path_tokens(g.callee[5:])          # ``self.attn``, ``self.layers[-1]``
-    elif looped is not None:
-        path = rel[outer] + looped
-    elif outer is not None and g.params and g.params[:len(outer.params)] == outer.params and outer.params:
-        path = rel[outer] + g.params[len(outer.params):]
-    elif outer is None:
-        rel[g] = ()            # the model itself: its parts are named from here
-        callee = g.callee.removesuffix(".apply")      # flax.linen's ``model.apply(params, x)``
-        return f"{callee} · {cls}" if _DOTTED.match(callee) else cls
-    if path is None:
-        return cls
-    rel[g] = path
-    return f"{_path_text(path)} · {cls}" if path else cls
 
 
 def call_tree(program: Program) -> CallTree:

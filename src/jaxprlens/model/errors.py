@@ -1,7 +1,7 @@
 """A mistake in what the reader asked for, as data: the catalogue key that says it and the fields that fill it.
 
 The model and the engines hold no words (ARCHITECTURE.md): they raise ``KeyedError(key, **fields)`` (or
-``model.program.TraceError``, keyed alike), and the catalogue (``present/i18n.py``) words it: ``e.text(lang)`` in
+``model.tracing.TraceError``, keyed alike), and the catalogue (``present/i18n.py``) words it: ``e.text(lang)`` in
 the reader's language, ``str(e)`` in English (what a plain Python traceback shows), as
 ``views/render.RenderError`` does one layer up.
 """

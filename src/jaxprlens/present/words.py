@@ -63,6 +63,18 @@ def percent(x: float) -> str:
     return f"{p:.1f}%" if p < 9.95 else f"{p:.0f}%"
 
 
+def fmt_time(seconds: float) -> str:
+    """Three significant digits: ``850 ns``, ``45.6 µs``, ``1.23 ms``, ``2.50 s``."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            v = seconds / scale
+            break
+    else:
+        unit, v = "ns", seconds / 1e-9
+    digits = 2 if v < 10 else 1 if v < 100 else 0
+    return f"{v:.{digits}f} {unit}"
+
+
 def share_bar(x: float, width: int = 8) -> str:
     """A share as a small bar of ``width`` cells, in eighths: ``███▍░░░░`` for 43%; text, so it survives
     stripped scripts and styles and reads in the plain-text table too."""

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets
 from jaxprlens.present.i18n import resolve
+from jaxprlens.present.shares import Metric, Shares
 
 
 class Stack:
@@ -50,27 +52,30 @@ class Stack:
 
 @dataclass(frozen=True)
 class Options:
-    """What the reader asked to see, as plain typed values (the magic's argparse namespace stops at
-    ``from_namespace``; views take these)."""
+    """What the reader asked for, as plain typed values, checked: the magic's argparse namespace stops at
+    ``from_namespace``; the views and engines read these.  ``Options()`` is the table, in the default language."""
     text: bool = False
     table: bool = False
     graph: bool = False
     debug: bool = False
     run: bool = False
     profile: bool = False
-    cost: str | None = None            # "flops" or "bytes" (``--cost``, ``--cost bytes``)
+    cost: Metric | None = None         # ``--cost``: "flops"; ``--cost bytes``: "bytes"
     lower: bool = False
     compiled: bool = False
     lang: str | None = None            # None: the kernel-wide default (``%jaxpr_config --lang``)
-    device: str | None = None
+    devices: bool = False              # ``--devices``: list the devices and stop
+    device: str | None = None          # a device that exists here (``engine.devices.resolve_device``)
     repeat: int = 20
     budget: float = 10.0               # seconds --run / --profile may spend timing (engine.runner.BUDGET)
     depth: int | None = None
     max_nodes: int | None = None
     path: str | None = None
-    transform: str | None = None
-    argnums: str | None = None
-    in_axes: str | None = None
+    static_argnums: tuple[int, ...] = ()    # positions of static arguments, as the call is written
+    outer: bool = False                # a call that is one jit equation: show that equation, not its body
+    transform: str | None = None       # one of ``engine.transform.TRANSFORMS``
+    argnums: tuple[int, ...] | None = None    # ``(0, 1)`` for ``--argnums 0,1``
+    in_axes: tuple[int | None, ...] | None = None    # ``(0, None)`` for ``--in-axes 0,None``; maps one at least
     batched: bool = False
     compare: bool = False
     fusion: bool = False               # ``--fusion``: which equations became which compiled kernel
@@ -78,20 +83,58 @@ class Options:
 
     @classmethod
     def from_namespace(cls, ns) -> "Options":
-        return cls(**{f.name: getattr(ns, f.name) for f in fields(cls) if hasattr(ns, f.name)})
+        """The options of a namespace (the magic's argparse one), parsed and checked all at once, before
+        anything runs: a bad one is a ``ValueError`` (``KeyedError``, worded by the catalogue) saying which.
+        Checks that need the call (an ``--argnums`` past its arguments) are the engines', when it is traced."""
+        from jaxprlens.engine.transform import check_options, int_list, parse_axes
+        given = {f.name: getattr(ns, f.name) for f in fields(cls) if getattr(ns, f.name, None) is not None}
+        given["lang"] = resolve(given.get("lang"))       # this cell's language, else the kernel's
+        for key, flag in (("static_argnums", "--static-argnums"), ("argnums", "--argnums")):
+            if isinstance(given.get(key), str):
+                given[key] = int_list(given[key], flag)
+        if isinstance(given.get("in_axes"), str):
+            given["in_axes"] = parse_axes(given["in_axes"])
+        opts = cls(**given)
+        if not opts.transform:            # options that would otherwise be ignored in silence
+            flags = [flag for flag, value in (("--compare", opts.compare), ("--argnums", opts.argnums),
+                                              ("--in-axes", opts.in_axes)) if value]
+            if flags:
+                raise KeyedError("needs_transform", given=" ".join(flags), n=len(flags))
+        if opts.batched and opts.transform != "vmap":
+            raise KeyedError("batched_needs_vmap")
+        if opts.transform:
+            check_options(opts.transform, opts.transform_options)
+        if opts.repeat < 1:
+            raise KeyedError("run_repeat", repeat=opts.repeat)
+        if min(opts.depth or 0, opts.max_nodes or 0) < 0:
+            from jaxprlens.views.draw import DEPTH, MAX_NODES     # what the graph draws with when not given
+            raise KeyedError("graph_negative", depth=DEPTH if opts.depth is None else opts.depth,
+                             max_nodes=MAX_NODES if opts.max_nodes is None else opts.max_nodes)
+        if opts.device is not None:
+            from jaxprlens.engine.devices import resolve_device
+            resolve_device(opts.device)
+        return opts
 
     @property
     def transform_options(self) -> dict:
-        return {"argnums": self.argnums, "in_axes": self.in_axes, "batched": self.batched or None}
+        """What ``engine.transform.transform`` takes of these (given ones only): one axis or argument
+        number as a single value, as ``jax.vmap`` and ``jax.grad`` take it."""
+        def single(x):
+            return x[0] if isinstance(x, tuple) and len(x) == 1 else x
+        options = {"argnums": single(self.argnums), "in_axes": single(self.in_axes), "batched": self.batched or None}
+        return {k: v for k, v in options.items() if v is not None}
 
 
 def build_view(program, opts: Options, transformed=None):
     """The view object for ``opts``; ``transformed``: the transformed program when already traced
     (``--batched`` traces it with the call)."""
+    from jaxprlens.views.graph import Graph
+    from jaxprlens.views.live import ServedTable      # a Table; live, it serves the rows not stored
+    from jaxprlens.views.text import TextView
     lang = resolve(opts.lang)          # one language for every view of this cell
     if opts.transform:
-        from jaxprlens.engine.transform import check_options, describe, transform
-        options = check_options(opts.transform, opts.transform_options)
+        from jaxprlens.engine.transform import describe, transform
+        options = opts.transform_options
         if transformed is None:
             transformed = transform(program, opts.transform, **options)
         if not opts.compare:
@@ -104,33 +147,36 @@ def build_view(program, opts: Options, transformed=None):
         return view
     parts = []
     if opts.text:
-        parts.append(program.text_view())
+        parts.append(TextView(program))
     if opts.table or (opts.cost and not opts.graph) or not (    # --graph --cost: the cost is on the graph
             opts.text or opts.graph or opts.debug or opts.run or opts.profile or opts.lower or opts.compiled
             or opts.fusion or opts.memory):
-        parts.append(program.table(lang=lang, cost=opts.cost))
+        parts.append(ServedTable(program, lang=lang, cost=opts.cost))
     measured = None
     if opts.profile:
         from jaxprlens.views.run import profile
         measured = profile(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget)
     if opts.graph:                     # --graph --profile: coloured by measured time (--cost: by the estimate)
-        from jaxprlens.views.draw import Shares
         shares = Shares.measured(program, measured) if measured is not None and not opts.cost else None
-        parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
-                                   cost=opts.cost, shares=shares))
+        parts.append(Graph(program, depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
+                           cost=opts.cost, shares=shares))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
     if opts.fusion:
-        parts.append(program.fusion(device=opts.device, lang=lang))
+        from jaxprlens.views.fusion import fusion_view
+        parts.append(fusion_view(program, device=opts.device, lang=lang))
     if opts.memory:
-        parts.append(program.memory(lang=lang))
+        from jaxprlens.views.memory import memory_view
+        parts.append(memory_view(program, lang=lang))
     if opts.run:
-        parts.append(program.run(device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
+        from jaxprlens.views.run import run
+        parts.append(run(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget))
     if measured is not None:
         parts.append(measured)
     if opts.debug:
-        debugger = program.debugger(device=opts.device, lang=lang)
+        from jaxprlens.views.debugger import Debugger
+        debugger = Debugger(program, device=opts.device, lang=lang)
         if parts:
             from IPython.display import display
             display(Stack(parts) if len(parts) > 1 else parts[0])

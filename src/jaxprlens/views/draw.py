@@ -16,6 +16,7 @@ from jaxprlens.present.display import array_text, shorten
 from jaxprlens.present.escape import dot, html
 from jaxprlens.present.i18n import role_word, sub_label, t
 from jaxprlens.present.nouns import param_words, params_of, source_text, var_text
+from jaxprlens.present.shares import Shares
 from jaxprlens.present.words import percent
 from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
 from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id
@@ -93,7 +94,7 @@ def select(program: Program, path) -> tuple:
 class _Draw:
     """Walks a Program once, emitting nodes into (nested) ``graphviz.Digraph``s and collecting edges."""
 
-    def __init__(self, depth: int, max_nodes: int, lang: str = "en", shares: "Shares | None" = None):
+    def __init__(self, depth: int, max_nodes: int, lang: str = "en", shares: Shares | None = None):
         self.depth, self.max_nodes, self.lang = depth, max_nodes, lang
         self.node_of: dict = {}       # Var -> node name (one Var object per JAX var)
         self.edges: list = []         # (tail, head, label parts, attrs)
@@ -313,7 +314,6 @@ class _Draw:
 COST_FILLS = ("#fff5eb", "#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c")
 COST_BOUNDS = (0.0, 0.01, 0.05, 0.15, 0.40, 1.0)      # share bins: < 1 %, 1-5 %, 5-15 %, 15-40 %, >= 40 %
 COST_STROKE = "#a63603"
-METRICS = ("flops", "bytes")
 
 
 def cost_fill(x: float) -> str:
@@ -328,63 +328,6 @@ def cost_scale() -> list:
     pct = [f"{round(100 * b)}" for b in COST_BOUNDS]
     words = [f"<{pct[1]}%"] + [f"{lo}–{hi}%" for lo, hi in zip(pct[1:-2], pct[2:-1])] + [f"≥{pct[-2]}%"]
     return list(zip(words, COST_FILLS))
-
-
-class Shares:
-    """Each equation's share (every depth) of the program's estimated cost in ``metric`` (``flops`` or
-    ``bytes``), from ``engine.cost.costs``: the top level's shares add up to 1 against the same total
-    ``--cost`` prints.  A nested equation's share is its part of the sub-program's total, times the
-    share of the equation that runs the sub-program (a loop's trip count is in the outer cost)."""
-
-    def __init__(self, program: Program, metric: str = "flops", costs=None):
-        if metric not in METRICS:
-            raise KeyedError("cost_unknown", metric=repr(metric), metrics=str(list(METRICS)))
-        from jaxprlens.engine.cost import costs as estimate
-        self.metric, self.costs = metric, costs if costs is not None else estimate(program)
-        self.total = getattr(self.costs.total, metric)
-        self.share: dict = {}
-        self._walk(program, 1.0, self.total)
-
-    def _walk(self, p: Program, scale: float, total: float, metric: str | None = None):
-        metric = metric or self.metric
-        for e in p.eqns:
-            x = scale * getattr(self.costs.get(e.id), metric, 0) / total if total else 0.0
-            self.share[e.id] = x
-            for sub in e.subs:
-                inner = getattr(self.costs.totals.get(path_id(sub.program.path)), metric, 0)
-                self._walk(sub.program, x, inner, metric)
-
-    @classmethod
-    def measured(cls, program: Program, profile) -> "Shares":
-        """Shares of measured time (``--graph --profile``): each top-level equation's time, run on its own,
-        over their sum (``views.run.Profile``); inside one, the estimate splits its share."""
-        self = cls(program, "flops", profile.costs if hasattr(profile.costs, "totals") else None)
-        self.metric, self.total = "time", profile.measured_total
-        times = {r.eqn.id: r.median for r in profile.rows if r.median is not None}
-        for e in program.eqns:
-            x = times.get(e.id, 0.0) / self.total if self.total else 0.0
-            self.share[e.id] = x
-            for sub in e.subs:
-                self._walk(sub.program, x, getattr(self.costs.totals.get(path_id(sub.program.path)), "flops", 0),
-                           "flops")
-        return self
-
-    def of(self, eqns) -> float:
-        """The summed share of ``eqns`` (top-level equations of one program: a folded call, a run)."""
-        return sum(self.share.get(e.id, 0.0) for e in eqns)
-
-    def words(self, x: float, lang: str) -> str:
-        """``14% of FLOPs`` / ``占 FLOPs 的 14%``."""
-        return t("share_of", lang, pct=percent(x), what=t(f"metric_{self.metric}", lang))
-
-    def title(self, lang: str) -> str:
-        """The legend's head: ``share of estimated FLOPs (total 2.3 MFLOP)``."""
-        if self.metric == "time":
-            from jaxprlens.views.run import fmt_time
-            return t("share_legend_time", lang, total=fmt_time(self.total))
-        from jaxprlens.engine.cost import si
-        return t("share_legend", lang, what=t(f"metric_{self.metric}", lang),
-                 total=si(self.total, "FLOP" if self.metric == "flops" else "B"))
 
 
 def _digraph():

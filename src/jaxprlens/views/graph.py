@@ -6,7 +6,7 @@ import base64
 from pathlib import Path
 
 from jaxprlens.views import fold, overview, render
-from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, Shares, build_dot,
+from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, build_dot,
                                   select)
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.escape import html
@@ -15,6 +15,7 @@ from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import assets, labels
 from jaxprlens.views.render import missing_html, missing_text
 from jaxprlens.model.program import Program, count_eqns, path_id
+from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import group_label, seen_through_note
 
 
@@ -28,9 +29,9 @@ class Graph:
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
                  path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None,
-                 cost: str | None = None, shares: Shares | None = None):
+                 cost: Metric | None = None, shares: Shares | None = None):
         self.program, self.lang = program, resolve(lang)
-        self.cost = None if not cost else "flops" if cost is True else str(cost)
+        self.cost = cost_metric(cost)
         self.shares = shares if shares is not None or self.cost is None else Shares(program, self.cost)
         self.asked_depth = depth
         self.depth = DEPTH if depth is None else int(depth)

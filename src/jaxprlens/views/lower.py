@@ -11,7 +11,8 @@ from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import style
 from jaxprlens.present.i18n import resolve as resolve_lang, t
-from jaxprlens.model.program import Program, where_label
+from jaxprlens.model.program import Program
+from jaxprlens.model.sources import where_label
 from jaxprlens.views.compare import CELL, EQ, FIXED, ROOT
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")

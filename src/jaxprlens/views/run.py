@@ -20,7 +20,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve, t, width
 from jaxprlens.present.nouns import vars_text
 from jaxprlens.present.rows import LEFT
-from jaxprlens.present.words import cost_text, device_text, intensity_text
+from jaxprlens.present.words import cost_text, device_text, fmt_time, intensity_text
 
 SMALL = 64          # arrays with at most this many elements are shown in full
 
@@ -56,18 +56,6 @@ def devices_view(lang: str | None = None) -> DevicesView:
 
 
 # ---------------------------------------------------------------- formatting
-
-def fmt_time(seconds: float) -> str:
-    """Three significant digits: ``850 ns``, ``45.6 µs``, ``1.23 ms``, ``2.50 s``."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            v = seconds / scale
-            break
-    else:
-        unit, v = "ns", seconds / 1e-9
-    digits = 2 if v < 10 else 1 if v < 100 else 0
-    return f"{v:.{digits}f} {unit}"
-
 
 def value_text(value, small: int = SMALL, lang: str = "en") -> str:
     """A value as text: small arrays in full, large ones summarised (type, range, preview); a key array as its

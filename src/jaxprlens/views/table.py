@@ -15,6 +15,7 @@ from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.nouns import Block, atom_text, block, eqn_text, explanations, source_text, var_text
 from jaxprlens.present.rows import (LEFT, Rows, atom_html, binder_html, data_row, explain_html, group_data, group_html,
                                     source_once, walk)
+from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import cost_text, percent, program_title, seen_through_note, share_bar, total_text
 
 PREVIEW = 6        # array elements shown in a constant's preview
@@ -35,10 +36,10 @@ def _fmt_value(value) -> str:
 class Table(View):
     """``program.table()``: HTML (``text/html``) and aligned text (``text/plain``)."""
 
-    def __init__(self, program: Program, lang: str | None = None, cost: bool = False, costs=None):
+    def __init__(self, program: Program, lang: str | None = None, cost: Metric | bool | None = None, costs=None):
         self.program, self.lang = program, resolve(lang)
         self._doc, self._counts = None, {}
-        self.cost = cost
+        self.cost = cost = cost_metric(cost)     # "flops", "bytes" or None (True: "flops")
         self.costs = costs   # optional {eqn.id: cost} from the runner issue
         if cost and costs is None:
             from jaxprlens.engine.cost import costs as estimate
@@ -186,8 +187,7 @@ class Table(View):
         if c is None:
             return ""
         if getattr(self, "_shares", None) is None and hasattr(self.costs, "totals"):     # issue 22: the share
-            from jaxprlens.views.draw import Shares
-            self._shares = Shares(self.program, "bytes" if self.cost == "bytes" else "flops", self.costs)
+            self._shares = Shares(self.program, self.cost, self.costs)
         shares = getattr(self, "_shares", None)
         x = shares.share.get(eqn.id) if shares is not None else None
         return cost_text(c, self.lang) + ("" if x is None else f"  {share_bar(x)} {percent(x)}")
@@ -389,7 +389,7 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
 def sig_entries(items: list) -> list:
     """The first level of the signature tree of ``items`` (``(path, atom)``): ``[(label, node)]``, e.g.
     ``model`` and ``optimizer`` (below a chain of single keys such as ``out``), values without a path first."""
-    from jaxprlens.model.calls import path_tokens
+    from jaxprlens.model.paths import path_tokens
     root = _Node()
     for path, a in items:
         node = root

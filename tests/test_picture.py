@@ -229,8 +229,9 @@ def test_the_fragment_survives_jupyterlabs_sanitizer():
 
 def test_the_histogram_stands_on_a_transparent_ground_in_the_maps_colours():
     [px] = pngs(P.picture_html(np.arange(100.0).reshape(10, 10) ** 2), "jl-pic-hist")
-    assert px[0, -2, 3] == 0 and px[-1, -2, 3] == 255          # the theme's background shows through
-    assert list(px[-1, 0, :3]) == ramp(round(0.5 / 16 * (P.LEVELS - 1))) and px[-1, 0, 3] == 255
+    assert px[0, -2, 3] == 0 and px[-2, -2, 3] == 255          # the theme's background shows through
+    assert list(px[-2, 0, :3]) == ramp(round(0.5 / 16 * (P.LEVELS - 1))) and px[-2, 0, 3] == 255
+    assert (px[-1, :, :3] == 128).all() and (px[-1, :, 3] == 255).all()      # the grey baseline
 
 
 def _lab(rgb):
@@ -256,7 +257,7 @@ def test_the_marks_stand_apart_from_the_map_and_each_other_for_colour_blind_read
         lin = np.clip(lin, 0, 1)
         return _lab(255 * np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055))
     table = np.frombuffer(P.palette(), np.uint8).reshape(-1, 3)
-    cmap, marks = seen(table[:P.LEVELS]), seen(table[P.LEVELS:P.CLEAR])
+    cmap, marks = seen(table[:P.LEVELS]), seen(table[P.LEVELS:P.GROUND])
     for i, m in enumerate(marks):
         assert np.linalg.norm(cmap - m, axis=1).min() > 25
         for other in marks[i + 1:]:

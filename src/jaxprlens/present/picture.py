@@ -40,7 +40,8 @@ VIRIDIS = ("440154", "472d7b", "3b528b", "2c728e", "21918c", "28ae80", "5ec962",
 # protan, deutan and tritan readers see them (Machado et al. 2009's simulation)
 MARKS = {"nan": "ff00ff", "posinf": "00ffff", "neginf": "000000", "edited": "a00000"}
 MARK_INDEX = {name: LEVELS + i for i, name in enumerate(MARKS)}
-CLEAR = LEVELS + len(MARKS)        # the transparent index (a histogram's background)
+GROUND = LEVELS + len(MARKS)       # a histogram's baseline: mid grey, seen on light and dark backgrounds
+CLEAR = GROUND + 1                 # the transparent index (a histogram's background)
 
 
 def _rgb(hexes) -> np.ndarray:
@@ -49,11 +50,11 @@ def _rgb(hexes) -> np.ndarray:
 
 @functools.cache
 def palette() -> bytes:
-    """The PLTE chunk's data: ``LEVELS`` map colours, the marks, the transparent colour."""
+    """The PLTE chunk's data: ``LEVELS`` map colours, the marks, the baseline's grey, the transparent colour."""
     anchors = _rgb(VIRIDIS)
     at = np.linspace(0, 1, len(VIRIDIS))
     ramp = np.stack([np.interp(np.linspace(0, 1, LEVELS), at, anchors[:, k]) for k in range(3)], 1)
-    table = np.vstack([ramp, _rgb(MARKS.values()), [[255, 255, 255]]])
+    table = np.vstack([ramp, _rgb(MARKS.values()), [[128, 128, 128], [255, 255, 255]]])
     return np.round(table).astype(np.uint8).tobytes()
 
 
@@ -191,14 +192,16 @@ def _legend(s: values.Summary, counts: dict, lang: str) -> str:
 
 
 def histogram_png(counts: list, height: int = 24, bar: int = 6) -> bytes:
-    """The histogram's bars, each coloured as the map colours its bin's middle, on a transparent ground."""
+    """The histogram's bars, each coloured as the map colours its bin's middle, on a transparent ground above
+    a grey baseline (a bar of the map's darkest colours is faint on a dark theme: the baseline spans them)."""
     n = len(counts)
     top = max(counts) or 1
-    out = np.full((height, n * bar), CLEAR, np.uint8)
+    out = np.full((height + 1, n * bar), CLEAR, np.uint8)
+    out[height] = GROUND
     for i, c in enumerate(counts):
-        hh = max(1, round(c / top * height)) if c else 0
+        hh = max(2, round(c / top * height)) if c else 0
         level = round((i + 0.5) / n * (LEVELS - 1))
-        out[height - hh:, i * bar:(i + 1) * bar - 1] = level
+        out[height - hh:height, i * bar:(i + 1) * bar - 1] = level
     return png(out)
 
 

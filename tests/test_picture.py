@@ -35,6 +35,7 @@ def decode(data: bytes):
     raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(h, w + 1)
     assert not raw[:, 0].any()                       # filter type 0 on every row
     plte = np.frombuffer(chunks[b"PLTE"], np.uint8).reshape(-1, 3)
+    assert raw[:, 1:].max() < len(plte)
     alpha = np.full(len(plte), 255, np.uint8)
     alpha[:len(chunks.get(b"tRNS", b""))] = np.frombuffer(chunks.get(b"tRNS", b""), np.uint8)
     idx = raw[:, 1:]
@@ -199,6 +200,8 @@ def test_a_4096_by_4096_value_is_64_cells_a_side_in_a_few_kilobytes_and_its_one_
     assert "rows: axis 0 (4096, 64 per cell), columns: axis 1 (4096, 64 per cell), a cell is the mean of its finite elements" in html
     worst = P.picture_html(np.random.default_rng(1).random((30, 64, 64), dtype=np.float32))
     assert len(worst.encode()) < 64_000                    # 16 slices of 32×32 random cells
+    noise = P.picture_html(np.random.default_rng(3).random((64, 64)))          # the most a 2-D value costs
+    assert max(len(base64.b64decode(i["src"].split(",", 1)[1])) for i in Images(noise).imgs) <= 8192
 
 
 def test_the_bytes_are_deterministic_and_carry_no_time_or_text_chunk():
@@ -207,7 +210,9 @@ def test_the_bytes_are_deterministic_and_carry_no_time_or_text_chunk():
     assert a == b
     src = Images(a).imgs[0]["src"]
     names, _ = decode(base64.b64decode(src.split(",", 1)[1]))
-    assert names == ["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]
+    assert names == ["IHDR", "PLTE", "IDAT", "IEND"]
+    hist = [i["src"] for i in Images(a).imgs if i["class"] == "jl-pic-hist"][0]      # transparent: one more chunk
+    assert decode(base64.b64decode(hist.split(",", 1)[1]))[0] == ["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]
 
 
 def test_the_fragment_survives_jupyterlabs_sanitizer():

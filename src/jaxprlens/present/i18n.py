@@ -381,7 +381,7 @@ VIEW_TEXT = {
     "pic_facets": ("{n} of {total} 2-D slices drawn (of the last two axes)", "绘制了 {total} 个二维切片中的 {n} 个（最后两个轴）"),
     "pic_facets_all": ("{n} 2-D slices (of the last two axes)", "{n} 个二维切片（最后两个轴）"),
     "pic_mean": ("a cell is the mean of its finite elements", "每格是其中有限值的均值"),
-    "pic_map": ("colour map (viridis) from the minimum to the maximum", "颜色映射（viridis），从最小值到最大值"),
+    "pic_map": ("colour map (viridis) from the minimum to the maximum", "颜色映射：从最小值到最大值"),
     "pic_abs": ("|x| ", "|x| "),
     "pic_nan": ("magenta: NaN ({n})", "品红：NaN（{n} 个）"),
     "pic_posinf": ("cyan: +Inf ({n})", "青色：+Inf（{n} 个）"),

@@ -63,13 +63,18 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 
 def png(index: np.ndarray, scale: int = 1) -> bytes:
-    """A palette PNG of a 2-D array of palette indices, each drawn as a ``scale`` × ``scale`` square."""
-    px = np.repeat(np.repeat(np.asarray(index, np.uint8), scale, 0), scale, 1)
+    """A palette PNG of a 2-D array of palette indices, each drawn as a ``scale`` × ``scale`` square.  Its
+    palette holds only the colours used (a swatch carries one, not all ``CLEAR + 1``); a transparency chunk
+    only when the background is used."""
+    index = np.asarray(index, np.uint8)
+    used, inverse = np.unique(index, return_inverse=True)
+    px = np.repeat(np.repeat(inverse.reshape(index.shape).astype(np.uint8), scale, 0), scale, 1)
     h, w = px.shape
     raw = np.hstack([np.zeros((h, 1), np.uint8), px]).tobytes()       # filter byte 0 before each row
-    alpha = bytes([255] * CLEAR + [0])
+    colours = np.frombuffer(palette(), np.uint8).reshape(-1, 3)[used]
+    clear = b"" if used[-1] != CLEAR else _chunk(b"tRNS", bytes([255] * (len(used) - 1) + [0]))
     return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0))
-            + _chunk(b"PLTE", palette()) + _chunk(b"tRNS", alpha)
+            + _chunk(b"PLTE", colours.tobytes()) + clear
             + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b""))
 
 
@@ -77,9 +82,10 @@ def uri(data: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def _img(data: bytes, alt: str, cls: str) -> str:
+def _img(data: bytes, alt: str, cls: str, title: bool = True) -> str:
     w, h = struct.unpack(">II", data[16:24])
-    return (f'<img class="{cls}" alt="{html(alt)}" title="{html(alt)}" width="{w}" height="{h}" '
+    tip = f' title="{html(alt)}"' if title and alt else ""
+    return (f'<img class="{cls}" alt="{html(alt)}"{tip} width="{w}" height="{h}" '
             f'style="vertical-align:middle" src="{uri(data)}">')
 
 
@@ -180,7 +186,7 @@ def _legend(s: values.Summary, counts: dict, lang: str) -> str:
     parts = []
     if lo:
         what = t("pic_abs", lang) if s.kind == "complex" else ""
-        parts.append(f'<span class="jl-pic-map">{what}{html(lo)} {_img(ramp, t("pic_map", lang), "jl-pic-ramp")}'
+        parts.append(f'<span class="jl-pic-map">{what}{html(lo)} {_img(ramp, t("pic_map", lang), "jl-pic-ramp", False)}'
                      f" {html(hi)}</span>")
     for name, n in counts.items():
         if n:

@@ -282,7 +282,7 @@ def test_the_value_panel_draws_each_value_and_marks_an_edit():
     [px] = pngs(item["picture"])
     s = scale_of(px, 6)
     assert cell(px, s, 3, 3) == colour("edited") and cell(px, s, 3, 2) == ramp(0)
-    assert "dark red: edited (6)" in item["picture"] and 'alt="heatmap of value: float32[6, 6], 6×6 cells' in item["picture"]
+    assert "dark red: edited (6)" in item["picture"] and f'alt="heatmap of {name}: float32[6, 6], 6×6 cells' in item["picture"]
     assert item["picture"] in view.html()                         # the static snapshot shows it too
     assert 'data-cells="64x64"' in value_item("x", "", np.zeros((100, 100)), "en")["picture"]
     replayed = StateView(st).values(limit=8)[-1]["items"][0]["picture"]          # views/replay's limits

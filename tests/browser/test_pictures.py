@@ -82,7 +82,7 @@ def test_untrusted_stored_outputs_keep_their_pictures(lab, open_notebook):
     try:
         page = context.new_page()
         page.goto(lab.page_url("untrusted_pictures.ipynb", workspace="untrusted-pictures"))
-        for i, want in ((0, "heatmap of value: float32[24, 32], 24×32 cells, magenta: NaN (1)"),
+        for i, want in ((0, "heatmap of a: float32[24, 32], 24×32 cells, magenta: NaN (1)"),
                         (1, "heatmap of out: float32[24, 24], 24×24 cells, magenta: NaN (")):
             area = harness.output(page, i)
             area.locator("img.jl-pic-img").first.wait_for(timeout=60_000)

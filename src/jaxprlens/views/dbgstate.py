@@ -93,11 +93,11 @@ def _range(lo_hi: tuple) -> str:
 
 
 def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS, spark: bool = True,
-             picture: int = 0, edits=()) -> dict:
+             picture: int = 0, edits=(), name: str = "") -> dict:
     """Shape, dtype, device, statistics, NaN/Inf counts, a histogram and a printable value (full, or
     summarised past ``limit`` elements and cut at ``chars`` characters) of one value, of any JAX dtype
     (``engine.values.summarize``: bfloat16, float8_*, int4 as numbers, a key array as its key data); with
-    ``picture`` (cells a side), its picture (``present.picture``: HTML, ``edits`` marked)."""
+    ``picture`` (cells a side), its picture (``present.picture``: HTML, ``edits`` marked, ``name`` in its alt)."""
     s = values.summarize(value, BINS)
     info = {"shape": "", "dtype": s.dtype, "device": "", "stats": "", "value": "", "spark": "",
             "nan": s.nan, "inf": s.inf, "hist": None, "min": None, "max": None}
@@ -112,7 +112,7 @@ def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_C
         return info
     info["shape"] = str(s.shape)
     if picture:
-        info["picture"] = summary_html(s, lang, edited_mask(value, edits), picture)
+        info["picture"] = summary_html(s, lang, edited_mask(value, edits), picture, name)
     info["stats"] = stats_text(s, lang)
     if s.min is not None and s.kind in ("int", "float"):
         info["min"], info["max"] = float(_num(s.min)), float(_num(s.max))
@@ -142,7 +142,7 @@ def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars
                edits=(), side: int = CELLS) -> dict:
     """One value for the front end: ``{name, path, shape, dtype, stats, preview, nan, inf, hist, min, max,
     picture}`` (``path``: its Python path; min/max of the finite values; ``picture``: HTML, "" for none)."""
-    d = describe(value, lang, limit, chars, spark=False, picture=side, edits=edits)   # no sparkline: a histogram
+    d = describe(value, lang, limit, chars, spark=False, picture=side, edits=edits, name=name)   # no sparkline
     return {"name": name, "path": path or "", "shape": d["shape"], "dtype": d["dtype"], "stats": d["stats"],
             "preview": d["value"], "nan": d["nan"], "inf": d["inf"], "hist": d["hist"], "min": d["min"],
             "max": d["max"], "picture": d.get("picture", "")}

@@ -170,6 +170,14 @@ def test_a_key_array_gets_no_picture_and_says_why_scalars_and_tokens_get_none():
     assert P.picture_html(k) == '<div class="jl-pic jl-pic-none">no picture: a PRNG key&#x27;s data are random bits</div>'
     assert "不绘图" in P.picture_html(k, "zh")
     assert P.picture_html(np.float32(3)) == P.picture_html(np.zeros(1)) == P.picture_html(object()) == ""
+    assert P.picture_html(jax.random.key(0)) == ""                 # one key: nothing to draw or to explain
+
+
+def test_a_column_is_drawn_wide_enough_to_see_and_uneven_blocks_say_so():
+    html = P.picture_html(np.arange(100.0).reshape(100, 1))
+    [px] = pngs(html)
+    assert px.shape[1] >= 12 and 'data-cells="64x1"' in html
+    assert "rows: axis 0 (100, ≈1.56 per cell), columns: axis 1 (1, 1 per cell), a cell is the mean" in html
 
 
 def test_edited_elements_are_marked_over_everything_else():

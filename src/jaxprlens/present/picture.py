@@ -171,7 +171,7 @@ def _data(s: values.Summary) -> tuple[np.ndarray, float, float]:
 
 
 def _per_cell(n: int, m: int) -> str:
-    return str(n // m) if n % m == 0 else f"{n / m:.3g}"
+    return str(n // m) if n % m == 0 else f"≈{n / m:.3g}"
 
 
 def axes_text(shape: tuple, side: tuple, lang: str) -> str:
@@ -237,7 +237,7 @@ def picture_html(value, lang: str = "en", edits=(), side: int = CELLS, name: str
 def summary_html(s: values.Summary, lang: str = "en", edited: np.ndarray | None = None, side: int = CELLS,
                  name: str = "") -> str:
     """``picture_html`` of a ``values.Summary``."""
-    why = no_picture(s, lang)
+    why = s.size > 1 and no_picture(s, lang)
     if why:
         return f'<div class="jl-pic jl-pic-none">{html(why)}</div>'
     if s.data is None or s.kind not in ("bool", "int", "float", "complex") or s.size < 2:
@@ -264,6 +264,8 @@ def summary_html(s: values.Summary, lang: str = "en", edited: np.ndarray | None 
     scale = max(1, min(16, PX // w, PX // h))
     if h == 1:                                               # a strip: at least 12 pixels tall
         index = np.repeat(index, -(-12 // scale), axis=-2)
+    elif w == 1:                                             # a column: at least 12 pixels wide
+        index = np.repeat(index, -(-12 // scale), axis=-1)
     marks = t("sep", lang).join(t(f"pic_{k}", lang, n=v) for k, v in counts.items() if v)
     label = name or t("pic_value", lang)
 

@@ -31,7 +31,7 @@ def test_python_m_prints_the_path():
 def sanitize(text: str) -> str:
     """``text`` as nbval sanitizes it: the file read by nbval's own reader, each regex replaced in order."""
     patterns = get_sanitize_patterns(Path(nbval_sanitize.path()).read_text(encoding="utf-8"))
-    assert len(patterns) == 10
+    assert len(patterns) == 11
     for regex, replace in patterns:
         text = re.sub(regex, replace, text)
     return text
@@ -45,3 +45,5 @@ def test_the_patterns_replace_timings_and_the_inlined_front_end():
     assert sanitize("<style>.a{}</style><b>row</b><script>x()</script>") == \
         "<style>FRONT-END CSS</style><b>row</b><script>FRONT-END SCRIPT</script>"
     assert sanitize("3 equations, 14 params") == "3 equations, 14 params"
+    assert sanitize('<img alt="heatmap of a: f32[2, 2]" src="data:image/png;base64,iVBORw0K+/9=">') == \
+        '<img alt="heatmap of a: f32[2, 2]" src="data:image/png;base64,PICTURE">'      # the alt text is compared

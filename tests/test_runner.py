@@ -50,6 +50,21 @@ def test_run_result_fields_and_bundle():
     assert 'class="jl-time"' in bundle["text/html"]
 
 
+def test_array_outputs_carry_their_picture_scalars_none():
+    """An array result is drawn as the debugger draws it (present/picture.py): an <img> data URI with alt text
+    under its printed value; a scalar result has none; text/plain is unchanged."""
+    from bs4 import BeautifulSoup
+    fn, args = SEEDS["func11"]             # outputs: a scalar and a float32[16]
+    r = model.trace(fn, *args).run(device="cpu", repeat=2, lang="zh")
+    cells = BeautifulSoup(r.html(), "html.parser").select("tr.jl-output")
+    imgs = [c.select("img.jl-pic-img") for c in cells]
+    assert [len(i) for i in imgs] == [0, 1]
+    assert imgs[1][0]["src"].startswith("data:image/png;base64,")
+    assert imgs[1][0]["alt"].startswith("out[1] 的热图：float32[16]，1×16 个格子")
+    assert "轴 0 从左到右（16 个，每格 1 个）" in cells[1].get_text()
+    assert "<img" not in r.text() and "热图" not in r.text()
+
+
 def test_timings_are_sanitized_by_the_notebook_config():
     from nbval.plugin import get_sanitize_patterns
     with open(os.path.join(ROOT, "notebooks", "sanitize.cfg"), encoding="utf-8") as f:

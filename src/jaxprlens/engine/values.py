@@ -63,9 +63,10 @@ def host(value) -> np.ndarray:
     return np.asarray(value)
 
 
-def numbers(arr: np.ndarray) -> np.ndarray:
-    """A float64 copy of a real array of any dtype (bool, int4, bfloat16, float8_*, ...)."""
-    return np.asarray(arr).astype(np.float64)
+def numbers(arr: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """A float64 (or ``dtype``: pictures use float32) copy of a real array of any dtype (bool, int4, bfloat16,
+    float8_*, ...)."""
+    return np.asarray(arr).astype(dtype)
 
 
 @dataclass(frozen=True)

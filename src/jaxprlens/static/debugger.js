@@ -353,9 +353,14 @@ class Debugger {
       if (it.stats) cell.appendChild(h("div", "jl-stats", it.stats));
       if (this.mode === "live" && /^[a-z_][a-z0-9_]*$/i.test(it.name)) cell.appendChild(this.editor(it.name));
       const row = h("div", "jl-vrow");
-      if (it.hist) row.appendChild(histogram(it.hist, L.histogram || "histogram"));
+      if (it.hist && !it.picture) row.appendChild(histogram(it.hist, L.histogram || "histogram"));
       row.appendChild(preview(it.preview));
       cell.appendChild(row);
+      if (it.picture) {   // present/picture.py: <img> heatmap, legend, histogram (escaped once in Python)
+        const pic = h("div", "jl-vpic");
+        pic.innerHTML = it.picture;
+        cell.appendChild(pic);
+      }
       vr.appendChild(cell);
       body.appendChild(vr);
     }));

@@ -15,6 +15,7 @@ import numpy as np
 
 from jaxprlens.present.display import array_text
 from jaxprlens.present.escape import html
+from jaxprlens.present.picture import CELLS, SMALL_CELLS, edited_mask, summary_html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
@@ -91,10 +92,12 @@ def _range(lo_hi: tuple) -> str:
     return f"[{_num(lo_hi[0])}, {_num(lo_hi[1])}]"
 
 
-def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS, spark: bool = True) -> dict:
+def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_CHARS, spark: bool = True,
+             picture: int = 0, edits=(), name: str = "") -> dict:
     """Shape, dtype, device, statistics, NaN/Inf counts, a histogram and a printable value (full, or
     summarised past ``limit`` elements and cut at ``chars`` characters) of one value, of any JAX dtype
-    (``engine.values.summarize``: bfloat16, float8_*, int4 as numbers, a key array as its key data)."""
+    (``engine.values.summarize``: bfloat16, float8_*, int4 as numbers, a key array as its key data); with
+    ``picture`` (cells a side), its picture (``present.picture``: HTML, ``edits`` marked, ``name`` in its alt)."""
     s = values.summarize(value, BINS)
     info = {"shape": "", "dtype": s.dtype, "device": "", "stats": "", "value": "", "spark": "",
             "nan": s.nan, "inf": s.inf, "hist": None, "min": None, "max": None}
@@ -108,6 +111,8 @@ def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_C
         info["value"] = s.text[:chars]
         return info
     info["shape"] = str(s.shape)
+    if picture:
+        info["picture"] = summary_html(s, lang, edited_mask(value, edits), picture, name)
     info["stats"] = stats_text(s, lang)
     if s.min is not None and s.kind in ("int", "float"):
         info["min"], info["max"] = float(_num(s.min)), float(_num(s.max))
@@ -133,13 +138,14 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS) -> dict:
-    """One value for the front end: ``{name, path, shape, dtype, stats, preview, nan, inf, hist, min, max}``
-    (``path``: its Python path; min/max of the finite values)."""
-    d = describe(value, lang, limit, chars, spark=False)      # the panel draws the histogram, not the sparkline
+def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS,
+               edits=(), side: int = CELLS) -> dict:
+    """One value for the front end: ``{name, path, shape, dtype, stats, preview, nan, inf, hist, min, max,
+    picture}`` (``path``: its Python path; min/max of the finite values; ``picture``: HTML, "" for none)."""
+    d = describe(value, lang, limit, chars, spark=False, picture=side, edits=edits, name=name)   # no sparkline
     return {"name": name, "path": path or "", "shape": d["shape"], "dtype": d["dtype"], "stats": d["stats"],
             "preview": d["value"], "nan": d["nan"], "inf": d["inf"], "hist": d["hist"], "min": d["min"],
-            "max": d["max"]}
+            "max": d["max"], "picture": d.get("picture", "")}
 
 
 # ---------------------------------------------------------------- frames and state as data
@@ -279,21 +285,22 @@ class StateView:
     def values(self, limit: int = SMALL, chars: int = PREVIEW_CHARS, inputs: bool = True) -> list:
         """``[{title, items: [value item, ...]}, ...]``: the current eqn's inputs, the last outputs, the results."""
         st, lang, groups = self.stepper, self.lang, []
+        pic = {"edits": st.edits, "side": CELLS if limit >= SMALL else SMALL_CELLS}   # the replay's are small
         eqn = st.current
         if eqn is not None and inputs:
             groups.append({"title": t("inputs_title", lang), "items": [
-                value_item(atom_text(a), getattr(a, "path", "") or "", x, lang, limit, chars)
+                value_item(atom_text(a), getattr(a, "path", "") or "", x, lang, limit, chars, **pic)
                 for a, x in zip(eqn.invars, st.current_inputs)]})
         if st.last_eqn is not None and st.last_outputs is not None:
             last = st.last_eqn
             groups.append({"title": t("output_of", lang, id=last.id, prim=last.primitive), "items": [
-                value_item(v.name, "", x, lang, limit, chars) for v, x in zip(last.outvars, st.last_outputs)]})
+                value_item(v.name, "", x, lang, limit, chars, **pic) for v, x in zip(last.outvars, st.last_outputs)]})
         if st.done:
             top = st.program
             paths = top.returned_paths
             names = paths or [atom_text(a) for a in top.outvars]
             groups.append({"title": t("results", lang), "items": [
-                value_item(n, n if paths else "", x, lang, limit, chars)
+                value_item(n, n if paths else "", x, lang, limit, chars, **pic)
                 for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]})
         return groups
 
@@ -389,7 +396,7 @@ class StateView:
             + (f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else "")
             + f'</td><td{LEFT}>{html(it["shape"])}</td><td{LEFT}>{html(it["dtype"])}</td>'
             f'<td class="jl-stats"{LEFT}>{html(it["stats"])}</td><td{LEFT}><pre class="jl-val"{NUMS}>{html(it["preview"])}'
-            "</pre></td></tr>"
+            f'</pre>{it["picture"]}</td></tr>'
             for g in self.values() for it in g["items"])
         if rows:
             head = "<th></th>" + "".join(f"<th{LEFT}>{t(h, self.lang)}</th>" for h in

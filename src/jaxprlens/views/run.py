@@ -18,6 +18,7 @@ from jaxprlens.model.program import Program
 from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve, t, width
+from jaxprlens.present.picture import picture_html
 from jaxprlens.present.nouns import vars_text
 from jaxprlens.present.rows import LEFT
 from jaxprlens.present.words import cost_text, device_text, fmt_time, intensity_text
@@ -132,9 +133,11 @@ class RunResult(Run, View):
     def timing_html(self) -> str:
         return t("semi", self.lang).join(f'<span class="jl-time">{html(p)}</span>' for p in self.timing_parts())
 
+    def _paths(self) -> list:
+        return self.out_paths or [f"out[{i}]" for i in range(len(self.flat_outputs))]
+
     def _output_rows(self) -> list:
-        paths = self.out_paths or [f"out[{i}]" for i in range(len(self.flat_outputs))]
-        return [(p, value_text(v, lang=self.lang)) for p, v in zip(paths, self.flat_outputs)]
+        return [(p, value_text(v, lang=self.lang)) for p, v in zip(self._paths(), self.flat_outputs)]
 
     def _estimate_text(self) -> str:
         return t("estimate_is", self.lang, cost=cost_text(self.estimate, self.lang))
@@ -165,8 +168,9 @@ class RunResult(Run, View):
 
     def html(self) -> str:
         lang = self.lang
-        outs = "".join(f'<tr class="jl-output"><td{LEFT}>{html(p)}</td><td{LEFT}><code>{html(v)}</code></td></tr>'
-                       for p, v in self._output_rows())     # left inline: a sanitizer keeps it (untrusted)
+        pictures = [picture_html(x, lang, name=p) for p, x in zip(self._paths(), self.flat_outputs)]
+        outs = "".join(f'<tr class="jl-output"><td{LEFT}>{html(p)}</td><td{LEFT}><code>{html(v)}</code>{pic}</td></tr>'
+                       for (p, v), pic in zip(self._output_rows(), pictures))   # left inline: kept untrusted
         stopped = self._stopped_text()
         est = (f'<div class="jl-estimate">{html(self._estimate_text())}</div>'
                if self.estimate is not None else "")

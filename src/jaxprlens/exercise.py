@@ -52,7 +52,7 @@ TERMS = {
     "effect": ("effect", "副作用"),
     "debugger": ("debugger", "调试器"),
     "step": ("step (through a program)", "单步执行"),
-    "stepper": ("stepper (the debugger's engine)", "单步引擎"),
+    "stepper": ("stepper (the debugger's engine)", "单步执行器"),
     "impl rule": ("impl rule", "求值规则"),
     "abstract evaluation": ("abstract evaluation", "抽象求值"),
     "lowering": ("lowering", "lowering（保留英文）"),
@@ -67,11 +67,19 @@ TERMS = {
     "residual": ("residual (saved by the forward pass for the backward pass)", "残差"),
     "symbolic zero": ("symbolic zero", "符号零"),
     "finite differences": ("finite differences", "有限差分"),
+    "step into": ("Step into (the debugger's button)", "进入"),
+    "partial evaluation": ("partial evaluation (known and unknown parts of a jaxpr)", "部分求值"),
+    "rematerialization": ("rematerialization (jax.checkpoint: recompute instead of saving)", "重计算"),
+    "dead-code elimination": ("dead-code elimination (DCE)", "死代码消除"),
+    "tracing cache": ("tracing cache (jit's traces by abstract signature)", "trace 缓存"),
+    "export": ("export (jax.export: a lowered function, stored)", "导出"),
 }
 TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": ("切线",), "展平": ("扁平化",),
-               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步引擎": ("步进器",),
+               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步执行器": ("步进器", "单步引擎"),
                "计算内核": ("kernel", "核函数"), "lowering（保留英文）": ("降级", "降低为", "降低成", "降低（lower）"),
-               "条件常量": ("cond 常量",), "循环体常量": ("body 常量",)}
+               "条件常量": ("cond 常量",), "循环体常量": ("body 常量",), "进入": ("步入",),
+               "部分求值": ("偏求值", "局部求值"), "重计算": ("重物化", "再物化", "重新物化"),
+               "死代码消除": ("死码消除", "无用代码消除")}
 
 
 def glossary() -> str:

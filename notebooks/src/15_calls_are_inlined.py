@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 12 · Calls are inlined, and how to get them back / 第 12 讲 · 函数调用被内联，以及如何把它们找回来
+# # Lecture 15 · Calls are inlined, and how to get them back / 第 15 讲 · 函数调用被内联，以及如何把它们找回来
 #
 # Lecture 2 showed that a Python function call leaves no trace in the jaxpr: tracing runs the call and keeps
 # only the JAX operations it performed, one flat list of equations. That is why the jaxpr of a real model is

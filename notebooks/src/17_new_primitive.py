@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 14 · Capstone: a primitive of your own / 第 14 讲 · 结课项目：自己定义一个原语
+# # Lecture 17 · A primitive of your own / 第 17 讲 · 自己定义一个原语
 #
 # The article ends by suggesting the next step: define a primitive yourself. A primitive is a name plus a
 # set of rules, one per thing JAX may do with it: **evaluate** it (impl), find its result's **type** (abstract
@@ -127,7 +127,7 @@ print(jax.jit(loss)(x), loss(x))
 # The stepper runs one equation at a time by binding its primitive, so our impl rule runs at our equation,
 # and the values can be compared with `jax.jit`'s.
 #
-# 单步引擎通过 bind 每个方程的原语来逐个执行方程，所以在我们的方程处运行的正是我们的求值规则，其结果可以与
+# 单步执行器通过 bind 每个方程的原语来逐个执行方程，所以在我们的方程处运行的正是我们的求值规则，其结果可以与
 # `jax.jit` 的结果比较。
 
 # %%

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 13 · When tracing goes wrong / 第 13 讲 · trace 出错的时候
+# # Lecture 16 · When tracing goes wrong / 第 16 讲 · trace 出错的时候
 #
 # Every error in this lecture comes from one fact: while JAX traces, your Python code runs **once**, on
 # *tracers* that know a shape and a dtype but not a value. Python decides `if`, `for`, `range` and `print`
@@ -217,10 +217,10 @@ print(jax.jvp(grow, (1.,), (1.,)))
 
 # %% [markdown]
 # The fixes: bound the loop (`fori_loop` with static bounds, or `scan`), or keep forward mode. The grad of a
-# static-length loop is two scans, forward and transposed (lecture 11):
+# static-length loop is two scans, forward and transposed (lecture 12):
 #
 # 修复方法：给循环一个固定次数（静态上下界的 `fori_loop`，或 `scan`），或者坚持用前向模式。静态长度循环的梯度是两个
-# `scan`：前向一个，转置一个（第 11 讲）：
+# `scan`：前向一个，转置一个（第 12 讲）：
 
 # %%
 %%jaxpr --transform grad
@@ -266,11 +266,11 @@ risky(jnp.array([2., 0.5]))
 #
 # A tracer belongs to one trace. If your function stores it somewhere that outlives the trace (a global list,
 # an attribute of an object), the tracer **leaks**: once `jit` has finished tracing, it stands for a value of
-# a program that is no longer being built (lecture 15 builds the same check). Using it raises
+# a program that is no longer being built (lecture 11 builds the same check). Using it raises
 # `UnexpectedTracerError`; `jax.checking_leaks()` reports the leak where it happens, at the end of the trace.
 #
 # tracer 属于某一个 trace。如果函数把它存到比 trace 活得更久的地方（全局列表、某个对象的属性），tracer 就**泄漏**了：
-# `jit` 完成 trace 之后，它代表的是一个已不再构造的程序中的值（第 15 讲实现了同样的检查）。使用它会抛出
+# `jit` 完成 trace 之后，它代表的是一个已不再构造的程序中的值（第 11 讲实现了同样的检查）。使用它会抛出
 # `UnexpectedTracerError`；`jax.checking_leaks()` 则在泄漏发生处、也就是 trace 结束时报告它。
 
 # %%

@@ -73,13 +73,15 @@ TERMS = {
     "dead-code elimination": ("dead-code elimination (DCE)", "死代码消除"),
     "tracing cache": ("tracing cache (jit's traces by abstract signature)", "trace 缓存"),
     "export": ("export (jax.export: a lowered function, stored)", "导出"),
+    "backward pass": ("backward pass (of reverse mode)", "反向过程"),
 }
 TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": ("切线",), "展平": ("扁平化",),
                "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步执行器": ("步进器", "单步引擎"),
                "计算内核": ("kernel", "核函数"), "lowering（保留英文）": ("降级", "降低为", "降低成", "降低（lower）"),
                "条件常量": ("cond 常量",), "循环体常量": ("body 常量",), "进入": ("步入",),
                "部分求值": ("偏求值", "局部求值"), "重计算": ("重物化", "再物化", "重新物化"),
-               "死代码消除": ("死码消除", "无用代码消除")}
+               "死代码消除": ("死码消除", "无用代码消除"), "反向过程": ("反向传播",),
+               "trace（保留英文）": ("追踪", "跟踪")}
 
 
 def glossary() -> str:

@@ -120,7 +120,7 @@ VIEW_TEXT = {
     "kind_data_movement": ("data movement", "数据搬移"), "kind_other": ("other", "其他"),
     "kind_input": ("input", "输入"), "kind_constant": ("constant", "常量"), "kind_output": ("output", "输出"),
     "free": ("(free)", "（自由变量）"), "unused": ("(unused)", "（未使用）"),
-    "const_tip": ("constant {var} (hoisted out of the trace)", "常量 {var}（从追踪中提升出来）"),
+    "const_tip": ("constant {var} (hoisted out of the trace)", "常量 {var}（从 trace 中提升出来）"),
     "input_n": ("input {i}", "输入 {i}"), "output_n": ("output {i}", "输出 {i}"),
     "folded_n": ("{n} equations (folded)", "{n} 个方程（已折叠）"),
     "unfold_tip": ("unfold with depth={depth} or max_nodes={n}, or path={path}",
@@ -210,7 +210,7 @@ VIEW_TEXT = {
     "crossing": ("in: {ins} → out: {outs}", "输入：{ins} → 输出：{outs}"),
     "table_folded": ("Equations folded by the Python calls that tracing inlined: click a call to open it "
                      "(print(program) or %%jaxpr --text prints them all)",
-                     "方程按追踪时内联的 Python 调用折叠：点击一个调用可展开（print(program) 或 %%jaxpr --text 可全部打印）"),
+                     "方程按 trace 时内联的 Python 调用折叠：点击一个调用可展开（print(program) 或 %%jaxpr --text 可全部打印）"),
     "sig_cut": ("{k} more entries ({n} values) are not stored in the notebook: print(program) lists every value",
                 "另有 {k} 项（{n} 个值）未存入笔记本：print(program) 可列出全部值"),
     "sig_more": ("… {n} more values (print(program) lists every value)", "…… 另有 {n} 个值（print(program) 可列出全部值）"),
@@ -220,11 +220,11 @@ VIEW_TEXT = {
                      "（`%%jaxpr --outer` 显示 jit 方程本身，`--text` 显示 JAX 自己的文本）"),
     "text_folded": ("Equations folded by the Python calls that tracing inlined, a line per call (print(program) or "
                     "%%jaxpr --text prints them all)",
-                    "方程按追踪时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印）"),
+                    "方程按 trace 时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印）"),
     "from_x": ("from {x}", "来自 {x}"), "to_x": ("to {x}", "去往 {x}"),
     "called_at": ("called at {where}", "调用处：{where}"), "n_more": ("+{n} more", "另 {n} 个"),
     "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined: {k} shown; click a call "
-                      "to open it, or use path=", "{n} 个方程，按追踪时内联的 Python 调用折叠绘制：显示 {k} 个；"
+                      "to open it, or use path=", "{n} 个方程，按 trace 时内联的 Python 调用折叠绘制：显示 {k} 个；"
                       "点击一个调用可展开，或用 path="),
     "graph_notdrawn": ("{path} is not drawn ahead of time: program.graph(path=\"{path}\") or %%jaxpr --graph "
                        "--path {path} draws it", "{path} 没有预先绘制：用 %%jaxpr --graph --path {path} 或 "
@@ -298,7 +298,7 @@ VIEW_TEXT = {
     "memory_at_peak": ("live at the peak: {values}", "峰值处存活：{values}"),
     "memory_more": ("… {n} more", "……另有 {n} 个"),
     "memory_residuals": ("residuals: {n} forward values the backward pass reads ({bytes}): {values}",
-                         "残差：反向传播读取的 {n} 个前向值（{bytes}）：{values}"),
+                         "残差：反向过程读取的 {n} 个前向值（{bytes}）：{values}"),
     "memory_xla": ("XLA's compiled program (memory_analysis): arguments {args} + outputs {out} + temporaries "
                    "{temp} = {total}", "XLA 编译后的程序（memory_analysis）：实参 {args} + 输出 {out} + 临时 {temp} "
                    "= {total}"),
@@ -599,30 +599,30 @@ RUN_TEXT = {
         "Python `if`/`while`/`and`/`or` on a traced value runs at trace time, when the value is unknown; "
         "use jax.lax.cond / jax.lax.select for branches, jax.lax.while_loop / fori_loop for loops, "
         "or make the argument static with --static-argnums N.",
-        "对被追踪的值使用 Python 的 `if`/`while`/`and`/`or` 会在追踪时执行，而那时值还未知；分支请用 jax.lax.cond / "
+        "对被 trace 的值使用 Python 的 `if`/`while`/`and`/`or` 会在 trace 时执行，而那时值还未知；分支请用 jax.lax.cond / "
         "jax.lax.select，循环请用 jax.lax.while_loop / fori_loop，或用 --static-argnums N 把该实参设为静态。"),
     "fix_ConcretizationTypeError": (
         "a traced value was used where Python needs a concrete one (a shape, a loop bound, an `if`); "
         "use jax.lax.cond / jax.lax.while_loop for control flow, or make the argument static with "
         "--static-argnums N.",
-        "在 Python 需要具体值的地方（形状、循环边界、`if`）用了被追踪的值；控制流请用 jax.lax.cond / "
+        "在 Python 需要具体值的地方（形状、循环边界、`if`）用了被 trace 的值；控制流请用 jax.lax.cond / "
         "jax.lax.while_loop，或用 --static-argnums N 把该实参设为静态。"),
     "fix_TracerIntegerConversionError": (
         "a traced value was used as a Python int (e.g. an index or range bound); use jax.lax.dynamic_slice "
         "or jax.lax.fori_loop, or make the argument static with --static-argnums N.",
-        "把被追踪的值当作 Python 整数使用（例如下标或 range 的边界）；请用 jax.lax.dynamic_slice 或 "
+        "把被 trace 的值当作 Python 整数使用（例如下标或 range 的边界）；请用 jax.lax.dynamic_slice 或 "
         "jax.lax.fori_loop，或用 --static-argnums N 把该实参设为静态。"),
     "fix_TracerArrayConversionError": (
         "a traced value was converted to a NumPy array; use jax.numpy (jnp) instead of numpy (np) inside "
         "the traced function.",
-        "被追踪的值被转换成了 NumPy 数组；在被追踪的函数里请用 jax.numpy（jnp）而不是 numpy（np）。"),
+        "被 trace 的值被转换成了 NumPy 数组；在被 trace 的函数里请用 jax.numpy（jnp）而不是 numpy（np）。"),
     # the magic's usage errors (magic.py): what to type instead
     "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
     "opt_bad": ("{error}", "选项有误：{error}"),
     "opt_valid": ("valid options: {options}  (see %%jaxpr? for help)", "可用的选项：{options}（%%jaxpr? 查看帮助）"),
     "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
-                  "请给出要追踪的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
+                  "请给出要 trace 的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
     "needs_transform": ("{given} only work with --transform, e.g. `%%jaxpr --transform grad --compare`",
                         "{given} 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
     "batched_needs_vmap": ("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`",
@@ -630,14 +630,14 @@ RUN_TEXT = {
     "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
-                   "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
+                   "单元格是空的；请以要 trace 的调用结尾，例如 `f(x, y)`"),
     "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line {line}{shown}"
                       "is {what}. The cell ran; add the call to trace as its last line",
                       "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 {line} 行{shown}是{what}。"
-                      "单元格已运行；请把要追踪的调用写在最后一行"),
+                      "单元格已运行；请把要 trace 的调用写在最后一行"),
     "last_print": ("the last line prints `{text}`: print traces nothing (it prints a tracer, and the jaxpr has no "
                    "equations). Make the call itself the last line: `{inner}`",
-                   "最后一行打印了 `{text}`：print 不追踪任何东西（它打印出一个追踪值，jaxpr 里没有方程）。"
+                   "最后一行打印了 `{text}`：print 不 trace 任何东西（它打印出一个 tracer，jaxpr 里没有方程）。"
                    "请让调用本身成为最后一行：`{inner}`"),
     "last_none": ("`{text}` returns None and has no equations: there is nothing to show. Make the last line the call "
                   "of the JAX function, e.g. `f(x)`",
@@ -675,7 +675,7 @@ RUN_TEXT = {
                          "static arguments must be hashable Python values (int, str, tuple): take position {i} out "
                          "of static_argnums to trace it as an array",
                          "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值不可哈希；静态实参必须是可哈希的 Python "
-                         "值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组追踪"),
+                         "值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组 trace"),
     "trace_static_arrays": ("argument `{name}` (position {i}) is static, but its value of type {kind} holds {n} array(s), "
                             "and a static argument must be a hashable Python value: take position {i} out of "
                             "static_argnums (jaxprlens traces its arrays and holds its other leaves fixed, as "
@@ -683,7 +683,7 @@ RUN_TEXT = {
                             "`params, static = eqx.partition(model, eqx.is_array)`; for a flax nnx Module, nnx.jit "
                             "or `graphdef, state = nnx.split(model)`",
                             "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值持有 {n} 个数组，而静态实参必须是可哈希的 "
-                            "Python 值：请把位置 {i} 移出 static_argnums（jaxprlens 会追踪其中的数组，并像 eqx.filter_jit "
+                            "Python 值：请把位置 {i} 移出 static_argnums（jaxprlens 会 trace 其中的数组，并像 eqx.filter_jit "
                             "那样固定其余叶子）；接收它的 jax.jit 函数应改用 eqx.filter_jit，或 "
                             "`params, static = eqx.partition(model, eqx.is_array)`；flax nnx 的 Module 请用 nnx.jit "
                             "或 `graphdef, state = nnx.split(model)`"),
@@ -692,7 +692,7 @@ RUN_TEXT = {
                             "jax.jit, or split it with `params, static = eqx.partition(model, eqx.is_array)` and "
                             "pass `static` as a static argument; for a flax nnx Module use nnx.jit, or "
                             "`graphdef, state = nnx.split(model)` and pass `state`",
-                            "`{fn}` 经过 jax.jit，而它位于 `{path}` 的实参是 {kind} 类型，不是数组：jax.jit 会追踪实参的每个"
+                            "`{fn}` 经过 jax.jit，而它位于 `{path}` 的实参是 {kind} 类型，不是数组：jax.jit 会 trace 实参的每个"
                             "叶子。Equinox 模块请用 eqx.filter_jit 代替 jax.jit，或用 "
                             "`params, static = eqx.partition(model, eqx.is_array)` 拆分，并把 `static` 作为静态实参传入；"
                             "flax nnx 的 Module 请用 nnx.jit，或 `graphdef, state = nnx.split(model)` 后传入 `state`"),
@@ -710,7 +710,7 @@ RUN_TEXT = {
     "tf_unknown": ("unknown transformation {name} (must be one of {names})", "未知变换 {name}（必须是以下之一：{names}）"),
     "tf_flag": ("{flag} does not apply to {name}; it applies to {takes}", "{flag} 不适用于 {name}；它适用于 {takes}"),
     "tf_static_arg": ("argument {i} is static (static_argnums), so {name} cannot take it; choose a traced argument",
-                      "实参 {i} 是静态的（static_argnums），{name} 不能作用于它；请选择一个被追踪的实参"),
+                      "实参 {i} 是静态的（static_argnums），{name} 不能作用于它；请选择一个被 trace 的实参"),
     "tf_argnums_range": ("argnums has {i}, but the call has {n} positional argument(s); choose from {valid}",
                          "argnums 含有 {i}，但调用只有 {n} 个位置实参；请从 {valid} 中选择"),
     "tf_not_float": ("argument {j} is not floating point, so it has no derivative; choose argnums from {valid}",

@@ -409,7 +409,8 @@ print(say("same primitives as JAX's jvp:", "原语与 JAX 的 jvp 相同："),
 # why a scan's carry must keep its type (lecture 6), and why a `print` in the body runs once however long the
 # loop is. `lax.cond` traces **every** branch the same way, before it knows which one will run, and binds one
 # `cond` equation with all of them in `branches` (the false branch first: a bool becomes index 0 or 1). This is
-# also how a transformation reaches a body: its rule for `scan` or `cond` re-traces the body's jaxpr under its own tracers (lecture 12).
+# also how a transformation reaches a body: its rule for `scan` or `cond` re-traces the body's jaxpr under its
+# own tracers (lecture 12).
 #
 # Python 循环在 trace 时执行，每轮执行一次，每轮都留下一份方程（见下面的练习 1）。`lax.scan` 则只调用它的循环体
 # **一次**：用一个新的子 trace 的 tracer 调用，其类型就是携带值和 `xs` 的一个切片的类型；然后只 bind 一个 `scan`

@@ -205,12 +205,12 @@ print(jax.make_jaxpr(f_lin)(x).pretty_print(use_color=False))
 #
 # Residuals are what a backward pass costs in memory: every one stays alive from the forward equation that makes
 # it until the backward equation that reads it. `--memory` counts the bytes live after each equation of the
-# gradient's jaxpr, marks the peak and lists the residuals. Four `tanh` layers keep nine residuals (each layer's
-# output and its `1 - tanh²`, plus `x` and `W`):
+# gradient's jaxpr, marks the peak and lists the residuals. Four `tanh` layers keep nine residuals: the
+# `1 - tanh²` of each layer, the outputs of the first three (each is the next layer's input), and `x` and `W`:
 #
 # 残差就是反向过程在内存上的开销：每个残差从产生它的前向方程起一直存活，直到读取它的反向方程为止。`--memory` 统计梯度
-# jaxpr 每个方程之后存活的字节数，标出峰值，并列出残差。四层 `tanh` 保存了九个残差（每层的输出和它的 `1 - tanh²`，
-# 再加上 `x` 和 `W`）：
+# jaxpr 每个方程之后存活的字节数，标出峰值，并列出残差。四层 `tanh` 保存了九个残差：每层的 `1 - tanh²`、前三层的输出
+# （每一层的输出是下一层的输入），以及 `x` 和 `W`：
 
 # %%
 %%jaxpr --transform grad --argnums 1 --memory

@@ -179,17 +179,20 @@ show_error(check_jaxpr, broken)
 #
 # `jax.export.export(jax.jit(f))(*args)` stages `f` all the way to StableHLO and returns an `Exported`: the input
 # and output types, the platforms it was lowered for and the StableHLO module (`mlir_module()`). `exp.call` runs it.
-# Trace a call of it and the jaxpr holds one `call_exported` equation (wrapped in a `custom_vjp_call` that
-# would give it a derivative): the equations of `func1` are gone, because what was exported is the lowered
-# module, not the jaxpr. `exp.serialize()` turns it into bytes and `jax.export.deserialize` back, for another
-# process or a later JAX; that needs the `flatbuffers` package, which this course does not install, so it is not
-# run here. A dimension may be symbolic (`export.symbolic_shape("n")`): one export then serves every length.
+# Trace a call of it and the jaxpr holds one `call_exported` equation, wrapped in a `custom_vjp_call` that
+# gives it a derivative (`jax.grad(exp.call)` works): the equations of `func1` are gone, because what was
+# exported is the lowered module, not the jaxpr. `exp.serialize()` turns it into bytes and
+# `jax.export.deserialize` back, for another process or a later JAX; the bytes keep derivatives only up to the
+# `vjp_order` given to `serialize`. Serializing needs the `flatbuffers` package, which this course does not
+# install, so it is not run here. A dimension may be symbolic (`export.symbolic_shape("n")`): one export then
+# serves every length.
 #
 # `jax.export.export(jax.jit(f))(*args)` 把 `f` 一直处理到 StableHLO，返回一个 `Exported`：其中有输入与输出的类型、
 # lower 时针对的平台，以及 StableHLO 模块（`mlir_module()`）。`exp.call` 运行它。trace 对它的一次调用，jaxpr 中只有一个
-# `call_exported` 方程（外面包着一个 `custom_vjp_call`，用来给它提供导数）：`func1` 的方程都不见了，因为导出的是 lower 之后的
-# 模块，而不是 jaxpr。`exp.serialize()` 把它变成字节，`jax.export.deserialize` 再变回来，供另一个进程或以后的 JAX 使用；
-# 这需要 `flatbuffers` 包，本课程没有安装它，所以这里不运行。维度可以是符号（`export.symbolic_shape("n")`）：这样一次导出
+# `call_exported` 方程，外面包着一个 `custom_vjp_call`，给它提供导数（`jax.grad(exp.call)` 可以运行）：`func1` 的方程都不见了，
+# 因为导出的是 lower 之后的模块，而不是 jaxpr。`exp.serialize()` 把它变成字节，`jax.export.deserialize` 再变回来，供另一个
+# 进程或以后的 JAX 使用；字节中只保留到 `serialize` 的 `vjp_order` 为止的导数。序列化需要 `flatbuffers` 包，本课程没有安装它，
+# 所以这里不运行。维度可以是符号（`export.symbolic_shape("n")`）：这样一次导出
 # 就能用于任何长度。
 
 # %%
@@ -197,7 +200,7 @@ from jax import export
 
 exp = export.export(jax.jit(func1))(x, y)
 print(exp.fun_name, exp.in_avals, exp.out_avals, exp.platforms)
-print(exp.call(x, y))
+print(exp.call(x, y), jax.grad(exp.call)(x, y))
 outer = make_jaxpr(exp.call)(x, y)
 print([e.primitive.name for e in outer.jaxpr.eqns],
       [e.primitive.name for e in outer.jaxpr.eqns[0].params["call_jaxpr"].eqns])

@@ -177,6 +177,80 @@ def test_outdated_article_boxes_name_their_versions(prefix, facts):
         assert _squash(fact) in text, fact
 
 
+def _setup_namespace(prefix: str) -> dict:
+    """A lecture's setup cells run, as its exercises see them."""
+    ns: dict = {"__name__": "__course__"}
+    for c in lecture(prefix):
+        if "setup" in c["tags"]:
+            _run(c["source"], ns)
+    return ns
+
+
+def test_the_mini_jvp_trace_applies_its_rules_while_tracing_as_jax_does():
+    """L11's hand-built JVP trace: numbers agree with jax.jvp, the rules run in program order while the jaxpr trace
+    below records, and the recorded primitives are jax.jvp's."""
+    import jax
+    import jax.numpy as jnp
+    ns = _setup_namespace("11")
+    sin, reduce_sum = ns["sin"], ns["reduce_sum"]
+
+    def func1(first, second):
+        return reduce_sum(first + sin(second) * 3.)
+
+    x, y, tx, ty = jnp.zeros(8), jnp.ones(8), jnp.zeros(8), jnp.ones(8)
+    mine = ns["mini_jvp"](func1, (x, y), (tx, ty))
+    theirs = jax.jvp(func1, (x, y), (tx, ty))
+    assert all(jnp.allclose(a, b) for a, b in zip(mine, theirs))
+    ns["SHOW_RULES"][0] = True
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        jaxpr = ns["mini_make_jaxpr"](lambda *a: ns["mini_jvp"](func1, a[:2], a[2:]))(x, y, tx, ty)
+    assert printed.getvalue().split("\n")[:4] == [f"jvp rule of {p}" for p in ("sin", "mul", "add", "reduce_sum")]
+    want = jax.make_jaxpr(lambda *a: jax.jvp(func1, a[:2], a[2:]))(x, y, tx, ty)
+    assert jaxpr.primitives() == [e.primitive.name for e in want.jaxpr.eqns]
+
+
+def test_residual_counts_the_lectures_state_are_jaxs():
+    """L12: f keeps 3 residuals (cos a, a, sin a); four tanh layers keep nine, their checkpoint two."""
+    import jax
+    import jax.numpy as jnp
+
+    def count(fn, *args):
+        return len(jax.tree_util.tree_leaves(jax.vjp(fn, *args)[1]))
+
+    def layers(x, W):
+        for _ in range(4):
+            x = jnp.tanh(x @ W)
+        return jnp.sum(x)
+
+    xs, W = jnp.ones((64, 128)), jnp.full((128, 128), 0.01)
+    assert count(lambda x: jnp.sum(jnp.sin(x) * x), jnp.arange(3.)) == 3
+    assert (count(layers, xs, W), count(jax.checkpoint(layers), xs, W)) == (9, 2)
+    text = prose("12")
+    assert _squash("Four `tanh` layers keep nine residuals") in text and _squash("only\ntwo residuals remain") in text
+
+
+@pytest.mark.parametrize("prefix, right", [
+    ("11", "the JVP trace steps off the stack while its rule runs"),
+    ("11", "规则运行期间，JVP trace 暂时离开栈顶"),
+    ("11", "`lax.scan` instead calls its body **once**"),
+    ("12", "`jax.vjp` is `linearize` followed by the transpose of that unknown jaxpr"),
+    ("12", "`jax.vjp` 就是 `linearize` 再对未知部分做转置"),
+    ("14", "jit traces once per **abstract signature** of its arguments"),
+    ("14", "`jax.extend.core.check_jaxpr` is JAX's type checker"),
+    ("14", "what was exported is the lowered module, not the jaxpr"),
+    ("14", "导出的是 lower 之后的模块，而不是 jaxpr"),
+    ("10", "`--fusion` reads that HLO back onto the equations"),
+])
+def test_the_new_topics_are_stated(prefix, right):
+    assert _squash(right) in prose(prefix)
+
+
+def test_no_lecture_is_called_a_capstone_with_lectures_after_it():
+    titles = [editions.lecture_info(p.read_text(encoding="utf-8"), "en")[1] for p in LECTURES]
+    assert not any("Capstone" in title for title in titles[:-1]), titles
+
+
 def test_cond_explanation_and_roles_credit_clamping_to_switch():
     # cond expects an index in range (compiled, XLA clamps; vmap's lowering picks differently): no text may
     # promise "the last branch"; lax.switch clamps, lax.cond converts a bool (tests/test_explain.py runs both)

@@ -76,7 +76,7 @@ relu_if(1.)
 # value gets its own trace.
 #
 # 两种修复。如果判断取决于**值**，就让一个原语在运行时做决定：`lax.cond` 只执行一个分支（第 4 讲），`jnp.where`
-# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个实参设为**静态参数**：
+# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个实参设为**静态实参**：
 # trace 时它是普通的 Python 值，每个不同的值各 trace 一次。
 
 # %%
@@ -301,7 +301,7 @@ with jax.checking_leaks():
 # them. (`jax.config.update("jax_log_compiles", True)` logs each compilation, and `jax_explain_cache_misses`
 # says why the cache missed.)
 #
-# `jit` 为每种**输入类型**（形状、dtype、弱类型）以及每个静态参数的每个值保存一个编译好的程序。新的形状、新的 dtype 或
+# `jit` 为每种**输入类型**（形状、dtype、弱类型）以及每个静态实参的每个值保存一个编译好的程序。新的形状、新的 dtype 或
 # 新的静态值都意味着重新 trace、重新编译；被 trace 的实参取新值则不会。Python 函数体每 trace 一次就运行一次，所以它追加
 # 的列表可以计数。（`jax.config.update("jax_log_compiles", True)` 会记录每次编译，`jax_explain_cache_misses` 会说明
 # 缓存为何未命中。）
@@ -353,7 +353,7 @@ print(times_scale_jit(1.), times_scale_jit(jnp.ones(2)))
 # see it).
 #
 # `scale = 10.` 之后，编译好的函数仍然乘以 trace 时的 `2.0`；只有换了新形状、因而重新 trace 的那次调用才看到 `10.`。
-# 修复方法：把会变化的东西作为实参传入（被 trace 的实参；如果 Python 必须看到它的值，就用静态参数）。
+# 修复方法：把会变化的东西作为实参传入（被 trace 的实参；如果 Python 必须看到它的值，就用静态实参）。
 
 # %% [markdown]
 # ## Out-of-bounds indexing: clamp, fill or drop / 越界索引：钳制、填充或丢弃

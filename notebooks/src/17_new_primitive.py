@@ -313,14 +313,14 @@ grad_eqns = make_jaxpr(jax.grad(loss))(jnp.arange(1., 5.)).jaxpr.eqns
 check(answer_1, sum(e.primitive is running_sum_p for e in grad_eqns),
       "The JVP rule binds running_sum twice, for the primal and for the tangent; grad keeps the primal one and "
       "transposes the tangent one, and the transpose rule binds running_sum again.",
-      "JVP 规则 bind 了两次 running_sum：一次算原始值，一次算切向量；grad 保留前者并转置后者，而转置规则会再 bind 一次 "
+      "JVP 规则 bind 了两次 running_sum：一次算原值，一次算切向量；grad 保留前者并转置后者，而转置规则会再 bind 一次 "
       "running_sum。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Solution: click to open
 # 参考答案：点击展开
 # One in the forward pass (the primal) and one in the transposed tangent, between two rev equations.
-# 前向过程一个（原始值），转置后的切向量中一个（夹在两个 rev 方程之间）。
+# 前向过程一个（原值），转置后的切向量中一个（夹在两个 rev 方程之间）。
 answer_1 = 2
 
 # %% [markdown]

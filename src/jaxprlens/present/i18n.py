@@ -382,7 +382,7 @@ VIEW_TEXT = {
     "note_vmap": (": a batch of 2, each mapped argument stacked twice along its axis",
                   "：批大小为 2，每个被映射的实参沿其轴堆叠两次"),
     "note_batched": (": a batch of {n}, the arguments as written", "：批大小为 {n}，实参即所写的值"),
-    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原始值和全 1 的切向量"),
+    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原值和全 1 的切向量"),
     "note_linearize": (": the linear map, applied to tangents of ones", "：线性映射，作用于全 1 的切向量"),
     "note_vjp": (": the pullback, applied to a cotangent of ones", "：拉回函数，作用于全 1 的余切向量"),
     "note_transpose": (": the transposed linear map, applied to a cotangent of ones",

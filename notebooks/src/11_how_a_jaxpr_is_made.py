@@ -605,6 +605,41 @@ def tanh(x):
     return bind("tanh", x)
 
 # %% [markdown]
+# **Exercise 5 / 练习 5.** Trace the JVP of `wiggle` with the mini JAX: how many equations will the JVP rules
+# bind on the jaxpr trace below them? Go through `wiggle` primitive by primitive and write down what each rule
+# binds (a tangent known to be zero binds nothing). Answer with an int.
+#
+# 用小 JAX trace `wiggle` 的 JVP：各条 JVP 规则会在下面一层 jaxpr trace 上 bind 多少个方程？逐个原语地走一遍 `wiggle`，
+# 写下每条规则 bind 了什么（已知为零的切向量不 bind 任何东西）。用整数作答。
+
+# %% tags=["exercise-5"]
+def wiggle(x):
+    return sin(x) * x + 2.
+
+answer_5 = None  # an int / 一个整数
+
+# %% tags=["check-5"]
+xs = jnp.arange(3.)
+recorded = mini_make_jaxpr(lambda x, t: mini_jvp(wiggle, (x,), (t,)))(xs, jnp.ones(3))
+want = make_jaxpr(lambda x, t: jax.jvp(wiggle, (x,), (t,)))(xs, jnp.ones(3))
+named = [e.primitive.name for e in want.jaxpr.eqns]
+assert [{"add_any": "add"}.get(n, n) for n in named] == recorded.primitives()
+check(answer_5, len(recorded.eqns),
+      "sin's rule binds sin, cos and the mul of the tangent by cos (3); the mul's rule binds the product and two "
+      "tangent products and adds them (4); adding the constant 2. binds one add and leaves the tangent as it is (1).",
+      "sin 的规则 bind 了 sin、cos 以及切向量乘 cos 的 mul（3 个）；mul 的规则 bind 了乘积、两个切向量乘积以及把它们相加的 "
+      "add（4 个）；加上常量 2. 只 bind 一个 add，切向量保持不变（1 个）。")
+
+# %% tags=["solution-5"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# sin, cos, mul (tangent of sin); mul, mul, mul, add (product rule); add (the + 2.). JAX binds the same, and
+# writes the sum of two tangents as add_any.
+# sin、cos、mul（sin 的切向量）；mul、mul、mul、add（乘积法则）；add（+ 2.）。JAX bind 的也一样，只是把两个切向量之和
+# 写成 add_any。
+answer_5 = 8
+
+# %% [markdown]
 # **Takeaway / 小结**: a jaxpr is what a trace writes down while your Python runs on tracers. Every primitive
 # goes through `bind` to the current trace; a trace that records equations makes a jaxpr, a trace with rules
 # makes a transformation, and they stack.

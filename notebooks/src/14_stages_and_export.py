@@ -160,11 +160,13 @@ print(say("StableHLO has cosine:", "StableHLO 中有 cosine："), "cosine" in hl
 # A jaxpr you build or edit yourself (lectures 9, 17 and 18 do) can be wrong in ways the printer does not show.
 # `jax.extend.core.check_jaxpr` is JAX's type checker: it checks that every variable is defined before it is
 # read, that every equation's types agree with its primitive's rule, and the sub-jaxprs in params. It returns
-# `None` when all is well. Drop the first equation of `func1`'s jaxpr and `d` is read but never defined:
+# `None` when all is well. (Older JAX had it as `jax.core.check_jaxpr`; JAX 0.12's `jax.core` has no such name.)
+# Drop the first equation of `func1`'s jaxpr and `d` is read but never defined:
 #
 # 自己构造或修改的 jaxpr（第 9、17、18 讲都会这样做）可能有打印看不出来的错误。`jax.extend.core.check_jaxpr` 是 JAX
 # 的类型检查器：它检查每个变量在被读取之前都已定义，每个方程的类型与其原语的规则相符，也检查参数中的子 jaxpr。一切正常时
-# 它返回 `None`。删掉 `func1` 的 jaxpr 的第一个方程，`d` 就被读取却从未定义：
+# 它返回 `None`。（旧版 JAX 中它叫 `jax.core.check_jaxpr`；JAX 0.12 的 `jax.core` 里已没有这个名字。）删掉 `func1` 的 jaxpr 的
+# 第一个方程，`d` 就被读取却从未定义：
 
 # %%
 from jax.extend.core import check_jaxpr

@@ -53,6 +53,8 @@ FLAG_MODULES = {
     "--transform": ("jaxprlens.engine.transform",),
     "--lower": ("jaxprlens.engine.transform",),
     "--compiled": ("jaxprlens.engine.transform",),
+    "--fusion": ("jaxprlens.engine.fusion", "jaxprlens.views.fusion"),
+    "--memory": ("jaxprlens.engine.memory", "jaxprlens.views.memory"),
 }
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
 _MAGIC_LINE = re.compile(r"^\s*%%?jaxpr\b(.*)$", re.MULTILINE)

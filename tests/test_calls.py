@@ -215,7 +215,7 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
     assert [i["label"] for i in block3 if "group" in i] == ["layer_norm (call 1 of 2)", "attention",
                                                      "layer_norm (call 2 of 2)", "mlp"]
     zh = grad.table(lang="zh").html()
-    assert "model_loss（前向）" in zh and "输入：" in zh and "方程按追踪时内联的 Python 调用折叠" in zh
+    assert "model_loss（前向）" in zh and "输入：" in zh and "方程按 trace 时内联的 Python 调用折叠" in zh
     top = re.findall(r'<tr class="jl-grow" data-group="([^"]+)"', loss.table().html())   # 345 equations
     assert top == [f"model_loss/block.{i}" for i in range(1, 7)]   # below the single call, its own 3 rows too
     assert loss.table().html().count('class="jl-row"') == 3

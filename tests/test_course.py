@@ -76,8 +76,8 @@ def prose(prefix: str, errata: bool = True) -> str:
 @pytest.mark.parametrize("prefix, wrong", [
     ("01", "then interpret it with rules specific to each transformation"),
     ("01", "再用各自的解释规则去解释它"),
-    ("11", "trace it to a jaxpr and then **interpret** that jaxpr"),
-    ("11", "它们先把函数 trace 成 jaxpr，再按每个原语的规则去**解释**这个 jaxpr"),
+    ("12", "trace it to a jaxpr and then **interpret** that jaxpr"),
+    ("12", "它们先把函数 trace 成 jaxpr，再按每个原语的规则去**解释**这个 jaxpr"),
     ("07", "restarts names inside the sub-jaxpr"),
     ("07", "JAX 的打印器在子 jaxpr 中重新命名"),
     ("04", "index clamped"),
@@ -88,13 +88,13 @@ def prose(prefix: str, errata: bool = True) -> str:
     ("04", "JAX 0.10 and later no longer have it"),
     ("09", "an index out of range runs the last branch"),
     ("09", "索引越界时运行最后一个分支"),
-    ("15", "binding it yourself gives the same equation"),
-    ("15", "得到的方程完全一样"),
-    ("15", "older JAX used a `JVPTracer`"),
+    ("11", "binding it yourself gives the same equation"),
+    ("11", "得到的方程完全一样"),
+    ("11", "older JAX used a `JVPTracer`"),
     ("03", "Three ways to write the same three numbers"),
     ("03", "同样三个数的三种写法"),
-    ("12", "`jax.grad` traces `predict` with JVP tracers"),
-    ("12", "`jax.grad` 用 JVP tracer trace `predict`"),
+    ("15", "`jax.grad` traces `predict` with JVP tracers"),
+    ("15", "`jax.grad` 用 JVP tracer trace `predict`"),
     ("10", "an upper bound on the traffic"),
     ("10", "访存量的上界"),
     ("01", "JAX 0.10 to 0.12"),
@@ -114,9 +114,9 @@ def test_anf_is_a_normal_form_with_an_errata_box():
     ("01", "their JVP and batching rules are applied *while* the function is being traced"),
     ("01", "它们的 JVP 规则和批处理规则是在 trace 函数的**过程中**施加的"),
     ("01", "because `make_jaxpr` traced the transformed function `jax.grad(f)`"),
-    ("11", "handled on the spot by that transformation's rule (a JVP rule, a batching rule) **while tracing**"),
-    ("11", "该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它"),
-    ("11", "because `make_jaxpr` traces the *transformed* function"),
+    ("12", "handled on the spot by that transformation's rule (a JVP rule, a batching rule) **while tracing**"),
+    ("12", "该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它"),
+    ("12", "because `make_jaxpr` traces the *transformed* function"),
     ("07", "it does **not** restart names inside the sub-jaxpr. `jit`'s printing rule *suggests* the caller's names"),
     ("07", "它**不会**在子 jaxpr 中重新开始命名。`jit` 的打印规则让被调函数的绑定变量和结果沿用调用方的名字"),
     ("07", "`cond`, `while` and `scan` bodies get no suggestion: their binders simply continue the sequence"),
@@ -134,17 +134,17 @@ def test_anf_is_a_normal_form_with_an_errata_box():
     ("09", "`cond` 要求索引不越界"),
     ("09", "Before JAX 0.9.2 `get_bind_params` returned a pair `(subfuns, params)`"),
     ("09", "JAX 0.9.2 之前 `get_bind_params` 返回二元组 `(subfuns, params)`"),
-    ("15", "an equation is its primitive, its operands **and its params**"),
-    ("15", "方程由原语、操作数**以及参数**组成"),
-    ("15", "before 0.7 it used a `JVPTracer`"),
-    ("15", "0.7 之前用的是 `JVPTracer`"),
+    ("11", "an equation is its primitive, its operands **and its params**"),
+    ("11", "方程由原语、操作数**以及参数**组成"),
+    ("11", "before 0.7 it used a `JVPTracer`"),
+    ("11", "0.7 之前用的是 `JVPTracer`"),
     ("03", "`jnp.ones(3)` (`[1, 1, 1]`), `jnp.arange(3.)` (`[0, 1, 2]`) and `jnp.array([1., 2., 3.])` (`[1, 2, 3]`)"),
     ("03", "a `jax.Array` that already exists is a **constvar**, **whatever its shape**"),
     ("03", "已经存在的 `jax.Array` **不论形状**都是 **constvar**"),
-    ("11", "Here `3.0` is not a literal but the constvar `b:f32[]`"),
-    ("11", "这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`"),
-    ("12", "it traces it with `LinearizeTracer`s (direct linearization, the default since JAX 0.7"),
-    ("12", "它用 `LinearizeTracer` trace `predict`（直接线性化，自 JAX 0.7 起为默认"),
+    ("12", "Here `3.0` is not a literal but the constvar `b:f32[]`"),
+    ("12", "这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`"),
+    ("15", "it traces it with `LinearizeTracer`s (direct linearization, the default since JAX 0.7"),
+    ("15", "它用 `LinearizeTracer` trace `predict`（直接线性化，自 JAX 0.7 起为默认"),
     ("10", "nor a bound on it either way"),
     ("10", "也不是它的上界或下界"),
     ("06", "`Right` marks an output the `scan` equation computes and returns"),
@@ -153,8 +153,8 @@ def test_anf_is_a_normal_form_with_an_errata_box():
     ("01", "自 JAX 0.8 起它还会打印`out_sharding=None`"),
     ("06", "**Weak types / 弱类型.** The body's `convert_element_type[new_dtype=float32 weak_type=False]`"),
     ("06", "它只是去掉**弱类型**"),
-    ("11", "This happens **only when the predicate is batched**."),
-    ("11", "**只有谓词被批处理时**才会这样"),
+    ("13", "This happens **only when the predicate is batched**."),
+    ("13", "**只有谓词被批处理时**才会这样"),
 ])
 def test_right_statements_are_there(prefix, right):
     assert _squash(right) in prose(prefix)
@@ -175,6 +175,80 @@ def test_outdated_article_boxes_name_their_versions(prefix, facts):
     assert _squash("Outdated in the article / 原文已过时") in text
     for fact in facts:
         assert _squash(fact) in text, fact
+
+
+def _setup_namespace(prefix: str) -> dict:
+    """A lecture's setup cells run, as its exercises see them."""
+    ns: dict = {"__name__": "__course__"}
+    for c in lecture(prefix):
+        if "setup" in c["tags"]:
+            _run(c["source"], ns)
+    return ns
+
+
+def test_the_mini_jvp_trace_applies_its_rules_while_tracing_as_jax_does():
+    """L11's hand-built JVP trace: numbers agree with jax.jvp, the rules run in program order while the jaxpr trace
+    below records, and the recorded primitives are jax.jvp's."""
+    import jax
+    import jax.numpy as jnp
+    ns = _setup_namespace("11")
+    sin, reduce_sum = ns["sin"], ns["reduce_sum"]
+
+    def func1(first, second):
+        return reduce_sum(first + sin(second) * 3.)
+
+    x, y, tx, ty = jnp.zeros(8), jnp.ones(8), jnp.zeros(8), jnp.ones(8)
+    mine = ns["mini_jvp"](func1, (x, y), (tx, ty))
+    theirs = jax.jvp(func1, (x, y), (tx, ty))
+    assert all(jnp.allclose(a, b) for a, b in zip(mine, theirs))
+    ns["SHOW_RULES"][0] = True
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        jaxpr = ns["mini_make_jaxpr"](lambda *a: ns["mini_jvp"](func1, a[:2], a[2:]))(x, y, tx, ty)
+    assert printed.getvalue().split("\n")[:4] == [f"jvp rule of {p}" for p in ("sin", "mul", "add", "reduce_sum")]
+    want = jax.make_jaxpr(lambda *a: jax.jvp(func1, a[:2], a[2:]))(x, y, tx, ty)
+    assert jaxpr.primitives() == [e.primitive.name for e in want.jaxpr.eqns]
+
+
+def test_residual_counts_the_lectures_state_are_jaxs():
+    """L12: f keeps 3 residuals (cos a, a, sin a); four tanh layers keep nine, their checkpoint two."""
+    import jax
+    import jax.numpy as jnp
+
+    def count(fn, *args):
+        return len(jax.tree_util.tree_leaves(jax.vjp(fn, *args)[1]))
+
+    def layers(x, W):
+        for _ in range(4):
+            x = jnp.tanh(x @ W)
+        return jnp.sum(x)
+
+    xs, W = jnp.ones((64, 128)), jnp.full((128, 128), 0.01)
+    assert count(lambda x: jnp.sum(jnp.sin(x) * x), jnp.arange(3.)) == 3
+    assert (count(layers, xs, W), count(jax.checkpoint(layers), xs, W)) == (9, 2)
+    text = prose("12")
+    assert _squash("Four `tanh` layers keep nine residuals") in text and _squash("only\ntwo residuals remain") in text
+
+
+@pytest.mark.parametrize("prefix, right", [
+    ("11", "the JVP trace steps off the stack while its rule runs"),
+    ("11", "规则运行期间，JVP trace 暂时离开栈顶"),
+    ("11", "`lax.scan` instead calls its body **once**"),
+    ("12", "`jax.vjp` is `linearize` followed by the transpose of that unknown jaxpr"),
+    ("12", "`jax.vjp` 就是 `linearize` 再对未知部分做转置"),
+    ("14", "jit traces once per **abstract signature** of its arguments"),
+    ("14", "`jax.extend.core.check_jaxpr` is JAX's type checker"),
+    ("14", "what was exported is the lowered module, not the jaxpr"),
+    ("14", "导出的是 lower 之后的模块，而不是 jaxpr"),
+    ("10", "`--fusion` reads that HLO back onto the equations"),
+])
+def test_the_new_topics_are_stated(prefix, right):
+    assert _squash(right) in prose(prefix)
+
+
+def test_no_lecture_is_called_a_capstone_with_lectures_after_it():
+    titles = [editions.lecture_info(p.read_text(encoding="utf-8"), "en")[1] for p in LECTURES]
+    assert not any("Capstone" in title for title in titles[:-1]), titles
 
 
 def test_cond_explanation_and_roles_credit_clamping_to_switch():
@@ -289,6 +363,27 @@ def test_chinese_prose_keeps_to_one_term_per_concept():
                 plain = editions.CODE_SPAN.sub(" ", editions.FENCE.sub(" ", cell.source))
                 found += _avoided_in(plain, path.stem)
     assert found == []
+
+
+def test_chinese_teachers_notes_keep_to_one_term_per_concept():
+    """The Chinese half of every teacher's page (from its first Chinese heading on), code spans left out: the
+    notes speak the students' words (进入, not 步入; lowering kept in English, not 降级)."""
+    found = []
+    for path in LECTURES:
+        text = (ROOT / "docs" / "teachers" / f"{path.stem}.md").read_text(encoding="utf-8")
+        zh = text[text.index("## 学生常见的错误"):]
+        found += _avoided_in(editions.CODE_SPAN.sub(" ", zh), f"teachers/{path.stem}", in_prose=True)
+    assert found == []
+
+
+def test_the_glossary_names_the_stepper_as_the_views_do():
+    """The debugger's engine is 单步执行器 in every view's message (present/i18n.py), so the course says the same."""
+    from jaxprlens.exercise import TERMS
+    from jaxprlens.present import i18n
+    assert TERMS["stepper"][1] == "单步执行器" and "单步引擎" in avoided()["单步执行器"]
+    texts = [v for v in vars(i18n).values() if isinstance(v, dict) for v in v.values()]
+    zh = "\n".join(x[-1] for x in texts if isinstance(x, tuple) and x and isinstance(x[-1], str))
+    assert "单步执行器" in zh and "单步引擎" not in zh
 
 
 def _python(source: str) -> str:
@@ -506,7 +601,7 @@ sub_rules["cond"] = _first_branch
 }
 
 
-# Lecture 14's exercise 4 is a JVP rule; check_grads must reject these.
+# Lecture 17's exercise 4 is a JVP rule; check_grads must reject these.
 WRONG_RULES = ["""
 def smooth_abs_jvp(primals, tangents):     # the derivative of x**2 + 1, not of its square root
     (x,), (t,) = primals, tangents
@@ -517,7 +612,7 @@ def smooth_abs_jvp(primals, tangents):     # the tangent alone, not the pair
     return ad.instantiate_zeros(t) * x / smooth_abs(x)
 """]
 
-# Lecture 15's exercise 4 teaches the mini make_jaxpr tanh; these must fail its check.
+# Lecture 11's exercise 4 teaches the mini make_jaxpr tanh; these must fail its check.
 WRONG_TANH = ["""
 def tanh(x):                               # the wrong primitive
     return bind("sin", x)
@@ -535,8 +630,8 @@ def tanh(x):                               # named right, computed wrong
 """]
 
 # Exercises whose answer is code: the wrong programs their check must reject, by (lecture number, exercise).
-WRONG_CODE = {("09", 1): WRONG_EVALUATORS[1], ("09", 2): WRONG_EVALUATORS[2], ("14", 4): WRONG_RULES,
-              ("15", 4): WRONG_TANH}
+WRONG_CODE = {("09", 1): WRONG_EVALUATORS[1], ("09", 2): WRONG_EVALUATORS[2], ("17", 4): WRONG_RULES,
+              ("11", 4): WRONG_TANH}
 
 
 def _prepared(path: Path, n: int) -> dict:
@@ -590,9 +685,9 @@ def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
 NOTEBOOK_BYTES = 500_000        # GitHub's notebook preview gives up on larger files
 
 
-def test_the_course_has_lectures_00_to_16_at_least():
+def test_the_course_has_lectures_00_to_18_at_least():
     numbers = [int(p.name[:2]) for p in LECTURES]
-    assert numbers == list(range(len(numbers))) and len(numbers) >= 17, [p.name for p in LECTURES]
+    assert numbers == list(range(len(numbers))) and len(numbers) >= 19, [p.name for p in LECTURES]
 
 
 @pytest.mark.parametrize("lang", editions.LANGS)

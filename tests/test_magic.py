@@ -237,13 +237,13 @@ def test_option_errors_in_both_languages(ip, opts, en, zh):
 
 @pytest.mark.parametrize("body, en, zh", [
     ("# only a comment", "the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
-     "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
+     "单元格是空的；请以要 trace 的调用结尾，例如 `f(x, y)`"),
     ("x = 3\nx(1.)", "`x` is an int, not a function; the last line must call a function, e.g. `f(x)`",
      "`x` 是 int 对象，不是函数；最后一行必须调用一个函数，例如 `f(x)`"),
     ("import jax\nfor i in range(2):\n    pass", "the last line must call a JAX function on arrays, e.g. `f(x)` or "
      "`y = f(x)`; line 2 `for i in range(2):` is a for loop. The cell ran; add the call to trace as its last line",
      "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 2 行 `for i in range(2):` 是for 循环。"
-     "单元格已运行；请把要追踪的调用写在最后一行"),
+     "单元格已运行；请把要 trace 的调用写在最后一行"),
     ("def f(a, b):\n    return a\nf('x', b'y')", "the last line must call a JAX function on arrays, e.g. `f(x)`; "
      "`f('x', b'y')` gets a str and a bytes, not an array or a number",
      "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)`；`f('x', b'y')` 的实参是 str和bytes，不是数组或数字"),
@@ -260,7 +260,7 @@ def test_cell_errors_in_both_languages(ip, body, en, zh):
 @pytest.mark.parametrize("last, en, zh", [
     ("print(f(jnp.ones(3)))", "the last line prints `print(f(jnp.ones(3)))`: print traces nothing (it prints a tracer, "
      "and the jaxpr has no equations). Make the call itself the last line: `f(jnp.ones(3))`",
-     "最后一行打印了 `print(f(jnp.ones(3)))`：print 不追踪任何东西（它打印出一个追踪值，jaxpr 里没有方程）。"
+     "最后一行打印了 `print(f(jnp.ones(3)))`：print 不 trace 任何东西（它打印出一个 tracer，jaxpr 里没有方程）。"
      "请让调用本身成为最后一行：`f(jnp.ones(3))`"),
     ("nothing(jnp.ones(3))", "`nothing(jnp.ones(3))` returns None and has no equations: there is nothing to show. "
      "Make the last line the call of the JAX function, e.g. `f(x)`",

@@ -136,7 +136,7 @@ never stored, and may rematerialise a cheap value instead of keeping it."""
                     reason="the exact names and residuals as JAX 0.12 traces them")
 def test_the_text_in_chinese_with_residuals():
     text = jaxprlens.trace(jax.grad(jax.checkpoint(mlp)), PARAMS, X).memory(lang="zh").text()
-    assert ("残差：反向传播读取的 4 个前向值（224 B）：ba:f32[4,4] 64 B（输入 params[0]）、bb:f32[4,4] 64 B（输入 "
+    assert ("残差：反向过程读取的 4 个前向值（224 B）：ba:f32[4,4] 64 B（输入 params[0]）、bb:f32[4,4] 64 B（输入 "
             "params[1]）、bc:f32[4,4] 64 B（输入 params[2]）、bd:f32[2,4] 32 B（输入 x）") in text.splitlines()
 
 

@@ -322,7 +322,7 @@ def test_magic_bad_transform(ip):
     ("--transform gard", "未知变换 'gard'（必须是以下之一：{names}）"),
     ("--transform grad --in-axes 0", "--in-axes 不适用于 grad；它适用于 vmap"),
     ("--transform grad --argnums 1 --static-argnums 1",
-     "实参 1 是静态的（static_argnums），grad 不能作用于它；请选择一个被追踪的实参"),
+     "实参 1 是静态的（static_argnums），grad 不能作用于它；请选择一个被 trace 的实参"),
     ("--transform grad --argnums 5", "argnums 含有 5，但调用只有 2 个位置实参；请从 [0, 1] 中选择"),
     ("--transform vmap --in-axes 0,x", "--in-axes 接受以逗号分隔的整数或 None，例如 0,None；收到的是 '0,x'"),
     ("--transform vmap --in-axes None,None", "in_axes 没有映射任何实参；请至少给出一个轴，例如 0"),

@@ -34,7 +34,9 @@
 # - account for every operand of `cond`, `while` and `scan`, and step through their iterations with real
 #   values;
 # - predict what tracing keeps and what it drops (Python control flow, pytrees, constants);
-# - see what `grad`, `vmap` and the other transformations add to a program, and why;
+# - see what `grad`, `vmap` and the other transformations add to a program, and why, down to the residuals a
+#   backward pass keeps and what `jax.checkpoint` saves;
+# - follow `jit` through its stages (jaxpr, StableHLO, compiled HLO), its tracing cache and `jax.export`;
 # - recognise the tracing errors every JAX user meets, and fix them;
 # - write an interpreter of jaxprs, and define a new primitive with all its rules;
 # - build a small `make_jaxpr` of your own from tracers and `bind`, and write a non-standard interpreter
@@ -43,7 +45,8 @@
 # - 读懂任意 jaxpr：它的输入、提升的常量、方程、类型和输出；
 # - 说清 `cond`、`while`、`scan` 的每个操作数，并用真实的值单步执行它们的迭代；
 # - 预测 trace 保留什么、丢掉什么（Python 控制流、pytree、常量）；
-# - 看懂 `grad`、`vmap` 等变换给程序加了什么，以及为什么；
+# - 看懂 `grad`、`vmap` 等变换给程序加了什么，以及为什么，直到反向过程保留的残差和 `jax.checkpoint` 省下的内存；
+# - 跟着 `jit` 走完它的各个阶段（jaxpr、StableHLO、编译后的 HLO），了解它的 trace 缓存与 `jax.export`；
 # - 认出每个 JAX 用户都会遇到的 trace 错误，并修复它们；
 # - 写一个 jaxpr 解释器，并定义一个带全部规则的新原语；
 # - 用 tracer 和 `bind` 亲手搭一个小小的 `make_jaxpr`，再写一个非标准解释器，它本身又能被 `jax.jit` 和 `jax.grad` 变换。
@@ -52,11 +55,11 @@
 # ## Before you start / 预备知识
 #
 # Python functions and closures, NumPy arrays (shape, dtype, broadcasting), and the JAX basics: `jax.numpy`,
-# `jax.jit`, `jax.grad`, `jax.vmap`. Lectures 11 to 14 and 16 use derivatives (a gradient, a Jacobian-vector
+# `jax.jit`, `jax.grad`, `jax.vmap`. Lectures 11 to 13 and 15 to 18 use derivatives (a gradient, a Jacobian-vector
 # product); no compiler background is needed. Everything runs on a laptop's CPU.
 #
 # 需要了解 Python 函数与闭包、NumPy 数组（形状、dtype、广播），以及 JAX 的基础：`jax.numpy`、`jax.jit`、
-# `jax.grad`、`jax.vmap`。第 11 至 14 讲和第 16 讲会用到导数（梯度、雅可比矩阵与向量的乘积）；不需要编译器方面的背景。
+# `jax.grad`、`jax.vmap`。第 11 至 13 讲和第 15 至 18 讲会用到导数（梯度、雅可比矩阵与向量的乘积）；不需要编译器方面的背景。
 # 所有内容都能在笔记本电脑的 CPU 上运行。
 
 # %% [markdown]

@@ -15,13 +15,13 @@
 # small, well-behaved language. `jax.grad` and `jax.vmap` do **not** first build a jaxpr of your function and
 # then interpret it: their JVP and batching rules are applied *while* the function is being traced (`grad` then
 # transposes the linear part it recorded). When you see the jaxpr of a gradient, it is because `make_jaxpr`
-# traced the transformed function `jax.grad(f)` (lecture 11).
+# traced the transformed function `jax.grad(f)` (lecture 12).
 #
 # jaxpr 是 JAX 内部的中间表示（IR），具备四个关键性质：**显式类型**、**函数式**、**一阶**、**A 范式**（ANF：
 # 每个中间值都绑定到一个变量，每个操作数都是变量或字面量）。`jax.jit` 与 `jax.make_jaxpr` 对 Python 函数做 trace，
 # 把它转成这种小而规整的语言。`jax.grad` 与 `jax.vmap` **并不是**先构造你的函数的 jaxpr 再去解释它：它们的 JVP 规则和
 # 批处理规则是在 trace 函数的**过程中**施加的（`grad` 随后再对记录下来的线性部分做转置）。你之所以能看到梯度的 jaxpr，
-# 是因为 `make_jaxpr` trace 了变换后的函数 `jax.grad(f)`（见第 11 讲）。
+# 是因为 `make_jaxpr` trace 了变换后的函数 `jax.grad(f)`（见第 12 讲）。
 #
 # **Goal.** Read a jaxpr's parts (inputs, equations, outputs, types) and say what tracing and A-normal form mean.
 # **Time:** 30 minutes.

@@ -92,10 +92,10 @@ print(role_summary(loop.roles, "en"), "|", role_summary(loop.roles, "zh"))
 # The stepper runs the equations with real values. `step_into()` on the `while` enters its cond jaxpr, then
 # its body, iteration by iteration.
 #
-# 单步引擎用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
+# 单步执行器用真实的值执行方程。在 `while` 上 `step_into()` 会进入它的 cond jaxpr，然后逐次进入循环体。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步引擎停在哪里，用笔记本的语言显示
+from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步执行器停在哪里，用笔记本的语言显示
 
 stepper = program.stepper()
 stepper.step()        # c = broadcast_in_dim 1.0 / 执行方程 c = broadcast_in_dim 1.0

@@ -115,7 +115,7 @@ print({k: v for k, v in scan.params.items() if k != "jaxpr"})
 # 在 `scan` 上 `step_into()` 会用 xs 的第一个切片进入第 0 次迭代的循环体；执行完循环体后进入第 1 次迭代。
 
 # %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
-from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步引擎停在哪里，用笔记本的语言显示
+from jaxprlens import path_text   # where the stepper is, in the notebook's language / 单步执行器停在哪里，用笔记本的语言显示
 
 stepper = program.stepper()
 stepper.step()          # c = broadcast_in_dim 1.0 / 执行方程 c = broadcast_in_dim 1.0

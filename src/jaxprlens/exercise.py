@@ -40,7 +40,7 @@ TERMS = {
     "unroll": ("unroll (a Python loop)", "展开"),
     "flatten": ("flatten (a pytree)", "展平"),
     "leaf": ("leaf (of a pytree)", "叶子"),
-    "static argument": ("static argument", "静态参数"),
+    "static argument": ("static argument", "静态实参"),
     "higher-order primitive": ("higher-order primitive", "高阶原语"),
     "clamp": ("clamp", "钳制"),
     "weak type": ("weak type", "弱类型"),
@@ -53,7 +53,7 @@ TERMS = {
     "effect": ("effect", "副作用"),
     "debugger": ("debugger", "调试器"),
     "step": ("step (through a program)", "单步执行"),
-    "stepper": ("stepper (the debugger's engine)", "单步引擎"),
+    "stepper": ("stepper (the debugger's engine)", "单步执行器"),
     "impl rule": ("impl rule", "求值规则"),
     "abstract evaluation": ("abstract evaluation", "抽象求值"),
     "lowering": ("lowering", "lowering（保留英文）"),
@@ -68,11 +68,22 @@ TERMS = {
     "residual": ("residual (saved by the forward pass for the backward pass)", "残差"),
     "symbolic zero": ("symbolic zero", "符号零"),
     "finite differences": ("finite differences", "有限差分"),
+    "step into": ("Step into (the debugger's button)", "进入"),
+    "partial evaluation": ("partial evaluation (known and unknown parts of a jaxpr)", "部分求值"),
+    "rematerialization": ("rematerialization (jax.checkpoint: recompute instead of saving)", "重计算"),
+    "dead-code elimination": ("dead-code elimination (DCE)", "死代码消除"),
+    "tracing cache": ("tracing cache (jit's traces by abstract signature)", "trace 缓存"),
+    "export": ("export (jax.export: a lowered function, stored)", "导出"),
+    "backward pass": ("backward pass (of reverse mode)", "反向过程"),
+    "primal": ("primal (the value a tangent goes with)", "原值"),
 }
 TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": ("切线",), "展平": ("扁平化",),
-               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步引擎": ("步进器",),
+               "批处理": ("批量化", "向量化"), "叶子": ("叶节点",), "单步执行器": ("步进器", "单步引擎"),
                "计算内核": ("kernel", "核函数"), "lowering（保留英文）": ("降级", "降低为", "降低成", "降低（lower）"),
-               "条件常量": ("cond 常量",), "循环体常量": ("body 常量",)}
+               "条件常量": ("cond 常量",), "循环体常量": ("body 常量",), "进入": ("步入",),
+               "部分求值": ("偏求值", "局部求值"), "重计算": ("重物化", "再物化", "重新物化"),
+               "死代码消除": ("死码消除", "无用代码消除"), "反向过程": ("反向传播",),
+               "trace（保留英文）": ("追踪", "跟踪"), "静态实参": ("静态参数",), "原值": ("原始值",)}
 
 
 def glossary() -> str:

@@ -183,7 +183,7 @@ def device_text(info, lang: str | None = None) -> str:
 
 def program_title(program, lang: str | None = None) -> str:
     """A transformed program's title and how its inputs were made: ``jvp(f): inputs are the primals, then
-    tangents of ones`` / ``jvp(f)：输入依次为原始值和全 1 的切向量``; ``""`` for a program as traced."""
+    tangents of ones`` / ``jvp(f)：输入依次为原值和全 1 的切向量``; ``""`` for a program as traced."""
     if not program.title:
         return ""
     key, fields = program.title_note or (None, {})

@@ -252,11 +252,12 @@ WORDS = {
                     "程序有 {n} 个输入（{names}），但给出了 {k} 个数组值"),
     "step_input_shape": ("input {name} is declared {type}, but the value given has shape {shape}; pass a value of the "
                          "traced shape or trace again",
-                         "输入 {name} 声明为 {type}，但给出的值形状为 {shape}；请给出追踪时形状的值，或重新追踪"),
+                         "输入 {name} 声明为 {type}，但给出的值形状为 {shape}；请给出 trace 时形状的值，或重新 trace"),
     "step_leaked_tracer": ("constant {var} is a leaked tracer (a traced value kept from another trace, e.g. in a "
                            "global): it has no value to step with; compute it inside the function or pass it as an "
-                           "argument", "常量 {var} 是泄漏的追踪值（从另一次追踪中保留下来的被追踪的值，例如存在全局变量"
-                           "里）：没有可用于单步执行的值；请在函数内部计算它，或把它作为实参传入"),
+                           "argument",
+                           "常量 {var} 是泄漏的 tracer（从另一次 trace 中保留下来的被 trace 的值，例如存在全局变量里"
+                           "）：没有可用于单步执行的值；请在函数内部计算它，或把它作为实参传入"),
     "step_out_count": ("eqn {id} ({prim}) gave {n} value(s) where the jaxpr declares {k} ({names})",
                        "方程 {id}（{prim}）给出了 {n} 个值，而 jaxpr 声明了 {k} 个（{names}）"),
     "step_out_type": ("eqn {id} ({prim}) would write {name} as {got}, but the jaxpr declares {want}; the stepper "

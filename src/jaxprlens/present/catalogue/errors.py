@@ -12,7 +12,7 @@ WORDS = {
                          "static arguments must be hashable Python values (int, str, tuple): take position {i} out of "
                          "static_argnums to trace it as an array",
                          "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值不可哈希；静态实参必须是可哈希的 "
-                         "Python 值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组追踪"),
+                         "Python 值（int、str、tuple）：请把位置 {i} 移出 static_argnums，把它当作数组 trace"),
     "trace_static_arrays": ("argument `{name}` (position {i}) is static, but its value of type {kind} holds {n} "
                             "array(s), and a static argument must be a hashable Python value: take position {i} out "
                             "of static_argnums (jaxprlens traces its arrays and holds its other leaves fixed, as "
@@ -20,8 +20,8 @@ WORDS = {
                             "`params, static = eqx.partition(model, eqx.is_array)`; for a flax nnx Module, nnx.jit or "
                             "`graphdef, state = nnx.split(model)`",
                             "实参 `{name}`（位置 {i}）是静态的，但它的 {kind} 类型的值持有 {n} 个数组，而静态实参必须"
-                            "是可哈希的 Python 值：请把位置 {i} 移出 static_argnums（jaxprlens 会追踪其中的数组，并像"
-                            " eqx.filter_jit 那样固定其余叶子）；接收它的 jax.jit 函数应改用 eqx.filter_jit，或 "
+                            "是可哈希的 Python 值：请把位置 {i} 移出 static_argnums（jaxprlens 会 trace 其中的数组，"
+                            "并像 eqx.filter_jit 那样固定其余叶子）；接收它的 jax.jit 函数应改用 eqx.filter_jit，或 "
                             "`params, static = eqx.partition(model, eqx.is_array)`；flax nnx 的 Module 请用 nnx.jit "
                             "或 `graphdef, state = nnx.split(model)`"),
     "trace_jit_non_array": ("`{fn}` is jax.jit'd, and its argument at `{path}` is of type {kind}, not an array: "
@@ -29,7 +29,7 @@ WORDS = {
                             "place of jax.jit, or split it with `params, static = eqx.partition(model, eqx.is_array)` "
                             "and pass `static` as a static argument; for a flax nnx Module use nnx.jit, or `graphdef, "
                             "state = nnx.split(model)` and pass `state`",
-                            "`{fn}` 经过 jax.jit，而它位于 `{path}` 的实参是 {kind} 类型，不是数组：jax.jit 会追踪实"
+                            "`{fn}` 经过 jax.jit，而它位于 `{path}` 的实参是 {kind} 类型，不是数组：jax.jit 会 trace 实"
                             "参的每个叶子。Equinox 模块请用 eqx.filter_jit 代替 jax.jit，或用 `params, static = "
                             "eqx.partition(model, eqx.is_array)` 拆分，并把 `static` 作为静态实参传入；flax nnx 的 "
                             "Module 请用 nnx.jit，或 `graphdef, state = nnx.split(model)` 后传入 `state`"),
@@ -45,7 +45,7 @@ WORDS = {
                    "未知变换 {name}（必须是以下之一：{names}）"),
     "tf_flag": ("{flag} does not apply to {name}; it applies to {takes}", "{flag} 不适用于 {name}；它适用于 {takes}"),
     "tf_static_arg": ("argument {i} is static (static_argnums), so {name} cannot take it; choose a traced argument",
-                      "实参 {i} 是静态的（static_argnums），{name} 不能作用于它；请选择一个被追踪的实参"),
+                      "实参 {i} 是静态的（static_argnums），{name} 不能作用于它；请选择一个被 trace 的实参"),
     "tf_argnums_range": ("argnums has {i}, but the call has {n} positional argument(s); choose from {valid}",
                          "argnums 含有 {i}，但调用只有 {n} 个位置实参；请从 {valid} 中选择"),
     "tf_not_float": ("argument {j} is not floating point, so it has no derivative; choose argnums from {valid}",
@@ -83,10 +83,10 @@ WORDS = {
                        "出）、vjp，或用 jnp.sum 把输出归约为标量"),
     "tf_no_function": ("this program has no Python function (made by from_jaxpr?); trace it with jaxprlens.trace(f, "
                        "*args) to transform it",
-                       "这个程序没有 Python 函数（由 from_jaxpr 得到？）；请用 jaxprlens.trace(f, *args) 追踪它，再做"
+                       "这个程序没有 Python 函数（由 from_jaxpr 得到？）；请用 jaxprlens.trace(f, *args) trace 它，再做"
                        "变换"),
     "tf_no_call": ("cannot rebuild the call of {fn} ({error}); trace it again with jaxprlens.trace(f, *args)",
-                   "无法重建对 {fn} 的调用（{error}）；请用 jaxprlens.trace(f, *args) 重新追踪"),
+                   "无法重建对 {fn} 的调用（{error}）；请用 jaxprlens.trace(f, *args) 重新 trace"),
     "tf_options": ("{name} does not take {extra} (it takes {allowed})", "{name} 不接受 {extra}（它接受 {allowed}）"),
     "tf_no_options": ("{name} does not take {extra} (it takes no options)",
                       "{name} 不接受 {extra}（它不接受任何选项）"),

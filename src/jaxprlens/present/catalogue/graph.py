@@ -17,7 +17,7 @@ WORDS = {
     "kind_output": ("output", "输出"),
     "free": ("(free)", "（自由变量）"),
     "unused": ("(unused)", "（未使用）"),
-    "const_tip": ("constant {var} (hoisted out of the trace)", "常量 {var}（从追踪中提升出来）"),
+    "const_tip": ("constant {var} (hoisted out of the trace)", "常量 {var}（从 trace 中提升出来）"),
     "input_n": ("input {i}", "输入 {i}"),
     "output_n": ("output {i}", "输出 {i}"),
     "folded_n": ("{n} equations (folded)", "{n} 个方程（已折叠）", "{n} equation (folded)"),
@@ -108,7 +108,7 @@ WORDS = {
     "n_more": ("+{n} more", "另 {n} 个"),
     "overview_note": ("{n} equations, drawn by the Python calls that tracing inlined: {k} shown; click a call to open "
                       "it, or use path=",
-                      "{n} 个方程，按追踪时内联的 Python 调用折叠绘制：显示 {k} 个；点击一个调用可展开，或用 path="),
+                      "{n} 个方程，按 trace 时内联的 Python 调用折叠绘制：显示 {k} 个；点击一个调用可展开，或用 path="),
     "graph_notdrawn": ("{path} is not drawn ahead of time: program.graph(path=\"{path}\") or %%jaxpr --graph --path "
                        "{path} draws it",
                        "{path} 没有预先绘制：用 %%jaxpr --graph --path {path} 或 .graph(path=\"{path}\") 绘制它"),

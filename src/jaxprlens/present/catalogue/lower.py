@@ -53,7 +53,7 @@ WORDS = {
     "memory_at_peak": ("live at the peak: {values}", "峰值处存活：{values}"),
     "memory_more": ("… {n} more", "……另有 {n} 个"),
     "memory_residuals": ("residuals: {n} forward values the backward pass reads ({bytes}): {values}",
-                         "残差：反向传播读取的 {n} 个前向值（{bytes}）：{values}",
+                         "残差：反向过程读取的 {n} 个前向值（{bytes}）：{values}",
                          "residuals: {n} forward value the backward pass reads ({bytes}): {values}"),
     "memory_xla": ("XLA's compiled program (memory_analysis): arguments {args} + outputs {out} + temporaries {temp} = "
                    "{total}",

@@ -9,7 +9,7 @@ WORDS = {
     "note_vmap": (": a batch of 2, each mapped argument stacked twice along its axis",
                   "：批大小为 2，每个被映射的实参沿其轴堆叠两次"),
     "note_batched": (": a batch of {n}, the arguments as written", "：批大小为 {n}，实参即所写的值"),
-    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原始值和全 1 的切向量"),
+    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原值和全 1 的切向量"),
     "note_linearize": (": the linear map, applied to tangents of ones", "：线性映射，作用于全 1 的切向量"),
     "note_vjp": (": the pullback, applied to a cotangent of ones", "：拉回函数，作用于全 1 的余切向量"),
     "note_transpose": (": the transposed linear map, applied to a cotangent of ones",
@@ -29,23 +29,23 @@ WORDS = {
                                       "value is unknown; use jax.lax.cond / jax.lax.select for branches, "
                                       "jax.lax.while_loop / fori_loop for loops, or make the argument static with "
                                       "--static-argnums N.",
-                                      "对被追踪的值使用 Python 的 `if`/`while`/`and`/`or` 会在追踪时执行，而那时值还"
-                                      "未知；分支请用 jax.lax.cond / jax.lax.select，循环请用 jax.lax.while_loop / "
-                                      "fori_loop，或用 --static-argnums N 把该实参设为静态。"),
+                                      "对被 trace 的值使用 Python 的 `if`/`while`/`and`/`or` 会在 trace 时执行，而那"
+                                      "时值还未知；分支请用 jax.lax.cond / jax.lax.select，循环请用 "
+                                      "jax.lax.while_loop / fori_loop，或用 --static-argnums N 把该实参设为静态。"),
     "fix_ConcretizationTypeError": ("a traced value was used where Python needs a concrete one (a shape, a loop "
                                     "bound, an `if`); use jax.lax.cond / jax.lax.while_loop for control flow, or make "
                                     "the argument static with --static-argnums N.",
-                                    "在 Python 需要具体值的地方（形状、循环边界、`if`）用了被追踪的值；控制流请用 "
+                                    "在 Python 需要具体值的地方（形状、循环边界、`if`）用了被 trace 的值；控制流请用 "
                                     "jax.lax.cond / jax.lax.while_loop，或用 --static-argnums N 把该实参设为静态。"),
     "fix_TracerIntegerConversionError": (
         "a traced value was used as a Python int (e.g. an index or range bound); use jax.lax.dynamic_slice or "
         "jax.lax.fori_loop, or make the argument static with --static-argnums N.",
-        "把被追踪的值当作 Python 整数使用（例如下标或 range 的边界）；请用 jax.lax.dynamic_slice 或 jax.lax.fori_loop"
-        "，或用 --static-argnums N 把该实参设为静态。"),
+        "把被 trace 的值当作 Python 整数使用（例如下标或 range 的边界）；请用 jax.lax.dynamic_slice 或 "
+        "jax.lax.fori_loop，或用 --static-argnums N 把该实参设为静态。"),
     "fix_TracerArrayConversionError": ("a traced value was converted to a NumPy array; use jax.numpy (jnp) instead of "
                                        "numpy (np) inside the traced function.",
-                                       "被追踪的值被转换成了 NumPy 数组；在被追踪的函数里请用 jax.numpy（jnp）而不是 "
-                                       "numpy（np）。"),
+                                       "被 trace 的值被转换成了 NumPy 数组；在被 trace 的函数里请用 jax.numpy（jnp）"
+                                       "而不是 numpy（np）。"),
     # the magic's usage errors (magic.py): what to type instead
     "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
@@ -64,7 +64,7 @@ WORDS = {
                       "{option} 可以是 {matches} 中的任何一个：请写出完整的选项"),
     "opt_valid": ("valid options: {options}  (see %%jaxpr? for help)", "可用的选项：{options}（%%jaxpr? 查看帮助）"),
     "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
-                  "请给出要追踪的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
+                  "请给出要 trace 的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
     "needs_transform": ("{given} only work with --transform, e.g. `%%jaxpr --transform grad --compare`",
                         "{given} 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`",
                         "{given} only works with --transform, e.g. `%%jaxpr --transform grad --compare`"),
@@ -73,15 +73,15 @@ WORDS = {
     "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
-                   "单元格是空的；请以要追踪的调用结尾，例如 `f(x, y)`"),
+                   "单元格是空的；请以要 trace 的调用结尾，例如 `f(x, y)`"),
     "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line "
                       "{line}{shown}is {what}. The cell ran; add the call to trace as its last line",
                       "最后一行必须用数组调用一个 JAX 函数，例如 `f(x)` 或 `y = f(x)`；第 {line} 行{shown}是{what}。"
-                      "单元格已运行；请把要追踪的调用写在最后一行"),
+                      "单元格已运行；请把要 trace 的调用写在最后一行"),
     "last_print": ("the last line prints `{text}`: print traces nothing (it prints a tracer, and the jaxpr has no "
                    "equations). Make the call itself the last line: `{inner}`",
-                   "最后一行打印了 `{text}`：print 不追踪任何东西（它打印出一个追踪值，jaxpr 里没有方程）。请让调用本"
-                   "身成为最后一行：`{inner}`"),
+                   "最后一行打印了 `{text}`：print 不 trace 任何东西（它打印出一个 tracer，jaxpr 里没有方程）。请让调"
+                   "用本身成为最后一行：`{inner}`"),
     "last_none": ("`{text}` returns None and has no equations: there is nothing to show. Make the last line the call "
                   "of the JAX function, e.g. `f(x)`",
                   "`{text}` 返回 None，也没有方程：没有可显示的内容。请让最后一行调用该 JAX 函数，例如 `f(x)`"),

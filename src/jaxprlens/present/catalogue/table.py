@@ -90,8 +90,8 @@ WORDS = {
                    "the notebook: {k}; it keeps {s} rows as data)"),
     "table_folded": ("Equations folded by the Python calls that tracing inlined: click a call to open it "
                      "(print(program) or %%jaxpr --text prints them all)",
-                     "方程按追踪时内联的 Python 调用折叠：点击一个调用可展开（print(program) 或 %%jaxpr --text 可全部"
-                     "打印）"),
+                     "方程按 trace 时内联的 Python 调用折叠：点击一个调用可展开（print(program) 或 %%jaxpr --text 可"
+                     "全部打印）"),
     "sig_cut": ("{k} more entries ({n} values) are not stored in the notebook: print(program) lists every value",
                 "另有 {k} 项（{n} 个值）未存入笔记本：print(program) 可列出全部值"),
     "sig_more": ("… {n} more values (print(program) lists every value)",
@@ -103,5 +103,6 @@ WORDS = {
                      "`--text` 显示 JAX 自己的文本）"),
     "text_folded": ("Equations folded by the Python calls that tracing inlined, a line per call (print(program) or "
                     "%%jaxpr --text prints them all)",
-                    "方程按追踪时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印）"),
+                    "方程按 trace 时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印"
+                    "）"),
 }

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 16 · Your own interpreter / 第 16 讲 · 你自己的解释器
+# # Lecture 18 · Your own interpreter / 第 18 讲 · 你自己的解释器
 #
 # Lecture 9's evaluator gave a jaxpr its ordinary meaning: bind each primitive, get the values JAX gets. A
 # **non-standard interpreter** walks the same equations and gives them another meaning: the inverse of the

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 13 · When tracing goes wrong / 第 13 讲 · trace 出错的时候
+# # Lecture 16 · When tracing goes wrong / 第 16 讲 · trace 出错的时候
 #
 # Every error in this lecture comes from one fact: while JAX traces, your Python code runs **once**, on
 # *tracers* that know a shape and a dtype but not a value. Python decides `if`, `for`, `range` and `print`
@@ -76,7 +76,7 @@ relu_if(1.)
 # value gets its own trace.
 #
 # 两种修复。如果判断取决于**值**，就让一个原语在运行时做决定：`lax.cond` 只执行一个分支（第 4 讲），`jnp.where`
-# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个实参设为**静态参数**：
+# 把两边都算出来再选择。如果判断取决于调用之前就已知的东西（一个开关、一种模式），就把这个实参设为**静态实参**：
 # trace 时它是普通的 Python 值，每个不同的值各 trace 一次。
 
 # %%
@@ -217,10 +217,10 @@ print(jax.jvp(grow, (1.,), (1.,)))
 
 # %% [markdown]
 # The fixes: bound the loop (`fori_loop` with static bounds, or `scan`), or keep forward mode. The grad of a
-# static-length loop is two scans, forward and transposed (lecture 11):
+# static-length loop is two scans, forward and transposed (lecture 12):
 #
 # 修复方法：给循环一个固定次数（静态上下界的 `fori_loop`，或 `scan`），或者坚持用前向模式。静态长度循环的梯度是两个
-# `scan`：前向一个，转置一个（第 11 讲）：
+# `scan`：前向一个，转置一个（第 12 讲）：
 
 # %%
 %%jaxpr --transform grad
@@ -266,11 +266,11 @@ risky(jnp.array([2., 0.5]))
 #
 # A tracer belongs to one trace. If your function stores it somewhere that outlives the trace (a global list,
 # an attribute of an object), the tracer **leaks**: once `jit` has finished tracing, it stands for a value of
-# a program that is no longer being built (lecture 15 builds the same check). Using it raises
+# a program that is no longer being built (lecture 11 builds the same check). Using it raises
 # `UnexpectedTracerError`; `jax.checking_leaks()` reports the leak where it happens, at the end of the trace.
 #
 # tracer 属于某一个 trace。如果函数把它存到比 trace 活得更久的地方（全局列表、某个对象的属性），tracer 就**泄漏**了：
-# `jit` 完成 trace 之后，它代表的是一个已不再构造的程序中的值（第 15 讲实现了同样的检查）。使用它会抛出
+# `jit` 完成 trace 之后，它代表的是一个已不再构造的程序中的值（第 11 讲实现了同样的检查）。使用它会抛出
 # `UnexpectedTracerError`；`jax.checking_leaks()` 则在泄漏发生处、也就是 trace 结束时报告它。
 
 # %%
@@ -301,7 +301,7 @@ with jax.checking_leaks():
 # them. (`jax.config.update("jax_log_compiles", True)` logs each compilation, and `jax_explain_cache_misses`
 # says why the cache missed.)
 #
-# `jit` 为每种**输入类型**（形状、dtype、弱类型）以及每个静态参数的每个值保存一个编译好的程序。新的形状、新的 dtype 或
+# `jit` 为每种**输入类型**（形状、dtype、弱类型）以及每个静态实参的每个值保存一个编译好的程序。新的形状、新的 dtype 或
 # 新的静态值都意味着重新 trace、重新编译；被 trace 的实参取新值则不会。Python 函数体每 trace 一次就运行一次，所以它追加
 # 的列表可以计数。（`jax.config.update("jax_log_compiles", True)` 会记录每次编译，`jax_explain_cache_misses` 会说明
 # 缓存为何未命中。）
@@ -353,7 +353,7 @@ print(times_scale_jit(1.), times_scale_jit(jnp.ones(2)))
 # see it).
 #
 # `scale = 10.` 之后，编译好的函数仍然乘以 trace 时的 `2.0`；只有换了新形状、因而重新 trace 的那次调用才看到 `10.`。
-# 修复方法：把会变化的东西作为实参传入（被 trace 的实参；如果 Python 必须看到它的值，就用静态参数）。
+# 修复方法：把会变化的东西作为实参传入（被 trace 的实参；如果 Python 必须看到它的值，就用静态实参）。
 
 # %% [markdown]
 # ## Out-of-bounds indexing: clamp, fill or drop / 越界索引：钳制、填充或丢弃

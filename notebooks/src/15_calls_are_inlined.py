@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 12 · Calls are inlined, and how to get them back / 第 12 讲 · 函数调用被内联，以及如何把它们找回来
+# # Lecture 15 · Calls are inlined, and how to get them back / 第 15 讲 · 函数调用被内联，以及如何把它们找回来
 #
 # Lecture 2 showed that a Python function call leaves no trace in the jaxpr: tracing runs the call and keeps
 # only the JAX operations it performed, one flat list of equations. That is why the jaxpr of a real model is
@@ -133,7 +133,7 @@ for call in call_tree(program).root.walk():
 # JVP 的时代）。
 # 然后它**转置**这个线性（切向量）部分：反向执行的是切向量 jaxpr，而不是 `predict` 自己的方程。转置得到的方程带着与前向
 # 相同的 Python 调用栈，只是处在 `transpose(jvp(...))` 名字作用域里，所以每次调用都出现两次：一次前向，一次反向，
-# 而且反向传播以相反的顺序遇到这些调用。
+# 而且反向过程以相反的顺序遇到这些调用。
 
 # %%
 %%jaxpr --graph --max-nodes 12
@@ -197,7 +197,7 @@ SVG(top.svg())
 # **Try it / 动手试试.** Predict how many calls of `layer_norm` the backward pass of one block holds, then look
 # with `--path model_loss~bwd/block.3~bwd`.
 #
-# **动手试试**：先预测一个 block 的反向传播中有几次 `layer_norm` 调用，再用 `--path model_loss~bwd/block.3~bwd` 看一看。
+# **动手试试**：先预测一个 block 的反向过程中有几次 `layer_norm` 调用，再用 `--path model_loss~bwd/block.3~bwd` 看一看。
 
 # %%
 %%jaxpr --graph --path model_loss~bwd/block.3~bwd
@@ -291,7 +291,7 @@ answer_1 = 4
 # **Exercise 2 / 练习 2.** `net` calls `layer` four times in a loop. The backward pass of `jax.grad(net)` meets
 # these calls in some order: which call (1 to 4) comes first? Answer with an int.
 #
-# `net` 在循环中调用 `layer` 四次。`jax.grad(net)` 的反向传播以某种顺序遇到这些调用：最先遇到的是第几次调用（1 到 4）？
+# `net` 在循环中调用 `layer` 四次。`jax.grad(net)` 的反向过程以某种顺序遇到这些调用：最先遇到的是第几次调用（1 到 4）？
 # 用整数作答。
 
 # %% tags=["exercise-2"]
@@ -315,7 +315,7 @@ backward = [g for g in tree.root.walk() if g.function == "layer" and g.phase == 
 check(answer_2, backward[0].call,
       "The backward pass starts from the result and walks the equations in reverse: the last call made is the "
       "first one undone.",
-      "反向传播从结果出发，倒着走过方程：最后做的调用最先被反向处理。")
+      "反向过程从结果出发，倒着走过方程：最后做的调用最先被反向处理。")
 
 # %% tags=["solution-2"] jupyter={"source_hidden": true}
 # Solution: click to open

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 14 · Capstone: a primitive of your own / 第 14 讲 · 结课项目：自己定义一个原语
+# # Lecture 17 · A primitive of your own / 第 17 讲 · 自己定义一个原语
 #
 # The article ends by suggesting the next step: define a primitive yourself. A primitive is a name plus a
 # set of rules, one per thing JAX may do with it: **evaluate** it (impl), find its result's **type** (abstract
@@ -127,7 +127,7 @@ print(jax.jit(loss)(x), loss(x))
 # The stepper runs one equation at a time by binding its primitive, so our impl rule runs at our equation,
 # and the values can be compared with `jax.jit`'s.
 #
-# 单步引擎通过 bind 每个方程的原语来逐个执行方程，所以在我们的方程处运行的正是我们的求值规则，其结果可以与
+# 单步执行器通过 bind 每个方程的原语来逐个执行方程，所以在我们的方程处运行的正是我们的求值规则，其结果可以与
 # `jax.jit` 的结果比较。
 
 # %%
@@ -313,14 +313,14 @@ grad_eqns = make_jaxpr(jax.grad(loss))(jnp.arange(1., 5.)).jaxpr.eqns
 check(answer_1, sum(e.primitive is running_sum_p for e in grad_eqns),
       "The JVP rule binds running_sum twice, for the primal and for the tangent; grad keeps the primal one and "
       "transposes the tangent one, and the transpose rule binds running_sum again.",
-      "JVP 规则 bind 了两次 running_sum：一次算原始值，一次算切向量；grad 保留前者并转置后者，而转置规则会再 bind 一次 "
+      "JVP 规则 bind 了两次 running_sum：一次算原值，一次算切向量；grad 保留前者并转置后者，而转置规则会再 bind 一次 "
       "running_sum。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Solution: click to open
 # 参考答案：点击展开
 # One in the forward pass (the primal) and one in the transposed tangent, between two rev equations.
-# 前向过程一个（原始值），转置后的切向量中一个（夹在两个 rev 方程之间）。
+# 前向过程一个（原值），转置后的切向量中一个（夹在两个 rev 方程之间）。
 answer_1 = 2
 
 # %% [markdown]

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 15 · How a jaxpr is made / 第 15 讲 · jaxpr 是怎样造出来的
+# # Lecture 11 · How a jaxpr is made / 第 11 讲 · jaxpr 是怎样造出来的
 #
 # Every lecture so far read jaxprs that `jax.make_jaxpr` made. This one opens the machine. `make_jaxpr` calls
 # your Python function with **tracers**: objects that stand in for arrays, with a shape and a dtype but no
@@ -20,12 +20,14 @@
 # `bind` 把原语交给**当前 trace**，由它写下一个方程，并为结果返回一个新的 tracer。你将用大约 60 行代码写出自己的
 # `make_jaxpr`，在文章的程序上运行它，并与 JAX 的结果比较。
 #
-# **Goal.** Explain what a tracer, a trace and `bind` do, and build a small `make_jaxpr` that agrees with JAX's
-# on the article's first programs. **Time:** 50 minutes.
+# **Goal.** Explain what a tracer, a trace and `bind` do, build a small `make_jaxpr` that agrees with JAX's on
+# the article's first programs, watch a JVP trace apply its rules while tracing, and say how `cond` and `scan`
+# trace their bodies. The transformations (lectures 12 and 13) build on this. **Time:** 65 minutes.
 #
-# **目标**：说清 tracer、trace 与 `bind` 各做什么，并写出一个小小的 `make_jaxpr`，在文章开头的几个程序上与 JAX
-# 的结果一致。
-# **时长**：50 分钟。
+# **目标**：说清 tracer、trace 与 `bind` 各做什么，写出一个小小的 `make_jaxpr`，在文章开头的几个程序上与 JAX 的结果一致；
+# 看 JVP trace 怎样在 trace 过程中施加规则；说清 `cond` 与 `scan` 怎样 trace 它们的函数体。后面的变换（第 12、13 讲）
+# 都建立在这些之上。
+# **时长**：65 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -63,10 +65,10 @@ print(make_jaxpr(jax.grad(peek_grad))(1.).pretty_print(use_color=False))
 
 # %% [markdown]
 # The shapes are known (`(3,)`, and `(3,)` again for one example of the batch), the values are not. That is
-# why a Python `if` on a tracer fails (lecture 13) while an `if` on its shape works (lecture 2).
+# why a Python `if` on a tracer fails (lecture 16) while an `if` on its shape works (lecture 2).
 #
 # 形状是已知的（`(3,)`，对批中的一个样本也是 `(3,)`），值却未知。这就是为什么对 tracer 写 Python `if` 会失败
-# （第 13 讲），而对它的形状写 `if` 没有问题（第 2 讲）。
+# （第 16 讲），而对它的形状写 `if` 没有问题（第 2 讲）。
 
 # %% [markdown]
 # ## `bind`: every primitive goes to the current trace / `bind`：每个原语都交给当前 trace
@@ -292,10 +294,10 @@ print(mini_make_jaxpr(scaled)(jnp.ones(3)))
 
 # %% [markdown]
 # A tracer kept after its trace has ended is a **leaked tracer**: it stands for a value of a program that
-# no longer runs. Our `bind` refuses it, as JAX's does (lecture 13):
+# no longer runs. Our `bind` refuses it, as JAX's does (lecture 16):
 #
 # trace 结束后仍被留住的 tracer 是**泄漏的 tracer**：它代表一个已经不再运行的程序中的值。我们的 `bind` 会拒绝它，
-# JAX 的 `bind` 也一样（第 13 讲）：
+# JAX 的 `bind` 也一样（第 16 讲）：
 
 # %%
 kept = []
@@ -311,12 +313,138 @@ except RuntimeError as e:
     print("RuntimeError:", e)
 
 # %% [markdown]
+# ## A JVP trace on the mini JAX: rules run while tracing / 小 JAX 上的 JVP trace：规则在 trace 过程中运行
+#
+# Lecture 12 says that `jax.jvp` and `jax.grad` apply their rules *while tracing*, not on a finished jaxpr. Here
+# is that sentence as code (Autodidax, part 1, does the same at length). A `JVPTracer` carries a primal and a
+# tangent (`None` for a tangent known to be zero). A `JVPTrace` handles each primitive with its JVP rule, and the
+# rule's own `sin`, `cos`, `*` bind on the trace **below** it: the JVP trace steps off the stack while its rule
+# runs. Each rule prints its name when it runs, so you can watch the order.
+#
+# 第 12 讲说，`jax.jvp` 和 `jax.grad` 是在 **trace 过程中**施加规则的，而不是作用在一个已经造好的 jaxpr 上。下面把这句话写成代码
+# （Autodidax 第 1 部分详细地做了同样的事）。`JVPTracer` 携带一个原值和一个切向量（已知为零的切向量记作 `None`）。
+# `JVPTrace` 用每个原语的 JVP 规则处理它，规则里的 `sin`、`cos`、`*` 都在它**下面一层**的 trace 上 bind：规则运行期间，
+# JVP trace 暂时离开栈顶。每条规则运行时打印自己的名字，你可以看到它们的顺序。
+
+# %% tags=["setup"]
+from jaxprlens.exercise import say
+
+
+def add_t(a, b):            # tangents add; None is a zero / 切向量相加；None 表示零
+    return b if a is None else a if b is None else a + b
+
+def scale_t(t, c):
+    return None if t is None else t * c
+
+JVP_RULES = {
+    "add": lambda x, y, tx, ty: (x + y, add_t(tx, ty)),
+    "sub": lambda x, y, tx, ty: (x - y, add_t(tx, scale_t(ty, -1.))),
+    "mul": lambda x, y, tx, ty: (x * y, add_t(scale_t(tx, y), scale_t(ty, x))),
+    "neg": lambda x, tx: (-x, scale_t(tx, -1.)),
+    "sin": lambda x, tx: (sin(x), scale_t(tx, cos(x))),
+    "cos": lambda x, tx: (cos(x), scale_t(tx, -sin(x))),
+    "exp": lambda x, tx: (exp(x), scale_t(tx, exp(x))),
+    "reduce_sum": lambda x, tx, *, axes: (reduce_sum(x, axes), None if tx is None else reduce_sum(tx, axes)),
+}
+SHOW_RULES = [False]        # print each rule as it runs / 每条规则运行时打印出来
+
+
+class JVPTracer(Tracer):
+    def __init__(self, trace, primal, tangent):
+        self.trace, self.primal, self.tangent = trace, primal, tangent
+        self.shape = np.shape(primal)
+        self.dtype = primal.dtype if hasattr(primal, "dtype") else jnp.result_type(primal)
+
+
+class JVPTrace:
+    def process(self, prim, args, params):
+        mine = [isinstance(a, JVPTracer) and a.trace is self for a in args]
+        primals = [a.primal if m else a for a, m in zip(args, mine)]
+        tangents = [a.tangent if m else None for a, m in zip(args, mine)]   # a constant's tangent is zero / 常量的切向量为零
+        if SHOW_RULES[0]:
+            print(say(f"jvp rule of {prim}", f"{prim} 的 JVP 规则"))
+        TRACE_STACK.pop()                         # the rule binds on the trace below / 规则在下面一层 trace 上 bind
+        try:
+            primal, tangent = JVP_RULES[prim](*primals, *tangents, **params)
+        finally:
+            TRACE_STACK.append(self)
+        return JVPTracer(self, primal, tangent)
+
+
+def mini_jvp(f, primals, tangents):
+    trace = JVPTrace()
+    TRACE_STACK.append(trace)
+    try:
+        out = f(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents)])
+    finally:
+        TRACE_STACK.pop()
+    return (out.primal, out.tangent) if isinstance(out, JVPTracer) and out.trace is trace else (out, None)
+
+# %% [markdown]
+# With no other trace active, `mini_jvp` computes numbers, and they agree with `jax.jvp`. Under
+# `mini_make_jaxpr` the JVP trace sits on top of the jaxpr trace: each rule runs as `func1` reaches its primitive,
+# and the equations the rule binds land in the jaxpr in that order. No jaxpr of `func1` alone is ever built.
+#
+# 没有别的 trace 时，`mini_jvp` 直接算出数值，与 `jax.jvp` 一致。在 `mini_make_jaxpr` 之下，JVP trace 位于 jaxpr trace
+# 之上：`func1` 每执行到一个原语，对应的规则就运行，规则 bind 的方程按这个顺序落进 jaxpr。从头到尾都没有单独造出
+# `func1` 本身的 jaxpr。
+
+# %%
+tx, ty = jnp.zeros(8), jnp.ones(8)
+print(mini_jvp(func1, (x, y), (tx, ty)), jax.jvp(func1, (x, y), (tx, ty)))
+SHOW_RULES[0] = True
+jvp_jaxpr = mini_make_jaxpr(lambda x, y, tx, ty: mini_jvp(func1, (x, y), (tx, ty)))(x, y, tx, ty)
+SHOW_RULES[0] = False
+print(jvp_jaxpr)
+theirs = make_jaxpr(lambda x, y, tx, ty: jax.jvp(func1, (x, y), (tx, ty)))(x, y, tx, ty)
+print(say("same primitives as JAX's jvp:", "原语与 JAX 的 jvp 相同："),
+      jvp_jaxpr.primitives() == [e.primitive.name for e in theirs.jaxpr.eqns])
+
+# %% [markdown]
+# ## How `cond` and `scan` trace their bodies / `cond` 与 `scan` 怎样 trace 它们的函数体
+#
+# A Python loop runs at trace time, once per round, and leaves its equations once per round (exercise 1 below).
+# `lax.scan` instead calls its body **once**, with tracers of a new sub-trace whose types are those of the carry
+# and of one slice of `xs`, and binds a single `scan` equation that holds the body's jaxpr (`jaxpr=`). That is
+# why a scan's carry must keep its type (lecture 6), and why a `print` in the body runs once however long the
+# loop is. `lax.cond` traces **every** branch the same way, before it knows which one will run, and binds one
+# `cond` equation with all of them in `branches` (the false branch first: a bool becomes index 0 or 1). This is
+# also how a transformation reaches a body: its rule for `scan` or `cond` re-traces the body's jaxpr under its
+# own tracers (lecture 12).
+#
+# Python 循环在 trace 时执行，每轮执行一次，每轮都留下一份方程（见下面的练习 1）。`lax.scan` 则只调用它的循环体
+# **一次**：用一个新的子 trace 的 tracer 调用，其类型就是携带值和 `xs` 的一个切片的类型；然后只 bind 一个 `scan`
+# 方程，方程中保存循环体的 jaxpr（`jaxpr=`）。所以 scan 的携带值必须保持类型不变（第 6 讲），循环体里的 `print`
+# 不论循环多长都只运行一次。`lax.cond` 用同样的方式 trace **每一个**分支，此时它还不知道会执行哪一个；然后 bind 一个
+# `cond` 方程，所有分支都放在 `branches` 里（假分支在前：布尔值被转换成索引 0 或 1）。变换也是这样进入函数体的：它对 `scan` 或 `cond` 的规则在自己的
+# tracer 下把函数体的 jaxpr 重新 trace 一遍（第 12 讲）。
+
+# %%
+def noisy_scan(xs):
+    def body(carry, x):
+        print(say("tracing the scan body:", "trace scan 循环体："), type(carry).__name__, carry.shape)
+        return carry + x, None
+    return lax.scan(body, 0., xs)[0]
+
+def noisy_cond(p, x):
+    def yes(x):
+        print(say("tracing the true branch", "trace 真分支"))
+        return x + 1.
+    def no(x):
+        print(say("tracing the false branch", "trace 假分支"))
+        return x - 1.
+    return lax.cond(p, yes, no, x)
+
+print(make_jaxpr(noisy_scan)(jnp.ones(1000)).pretty_print(use_color=False))
+print(make_jaxpr(noisy_cond)(True, 2.).pretty_print(use_color=False))
+
+# %% [markdown]
 # > **Where the real JAX differs / 与真正的 JAX 的不同** — JAX's `Primitive.bind` does not search a list: the
 # > current trace lives in a context (`trace_ctx` in `jax/_src/core.py`), and each trace knows its parent, so the
 # > "stack" is a chain. `bind` takes the current trace and calls its `process_primitive`; a JVP or batching
 # > trace applies its rule and binds on its parent. Each primitive has its own abstract evaluation rule (we
 # > borrowed `eval_shape`), types carry a *weak type* flag and a sharding, equations keep their source line and
-# > name stack (lecture 12), and `make_jaxpr` traces with `DynamicJaxprTrace`, which also handles
+# > name stack (lecture 15), and `make_jaxpr` traces with `DynamicJaxprTrace`, which also handles
 # > higher-order primitives by tracing their bodies into sub-jaxprs. `grad` in JAX 0.12 traces with a
 # > `LinearizeTracer` (the print above): direct linearization, the default since JAX 0.7; before 0.7 it used a
 # > `JVPTracer`.
@@ -324,7 +452,7 @@ except RuntimeError as e:
 # > JAX 的 `Primitive.bind` 并不搜索一个列表：当前 trace 保存在一个上下文中（`jax/_src/core.py` 里的 `trace_ctx`），
 # > 每个 trace 都知道自己的上一层，所以“栈”其实是一条链。`bind` 取出当前 trace 并调用它的 `process_primitive`；JVP 或
 # > 批处理 trace 施加自己的规则，再在上一层 trace 上 bind。每个原语都有自己的抽象求值规则（我们借用了 `eval_shape`），
-# > 类型带有**弱类型**标记和分片信息，方程保留它的源码行和名字栈（第 12 讲），`make_jaxpr` 用 `DynamicJaxprTrace`
+# > 类型带有**弱类型**标记和分片信息，方程保留它的源码行和名字栈（第 15 讲），`make_jaxpr` 用 `DynamicJaxprTrace`
 # > 做 trace，它还会把高阶原语的分支与循环体 trace 成子 jaxpr。JAX 0.12 的 `grad` 用 `LinearizeTracer` 做 trace（见上面的打印）：
 # > 这是直接线性化，自 JAX 0.7 起为默认；0.7 之前用的是 `JVPTracer`。
 
@@ -475,6 +603,41 @@ IMPL["tanh"] = lax.tanh
 
 def tanh(x):
     return bind("tanh", x)
+
+# %% [markdown]
+# **Exercise 5 / 练习 5.** Trace the JVP of `wiggle` with the mini JAX: how many equations will the JVP rules
+# bind on the jaxpr trace below them? Go through `wiggle` primitive by primitive and write down what each rule
+# binds (a tangent known to be zero binds nothing). Answer with an int.
+#
+# 用小 JAX trace `wiggle` 的 JVP：各条 JVP 规则会在下面一层 jaxpr trace 上 bind 多少个方程？逐个原语地走一遍 `wiggle`，
+# 写下每条规则 bind 了什么（已知为零的切向量不 bind 任何东西）。用整数作答。
+
+# %% tags=["exercise-5"]
+def wiggle(x):
+    return sin(x) * x + 2.
+
+answer_5 = None  # an int / 一个整数
+
+# %% tags=["check-5"]
+xs = jnp.arange(3.)
+recorded = mini_make_jaxpr(lambda x, t: mini_jvp(wiggle, (x,), (t,)))(xs, jnp.ones(3))
+want = make_jaxpr(lambda x, t: jax.jvp(wiggle, (x,), (t,)))(xs, jnp.ones(3))
+named = [e.primitive.name for e in want.jaxpr.eqns]
+assert [{"add_any": "add"}.get(n, n) for n in named] == recorded.primitives()
+check(answer_5, len(recorded.eqns),
+      "sin's rule binds sin, cos and the mul of the tangent by cos (3); the mul's rule binds the product and two "
+      "tangent products and adds them (4); adding the constant 2. binds one add and leaves the tangent as it is (1).",
+      "sin 的规则 bind 了 sin、cos 以及切向量乘 cos 的 mul（3 个）；mul 的规则 bind 了乘积、两个切向量乘积以及把它们相加的 "
+      "add（4 个）；加上常量 2. 只 bind 一个 add，切向量保持不变（1 个）。")
+
+# %% tags=["solution-5"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# sin, cos, mul (tangent of sin); mul, mul, mul, add (product rule); add (the + 2.). JAX binds the same, and
+# writes the sum of two tangents as add_any.
+# sin、cos、mul（sin 的切向量）；mul、mul、mul、add（乘积法则）；add（+ 2.）。JAX bind 的也一样，只是把两个切向量之和
+# 写成 add_any。
+answer_5 = 8
 
 # %% [markdown]
 # **Takeaway / 小结**: a jaxpr is what a trace writes down while your Python runs on tracers. Every primitive

@@ -1,0 +1,371 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lecture 12 · grad and reverse mode / 第 12 讲 · grad 与反向模式
+#
+# `jax.grad`, `jax.vmap`, `jax.jvp` and `jax.linearize` do not read your Python code, and they do not first build
+# a jaxpr of it and then interpret that jaxpr either. They run your function with *tracers*, and each primitive
+# your function binds is handled on the spot by that transformation's rule (a JVP rule, a batching rule)
+# **while tracing**. The jaxpr you see below exists because `make_jaxpr` traces the *transformed* function
+# (`jax.grad(f)`, `jax.vmap(f)`): the transformation's rules emit the equations as the trace goes.
+# Two things do interpret a jaxpr that already exists. Transposition (`jax.linear_transpose`, the backward pass
+# of `grad`) walks a linear jaxpr backwards, equation by equation. And `cond`, `while`, `scan` and `jit` carry
+# their bodies as jaxprs: their JVP and batching rules turn each body back into a function (`jaxpr_as_fun` in
+# JAX's `ad.py` and `batching.py`) and run it again under the transformation's tracers, so the body is
+# re-traced equation by equation. The scan example of this lecture and the while loop of lecture 13 are that case.
+# `%%jaxpr --transform NAME` shows the jaxpr of the transformed function, and `--compare` puts it beside the
+# original, aligned by source line, so you can see which equations of the original produced which equations of
+# the derivative.
+#
+# `jax.grad`、`jax.vmap`、`jax.jvp`、`jax.linearize` 不读 Python 代码，也**不是**先构造函数的 jaxpr 再去解释它。它们用
+# *tracer* 运行你的函数，函数每绑定一个原语，该变换的规则（JVP 规则、批处理规则）就**在 trace 过程中**当场处理它。
+# 下面之所以能看到 jaxpr，是因为 `make_jaxpr` trace 了**变换后的**函数（`jax.grad(f)`、`jax.vmap(f)`）：变换的规则在
+# trace 过程中逐个产生方程。有两处确实会解释一个已经存在的 jaxpr。转置（`jax.linear_transpose`、`grad` 的反向过程）
+# 沿着一个线性 jaxpr 从后往前逐个方程地处理。而 `cond`、`while`、`scan`、`jit` 把各自的分支、循环体或函数体作为子 jaxpr 携带：它们的
+# JVP 规则和批处理规则把子 jaxpr 重新变成函数（JAX 的 `ad.py` 与 `batching.py` 中的 `jaxpr_as_fun`），在变换的 tracer 下
+# 再运行一遍，于是这些子 jaxpr 被逐个方程地重新 trace。本讲的 scan 示例与第 13 讲的 while 循环正是这种情形。`%%jaxpr --transform NAME` 显示变换后函数的 jaxpr，`--compare` 把它与原程序按源码行对齐
+# 并排显示，让你看到原程序的哪些方程产生了导数程序中的哪些方程。
+#
+# **Goal.** Read the jaxprs of `grad`, `linearize` and `transpose`, tell which equations each rule added, say
+# where the residuals of a backward pass come from (partial evaluation) and what `jax.checkpoint` changes in
+# memory. Lecture 13 reads `jvp`, `vmap` and the rules you write. **Time:** 45 minutes.
+#
+# **目标**：读懂 `grad`、`linearize` 和 `transpose` 的 jaxpr，指出每条规则加入了哪些方程，说清反向过程的残差从哪里来
+# （部分求值），以及 `jax.checkpoint` 在内存上改变了什么。第 13 讲读 `jvp`、`vmap` 以及你自己写的规则。
+# **时长**：45 分钟。
+
+# %%
+%load_ext jaxprlens
+
+
+# %% [markdown]
+# ## grad: forward pass, then a backward pass / grad：先前向，再反向
+#
+# The original `func1` has four equations. Its gradient with respect to `first` keeps the forward
+# equations and adds the backward ones. Rows are grouped by the source line that made them; equations
+# with no line in the original are marked as new.
+#
+# 原来的 `func1` 有四个方程。对 `first` 求梯度时，前向方程被保留，再加上反向方程。每一组对应产生它们的
+# 源码行；在原程序中找不到对应行的方程被标为新方程。
+
+# %%
+%%jaxpr --transform grad --compare
+import jax
+import jax.numpy as jnp
+
+def func1(first, second):
+    temp = first + jnp.sin(second) * 3.
+    return jnp.sum(temp)
+
+func1(jnp.zeros(8), jnp.ones(8))
+
+# %% [markdown]
+# `--argnums 0,1` differentiates with respect to both arguments: now `cos` appears, the derivative of `sin`.
+#
+# `--argnums 0,1` 对两个实参同时求导：这时出现了 `cos`，也就是 `sin` 的导数。
+
+# %%
+%%jaxpr --transform grad --argnums 0,1
+func1(jnp.zeros(8), jnp.ones(8))
+
+# %% [markdown]
+# ## linearize and transpose: the two halves of reverse mode / linearize 与 transpose：反向模式的两半
+#
+# `jax.grad` = `linearize` (a JVP, partially evaluated: only the *linear* tangent equations remain) followed
+# by `transpose` (the linear function run backwards). The linearized `func1` multiplies the tangent of
+# `second` by `cos(second)` (computed once and kept as a constant) and by `3.0`, adds the tangent of `first`,
+# and sums. Here `3.0` is not a literal but the constvar `b:f32[]`: linearizing stored it as a 0-d `jax.Array`,
+# and an existing `jax.Array` is a constvar whatever its shape (lecture 3).
+#
+# `jax.grad` 等于 `linearize`（对 JVP 做部分求值，只留下**线性**的切向量方程）再接 `transpose`（把这个线性函数
+# 反过来运行）。线性化后的 `func1` 把 `second` 的切向量乘以 `cos(second)`（只算一次，作为常量保存）和 `3.0`，
+# 加上 `first` 的切向量，再求和。这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`：线性化把它保存成了 0 维的
+# `jax.Array`，而已经存在的 `jax.Array` 不论形状都是 constvar（第 3 讲）。
+
+# %%
+%%jaxpr --transform linearize --text
+func1(jnp.zeros(8), jnp.ones(8))
+
+# %% [markdown]
+# Transposing reverses the data flow: `reduce_sum` becomes `broadcast_in_dim`, and every `mul` by a constant
+# stays a `mul` by the same constant, now applied to the cotangent.
+#
+# 转置把数据流方向反过来：`reduce_sum` 变成 `broadcast_in_dim`，每个乘以常量的 `mul` 仍然是乘以同一个常量，
+# 只是现在作用在余切上。
+
+# %%
+%%jaxpr --transform transpose --compare
+func1(jnp.zeros(8), jnp.ones(8))
+
+# %% [markdown]
+# The same from Python: `program.transform(name, ...)` returns a new `Program`, and every view works on it.
+#
+# 在 Python 中也一样：`program.transform(name, ...)` 返回一个新的 `Program`，所有视图都能作用于它。
+
+# %%
+import jaxprlens
+
+p = jaxprlens.trace(func1, jnp.zeros(8), jnp.ones(8))
+lin = p.transform("linearize")
+print(lin.text)
+print(p.transform("transpose").text)
+
+# %% [markdown]
+# ## grad of a scan: the loop runs backwards / scan 的梯度：循环倒着跑
+#
+# `func11` returns `(carry, ys)`; `grad` differentiates the scalar carry and keeps `ys` as auxiliary output
+# (`has_aux=True`). The gradient has two `scan`s from the same source line: the forward scan and, after it,
+# its transpose with `reverse=True`.
+#
+# `func11` 返回 `(carry, ys)`；`grad` 对标量携带值求导，并把 `ys` 作为辅助输出（`has_aux=True`）。
+# 梯度程序里有两个来自同一行源码的 `scan`：先是前向 scan，然后是它的转置，`reverse=True`。
+
+# %%
+%%jaxpr --transform grad --compare
+from jax import lax
+
+def func11(arr, extra):
+    ones = jnp.ones(arr.shape)  # A constant. / 一个常量。
+
+    def body(carry, aelems):
+        ae1, ae2 = aelems
+        return (carry + ae1 * ae2 + extra, carry)
+    return lax.scan(body, 0., (arr, ones))
+
+func11(jnp.ones(16), 5.)
+
+
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+# A transformed program is an ordinary program: step through the gradient of `func1` and compare with `jax.jit`.
+#
+# 变换后的程序也是普通程序：单步执行 `func1` 的梯度，并与 `jax.jit` 的结果比较。
+
+# %% tags=["needs-feature"] needs=["jaxprlens.engine.stepper"]
+g = p.transform("grad")
+print(g.stepper().run().outputs)
+print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))
+
+
+# %% [markdown]
+# ## Partial evaluation: where residuals come from / 部分求值：残差从哪里来
+#
+# `linearize` is two steps. First the JVP: trace `jax.jvp(f)` and you get one jaxpr where the primal equations
+# (`sin a`, `mul c a`) and the tangent equations (`mul b d`, `add_any`) are interleaved. Then **partial
+# evaluation**: the primal input is *known* now, the tangent is *unknown* (it comes later), so JAX splits the
+# jaxpr in two. The **known** jaxpr computes everything that needs only the primal, and also returns the values
+# the unknown part will need: the **residuals** (here `cos a`, `a` and `sin a`). The **unknown** jaxpr takes the
+# residuals and the tangent; it is linear in the tangent. `jax.vjp` is `linearize` followed by the transpose of
+# that unknown jaxpr, and the function it returns holds exactly the residuals. `jax.interpreters.partial_eval`
+# is the module JAX's own transformations use; `partial_eval_jaxpr_nounits` takes a list saying which inputs are
+# unknown:
+#
+# `linearize` 分两步。第一步是 JVP：trace `jax.jvp(f)`，得到的一个 jaxpr 中原值方程（`sin a`、`mul c a`）与切向量方程
+# （`mul b d`、`add_any`）交错排列。第二步是**部分求值**：原值输入现在已知，切向量未知（以后才给），于是 JAX 把这个
+# jaxpr 一分为二。**已知**部分计算只依赖原值的一切，并且额外返回未知部分将要用到的值，也就是**残差**（这里是 `cos a`、
+# `a` 和 `sin a`）。**未知**部分接收残差和切向量，对切向量是线性的。`jax.vjp` 就是 `linearize` 再对未知部分做转置，
+# 它返回的函数里保存的正是这些残差。`jax.interpreters.partial_eval` 是 JAX 自己的变换所用的模块；
+# `partial_eval_jaxpr_nounits` 接收一个列表，说明哪些输入是未知的：
+
+# %%
+from jax.interpreters import partial_eval as pe
+from jaxprlens.exercise import say
+
+def f(x):
+    return jnp.sum(jnp.sin(x) * x)
+
+x = jnp.array([0., 1., 2.])
+jvp_jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(f, (x,), (t,)))(x, jnp.ones(3))
+print(jvp_jaxpr.pretty_print(use_color=False))
+known, unknown, out_unknown, residuals = pe.partial_eval_jaxpr_nounits(jvp_jaxpr, [False, True],
+                                                                      instantiate=False)
+print(say("known:", "已知部分："), known.pretty_print(use_color=False), sep="\n")
+print(say("unknown:", "未知部分："), unknown.pretty_print(use_color=False), sep="\n")
+print(say("residuals:", "残差："), residuals)
+
+# %% [markdown]
+# The same three residuals, seen from the public API: the function `jax.vjp` returns holds three arrays, and
+# the linearized jaxpr has them as its three constvars.
+#
+# 从公开 API 看也是这三个残差：`jax.vjp` 返回的函数保存着三个数组，线性化后的 jaxpr 则把它们作为三个 constvar。
+
+# %%
+y, f_vjp = jax.vjp(f, x)
+print(say("held by f_vjp:", "f_vjp 保存的数组："), [a.tolist() for a in jax.tree_util.tree_leaves(f_vjp)])
+y, f_lin = jax.linearize(f, x)
+print(jax.make_jaxpr(f_lin)(x).pretty_print(use_color=False))
+
+# %% [markdown]
+# ## Remat: fewer residuals, more work / 重计算：残差更少，计算量更大
+#
+# Residuals are what a backward pass costs in memory: every one stays alive from the forward equation that makes
+# it until the backward equation that reads it. `--memory` counts the bytes live after each equation of the
+# gradient's jaxpr, marks the peak and lists the residuals. Four `tanh` layers keep nine residuals: the
+# `1 - tanh²` of each layer, the outputs of the first three (each is the next layer's input), and `x` and `W`:
+#
+# 残差就是反向过程在内存上的开销：每个残差从产生它的前向方程起一直存活，直到读取它的反向方程为止。`--memory` 统计梯度
+# jaxpr 每个方程之后存活的字节数，标出峰值，并列出残差。四层 `tanh` 保存了九个残差：每层的 `1 - tanh²`、前三层的输出
+# （每一层的输出是下一层的输入），以及 `x` 和 `W`：
+
+# %%
+%%jaxpr --transform grad --argnums 1 --memory
+def layers(x, W):
+    for _ in range(4):
+        x = jnp.tanh(x @ W)
+    return jnp.sum(x)
+
+layers(jnp.ones((64, 128)), jnp.full((128, 128), 0.01))
+
+# %% [markdown]
+# `jax.checkpoint` (also called `jax.remat`) saves only the inputs of the function it wraps and recomputes the
+# rest in the backward pass. The gradient's jaxpr now has a `remat2` equation that redoes the forward layers; only
+# two residuals remain, and the peak is less than half:
+#
+# `jax.checkpoint`（也叫 `jax.remat`）只保存被它包住的函数的输入，其余的值在反向过程中重新计算。梯度的 jaxpr 里现在有一个
+# `remat2` 方程，它重新执行前向的各层；残差只剩两个，峰值不到原来的一半：
+
+# %%
+%%jaxpr --transform grad --argnums 1 --memory
+def layers_remat(x, W):
+    return jax.checkpoint(layers)(x, W)
+
+layers_remat(jnp.ones((64, 128)), jnp.full((128, 128), 0.01))
+
+# %% [markdown]
+# JAX says the same without jaxprlens: `jax.ad_checkpoint.print_saved_residuals` lists what a function's `vjp`
+# keeps, with the equation that made each value.
+#
+# 不用 jaxprlens，JAX 自己也能说出同样的结论：`jax.ad_checkpoint.print_saved_residuals` 列出一个函数的 `vjp`
+# 保存了哪些值，以及每个值由哪个方程产生。
+
+# %%
+from jax.ad_checkpoint import print_saved_residuals
+
+xs, W = jnp.ones((64, 128)), jnp.full((128, 128), 0.01)
+for fn in (layers, layers_remat):
+    print(fn.__name__, len(jax.tree_util.tree_leaves(jax.vjp(fn, xs, W)[1])))
+print_saved_residuals(layers_remat, xs, W)
+
+# %% [markdown]
+# ## Exercises / 练习
+#
+# Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
+# computes the truth from JAX itself. The folded cell after each check holds a solution; run it, then the
+# check again, to see it pass.
+#
+# 先预测，再检查：把 `None` 换成你的答案，运行其后的检查单元格。每个检查都用 JAX 本身算出正确结果。
+# 每个检查之后折叠的单元格是参考答案；运行它，再运行一次检查，即可看到通过。
+
+# %% tags=["checks"]
+import collections
+import jax
+import jax.numpy as jnp
+from jax import lax, make_jaxpr
+
+from jaxprlens.exercise import check
+
+
+# %% [markdown]
+# **Exercise 1 / 练习 1.** `jax.grad(func1)` differentiates with respect to `first` only. Which primitives does
+# its jaxpr contain that the jaxpr of `func1` does not? Answer with a list of primitive names, in order.
+#
+# `jax.grad(func1)` 只对 `first` 求导。它的 jaxpr 比 `func1` 的 jaxpr 多出哪些原语？按顺序用原语名列表作答。
+
+# %% tags=["exercise-1"]
+def func1(first, second):
+    temp = first + jnp.sin(second) * 3.
+    return jnp.sum(temp)
+
+args = (jnp.zeros(8), jnp.ones(8))
+answer_1 = None  # a list of str / 字符串列表
+
+# %% tags=["check-1"]
+before = collections.Counter(e.primitive.name for e in make_jaxpr(func1)(*args).jaxpr.eqns)
+added = []
+for e in make_jaxpr(jax.grad(func1))(*args).jaxpr.eqns:
+    if before[e.primitive.name] > 0:
+        before[e.primitive.name] -= 1
+    else:
+        added.append(e.primitive.name)
+check(answer_1, added,
+      "The forward equations are all kept. Going backwards, d(sum)/d(temp) is a vector of ones and "
+      "d(temp)/d(first) is the identity, so what is new is only what builds that vector.",
+      "前向方程全部保留。反向时 d(sum)/d(temp) 是全 1 向量，d(temp)/d(first) 是恒等映射，新增的只是构造这个向量的"
+      "方程。")
+
+# %% tags=["solution-1"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# The transpose of reduce_sum broadcasts the cotangent 1.0 back to f32[8]; the add passes it on unchanged.
+# reduce_sum 的转置把余切 1.0 广播回 f32[8]；add 原样传递它。
+answer_1 = ["broadcast_in_dim"]
+
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** How many `scan` equations does the jaxpr of `jax.grad` of a scan contain? Answer with
+# an int.
+#
+# 对一个 scan 求 `jax.grad`，得到的 jaxpr 中有几个 `scan` 方程？用整数作答。
+
+# %% tags=["exercise-2"]
+def total(xs):
+    return lax.scan(lambda c, x: (c + jnp.sin(x) * c, None), 1., xs)[0]
+
+answer_2 = None  # an int / 一个整数
+
+# %% tags=["check-2"]
+scans = [e for e in make_jaxpr(jax.grad(total))(jnp.ones(5)).jaxpr.eqns if e.primitive.name == "scan"]
+check(answer_2, len(scans),
+      "Reverse mode needs the forward loop (to save what the backward pass needs) and then the transposed loop, "
+      "run in reverse.",
+      "反向模式需要前向循环（保存反向过程所需的值），然后是倒着运行的转置循环。")
+
+# %% tags=["solution-2"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+answer_2 = 2
+
+
+# %% [markdown]
+# **Exercise 3 / 练习 3.** How many arrays does the function returned by `jax.vjp(wavy, x)` hold (its
+# residuals)? Partially evaluate in your head: which values of the forward pass does the derivative of
+# `jnp.sum(jnp.cos(x) * 2.)` need? Answer with an int.
+#
+# `jax.vjp(wavy, x)` 返回的函数保存了几个数组（也就是它的残差）？在脑中做一次部分求值：
+# `jnp.sum(jnp.cos(x) * 2.)` 的导数需要前向过程中的哪些值？用整数作答。
+
+# %% tags=["exercise-3"]
+def wavy(x):
+    return jnp.sum(jnp.cos(x) * 2.)
+
+answer_3 = None  # an int / 一个整数
+
+# %% tags=["check-3"]
+_, wavy_vjp = jax.vjp(wavy, jnp.ones(4))
+check(answer_3, len(jax.tree_util.tree_leaves(wavy_vjp)),
+      "The tangent of cos(x) is -sin(x) * t, so sin(x) is one residual. The other is the 2.: the linear part "
+      "multiplies by it, and linearizing keeps it as a 0-d array, a constvar like the 3.0 of func1 above.",
+      "cos(x) 的切向量是 -sin(x) * t，所以 sin(x) 是一个残差。另一个是 2.：线性部分要乘以它，线性化把它保存成 0 维"
+      "数组，和上面 func1 的 3.0 一样是一个 constvar。")
+
+# %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# sin(x) and the 0-d array 2.0 (linearize keeps the constant as a constvar).
+# sin(x) 和 0 维数组 2.0（线性化把这个常量保存为 constvar）。
+answer_3 = 2
+
+# %% [markdown]
+# **Takeaway / 小结**: transformations apply their rules while tracing, and `make_jaxpr` of the transformed
+# function shows what they emitted. `grad` = `linearize` + `transpose`, and `linearize` = JVP + partial
+# evaluation: the known part computes the primal and the residuals, the unknown part is linear. The residuals are
+# what the backward pass keeps in memory; `jax.checkpoint` trades them for recomputation.
+#
+# 变换在 trace 过程中施加规则，对变换后的函数做 `make_jaxpr` 就能看到它们产生了什么。`grad` = `linearize` + `transpose`，
+# 而 `linearize` = JVP + 部分求值：已知部分计算原值和残差，未知部分是线性的。残差就是反向过程留在内存里的东西；
+# `jax.checkpoint` 用重新计算换掉它们。

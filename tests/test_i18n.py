@@ -425,7 +425,7 @@ def test_stepper_and_debugger_errors_in_chinese():
     assert str(info.value) == "the program has 2 inputs (first, second), but 1 array value(s) were given"
     with pytest.raises(ValueError) as info:
         Stepper(p, (np.ones(3, np.float32), np.ones(8, np.float32)))
-    assert info.value.text("zh") == "输入 first 声明为 f32[8]，但给出的值形状为 (3,)；请给出追踪时形状的值，或重新追踪"
+    assert info.value.text("zh") == "输入 first 声明为 f32[8]，但给出的值形状为 (3,)；请给出 trace 时形状的值，或重新 trace"
     st = Stepper(p)
     with pytest.raises(ValueError) as info:
         st.set_value("zz", 1.0)

@@ -245,12 +245,15 @@ class Fold(_Draw):
         if self.top.parent is not None:            # ... and the values that leave, by where they go
             self.border(self.top.outputs, g, "out", self.target, "output")
             return
-        if len(p.outvars) <= GROUPED:
-            return super().outputs(p, g, results)
+        paths = [(p.out_paths[i] if i < len(p.out_paths) else "") for i in range(len(p.outvars))]
+        kept = [i for i, x in enumerate(paths) if x or p.outer is None]   # a jit's result its call drops: none
+        paths = [paths[i] or "out" for i in kept]
+        heads = groups(paths)
+        if len(p.outvars) <= GROUPED and len(set(heads)) == len(kept) == len(p.outvars):
+            return super().outputs(p, g, results)         # a value a node: only where none shares a result
         by: dict = {}
-        paths = [(p.out_paths[i] if i < len(p.out_paths) else "") or "out" for i in range(len(p.outvars))]
-        for a, path, head in zip(p.outvars, paths, groups(paths)):
-            by.setdefault(head, []).append((a, path))
+        for i, path, head in zip(kept, paths, heads):
+            by.setdefault(head, []).append((p.outvars[i], path))
         for k, (head, pairs) in enumerate(by.items()):
             name, atoms = f"p/out{k}", [a for a, _ in pairs]
             words = (_lines(head, t("n_values", self.lang, n=len(atoms))) if len(atoms) > 1 else

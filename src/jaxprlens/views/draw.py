@@ -18,7 +18,7 @@ from jaxprlens.present.i18n import role_word, sub_label, t
 from jaxprlens.present.nouns import param_words, params_of, source_text, var_text
 from jaxprlens.present.words import percent
 from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
-from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id
+from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id, statement
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
 MAX_NODES = 60        # a program of more equations is drawn by its inlined calls (overview.py), a sub-jaxpr
@@ -36,6 +36,7 @@ PARAM_CHARS = 40
 LEGEND_CHARS = 60     # characters in one legend row: 9 pt Helvetica at ~5.5 px, ~330 px: beside a small graph the
                       # drawing stays under ~700 px, whole at 1:1 in a reveal slide and at 0.95 in a 700 px window
 LINE_CHARS = 36
+PAD = "\u00a0"        # beside an edge label, each side: labels of neighbouring edges stay a space apart
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
 _NOISY = set("""out_sharding sharding in_shardings out_shardings in_layouts out_layouts donated_invars ctx_mesh
@@ -50,6 +51,9 @@ def _lines(*parts: str) -> str:
 
 
 def eqn_label(eqn) -> str:
+    said = statement(eqn)          # a ref read or write: as JAX's printer writes it (``c:f32[3] <- b[...]``)
+    if said is not None:
+        return _lines(eqn.primitive, shorten(said, 2 * LINE_CHARS))
     words = [eqn.primitive] + param_words([p for p in params_of(eqn) if p.key not in _NOISY], PARAM_CHARS,
                                           one_line=False)
     lines = [words[0]]
@@ -123,6 +127,7 @@ class _Draw:
         pre = f"p/{path_id(p.path)}" if p.path else "p"
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
+            self.kinds.add("constant")       # the legend's swatch: only where a constant is drawn
             g.node(name, label=_lines(var_text(v), f"= {_preview(value)}"),
                    tooltip=dot(t("const_tip", self.lang, var=var_text(v))), **STYLES["constant"])
         for i, v in enumerate(p.invars):
@@ -216,11 +221,10 @@ class _Draw:
         for k, out in enumerate(sub.program.outvars):
             r = sub.out_map[k] if k < len(sub.out_map) else None
             tail = self.atom(out, sc, f"{spath}-out{k}")
-            name = var_text(out) if isinstance(out, Var) else out.type
-            if r is not None:
-                self.edge(tail, nid, [f"{name} → {eqn.outvars[r].name}"])
+            if r is not None:      # its name and where it goes (the type: the result's, below the equation)
+                self.edge(tail, nid, [f"{out.name if isinstance(out, Var) else out.text} → {eqn.outvars[r].name}"])
             else:
-                self.edge(tail, nid, [name], style="dashed")
+                self.edge(tail, nid, [var_text(out) if isinstance(out, Var) else out.type], style="dashed")
         c.subgraph(sc)
 
     def runs(self, p: Program, g):
@@ -248,7 +252,7 @@ class _Draw:
         cells = [(t("kind_" + k.replace(" ", "_"), self.lang), *KIND_COLORS[k]) for k in KIND_COLORS
                  if k in self.kinds and self.shares is None]
         cells += [(t("kind_" + k, self.lang), STYLES[k]["fillcolor"], STYLES[k]["color"])
-                  for k in ("input", "constant", "output")]
+                  for k in ("input", "constant", "output") if k != "constant" or k in self.kinds]
         if self.shares is not None:        # the cost scale first: what the colours mean
             cells[:0] = [(word, fill, COST_STROKE) for word, fill in cost_scale()]
         rows, width = [[]], 0
@@ -301,8 +305,8 @@ class _Draw:
                        tooltip=dot(t("made_above", self.lang, n=spans[i])),
                        **STYLES["ref"])
                 tail, parts = ref, parts[1:]
-            if parts:
-                attrs = {key: _lines(*parts), **attrs}
+            if parts:                       # padded: labels side by side (an input's edges) keep apart
+                attrs = {key: _lines(*(f"{PAD}{x}{PAD}" for x in parts)), **attrs}
             g.edge(tail, head, **attrs)
 
 

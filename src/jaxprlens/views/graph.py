@@ -136,7 +136,8 @@ class Graph:
         parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
         lang = self.lang
         words = labels(fit=t("zoom_fit", lang), one=t("zoom_one", lang), hint=t("graph_hint", lang),
-                       notdrawn=t("graph_notdrawn", lang, path="{path}"))     # the script puts the call in
+                       notdrawn=t("graph_notdrawn", lang, path="{path}"),     # the script puts the call in
+                       more=t("graph_more", lang))      # under a drawing taller than its port
         # the hint says how to make the picture live; the script replaces it with how to pan and zoom
         hint = f'<p class="jl-hint">{html(t("graph_untrusted", lang))}</p>'
         seen = seen_through_note(self.program, lang) if not self.path else ""    # a jit's body: one line

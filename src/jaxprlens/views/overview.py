@@ -212,6 +212,7 @@ class Fold(_Draw):
         pre = "p"
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
+            self.kinds.add("constant")
             g.node(name, label=_lines(var_text(v)), **STYLES["constant"])
         by_arg: dict = {}
         for v, arg in zip(p.invars, self.keys()):

@@ -230,6 +230,8 @@ VIEW_TEXT = {
                        "--path {path} draws it", "{path} 没有预先绘制：用 %%jaxpr --graph --path {path} 或 "
                        ".graph(path=\"{path}\") 绘制它"),
     # new keys (helper models)
+    "graph_kernels": ("outline: compiled kernel", "边框：计算内核"),
+    "graph_kernel_tip": ("kernel {kernel}", "计算内核 {kernel}"),
     "graph_more": ("↓ more below: drag up, or “fit” to see it whole", "↓ 下方还有：向上拖动，或点“适应窗口”看全图"),
     "graph_empty": ("Nothing to draw: the program has no equations (its results are its inputs or constants)",
                     "没有可绘制的内容：这个程序没有方程（它的结果就是它的输入或常量）"),

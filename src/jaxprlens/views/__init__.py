@@ -116,13 +116,14 @@ def build_view(program, opts: Options, transformed=None):
     if opts.graph:                     # --graph --profile: coloured by measured time (--cost: by the estimate)
         from jaxprlens.views.draw import Shares
         shares = Shares.measured(program, measured) if measured is not None and not opts.cost else None
+        fused = program.fusion(device=opts.device, lang=lang) if opts.fusion else None   # outlines by kernel
         parts.append(program.graph(depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
-                                   cost=opts.cost, shares=shares))
+                                   cost=opts.cost, shares=shares, fusion=fused))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
-    if opts.fusion:
-        parts.append(program.fusion(device=opts.device, lang=lang))
+    if opts.fusion:                    # compiled once: the graph's outlines and this view share it
+        parts.append(fused if opts.graph else program.fusion(device=opts.device, lang=lang))
     if opts.memory:
         parts.append(program.memory(lang=lang))
     if opts.run:

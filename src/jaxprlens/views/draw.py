@@ -106,6 +106,8 @@ class _Draw:
         self.drawn = 0
         self.compact = False          # edge labels as ``xlabel``s: they take no rank of their own
         self.shares = shares          # colour equations by their share of the cost (issue 22)
+        self.kernels = None           # views.fusion.Kernels: outline equations by compiled kernel (issue 30)
+        self.kernels_drawn: list = []
 
     def edge(self, tail, head, parts=(), **attrs):
         self.edges.append((tail, head, parts, attrs))
@@ -168,6 +170,7 @@ class _Draw:
             tip += " · " + self.shares.words(x, self.lang)
         attrs = dict(label=label, id=dot(nid), fillcolor=fill, color=stroke, tooltip=dot(tip),
                      _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
+        self.outline(attrs, [eqn.id])
         targets: dict = {}            # operand index -> [node the operand flows into]
         if eqn.subs:
             c = graphviz.Digraph(name=f"cluster_eqn_{eqn.id}")
@@ -193,6 +196,18 @@ class _Draw:
                 g.node(sink, label=dot(var_text(v) + ("" if v.dropped else " " + t("unused", self.lang))),
                        **STYLES["unused"])
                 self.edge(nid, sink, (), style="dashed", arrowhead="none")
+
+    def outline(self, attrs: dict, eqn_ids: list):
+        """A node standing for ``eqn_ids`` outlined in their kernel's colour, when they landed in one."""
+        found = self.kernels.of(eqn_ids) if self.kernels is not None else None
+        if found is None:
+            return
+        name, colour, likely = found
+        self.kernels_drawn.append(name)
+        attrs.update(color=colour, penwidth="3", tooltip=attrs.get("tooltip", "") + dot(
+            " · " + self.kernels.words(name, likely, self.lang)))
+        if likely:
+            attrs["style"] = "rounded,filled,dashed"
 
     def sub(self, eqn, sub, c, nid: str, level: int, targets: dict):
         spath = path_id(sub.program.path)
@@ -255,10 +270,12 @@ class _Draw:
                   for k in ("input", "constant", "output") if k != "constant" or k in self.kinds]
         if self.shares is not None:        # the cost scale first: what the colours mean
             cells[:0] = [(word, fill, COST_STROKE) for word, fill in cost_scale()]
+        if self.kernels is not None:       # then the outlines: the kernels drawn
+            cells += self.kernels.legend(self.kernels_drawn, self.lang)
         rows, width = [[]], 0
-        for word, fill, stroke in cells:   # rows of LEGEND_CHARS: narrow screens and slides
+        for word, fill, stroke, *new_row in cells:   # rows of LEGEND_CHARS: narrow screens and slides
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
-            if rows[-1] and width + w > LEGEND_CHARS:
+            if rows[-1] and (width + w > LEGEND_CHARS or new_row):
                 rows.append([])
                 width = 0
             rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
@@ -402,11 +419,12 @@ def _digraph():
 
 
 def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
-              lang: str = "en", shares: Shares | None = None) -> tuple:
+              lang: str = "en", shares: Shares | None = None, kernels=None) -> tuple:
     """DOT source for ``root`` and the drawing's bookkeeping (for the summary); ``shares``: colour each
-    equation by its share of the cost."""
+    equation by its share of the cost; ``kernels`` (``views.fusion.Kernels``): outline it by its kernel."""
     g = _digraph()
     d = _Draw(depth, max_nodes, lang, shares)
+    d.kernels = kernels
     binding = results = None
     if parent is not None:
         binding = [t("role_from", lang, role=role_word(parent.roles.of_operand(j) if parent.roles else "operand",

@@ -184,8 +184,10 @@ class Fold(_Draw):
             x = self.shares.of(eqns)
             share, tip = percent(x), f"{tip} · {self.shares.words(x, self.lang)}"
             style = {**style, "fillcolor": cost_fill(x), "color": COST_STROKE}
-        g.node(nid, label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common, share), id=dot(nid),
-               tooltip=dot(tip), **style)
+        attrs = dict(label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common, share), id=dot(nid),
+                     tooltip=dot(tip), **style)
+        self.outline(attrs, [e.id for e in eqns])          # a run that landed in one kernel: its colour
+        g.node(nid, **attrs)
         self.into(eqns, nid, g)
 
     def into(self, eqns: list, nid: str, g):
@@ -361,7 +363,7 @@ def groups(paths: list) -> list:
 
 
 def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "",
-          shares=None) -> tuple:
+          shares=None, kernels=None) -> tuple:
     """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded);
     ``shares`` (``draw.Shares``): nodes coloured by their share of the cost."""
     opened = unfold(top, max_nodes, depth)
@@ -370,6 +372,7 @@ def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: s
         g = _digraph()
         g.attr(nodesep="0.15")
         d = Fold(tree, top, opened, DEPTH if depth is None else depth, max_nodes, lang, prefix, shares)
+        d.kernels = kernels
         d.header(tree.program, g)
         d.draw(g)
         d.outputs(tree.program, g)

@@ -511,11 +511,27 @@ def check_step(case):
     assert [it["name"] for it in results] == (p.returned_paths or [it["name"] for it in results])
     assert len(results) == len(got) == len(jax.tree_util.tree_leaves(case.want))
     for it, x in zip(results, got):                # the value panel's numbers: NumPy's, on float32 copies
-        s = values.summarize(x)
-        if s.kind in ("int", "float") and s.size:
-            f = np.asarray(x).astype(np.float32)
-            assert (it["min"], it["max"]) == (float(f"{f.min():.6g}"), float(f"{f.max():.6g}")), it
-            assert f"NaN {int(np.isnan(f).sum())}" in it["stats"] and f"mean {f.mean(dtype=np.float64):.6g}" in it["stats"], it
+        if values.summarize(x).kind in ("int", "float") and np.size(x):
+            _same_numbers(it, x)
+    low = next((e for e in p.eqns if e.outvars and str(e.outvars[0].aval.dtype) in LOW), None)
+    if low is not None:              # bf16 compute (mixed precision): a value of it in the panel, as NumPy says
+        st.reset()
+        while st.last_eqn is not low:
+            st.step()
+        item = StateView(st, "en").values()[-1]["items"][0]
+        assert item["dtype"] == str(low.outvars[0].aval.dtype) and item["hist"] is not None, item
+        _same_numbers(item, st.last_outputs[0])
+
+
+def _same_numbers(item: dict, value):
+    """A value panel item's min, max, mean and NaN count are NumPy's on a float32 copy of ``value``."""
+    f = np.asarray(value).astype(np.float32)
+    assert (item["min"], item["max"]) == (float(f"{f.min():.6g}"), float(f"{f.max():.6g}")), item
+    assert f"mean {f.mean(dtype=np.float64):.6g}" in item["stats"], item
+    assert f"NaN {int(np.isnan(f).sum())}" in item["stats"], item
+
+
+LOW = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4")    # NumPy's kind 'V' dtypes
 
 
 CHECKS_OF = {name: {**CHECKS, "step": check_step} for name in STEPS}

@@ -792,3 +792,15 @@ def test_a_drawing_taller_than_its_port_says_more_is_below():
     assert "data-l-more=\"↓ 下方还有" in _program("func1").graph(lang="zh").html()
     js = front._asset("graph.js")
     assert 'word(box, "more"' in js and 'classList.toggle("jl-clipped"' in js
+
+
+def test_a_chinese_legend_cell_is_wide_enough_for_its_glyphs():
+    """graphviz-pure measures a CJK glyph at ~7.5 of its 9 pt and centres the text on that: 数据搬移 ran past its
+    cell. A CJK word's cell asks for 11 pt a glyph (a minimum: dot's own measure can only widen it)."""
+    src = trace(lambda a, b: (a @ b).T.sum(), np.ones((2, 3), np.float32),
+                np.ones((3, 2), np.float32)).graph(lang="zh").source
+    legend = src[src.index("legend [label="):]
+    cells = dict((w, int(n)) for n, w in re.findall(r'WIDTH="(\d+)"><FONT COLOR="[^"]+">([^<]+)<', legend))
+    assert cells["数据搬移"] >= 4 * 11 and cells["缩并"] >= 2 * 11, cells
+    english = trace(lambda a: a.T.sum(), np.ones((2, 3), np.float32)).graph().source
+    assert "WIDTH" not in english[english.index("legend [label="):]           # English cells: as they were

@@ -278,7 +278,11 @@ class _Draw:
             if rows[-1] and (width + w > LEGEND_CHARS or new_row):
                 rows.append([])
                 width = 0
-            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
+            # a CJK word's cell is measured too narrow (graphviz-pure: ~7.5 of 9 pt a glyph, the text centred on
+            # that): at least 11 pt a glyph keeps it inside; dot's own measure only grows past this minimum
+            wide = sum(11 if ord(ch) > 0x2e80 else 5 for ch in word) + 6
+            size = f' WIDTH="{wide}"' if wide > 5 * len(word) + 6 else ""
+            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"{size}><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
             width += w
         if self.shares is not None:        # ... under its title, which says the total --cost prints (dark
             span = max(len(r) for r in rows)   # text on its own light ground: readable in either theme)

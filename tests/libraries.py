@@ -59,17 +59,20 @@ def nnx_mlp_train_step():
     return train_step, (state, *_data())
 
 
+def _linen_mlp(nn):
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(CLASSES)(nn.relu(nn.Dense(8)(x)))
+    return MLP()
+
+
 def linen_mlp_train_step():
     """flax.linen MLP: model.apply inside jax.value_and_grad, optax adam update."""
     nn = pytest.importorskip("flax.linen")
     optax = pytest.importorskip("optax")
 
-    class MLP(nn.Module):
-        @nn.compact
-        def __call__(self, x):
-            return nn.Dense(CLASSES)(nn.relu(nn.Dense(8)(x)))
-
-    model, tx = MLP(), optax.adam(1e-2)
+    model, tx = _linen_mlp(nn), optax.adam(1e-2)
     x, y = _data()
     params = model.init(jax.random.key(1), x)
 
@@ -164,6 +167,25 @@ def pmap_pmean():
     return step, (jnp.linspace(-1.0, 1.0, 6).reshape(3, 2), jnp.arange(48.0).reshape(8, 2, 3) / 48)
 
 
+def jit_in_shardings():
+    """A data-parallel SGD step as jax's sharding docs write it: ``jax.jit`` with ``in_shardings`` and
+    ``out_shardings``, the batch sharded over 8 devices, the weights replicated, called with one sharded and one
+    plain argument (the runner places them as ``jax.jit`` does)."""
+    _eight()
+    from functools import partial
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    mesh = jax.make_mesh((8,), ("data",), axis_types=(jax.sharding.AxisType.Auto,))
+    rows, whole = NamedSharding(mesh, P("data")), NamedSharding(mesh, P())
+
+    @partial(jax.jit, in_shardings=(whole, rows, rows), out_shardings=(whole, whole))
+    def sgd_step(w, x, y):
+        loss, g = jax.value_and_grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+        return w - 0.1 * g, loss
+
+    x = jax.device_put(jnp.arange(32.0).reshape(16, 2) / 32, rows)
+    return sgd_step, (jnp.array([0.5, -0.25]), x, jnp.linspace(0.0, 1.0, 16))
+
+
 def shard_map_psum():
     """A row-parallel matmul: each shard multiplies its slice, psum adds the partial products."""
     _eight()
@@ -178,8 +200,9 @@ def shard_map_psum():
 
 
 CASES = {f.__name__: f for f in (nnx_mlp_train_step, linen_mlp_train_step, transformer_block_grad,
-                                 equinox_mlp_train_step, diffrax_ode_solve, pmap_pmean, shard_map_psum)}
-DEVICE_CASES = ("pmap_pmean", "shard_map_psum")
+                                 equinox_mlp_train_step, diffrax_ode_solve, pmap_pmean, shard_map_psum,
+                                 jit_in_shardings)}
+DEVICE_CASES = ("pmap_pmean", "shard_map_psum", "jit_in_shardings")
 
 
 class Case:
@@ -263,8 +286,11 @@ class _Watched:
 def check_stepper_mix(case):
     st = case.program.stepper(*case.args)
     deepest = {}
-    for policy, seed in (("into", 0), *(("mix", seed) for seed in range(1, 7))):
+    for policy, seed in (("into", 0), *(("mix", seed) for seed in range(1, 7)), ("mix", 1)):
         st.reset()
+        if policy in deepest and seed == 1:    # once more from the first equation with a body (a big program's
+            while st.current is not None and not st.current.subs:      # few are seldom met before a Continue)
+                st.step()
         watched = _Watched(st)
         drive(watched, policy, seed)
         assert_same(st.outputs, case.want, f"{case.name} {policy} {seed}")
@@ -279,31 +305,6 @@ def check_run(case):
 CHECKS = {f.__name__.removeprefix("check_"): f for f in (check_text, check_table, check_graph,
                                                           check_stepper_run, check_stepper_mix, check_run)}
 
-
-def outcomes(names):
-    """``{case: {check: "ok" | "skip: why" | traceback text}}``, every check tried on every case."""
-    result = {}
-    for name in names:
-        try:
-            case = Case(name)
-        except pytest.skip.Exception as e:
-            result[name] = {check: f"skip: {e.msg}" for check in CHECKS}
-            continue
-        except Exception:
-            result[name] = {check: traceback.format_exc() for check in CHECKS}
-            continue
-        result[name] = {}
-        for check, fn in CHECKS.items():
-            try:
-                fn(case)
-                result[name][check] = "ok"
-            except Exception:
-                result[name][check] = traceback.format_exc()
-    return result
-
-
-if __name__ == "__main__":
-    print(json.dumps(outcomes(sys.argv[1:])))
 
 
 VOCAB = 11
@@ -364,3 +365,200 @@ def nnx_jit_train_step(blocks=2):
 
     tokens = jax.random.randint(jax.random.key(5), (2, 9), 0, vocab)
     return train_step, (model, optimizer, tokens[:, :-1], tokens[:, 1:])
+
+
+def linen_resnet_train_step():
+    """flax.linen's ResNet block with BatchNorm, trained as linen's docs write it: a ``TrainState`` holding
+    ``batch_stats``, ``@jax.jit def train_step(state, batch)``, ``apply_fn(..., train=True,
+    mutable=['batch_stats'])`` inside ``jax.value_and_grad(..., has_aux=True)`` (issue 28)."""
+    nn = pytest.importorskip("flax.linen")
+    optax = pytest.importorskip("optax")
+    from flax.training import train_state
+
+    class ResNetBlock(nn.Module):
+        filters: int
+
+        @nn.compact
+        def __call__(self, x, train: bool):
+            residual = x
+            y = nn.Conv(self.filters, (3, 3), dtype=jnp.bfloat16)(x)        # mixed precision: bf16 compute
+            y = nn.BatchNorm(use_running_average=not train)(y)
+            y = nn.relu(y)
+            y = nn.Conv(self.filters, (3, 3), dtype=jnp.bfloat16)(y)
+            y = nn.BatchNorm(use_running_average=not train, scale_init=nn.initializers.zeros)(y)
+            if residual.shape != y.shape:
+                residual = nn.Conv(self.filters, (1, 1), name="conv_proj")(residual)
+                residual = nn.BatchNorm(use_running_average=not train, name="norm_proj")(residual)
+            return nn.relu(residual + y)
+
+    class TrainState(train_state.TrainState):
+        batch_stats: dict
+
+    model = ResNetBlock(filters=4)
+    image = jax.random.normal(jax.random.key(6), (2, 6, 6, 3))
+    variables = model.init(jax.random.key(7), image, train=False)
+    state = TrainState.create(apply_fn=model.apply, params=variables["params"], tx=optax.sgd(0.1, momentum=0.9),
+                              batch_stats=variables["batch_stats"])
+
+    @jax.jit
+    def train_step(state, batch):
+        def loss_fn(params):
+            out, updates = state.apply_fn({"params": params, "batch_stats": state.batch_stats}, batch["image"],
+                                          train=True, mutable=["batch_stats"])
+            loss = jnp.mean((out.mean(axis=(1, 2)) - batch["label"]) ** 2)
+            return loss, updates
+        (loss, updates), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+        state = state.apply_gradients(grads=grads)
+        state = state.replace(batch_stats=updates["batch_stats"])
+        return state, loss
+
+    batch = {"image": image, "label": jnp.linspace(0.0, 1.0, 8).reshape(2, 4)}
+    return train_step, (state, batch)
+
+
+def optax_multi_transform_step():
+    """optax.multi_transform as its docs write it: adam on the kernels, sgd on the biases, the labels made from
+    each parameter's path; a linen MLP's loss and update under ``jax.jit`` (issue 28)."""
+    nn = pytest.importorskip("flax.linen")
+    optax = pytest.importorskip("optax")
+
+    def label(path, _):
+        return "sgd" if path[-1].key == "bias" else "adam"
+
+    model = _linen_mlp(nn)
+    x, y = _data()
+    params = model.init(jax.random.key(8), x)
+    tx = optax.multi_transform({"adam": optax.adam(1e-2), "sgd": optax.sgd(1e-1)},
+                               lambda params: jax.tree_util.tree_map_with_path(label, params))
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        loss, grads = jax.value_and_grad(lambda p: _cross_entropy(model.apply(p, x), y))(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    return train_step, (params, tx.init(params), x, y)
+
+
+def pallas_add_one():
+    """A Pallas kernel in interpret mode, called from a jitted function: x + 1 over a grid of 2 blocks of 4."""
+    from jax.experimental import pallas as pl
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+    @jax.jit
+    def add_one(x):
+        spec = pl.BlockSpec((4,), lambda i: (i,))
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,),
+                              in_specs=[spec], out_specs=spec, interpret=True)(x) * 2.0
+
+    return add_one, (jnp.arange(8.0),)
+
+
+CASES.update((f.__name__, f) for f in (linen_resnet_train_step, optax_multi_transform_step, pallas_add_one))
+# jitted steps as their libraries' docs write them: seen through, checked as a reader meets them (check_step)
+STEPS = ("linen_resnet_train_step", "optax_multi_transform_step", "equinox_mlp_train_step", "pallas_add_one",
+         "jit_in_shardings")
+
+
+def check_step(case):
+    """A jitted step as a reader meets it (issue 28): the table opens on a real row, every binder named by its
+    Python path (a sub-jaxpr's too), results grouped, sources on the user's lines, the graph's first view a
+    screenful of named nodes (the calls as boxes), run() and the debugger's results as calling the function."""
+    from jaxprlens.engine import values
+    from jaxprlens.model.program import Var
+    from jaxprlens.views.dbgstate import StateView
+    p = case.program
+    assert p.outer is not None and [e.primitive for e in p.outer.eqns] == ["jit"], "seen through"
+    import inspect
+    heads = {re.split(r"[.\[]", v.path, maxsplit=1)[0] for v in p.invars}
+    assert all(v.path for v in p.invars) and heads <= set(inspect.signature(case.fn).parameters), heads
+    for e in p.walk():                                     # names flow through every call boundary
+        for s in e.subs:
+            for binder, j in zip(s.program.invars, s.in_map):
+                outer = e.invars[j] if j is not None else None
+                if isinstance(outer, Var) and outer.path:
+                    assert binder.path == outer.path, (e.id, binder.name, binder.path, outer.path)
+    page = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser")
+    rows = [tr for tr in page.select("table.jl-eqns > tr, table.jl-eqns > tbody > tr, table.jl-eqns > thead > tr")
+            if "jl-more-note" not in tr.get("class", [])]           # a line saying how the rows are folded
+    first = next(i for i, tr in enumerate(rows) if {"jl-row", "jl-grow"} & set(tr.get("class", [])))
+    assert first == 1, first                         # after the head row: an equation or a call
+    sig = page.select_one("table.jl-sig")
+    kinds = [tr["class"] for tr in sig.select(":scope > tr")]
+    if len(p.outvars) > 6:                         # returned state: a folded tree, counted by subtree
+        assert ["jl-outvar", "jl-sigtree"] in kinds and len(kinds) <= 3, kinds
+    text = p.table().text().splitlines()
+    assert sum(x.startswith("result: ") for x in text) <= 6
+    sources = [e.source for e in p.walk() if e.source is not None]
+    own = [s for s in sources if s.where == "libraries.py"]           # this file is the user's code
+    assert len(own) >= 0.9 * len(sources), {s.where for s in sources} - {"libraries.py"}
+    graph = p.graph()
+    for src in [graph.source] + [v.source for v in graph.views()[:3]]:
+        assert src.count("->") <= 80 and not re.search(r'label="(from |to )?(input|output) \d', src), src
+    if len(list(p.walk())) > graph.max_nodes:                   # drawn by its calls: forward, backward, update
+        assert len(re.findall(r'^\t"grp-[^"]+" \[label=', graph.source, re.M)) >= 2
+        # results: a node per returned argument (``out[0] · 31 values``), none for a result the call drops
+        said = [lab.split("\\n")[0] for lab in re.findall(r'"p/out\d+" \[label="([^"]*)"', graph.source)]
+        assert said == list(dict.fromkeys(re.match(r"out(\[\d+\])?", x).group() for x in p.returned_paths)), said
+    assert_same(p.run(repeat=1).outputs, case.want, f"{case.name} run()")
+    st = p.stepper()
+    st.run()
+    assert_same(st.outputs, case.want, f"{case.name} stepper")
+    results = StateView(st, "en").values()[-1]["items"]
+    got = jax.tree_util.tree_leaves(st.outputs)
+    assert [it["name"] for it in results] == (p.returned_paths or [it["name"] for it in results])
+    assert len(results) == len(got) == len(jax.tree_util.tree_leaves(case.want))
+    for it, x in zip(results, got):                # the value panel's numbers: NumPy's, on float32 copies
+        if values.summarize(x).kind in ("int", "float") and np.size(x):
+            _same_numbers(it, x)
+    low = next((e for e in p.eqns if e.outvars and str(e.outvars[0].aval.dtype) in LOW), None)
+    if low is not None:              # bf16 compute (mixed precision): a value of it in the panel, as NumPy says
+        st.reset()
+        while st.last_eqn is not low:
+            st.step()
+        item = StateView(st, "en").values()[-1]["items"][0]
+        assert item["dtype"] == str(low.outvars[0].aval.dtype) and item["hist"] is not None, item
+        _same_numbers(item, st.last_outputs[0])
+
+
+def _same_numbers(item: dict, value):
+    """A value panel item's min, max, mean and NaN count are NumPy's on a float32 copy of ``value``."""
+    f = np.asarray(value).astype(np.float32)
+    assert (item["min"], item["max"]) == (float(f"{f.min():.6g}"), float(f"{f.max():.6g}")), item
+    assert f"mean {f.mean(dtype=np.float64):.6g}" in item["stats"], item
+    assert f"NaN {int(np.isnan(f).sum())}" in item["stats"], item
+
+
+LOW = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4")    # NumPy's kind 'V' dtypes
+
+
+CHECKS_OF = {name: {**CHECKS, "step": check_step} for name in STEPS}
+
+
+def outcomes(names):
+    """``{case: {check: "ok" | "skip: why" | traceback text}}``, every check tried on every case."""
+    result = {}
+    for name in names:
+        checks = CHECKS_OF.get(name, CHECKS)
+        try:
+            case = Case(name)
+        except pytest.skip.Exception as e:
+            result[name] = {check: f"skip: {e.msg}" for check in checks}
+            continue
+        except Exception:
+            result[name] = {check: traceback.format_exc() for check in checks}
+            continue
+        result[name] = {}
+        for check, fn in checks.items():
+            try:
+                fn(case)
+                result[name][check] = "ok"
+            except Exception:
+                result[name][check] = traceback.format_exc()
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps(outcomes(sys.argv[1:])))

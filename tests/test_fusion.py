@@ -188,3 +188,63 @@ def test_the_magic_option(ip):
                              "def f(x):\n    return jnp.sin(x) * 2\nf(jnp.ones(3))")
     assert isinstance(view, FusionView) and view.lang == "zh"
     assert view.text().splitlines()[1] == "2 个方程 → 1 个内核；未写入内存的中间值：12 B"
+
+
+# ---------------------------------------------------------------- the graph coloured by kernel
+
+def _node(src: str, eqn_id: str) -> str:
+    return next(line for line in src.splitlines() if line.lstrip().startswith(f'"eqn-{eqn_id}" ['))
+
+
+def test_the_graph_outlines_each_equation_in_its_kernel_s_colour(maps):
+    program, _ = maps["mlp"]
+    view = FusionView(program)
+    src = program.graph(fusion=view).source
+    for e in program.walk():
+        line, k, near = _node(src, e.id), view.of.get(e.id), view.map.absorbed.get(e.id)
+        if k or near:                       # its kernel's colour, thick; dashed where XLA likely absorbed it
+            assert f'color="{view.colour[k or near]}"' in line and "penwidth=3" in line, line
+            assert ("dashed" in line) == (k is None), line
+            assert (f"kernel {k}" if k else f"likely in {near}") in line
+        else:
+            assert "penwidth" not in line, line
+    legend = next(line for line in src.splitlines() if "legend [" in line)
+    assert ">outline: compiled kernel<" in legend
+    assert [n for n in re.findall(r'<FONT COLOR="[^"]+">([^<]+)</FONT>', legend) if n in view.colour] == [
+        k.name for k in view.kernels]                                     # each kernel once, in XLA's order
+    assert "penwidth" not in program.graph().source and "compiled kernel" not in program.graph().source
+    zh = program.graph(fusion=view, lang="zh").source
+    assert ">边框：计算内核<" in zh and "计算内核 " in zh
+
+
+def test_a_chain_of_elementwise_equations_is_one_colour(maps):
+    program, m = maps["chain"]
+    src = program.graph(fusion=m).source                   # a FusionMap does as well as the view
+    colours = {re.search(r' color="([^"]+)"', _node(src, e.id)).group(1) for e in program.eqns}
+    assert len(m.kernels) == 1 and len(colours) == 1
+
+
+def test_a_call_overview_outlines_its_runs_by_kernel():
+    """Past 60 equations the graph is drawn by calls: a run of equations in one kernel takes its colour."""
+    def model(x):
+        for _ in range(40):
+            x = jnp.tanh(x) * 1.5 + 0.1
+        return x.sum()
+    program = jaxprlens.trace(model, jnp.ones(8))
+    view = FusionView(program)
+    g = program.graph(fusion=view)
+    assert g.group is not None                                 # drawn by the overview
+    outlined = [line for line in g.source.splitlines() if "penwidth=3" in line]
+    assert outlined and all(any(f'color="{c}"' in line for c in view.colour.values()) for line in outlined)
+
+
+def test_graph_and_fusion_in_one_cell_compile_once(ip, monkeypatch):
+    import jaxprlens.views.fusion as fusion_view
+    calls = []
+    real = fusion_view.fusion_map
+    monkeypatch.setattr(fusion_view, "fusion_map", lambda *a, **k: calls.append(1) or real(*a, **k))
+    out = ip.run_cell_magic("jaxpr", "--graph --fusion", "import jax.numpy as jnp\n"
+                            "def f(x):\n    return jnp.sin(x) * 2\nf(jnp.ones(3))")
+    graph, fusion = out.parts
+    assert isinstance(fusion, FusionView) and graph.fusion.map is fusion.map and len(calls) == 1
+    assert "penwidth=3" in graph.source

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from libraries import CASES, CHECKS, DEVICE_CASES, Case
+from libraries import CASES, CHECKS, CHECKS_OF, DEVICE_CASES, STEPS, Case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _cases: dict = {}
@@ -53,11 +53,18 @@ def test_real_model(name, check):
     CHECKS[check](traced(name))
 
 
+@pytest.mark.parametrize("name", [n for n in STEPS if n not in DEVICE_CASES])
+def test_a_jitted_step_as_a_reader_meets_it(name):
+    """linen's ResNet block with BatchNorm state, an optax multi_transform step, equinox's filter_jit step, a
+    Pallas kernel in interpret mode (libraries.check_step; the in_shardings step runs it on 8 devices)."""
+    CHECKS_OF[name]["step"](traced(name))
+
+
 KNOWN: dict = {}    # (case, check) -> pytest mark for a known failure; none today
 
 
 @pytest.mark.parametrize("name,check", [pytest.param(n, c, marks=KNOWN.get((n, c), ()))
-                                        for n in DEVICE_CASES for c in CHECKS])
+                                        for n in DEVICE_CASES for c in CHECKS_OF.get(n, CHECKS)])
 def test_on_eight_devices(eight_devices, name, check):
     outcome = eight_devices()[name][check]
     if outcome.startswith("skip: "):

@@ -158,3 +158,32 @@ def test_table_of_the_grad_folded_by_calls_opens_on_click(lab, open_notebook):
     assert not any(g.endswith(("mlp", "layer_norm")) or "layer_norm" in g.split("/")[-1] for g, _ in groups)
     box.fill("")
     assert counter.inner_text() == ""
+
+
+MLP_GRAD = """%%jaxpr --graph
+import jax, jax.numpy as jnp
+
+def loss(params, x, y):
+    (w1, b1), (w2, b2) = params
+    h = jnp.tanh(x @ w1 + b1)
+    return jnp.mean((h @ w2 + b2 - y) ** 2)
+
+params = ((jnp.ones((4, 8)), jnp.zeros(8)), (jnp.ones((8, 2)), jnp.zeros(2)))
+jax.grad(loss)(params, jnp.ones((3, 4)), jnp.ones((3, 2)))"""
+
+
+def test_a_tall_graph_says_more_is_below_until_fitted(lab, open_notebook):
+    """grad of a 2-layer MLP is taller than its port at the default zoom: the port fades at the bottom and a line
+    under it says more is below (its outputs were hidden with no hint); 'fit' shows it whole and the line goes."""
+    page = open_notebook(lab, [LOAD, MLP_GRAD], width=VIEWPORT)
+    area = harness.output(page, 1)
+    area.locator(".jl-gview .jl-zoom").first.wait_for()
+    more = area.locator(".jl-gview:not([hidden]) .jl-gmore")
+    port = area.locator(".jl-gview:not([hidden]) .jl-port")
+    assert more.is_visible() and more.inner_text().startswith("↓ more below")
+    assert "jl-clipped" in port.get_attribute("class")
+    page.screenshot(path=str(harness.OUTPUT / "folding-tall-clipped.png"))
+    area.locator(".jl-gview:not([hidden]) button.jl-z-fit").click()
+    assert not more.is_visible() and "jl-clipped" not in port.get_attribute("class")
+    m = area.evaluate(MEASURE_JS)
+    assert m["svgH"] <= m["portH"] + 1, m

@@ -20,7 +20,14 @@ function viewer(box, view) {
   if (!img) return;
   const svg = inline(img), port = svg.parentNode;
   const z = { w: svg.width.baseVal.value || 1, h: svg.height.baseVal.value || 1, s: 1, x: 0, y: 0 };
-  const apply = () => { svg.style.transform = "translate(" + z.x + "px," + z.y + "px) scale(" + z.s + ")"; };
+  const more = el("p", "jl-hint jl-gmore", word(box, "more", "more below"));
+  port.after(more);
+  const apply = () => {   // a drawing that goes on below the port says so (a fade at the edge, a line under it)
+    svg.style.transform = "translate(" + z.x + "px," + z.y + "px) scale(" + z.s + ")";
+    const below = z.y + z.h * z.s - port.clientHeight > 2;
+    port.classList.toggle("jl-clipped", below);
+    more.hidden = !below;
+  };
   const fit = (floor) => {
     const W = port.clientWidth || 970, H = Math.max(200, window.innerHeight * 0.85);
     let s = Math.min(1, W / z.w, H / z.h);

@@ -131,6 +131,7 @@ def build_view(program, opts: Options, transformed=None):
     from jaxprlens.views.graph import Graph
     from jaxprlens.views.live import ServedTable      # a Table; live, it serves the rows not stored
     from jaxprlens.views.text import TextView
+    from jaxprlens.views.fusion import fusion_view
     lang = resolve(opts.lang)          # one language for every view of this cell
     if opts.transform:
         from jaxprlens.engine.transform import describe, transform
@@ -158,14 +159,14 @@ def build_view(program, opts: Options, transformed=None):
         measured = profile(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget)
     if opts.graph:                     # --graph --profile: coloured by measured time (--cost: by the estimate)
         shares = Shares.measured(program, measured) if measured is not None and not opts.cost else None
+        fused = fusion_view(program, device=opts.device, lang=lang) if opts.fusion else None   # outlines by kernel
         parts.append(Graph(program, depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
-                           cost=opts.cost, shares=shares))
+                           cost=opts.cost, shares=shares, fusion=fused))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
-    if opts.fusion:
-        from jaxprlens.views.fusion import fusion_view
-        parts.append(fusion_view(program, device=opts.device, lang=lang))
+    if opts.fusion:                    # compiled once: the graph's outlines and this view share it
+        parts.append(fused if opts.graph else fusion_view(program, device=opts.device, lang=lang))
     if opts.memory:
         from jaxprlens.views.memory import memory_view
         parts.append(memory_view(program, lang=lang))

@@ -19,7 +19,7 @@ from jaxprlens.present.nouns import param_words, params_of, source_text, var_tex
 from jaxprlens.present.shares import Shares
 from jaxprlens.present.words import percent
 from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
-from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id
+from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id, statement
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
 MAX_NODES = 60        # a program of more equations is drawn by its inlined calls (overview.py), a sub-jaxpr
@@ -37,6 +37,7 @@ PARAM_CHARS = 40
 LEGEND_CHARS = 60     # characters in one legend row: 9 pt Helvetica at ~5.5 px, ~330 px: beside a small graph the
                       # drawing stays under ~700 px, whole at 1:1 in a reveal slide and at 0.95 in a 700 px window
 LINE_CHARS = 36
+PAD = "\u00a0"        # beside an edge label, each side: labels of neighbouring edges stay a space apart
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
 _NOISY = set("""out_sharding sharding in_shardings out_shardings in_layouts out_layouts donated_invars ctx_mesh
@@ -51,6 +52,9 @@ def _lines(*parts: str) -> str:
 
 
 def eqn_label(eqn) -> str:
+    said = statement(eqn)          # a ref read or write: as JAX's printer writes it (``c:f32[3] <- b[...]``)
+    if said is not None:
+        return _lines(eqn.primitive, shorten(said, 2 * LINE_CHARS))
     words = [eqn.primitive] + param_words([p for p in params_of(eqn) if p.key not in _NOISY], PARAM_CHARS,
                                           one_line=False)
     lines = [words[0]]
@@ -103,6 +107,8 @@ class _Draw:
         self.drawn = 0
         self.compact = False          # edge labels as ``xlabel``s: they take no rank of their own
         self.shares = shares          # colour equations by their share of the cost (issue 22)
+        self.kernels = None           # views.fusion.Kernels: outline equations by compiled kernel (issue 30)
+        self.kernels_drawn: list = []
 
     def edge(self, tail, head, parts=(), **attrs):
         self.edges.append((tail, head, parts, attrs))
@@ -124,6 +130,7 @@ class _Draw:
         pre = f"p/{path_id(p.path)}" if p.path else "p"
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
+            self.kinds.add("constant")       # the legend's swatch: only where a constant is drawn
             g.node(name, label=_lines(var_text(v), f"= {_preview(value)}"),
                    tooltip=dot(t("const_tip", self.lang, var=var_text(v))), **STYLES["constant"])
         for i, v in enumerate(p.invars):
@@ -164,6 +171,7 @@ class _Draw:
             tip += " · " + self.shares.words(x, self.lang)
         attrs = dict(label=label, id=dot(nid), fillcolor=fill, color=stroke, tooltip=dot(tip),
                      _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
+        self.outline(attrs, [eqn.id])
         targets: dict = {}            # operand index -> [node the operand flows into]
         if eqn.subs:
             c = graphviz.Digraph(name=f"cluster_eqn_{eqn.id}")
@@ -189,6 +197,18 @@ class _Draw:
                 g.node(sink, label=dot(var_text(v) + ("" if v.dropped else " " + t("unused", self.lang))),
                        **STYLES["unused"])
                 self.edge(nid, sink, (), style="dashed", arrowhead="none")
+
+    def outline(self, attrs: dict, eqn_ids: list):
+        """A node standing for ``eqn_ids`` outlined in their kernel's colour, when they landed in one."""
+        found = self.kernels.of(eqn_ids) if self.kernels is not None else None
+        if found is None:
+            return
+        name, colour, likely = found
+        self.kernels_drawn.append(name)
+        attrs.update(color=colour, penwidth="3", tooltip=attrs.get("tooltip", "") + dot(
+            " · " + self.kernels.words(name, likely, self.lang)))
+        if likely:
+            attrs["style"] = "rounded,filled,dashed"
 
     def sub(self, eqn, sub, c, nid: str, level: int, targets: dict):
         spath = path_id(sub.program.path)
@@ -217,11 +237,10 @@ class _Draw:
         for k, out in enumerate(sub.program.outvars):
             r = sub.out_map[k] if k < len(sub.out_map) else None
             tail = self.atom(out, sc, f"{spath}-out{k}")
-            name = var_text(out) if isinstance(out, Var) else out.type
-            if r is not None:
-                self.edge(tail, nid, [f"{name} → {eqn.outvars[r].name}"])
+            if r is not None:      # its name and where it goes (the type: the result's, below the equation)
+                self.edge(tail, nid, [f"{out.name if isinstance(out, Var) else out.text} → {eqn.outvars[r].name}"])
             else:
-                self.edge(tail, nid, [name], style="dashed")
+                self.edge(tail, nid, [var_text(out) if isinstance(out, Var) else out.type], style="dashed")
         c.subgraph(sc)
 
     def runs(self, p: Program, g):
@@ -249,16 +268,22 @@ class _Draw:
         cells = [(t("kind_" + k.replace(" ", "_"), self.lang), *KIND_COLORS[k]) for k in KIND_COLORS
                  if k in self.kinds and self.shares is None]
         cells += [(t("kind_" + k, self.lang), STYLES[k]["fillcolor"], STYLES[k]["color"])
-                  for k in ("input", "constant", "output")]
+                  for k in ("input", "constant", "output") if k != "constant" or k in self.kinds]
         if self.shares is not None:        # the cost scale first: what the colours mean
             cells[:0] = [(word, fill, COST_STROKE) for word, fill in cost_scale()]
+        if self.kernels is not None:       # then the outlines: the kernels drawn
+            cells += self.kernels.legend(self.kernels_drawn, self.lang)
         rows, width = [[]], 0
-        for word, fill, stroke in cells:   # rows of LEGEND_CHARS: narrow screens and slides
+        for word, fill, stroke, *new_row in cells:   # rows of LEGEND_CHARS: narrow screens and slides
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
-            if rows[-1] and width + w > LEGEND_CHARS:
+            if rows[-1] and (width + w > LEGEND_CHARS or new_row):
                 rows.append([])
                 width = 0
-            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
+            # a CJK word's cell is measured too narrow (graphviz-pure: ~7.5 of 9 pt a glyph, the text centred on
+            # that): at least 11 pt a glyph keeps it inside; dot's own measure only grows past this minimum
+            wide = sum(11 if ord(ch) > 0x2e80 else 5 for ch in word) + 6
+            size = f' WIDTH="{wide}"' if wide > 5 * len(word) + 6 else ""
+            rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"{size}><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
             width += w
         if self.shares is not None:        # ... under its title, which says the total --cost prints (dark
             span = max(len(r) for r in rows)   # text on its own light ground: readable in either theme)
@@ -302,8 +327,8 @@ class _Draw:
                        tooltip=dot(t("made_above", self.lang, n=spans[i])),
                        **STYLES["ref"])
                 tail, parts = ref, parts[1:]
-            if parts:
-                attrs = {key: _lines(*parts), **attrs}
+            if parts:                       # padded: labels side by side (an input's edges) keep apart
+                attrs = {key: _lines(*(f"{PAD}{x}{PAD}" for x in parts)), **attrs}
             g.edge(tail, head, **attrs)
 
 
@@ -341,11 +366,12 @@ def _digraph():
 
 
 def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
-              lang: str = "en", shares: Shares | None = None) -> tuple:
+              lang: str = "en", shares: Shares | None = None, kernels=None) -> tuple:
     """DOT source for ``root`` and the drawing's bookkeeping (for the summary); ``shares``: colour each
-    equation by its share of the cost."""
+    equation by its share of the cost; ``kernels`` (``views.fusion.Kernels``): outline it by its kernel."""
     g = _digraph()
     d = _Draw(depth, max_nodes, lang, shares)
+    d.kernels = kernels
     binding = results = None
     if parent is not None:
         binding = [t("role_from", lang, role=role_word(parent.roles.of_operand(j) if parent.roles else "operand",

@@ -21,6 +21,47 @@ LISTED = 12         # a kernel's equations named in its row (the rest counted)
 CELL = "padding:1px 6px;text-align:left;vertical-align:top"
 
 
+def colours(fmap: FusionMap) -> dict:
+    """Kernel name -> its colour (the palette in the order XLA lists the kernels): the view's rows and legend, and
+    the graph's outlines (``Kernels``) use the same."""
+    return {k.name: PALETTE[i % len(PALETTE)] for i, k in enumerate(fmap.kernels)}
+
+
+class Kernels:
+    """The graph coloured by kernel (``--graph --fusion``, ``program.graph(fusion=True)``): each equation's node
+    outlined in its kernel's colour (dashed where XLA removed it but its results feed that kernel only), the
+    kernels drawn listed in the legend."""
+
+    LEGEND = 8          # kernels named in the legend (the rest counted)
+    NAME = 28           # characters of a kernel's name there
+
+    def __init__(self, fmap: FusionMap):
+        self.map, self.colour = fmap, colours(fmap)
+
+    def of(self, eqn_ids) -> tuple | None:
+        """``(kernel, colour, likely)`` when all of ``eqn_ids`` landed in one kernel (``likely``: absorbed)."""
+        found = {(self.map.of.get(i) or self.map.absorbed.get(i), i not in self.map.of) for i in eqn_ids}
+        names = {name for name, _ in found}
+        if len(names) != 1 or None in names:
+            return None
+        name = names.pop()
+        return name, self.colour[name], all(likely for _, likely in found)
+
+    def words(self, kernel: str, likely: bool, lang: str) -> str:
+        return t("fusion_absorbed_short", lang, kernel=kernel) if likely else t("graph_kernel_tip", lang, kernel=kernel)
+
+    def legend(self, drawn: list, lang: str) -> list:
+        """``[(words, fill, stroke)]``: a title cell (on a row of its own), then the kernels among ``drawn``
+        (names), in XLA's order."""
+        names = [k.name for k in self.map.kernels if k.name in set(drawn)]
+        cells = [(t("graph_kernels", lang), "#ffffff", "#888888", "new row")]
+        cells += [(k if len(k) <= self.NAME else k[:self.NAME - 1] + "…", self.colour[k] + "40", self.colour[k])
+                  for k in names[:self.LEGEND]]
+        if len(names) > self.LEGEND:
+            cells.append((t("n_more", lang, n=len(names) - self.LEGEND), "#ffffff", "#888888"))
+        return cells
+
+
 def _kind(kind: str, lang: str) -> str:
     return t(f"fusion_{kind}", lang) if kind.endswith("fusion") and " " in kind else kind
 
@@ -33,7 +74,7 @@ class FusionView(View):
         self.program, self.lang = program, resolve_lang(lang)
         self.map: FusionMap = fusion_map(program, device)
         self.device = resolve_device(device).platform
-        self.colour = {k.name: PALETTE[i % len(PALETTE)] for i, k in enumerate(self.map.kernels)}
+        self.colour = colours(self.map)
 
     # the map's own names, so ``program.fusion().kernels`` reads as the issue writes it
     @property

@@ -19,9 +19,22 @@ from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import group_label, seen_through_note
 
 
+def _kernels(program: Program, fusion):
+    """``fusion`` as ``views.fusion.Kernels``: None, True (compile and map the program), a FusionView, a FusionMap."""
+    if fusion is None or fusion is False:
+        return None
+    from jaxprlens.views.fusion import Kernels, fusion_map   # compiles: only when asked
+    if isinstance(fusion, Kernels):
+        return fusion
+    fmap = getattr(fusion, "map", fusion)
+    return Kernels(fusion_map(program) if fmap is True else fmap)
+
+
 class Graph:
-    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None)``: the dataflow graph, as
-    DOT and SVG; ``cost="flops"`` (or ``"bytes"``) colours each equation and call by its share of the cost.
+    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None)``: the dataflow
+    graph, as DOT and SVG; ``cost="flops"`` (or ``"bytes"``) colours each equation and call by its share of the
+    cost; ``fusion=True`` (or a ``program.fusion()`` view or map) outlines each equation in the colour of the
+    compiled kernel it landed in, the kernels in the legend (``%%jaxpr --graph --fusion``).
 
     A program of more than ``max_nodes`` equations is drawn by the Python calls that tracing inlined
     (``overview.py``); ``path`` shows a nested program (``2/body``), a call (``model_loss/block.3``), or both.
@@ -29,10 +42,11 @@ class Graph:
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
                  path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None,
-                 cost: Metric | None = None, shares: Shares | None = None):
+                 cost: Metric | None = None, shares: Shares | None = None, fusion=None):
         self.program, self.lang = program, resolve(lang)
         self.cost = cost_metric(cost)
         self.shares = shares if shares is not None or self.cost is None else Shares(program, self.cost)
+        self.fusion = _kernels(program, fusion)
         self.asked_depth = depth
         self.depth = DEPTH if depth is None else int(depth)
         self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
@@ -46,10 +60,10 @@ class Graph:
             self.group = tree.find(gid) if gid is not None else tree.root
             self.prefix = path_id(self.root.path)
             self.source, self._draw = overview.build(tree, self.group, depth, self.max_nodes, self.lang,
-                                                     self.prefix, self.shares)
+                                                     self.prefix, self.shares, self.fusion)
         else:
             self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top,
-                                                self.lang, self.shares)
+                                                self.lang, self.shares, self.fusion)
         self._svg: str | None = None
 
     def views(self, limit: int = PREDRAW) -> list:
@@ -65,7 +79,7 @@ class Graph:
             seen.add(grp.id)
             path = f"{self.prefix}/{grp.id}" if self.prefix else grp.id
             view = Graph(self.program, depth=self.asked_depth, max_nodes=self.max_nodes, path=path, lang=self.lang,
-                         cost=self.cost, shares=self.shares)
+                         cost=self.cost, shares=self.shares, fusion=self.fusion)
             out.append(view)
             nodes += view._draw.drawn
             queue.extend(view._draw.closed + view._draw.boxes)
@@ -137,7 +151,8 @@ class Graph:
         parts = [v._view_html(svg, i > 0) for i, (v, svg) in enumerate(zip([self] + views[:keep - 1], svgs))]
         lang = self.lang
         words = labels(fit=t("zoom_fit", lang), one=t("zoom_one", lang), hint=t("graph_hint", lang),
-                       notdrawn=t("graph_notdrawn", lang, path="{path}"))     # the script puts the call in
+                       notdrawn=t("graph_notdrawn", lang, path="{path}"),     # the script puts the call in
+                       more=t("graph_more", lang))      # under a drawing taller than its port
         # the hint says how to make the picture live; the script replaces it with how to pan and zoom
         hint = f'<p class="jl-hint">{html(t("graph_untrusted", lang))}</p>'
         seen = seen_through_note(self.program, lang) if not self.path else ""    # a jit's body: one line

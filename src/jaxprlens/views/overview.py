@@ -184,8 +184,10 @@ class Fold(_Draw):
             x = self.shares.of(eqns)
             share, tip = percent(x), f"{tip} · {self.shares.words(x, self.lang)}"
             style = {**style, "fillcolor": cost_fill(x), "color": COST_STROKE}
-        g.node(nid, label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common, share), id=dot(nid),
-               tooltip=dot(tip), **style)
+        attrs = dict(label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common, share), id=dot(nid),
+                     tooltip=dot(tip), **style)
+        self.outline(attrs, [e.id for e in eqns])          # a run that landed in one kernel: its colour
+        g.node(nid, **attrs)
         self.into(eqns, nid, g)
 
     def into(self, eqns: list, nid: str, g):
@@ -212,6 +214,7 @@ class Fold(_Draw):
         pre = "p"
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
+            self.kinds.add("constant")
             g.node(name, label=_lines(var_text(v)), **STYLES["constant"])
         by_arg: dict = {}
         for v, arg in zip(p.invars, self.keys()):
@@ -245,12 +248,15 @@ class Fold(_Draw):
         if self.top.parent is not None:            # ... and the values that leave, by where they go
             self.border(self.top.outputs, g, "out", self.target, "output")
             return
-        if len(p.outvars) <= GROUPED:
-            return super().outputs(p, g, results)
+        paths = [(p.out_paths[i] if i < len(p.out_paths) else "") for i in range(len(p.outvars))]
+        kept = [i for i, x in enumerate(paths) if x or p.outer is None]   # a jit's result its call drops: none
+        paths = [paths[i] or "out" for i in kept]
+        heads = groups(paths)
+        if len(p.outvars) <= GROUPED and len(set(heads)) == len(kept) == len(p.outvars):
+            return super().outputs(p, g, results)         # a value a node: only where none shares a result
         by: dict = {}
-        paths = [(p.out_paths[i] if i < len(p.out_paths) else "") or "out" for i in range(len(p.outvars))]
-        for a, path, head in zip(p.outvars, paths, groups(paths)):
-            by.setdefault(head, []).append((a, path))
+        for i, path, head in zip(kept, paths, heads):
+            by.setdefault(head, []).append((p.outvars[i], path))
         for k, (head, pairs) in enumerate(by.items()):
             name, atoms = f"p/out{k}", [a for a, _ in pairs]
             words = (_lines(head, t("n_values", self.lang, n=len(atoms))) if len(atoms) > 1 else
@@ -357,7 +363,7 @@ def groups(paths: list) -> list:
 
 
 def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "",
-          shares=None) -> tuple:
+          shares=None, kernels=None) -> tuple:
     """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded);
     ``shares`` (``draw.Shares``): nodes coloured by their share of the cost."""
     opened = unfold(top, max_nodes, depth)
@@ -366,6 +372,7 @@ def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: s
         g = _digraph()
         g.attr(nodesep="0.15")
         d = Fold(tree, top, opened, DEPTH if depth is None else depth, max_nodes, lang, prefix, shares)
+        d.kernels = kernels
         d.header(tree.program, g)
         d.draw(g)
         d.outputs(tree.program, g)

@@ -5,6 +5,10 @@ The shape of an entry: ``catalogue/__init__.py``.
 """
 
 WORDS = {
+    # kernels outlined (--graph --fusion), a drawing taller than its port
+    "graph_kernels": ("outline: compiled kernel", "边框：计算内核"),
+    "graph_kernel_tip": ("kernel {kernel}", "计算内核 {kernel}"),
+    "graph_more": ("↓ more below: drag up, or “fit” to see it whole", "↓ 下方还有：向上拖动，或点“适应窗口”看全图"),
     # graph
     "kind_elementwise": ("elementwise", "逐元素"),
     "kind_reduction": ("reduction", "归约"),

@@ -39,8 +39,51 @@ def at(d: Debugger) -> str | None:
     return d.sent[-1]["content"]["state"]["eqn"]
 
 
+def read(state: dict) -> dict:
+    """A state as sent, with what its panel's HTML shows read back as data: ``crumbs``, ``notes`` (``[kind,
+    text]``, a note's button aside), ``values`` (``[{title, items: [{name, path, shape, dtype, stats, preview}]}]``)
+    and ``changed`` (the values marked as changed by an edit)."""
+    from bs4 import BeautifulSoup
+    view = {k: BeautifulSoup(v, "html.parser") for k, v in state["view"].items()}
+    notes = []
+    for div in view["notes"].select("div.jl-note"):
+        kind = next(c[3:] for c in div["class"] if c != "jl-note")
+        notes.append([kind, "".join(x for x in div.contents if isinstance(x, str))])
+    groups = []
+    for tr in view["values"].select("tr.jl-value"):
+        data = tr.find_next_sibling("tr")
+        path = tr.select_one(".jl-path")
+        stats = data.select_one(".jl-stats")
+        item = {"name": tr.select_one("var").get_text(), "path": path.get_text() if path else "",
+                "shape": tr.select("td")[2].get_text(), "dtype": tr.select("td")[3].get_text(),
+                "stats": stats.get_text() if stats else "", "preview": data.select_one("pre.jl-val").get_text()}
+        title = tr.select_one("td.jl-vtitle").get_text()
+        if not groups or groups[-1]["title"] != title:
+            groups.append({"title": title, "items": []})
+        groups[-1]["items"].append(item)
+    return dict(state, crumbs=[s.get_text() for s in view["crumbs"].select("span")], notes=notes, values=groups,
+                changed=sorted({tr["data-var"] for tr in view["values"].select("tr.jl-value.jl-changed")}))
+
+
 def state(d: Debugger) -> dict:
-    return d.sent[-1]["content"]["state"]
+    return read(d.sent[-1]["content"]["state"])
+
+
+def replayed(rec: dict, k: int) -> dict:
+    """Step ``k`` of a recorded replay, its panel put together from the shared pieces and read back."""
+    from jaxprlens.views.dbgpanel import PIECES
+    step = rec["steps"][k]
+    return read(dict(step, view={name: rec["pieces"][i] for name, i in zip(PIECES, step["p"])}))
+
+
+def note(rec: dict) -> str | None:
+    """The text of a recorded replay's closing note (why it ends), or None."""
+    from bs4 import BeautifulSoup
+    return None if rec["note"] is None else BeautifulSoup(rec["note"], "html.parser").get_text()
+
+
+def row_id(row_html: str) -> str:
+    return re.match(r'<tr class="jl-row[^"]*" data-eqn="([^"]*)"', row_html).group(1)
 
 
 def crumbs(d: Debugger) -> str:
@@ -85,7 +128,7 @@ def test_func10_step_into_while_body_counts_iterations():
 def test_rows_are_sent_once_per_frame_and_moves_send_only_the_state():
     d = debugger("func10")
     first = d.sent[0]["content"]
-    assert first["frame"]["path"] == "" and first["frame"]["html"] and len(first["frame"]["rows"]) == 3
+    assert first["frame"]["path"] == "" and len(first["frame"]["rows"]) == 3
     assert 'data-eqn="2"' in first["frame"]["rows"][2]
     d.press("step")
     assert set(d.sent[-1]["content"]) == {"state"}
@@ -180,7 +223,7 @@ def test_debug_print_output_is_sent_in_order_while_stepping(capsys):
         outs.append("".join(m["content"].get("out", "") for m in d.sent[n:]))
     assert "".join(outs) == want and outs.index(first) < outs.index(second)
     assert outs.index(first) == 3 and outs.index(second) == 7       # by the step that ran debug_print
-    assert [m["content"]["state"]["notes"] for m in d.sent[-2:]] == [[], []]   # the end, then eager == jit
+    assert [read(m["content"]["state"])["notes"] for m in d.sent[-2:]] == [[], []]   # the end, then eager == jit
     d.press("ready")                                   # a new view gets everything printed so far
     assert d.sent[-1]["content"]["out"] == want
     replay = d.replay()
@@ -226,13 +269,13 @@ def test_replay_records_the_path_values_and_caps():
     assert rec["note"] is None and not rec["capped"] and steps[-1]["done"]
     assert [s["eqn"] for s in steps[:5]] == ["0", "1", "2", "2/cond/0", "2/body/0"]
     assert set(rec["frames"]) == {"", "2/cond", "2/body"}
-    last = steps[-1]["values"][-1]
+    last = replayed(rec, -1)["values"][-1]
     assert last["title"] == "result" and last["items"][0]["stats"] == "min 22  max 22  mean 22  NaN 0"
     capped = record(p, max_steps=5)
     assert len(capped["steps"]) == 6 and capped["capped"]
-    assert capped["note"] == "recording stopped after 5 steps (the cap of 5 steps): the replay ends there"
+    assert note(capped) == "recording stopped after 5 steps (the cap of 5 steps): the replay ends there"
     small = record(p, max_bytes=12_000)
-    assert small["capped"] and "the cap of 12 kB" in small["note"]
+    assert small["capped"] and "the cap of 12 kB" in note(small)
     assert len(json.dumps(small, ensure_ascii=False, separators=(",", ":")).encode()) <= 12_000
 
 
@@ -627,16 +670,16 @@ def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
     first = d.sent[-1]["content"]
     frame = first["frame"]
     n = frame["n"]
-    assert n > 2000 and frame["from"] == 0 and len(frame["rows"]) == 1000 and not frame["html"]
+    assert n > 2000 and frame["from"] == 0 and len(frame["rows"]) == 1000 and frame["per"] == 1000
     per_row = len(json.dumps(frame["rows"]).encode()) / 1000
-    assert per_row * dbg.ROWS_PER_MESSAGE < 600_000               # 2,000 rows a message: well under 1 MB
+    assert per_row * dbg.ROWS_PER_MESSAGE < 600_000               # 1,000 HTML rows a message: well under 1 MB
     got = list(frame["rows"])
     while len(got) < n:                                              # what the front end asks for, chunk by chunk
         d._on_msg(d, {"do": "rows", "path": "", "from": len(got)}, [])
         chunk = d.sent[-1]["content"]["rows"]
         assert chunk["from"] == len(got) and len(chunk["rows"]) <= 1000 and set(chunk) >= {"rows", "n", "path"}
         got += chunk["rows"]
-    assert [r["id"] if isinstance(r, dict) else r for r in got][:1] and len(got) == n
+    assert [row_id(r) for r in got] == [str(i) for i in range(n)]
     assert d.press("rows", path="nope", **{"from": 0}) == {} and d.press("rows", path="") == {}
     d.press("step")
     assert "frame" not in d.sent[-1]["content"]                    # sent once
@@ -662,9 +705,9 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
     d.press("ready")
     frame = d.sent[-1]["content"]["frame"]
     assert frame["chunk"] == CHUNK_ROWS and frame["from"] == 1400 and len(frame["rows"]) == 1000
-    assert [r["id"] for r in frame["rows"][:2]] == ["1400", "1401"] and "src" in frame["rows"][0]
+    assert [row_id(r) for r in frame["rows"][:2]] == ["1400", "1401"] and "data-same" in frame["rows"][0]
     rows = d.press("rows", path="", count=CHUNK_ROWS, **{"from": 2801})["rows"]
-    assert rows["from"] == 2800 and [r["id"] for r in rows["rows"]] == [str(i) for i in range(2800, 3000)]
+    assert rows["from"] == 2800 and [row_id(r) for r in rows["rows"]] == [str(i) for i in range(2800, 3000)]
     assert len(d.press("rows", path="", count=10**6, **{"from": 0})["rows"]["rows"]) == 1000
     assert d.press("rows", path="", count="all", **{"from": 0}) == {}
 
@@ -749,7 +792,7 @@ def test_replay_carries_the_condition_grammar_and_the_script_keeps_no_copy():
     assert stored["conditions"] == CONDITIONS
     scripts = {p.name: p.read_text(encoding="utf-8") for p in (files("jaxprlens") / "static").iterdir()
                if p.name.endswith(".js")}
-    assert "data.conditions" in scripts["debugger.js"]
+    assert "data.conditions" in scripts["dbgreplay.js"]
     for name, js in scripts.items():
         for copy in (CONDITIONS["compare"], "abs max", "max|min", ">=|<=", "any nan", "any inf"):
             assert copy not in js, f"static/{name} keeps its own copy of the condition grammar ({copy!r})"
@@ -843,7 +886,7 @@ def test_replay_is_capped_by_kinds_of_operation():
     full = record(p)
     capped = record(p, max_kinds=2)
     assert capped["capped"] and 1 < len(capped["steps"]) < len(full["steps"])
-    assert "the cap of 2 kinds of operation" in capped["note"]
+    assert "the cap of 2 kinds of operation" in note(capped)
     assert record(p, max_kinds=None)["steps"] == full["steps"]
 
 
@@ -966,11 +1009,11 @@ def test_showing_the_debugger_calls_no_host_function():
     assert calls == []                            # the stored replay and the snapshot ran no callback
     data = record(p)
     assert calls == [] and data["capped"] and len(data["steps"]) == 2      # recorded up to the callback, not past it
-    assert data["note"] == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
+    assert note(data) == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
                             "recording stops before it, so that showing the debugger calls none; the live debugger "
                             "steps on): the replay ends there")
     assert "io_callback(count)" in bundle["text/html"]
-    assert "方程 1 调用宿主函数（io_callback(count)）" in record(p, lang="zh")["note"] and calls == []
+    assert "方程 1 调用宿主函数（io_callback(count)）" in note(record(p, lang="zh")) and calls == []
 
 
 def test_the_jit_comparison_does_not_rerun_host_functions_and_says_so():

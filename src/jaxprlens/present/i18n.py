@@ -378,6 +378,9 @@ VIEW_TEXT = {
                  "方程 {id} 调用宿主函数（{names}）：录制在它之前停止，这样显示调试器不会调用它们；实时调试器可继续单步"),
     "replay_capped": ("recording stopped after {n} steps ({why}): the replay ends there",
                       "录制在 {n} 步后停止（{why}），回放到此为止"),
+    # new keys (helper dbg): a replay recorded after live edits (views/replay.py)
+    "replay_edit_unreached": ("the edited run never reached where these edits were made: {names}",
+                              "修改后的运行没有到达这些修改所在的位置：{names}"),
     # a transformed program's title (transform.INPUTS_NOTE)
     "note_vmap": (": a batch of 2, each mapped argument stacked twice along its axis",
                   "：批大小为 2，每个被映射的实参沿其轴堆叠两次"),

@@ -13,7 +13,7 @@ import pytest
 
 from jaxprlens.views.debugger import COMPARE_MAX, Debugger, describe, sparkline
 from jaxprlens.model import trace
-from jaxprlens.views.replay import record, replay_html
+from jaxprlens.views.replay import record, replay_html, stored_size
 from jaxprlens.engine.stepper import CONDITIONS
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
 from seeds import SEEDS
@@ -274,9 +274,9 @@ def test_replay_records_the_path_values_and_caps():
     capped = record(p, max_steps=5)
     assert len(capped["steps"]) == 6 and capped["capped"]
     assert note(capped) == "recording stopped after 5 steps (the cap of 5 steps): the replay ends there"
-    small = record(p, max_bytes=12_000)
-    assert small["capped"] and "the cap of 12 kB" in note(small)
-    assert len(json.dumps(small, ensure_ascii=False, separators=(",", ":")).encode()) <= 12_000
+    small = record(p, max_bytes=4_000)                       # the whole recording stores 4.7 kB
+    assert small["capped"] and "the cap of 4 kB" in note(small)
+    assert stored_size(small) <= 4_000 and 1 < len(small["steps"]) < len(steps)
 
 
 def test_mimebundle_replay_then_live_widget_and_saved_form():
@@ -383,8 +383,9 @@ def test_run_by_nbclient_it_opens_no_widget_and_shows_the_replay_only(monkeypatc
 
 
 def test_replay_html_cannot_be_closed_by_data():
-    html = replay_html({"steps": [], "frames": {}, "x": "</script><b>"}, "en")
-    assert "</script><b>" not in html and "\\u003c/script>" in html
+    data = {"steps": [], "frames": {}, "x": "</script><b>"}
+    html = replay_html(data, "en")
+    assert "</script><b>" not in html and _stored_data(html) == data       # base64: no `<` to close the tag
 
 
 def test_fallback_says_finished_at_the_end():
@@ -755,9 +756,11 @@ def test_the_replay_makes_only_the_rows_its_run_reached():
 
 def _stored_data(html: str) -> dict:
     """The recorded replay as the page's script reads it from the stored output."""
-    m = re.search(r'<script type="application/json" class="jl-dbg-data">(.*?)</script>', html, re.S)
-    assert m, "the replay stores its data in one script tag"
-    return json.loads(m.group(1))
+    from jaxprlens.views.replay import unstored
+    m = re.findall(r'<script type="application/octet-stream" class="jl-dbg-data" data-z="deflate-raw">(.*?)</script>',
+                   html, re.S)
+    assert len(m) == 1, "the replay stores its data in one script tag"
+    return unstored(m[0])
 
 
 def test_replay_records_the_engines_condition_numbers_and_landings():
@@ -1012,7 +1015,7 @@ def test_showing_the_debugger_calls_no_host_function():
     assert note(data) == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
                             "recording stops before it, so that showing the debugger calls none; the live debugger "
                             "steps on): the replay ends there")
-    assert "io_callback(count)" in bundle["text/html"]
+    assert "io_callback(count)" in note(_stored_data(bundle["text/html"]))
     assert "方程 1 调用宿主函数（io_callback(count)）" in note(record(p, lang="zh")) and calls == []
 
 

@@ -28,12 +28,22 @@ export function condition(text, grammar) {   // a typed condition, read with the
   return (w) => w[i] !== null && w[i] !== undefined && cmp(w[3] & 4 ? Math.fround(number(w[i])) : number(w[i]));
 }
 
-export function replay(root) {
+async function inflate(el) {   // views/replay.py stored(): JSON, deflated (raw) and in base64
+  const bytes = Uint8Array.from(atob(el.textContent.trim()), (c) => c.charCodeAt(0));
+  const stream = new Response(bytes).body.pipeThrough(new DecompressionStream(el.getAttribute("data-z")));
+  return JSON.parse(await new Response(stream).text());
+}
+
+export async function replay(root) {
   if (root.getAttribute("data-jl-ready")) return;
   root.setAttribute("data-jl-ready", "1");
   const el = root.querySelector("script.jl-dbg-data");
   if (!el) return;
-  const data = JSON.parse(el.textContent), steps = data.steps, last = steps.length - 1, pieces = data.pieces;
+  start(root, await inflate(el));
+}
+
+function start(root, data) {
+  const steps = data.steps, last = steps.length - 1, pieces = data.pieces;
   const stat = root.querySelector(".jl-dbg-static");
   if (stat) stat.remove();
   const host = document.createElement("div");

@@ -5,6 +5,7 @@ fragments, and wires the buttons they carry by their ``data-*`` attributes).
 A panel is four pieces (``PIECES``), each the inner HTML of one box of the debugger: ``pieces(state, lang,
 live)`` renders them from ``StateView.state``'s data.  ``live``: the widget (what-if edit buttons, the jit
 comparison's button); not live, the snapshot and the replay, which say that an edit needs a kernel instead.
+``static``: the snapshot shown where no script (and so none of our CSS) runs: cells say their alignment inline.
 Every user string is escaped once, here.
 """
 from __future__ import annotations
@@ -52,9 +53,10 @@ def histogram_svg(counts: list, title: str) -> str:
     for i, c in enumerate(counts):
         hh = max(1, round(c / top * HIST_H)) if c else 0
         if hh:
-            bars.append(f"M{i * HIST_W} {HIST_H}v-{hh}h{HIST_W - 1}v{hh}z")
-    return (f'<svg class="jl-hist" width="{len(counts) * HIST_W}" height="{HIST_H}" role="img">'
-            f'<title>{html(title)}: {" ".join(map(str, counts))}</title><path d="{"".join(bars)}"/></svg>')
+            bars.append(f"M{i * HIST_W + 1.5:g} {HIST_H}v-{hh}")      # a bar: a line HIST_W - 1 wide
+    return (f'<svg class="jl-hist" width="{len(counts) * HIST_W}" height="{HIST_H}" role="img" stroke="currentColor">'
+            f'<title>{html(title)}: {" ".join(map(str, counts))}</title><path stroke-width="{HIST_W - 1}" '
+            f'd="{"".join(bars)}"/></svg>')
 
 
 def preview_html(text: str) -> str:
@@ -65,40 +67,42 @@ def preview_html(text: str) -> str:
 
 
 def editor_html(name: str, lang: str) -> str:
-    """The what-if actions for one value (live: ``press("edit", var=, op=, value=)``)."""
-    tip = html(t("tip_edit", lang))
+    """The what-if actions for one value (live: ``press("edit", var=, op=, value=)``), their tip said once."""
     buttons = "".join(
-        f'<button type="button" class="jl-btn jl-edit-btn" data-edit="{op}" title="{tip}"'
+        f'<button type="button" class="jl-btn jl-edit-btn" data-edit="{op}"'
         + (f' data-value="{value}"' if value is not None else "") + f">{html(t(key, lang))}</button>"
         for op, key, value in EDIT_BUTTONS)
-    return (f'<span class="jl-edit" data-var="{html(name)}">{buttons}<input type="text" class="jl-edit-set" '
-            f'size="6" placeholder="{html(t("edit_set", lang))}"></span>')
+    return (f'<span class="jl-edit" data-var="{html(name)}" title="{html(t("tip_edit", lang))}">{buttons}'
+            f'<input type="text" class="jl-edit-set" size="6" placeholder="{html(t("edit_set", lang))}"></span>')
 
 
-def value_html(it: dict, title: str, lang: str, live: bool, changed: bool) -> str:
+def value_html(it: dict, title: str, lang: str, live: bool, changed: bool, static: bool = False) -> str:
     """One value of the panel: a head row (where from, name and Python path, shape, dtype), then its data
     (statistics, edit actions live, histogram and preview).  The one place a value's HTML is assembled: what
     the panel draws beside a value (a picture) is added here."""
+    left = LEFT if static else ""
     cls = "jl-value" + (" jl-nonfinite" if it["nan"] or it["inf"] else "") + (" jl-changed" if changed else "")
     tip = f' title="{html(t("changed_by_edit", lang))}"' if changed else ""
     path = f'<span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else ""
-    head = (f'<tr class="{cls}" data-var="{html(it["name"])}"{tip}><td class="jl-vtitle"{LEFT}>{html(title)}</td>'
-            f'<td class="jl-vname"{LEFT}><var>{html(it["name"])}</var>{path}</td>'
-            f'<td{LEFT}>{html(it["shape"])}</td><td{LEFT}>{html(it["dtype"])}</td></tr>')
+    head = (f'<tr class="{cls}" data-var="{html(it["name"])}"{tip}><td class="jl-vtitle"{left}>{html(title)}</td>'
+            f'<td class="jl-vname"{left}><var>{html(it["name"])}</var>{path}</td>'
+            f'<td{left}>{html(it["shape"])}</td><td{left}>{html(it["dtype"])}</td></tr>')
     stats = f'<div class="jl-stats">{html(it["stats"])}</div>' if it["stats"] else ""
     edit = editor_html(it["name"], lang) if live and _NAME.match(it["name"]) else ""
     hist = histogram_svg(it["hist"], t("histogram", lang)) if it.get("hist") else ""
-    return (head + f'<tr class="jl-value-data"><td class="jl-vcell" colspan="4"{LEFT}>{stats}{edit}'
+    return (head + f'<tr class="jl-value-data"><td class="jl-vcell" colspan="4"{left}>{stats}{edit}'
             f'<div class="jl-vrow">{hist}{preview_html(it["preview"])}</div></td></tr>')
 
 
-def values_html(groups: list, lang: str, live: bool, changed=()) -> str:
+def values_html(groups: list, lang: str, live: bool, changed=(), static: bool = False) -> str:
     """``StateView.values`` as the value panel's table ('' with no value)."""
     changed = set(changed)
-    rows = "".join(value_html(it, g["title"], lang, live, it["name"] in changed) for g in groups for it in g["items"])
+    rows = "".join(value_html(it, g["title"], lang, live, it["name"] in changed, static)
+                   for g in groups for it in g["items"])
     if not rows:
         return ""
-    head = "<th></th>" + "".join(f"<th{LEFT}>{html(t(k, lang))}</th>" for k in ("name", "shape", "dtype"))
+    left = LEFT if static else ""
+    head = "<th></th>" + "".join(f"<th{left}>{html(t(k, lang))}</th>" for k in ("name", "shape", "dtype"))
     return f'<table class="jl-values"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
@@ -111,10 +115,10 @@ def source_html(src: list | None) -> str:
     return f'<pre class="jl-code" data-where="{html(src[0])}">{body}</pre>'
 
 
-def pieces(state: dict, lang: str, live: bool) -> dict:
+def pieces(state: dict, lang: str, live: bool, static: bool = False) -> dict:
     """The panel of one state (``StateView.state``) as its four pieces of HTML."""
     return {"crumbs": crumbs_html(state["crumbs"]), "notes": notes_html(state["notes"], lang, live),
-            "values": values_html(state["values"], lang, live, state.get("changed", ())),
+            "values": values_html(state["values"], lang, live, state.get("changed", ()), static),
             "source": source_html(state["source"])}
 
 

@@ -369,9 +369,9 @@ class StateView:
         return (f'<table class="jl-eqns jl-frame" data-path="{html(path_id(program.path))}">'
                 f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>{note}")
 
-    def panel(self, state: dict | None = None, live: bool = False) -> dict:
+    def panel(self, state: dict | None = None, live: bool = False, static: bool = False) -> dict:
         """The panel's four pieces of HTML (``dbgpanel.pieces``) for ``state`` (this state by default)."""
-        return dbgpanel.pieces(self.state() if state is None else state, self.lang, live)
+        return dbgpanel.pieces(self.state() if state is None else state, self.lang, live, static)
 
     def message(self, state: dict, live: bool) -> dict:
         """What a move sends (or a replay stores) of a state: where it is, and its panel as HTML; the script
@@ -382,13 +382,13 @@ class StateView:
 
     def values_html(self, error: str | None = None) -> str:
         """The notes and the value panel, as the snapshot shows them."""
-        p = self.panel(self.state(error))
+        p = self.panel(self.state(error), static=True)
         return p["notes"] + p["values"]
 
     def html(self, error: str | None = None) -> str:
         """The state as static HTML (what a page without scripts shows, said to be a snapshot): the same
         pieces the live widget and the replay insert."""
-        p = self.panel(self.state(error))
+        p = self.panel(self.state(error), static=True)
         return (f'<div class="jaxprlens jl-debugger" lang="{self.lang}">'
                 f'<div class="jl-note jl-snapshot">{html(t("dbg_snapshot", self.lang))}'
                 f'<div class="jl-snapshot-how">{html(t("dbg_snapshot_how", self.lang))}</div></div>'

@@ -4,14 +4,16 @@ steps through it with no kernel.  Capped by steps and bytes, with a note saying 
 """
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 
 import numpy as np
 
 from jaxprlens.views.dbgpanel import PIECES, notes_html
 from jaxprlens.views.dbgstate import StateView, captured, frame_data
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import assets, data as front_data
+from jaxprlens.present.front import assets
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
@@ -22,7 +24,7 @@ from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
 MAX_KINDS = 32               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
-MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)
+MAX_BYTES = 900_000          # the replay as stored (``stored``; with the snapshot, style and module the output stays <= 1 MB)
 REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)
 REPLAY_CHARS = 240           # characters of a recorded value's preview
 SPARE_ROWS = 20              # rows kept past the last one a recorded run reached, in each frame
@@ -39,8 +41,45 @@ def labels(lang: str) -> dict:
     return {k: t(k, lang) for k in WORDS}
 
 
+def _json(x) -> bytes:
+    return json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def _size(x) -> int:
-    return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
+    return len(_json(x))
+
+
+def stored(data: dict) -> str:
+    """The recording as the output stores it: its JSON, deflated (raw, as the script's DecompressionStream reads
+    it) and in base64.  The panels' HTML repeats itself from step to step: this stores a tenth of it."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return base64.b64encode(packer.compress(_json(data)) + packer.flush()).decode("ascii")
+
+
+def unstored(text: str) -> dict:
+    """The recording back from ``stored(data)`` (what the script reads, for tools and tests)."""
+    return json.loads(zlib.decompress(base64.b64decode(text), -15))
+
+
+def stored_size(data: dict) -> int:
+    """The bytes ``stored(data)`` takes in the output."""
+    return len(stored(data))
+
+
+class Meter:
+    """The stored bytes of what was recorded so far, as it grows (each piece deflated after the others)."""
+
+    def __init__(self):
+        self.packer, self.raw = zlib.compressobj(6, zlib.DEFLATED, -15), 0
+
+    def add(self, x) -> int:
+        self.raw += len(self.packer.compress(x.encode() if isinstance(x, str) else _json(x)))
+        self.raw += len(self.packer.flush(zlib.Z_SYNC_FLUSH))
+        return self.bytes
+
+    @property
+    def bytes(self) -> int:
+        return (self.raw + 2) // 3 * 4        # in base64
 
 
 F32 = 4                      # a recorded value's flag: its numbers are float32 ones, stored short (the script rounds
@@ -92,16 +131,16 @@ class Pieces:
         self.items: list = []
         self.index: dict = {}
 
-    def refer(self, panel: dict) -> tuple[list, int]:
-        """The indices of ``panel``'s pieces, and the bytes the new ones add."""
-        refs, added = [], 0
+    def refer(self, panel: dict) -> tuple[list, list]:
+        """The indices of ``panel``'s pieces, and the pieces new here."""
+        refs, added = [], []
         for name in PIECES:
             text = panel[name]
             k = self.index.get(text)
             if k is None:
                 k = self.index[text] = len(self.items)
                 self.items.append(text)
-                added += _size(text) + 1
+                added.append(text)
             refs.append(k)
         return refs, added
 
@@ -140,9 +179,10 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         return s, added
 
     visit()
-    first, used = kept(view.state(jit=False, **limits))
+    meter = Meter()
+    first, added = kept(view.state(jit=False, **limits))
     steps = [first]
-    used += _size(first)
+    meter.add([first, added])
     why = None
     kinds: set = set()
     while not st.done:
@@ -172,8 +212,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
             s["out"] = out.getvalue()
         if written_now:
             s["w"] = written(written_now)   # what a condition tests, as the engine computes it
-        used += _size(s) + added + 12       # + the step's landings (below)
-        if used > max_bytes:                # frames' rows come on top: trimmed below
+        if meter.add([s, added]) > max_bytes:    # frames' rows and landings come on top: trimmed below
             why = t("cap_bytes", lang, kb=max_bytes // 1000)
             break
         steps.append(s)
@@ -209,7 +248,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
                 "capped": False, "labels": labels(lang), "conditions": CONDITIONS}   # the grammar of a condition
 
     out = pack(steps)
-    while _size(out) + 400 > max_bytes and len(steps) > 1:    # the note, said below, fits in 400 bytes
+    while stored_size(out) + 400 > max_bytes and len(steps) > 1:    # the note, said below, fits in 400 bytes
         del steps[max(1, len(steps) - max(1, len(steps) // 10)):]
         why = why or t("cap_bytes", lang, kb=max_bytes // 1000)
         out = pack(steps)
@@ -233,6 +272,8 @@ def replay_html(data: dict, lang: str, static: str = "") -> str:
 
 
 def replay_body(data: dict, lang: str, static: str = "") -> str:
-    """The replay without the front end: the snapshot and the recorded data (``static/debugger.js`` replays it)."""
+    """The replay without the front end: the snapshot and the recorded data, deflated (``stored``;
+    ``static/dbgreplay.js`` inflates and replays it)."""
     return (f'<div class="jaxprlens jl-dbg-replay" data-jl-view="replay" lang="{html(lang)}">'
-            f'<div class="jl-dbg-static">{static}</div>{front_data(data, "jl-dbg-data")}</div>')
+            f'<div class="jl-dbg-static">{static}</div><script type="application/octet-stream" class="jl-dbg-data" '
+            f'data-z="deflate-raw">{stored(data)}</script></div>')

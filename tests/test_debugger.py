@@ -1077,3 +1077,90 @@ def test_the_snapshot_and_the_slide_keep_values_whole_and_readable():
     assert "@container (max-width:800px) or (max-width:64em)" in sheet
     reset = re.search(r"\.jaxprlens pre\.jl-val,\.jaxprlens pre\.jl-code\{([^}]*)\}", sheet).group(1)
     assert {"font-size:inherit", "width:auto", "box-shadow:none"} <= set(reset.split(";"))
+
+
+# ---------------------------------------------------------------- one renderer of the panel (issue 27 item 1)
+
+def _soup(text: str):
+    from bs4 import BeautifulSoup
+    return BeautifulSoup(text, "html.parser")
+
+
+def _unstyled(text: str) -> str:
+    """HTML without its inline alignment (the snapshot's, for pages where none of our CSS runs)."""
+    return re.sub(r' style="[^"]*"', "", text)
+
+
+def test_the_panel_is_one_rendering_for_the_snapshot_the_widget_and_the_replay():
+    """The live message, the replay's steps and the static snapshot carry the same HTML pieces for the same
+    state (the widget's adds only its edit buttons); a value is a head row and a data row: its name and Python
+    path, shape, dtype, then statistics, histogram (its counts in its title) and preview, NaN and Inf marked."""
+    from jaxprlens.views.dbgpanel import PIECES
+    fn, args = SEEDS["func10"]
+    p = trace(fn, *args)
+    d = p.debugger()
+    d._send = d.sent = Sent()
+    d.press("ready")
+    live = d.sent[-1]["content"]["state"]["view"]
+    assert sorted(live) == sorted(PIECES)
+    rec = record(p)
+    first = {name: rec["pieces"][i] for name, i in zip(PIECES, rec["steps"][0]["p"])}
+    no_buttons = re.sub(r'<span class="jl-edit".*?</span>', "", live["values"])
+    assert no_buttons == first["values"] and live["crumbs"] == first["crumbs"] and live["source"] == first["source"]
+    snapshot = _soup(StateViewOf(p, *args).html())
+    assert _unstyled(str(snapshot.select_one("table.jl-values"))) == str(_soup(first["values"]).table)
+    assert [s.get_text() for s in snapshot.select(".jl-crumbs span")] == ["top", "eqn 0"]
+    d.press("step")                                   # eqn 1 (add a c) next: its inputs, and eqn 0's output c
+    values = _soup(d.sent[-1]["content"]["state"]["view"]["values"])
+    heads, datas = values.select("tr.jl-value"), values.select("tr.jl-value-data")
+    assert len(heads) == len(datas) == 3 and all(h.find_next_sibling("tr") is v for h, v in zip(heads, datas))
+    assert [(h.select_one("td.jl-vtitle").get_text(), h.select_one("var").get_text()) for h in heads] == [
+        ("input", "a"), ("input", "c"), ("output of 0 (broadcast_in_dim)", "c")]
+    assert heads[0].select_one(".jl-path").get_text() == "arg"                      # a's Python path
+    assert [[td.get_text() for td in h.select("td")[2:]] for h in heads] == [["(16,)", "float32"]] * 3
+    assert [e["data-edit"] for e in datas[0].select(".jl-edit button")] == ["nan", "zero", "scale", "eps"]
+    x = jnp.arange(-1., 11.)                            # a histogram from HIST_MIN (9) elements on
+    bad = _soup(StateViewOf(trace(jnp.log, x), x, done=True).panel()["values"])
+    assert [s.get_text() for s in bad.select("pre.jl-val .jl-bad")] == ["nan", "-inf"] * 2   # last output, result
+    title = bad.select_one("tr.jl-value-data svg.jl-hist title").get_text()       # of the 10 finite ones
+    assert title.startswith("histogram of the finite values: ") and sum(map(int, title.split(": ")[1].split())) == 10
+    assert bad.select_one("tr.jl-value.jl-nonfinite") is not None
+
+
+def StateViewOf(program, *args, done: bool = False):
+    from jaxprlens.views.dbgstate import StateView
+    st = program.stepper(*args)
+    if done:
+        st.run()
+    return StateView(st, "en")
+
+
+def test_a_replay_recorded_after_live_edits_makes_them_again_and_marks_what_they_changed():
+    """Issue 30 item 4: edits made live are made again in the recording, where they were made: the edited
+    value and those it changed are marked in the replay as live, and the replay says that a new edit needs the
+    kernel."""
+    from jaxprlens.views.dbgpanel import PIECES
+    d = debugger("func10")
+    plain = d.replay()
+    d.press("step")                                               # eqn 0 wrote c
+    name = state(d)["values"][-1]["items"][0]["name"]
+    d.press("edit", var=name, op="nan")
+    d.press("step")
+    live = state(d)
+    rec = d.replay()
+    assert rec is not plain and d.replay() is rec                # recorded again once, for these edits
+    steps = [replayed(rec, k) for k in range(len(rec["steps"]))]
+    at1 = steps[1]
+    assert at1["changed"] == [name] and "nan" in at1["values"][-1]["items"][0]["preview"]
+    assert [n[0] for n in at1["notes"]] == ["edit"]
+    edit_note = _soup(rec["pieces"][rec["steps"][1]["p"][PIECES.index("notes")]]).select_one(".jl-edit-kernel")
+    assert edit_note.get_text() == "editing a value needs the kernel (this is a recorded replay)"
+    assert rec["steps"][2]["changed_eqns"] == ["0", "1"] == d.view.changed_eqns()
+    shown = lambda groups: [(g["title"], [(i["name"], i["stats"]) for i in g["items"]]) for g in groups  # noqa
+                            if g["title"] != "input"]                # the replay stores no inputs
+    assert shown(steps[2]["values"]) == shown(live["values"]) == [("output of 1 (add)", [("d", "NaN 16")])]
+    assert steps[2]["changed"] == ["d"] and set(live["changed"]) == {"c", "d"}    # live shows c as an input too
+    assert "nan" in steps[-1]["values"][-1]["items"][0]["preview"]           # the result the edit reached
+    assert all("changed_eqns" not in s for s in plain["steps"]) and not any(
+        "jl-changed" in piece for piece in plain["pieces"])
+    assert rec["note"] is None

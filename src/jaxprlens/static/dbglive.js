@@ -5,12 +5,15 @@ import { Debugger } from "./dbgview.js";
 export function render({ model, el }) {
   const root = document.createElement("div");
   el.appendChild(root);
+  let asked = null;                 // when the last move was sent: its round trip is said on the root
   const dbg = new Debugger(root, model.get("labels"), "live", (name, arg) => {
     if (name === "toggle") root.classList.add("jl-wait");
+    asked = performance.now();
     model.send(Object.assign({ do: name }, arg || {}));
   });
   const onMsg = (msg) => {
     const t0 = performance.now();
+    if (asked !== null && msg.state) { root.setAttribute("data-trip-ms", (t0 - asked).toFixed(1)); asked = null; }
     if (msg.frame) dbg.frame(msg.frame);
     if (msg.rows) dbg.rows(msg.rows);
     if (msg.bps) dbg.breakpoints(msg.bps);

@@ -59,11 +59,11 @@ def histogram_svg(counts: list, title: str) -> str:
             f'd="{"".join(bars)}"/></svg>')
 
 
-def preview_html(text: str) -> str:
+def preview_html(text: str, static: bool = False) -> str:
     """A value's printed preview, its NaN and Inf marked."""
     parts = _BAD.split(text)
     body = "".join(f'<span class="jl-bad">{html(p)}</span>' if i % 2 else html(p) for i, p in enumerate(parts))
-    return f'<pre class="jl-val"{NUMS}>{body}</pre>'
+    return f'<pre class="jl-val"{NUMS if static else ""}>{body}</pre>'
 
 
 def editor_html(name: str, lang: str) -> str:
@@ -91,7 +91,7 @@ def value_html(it: dict, title: str, lang: str, live: bool, changed: bool, stati
     edit = editor_html(it["name"], lang) if live and _NAME.match(it["name"]) else ""
     hist = histogram_svg(it["hist"], t("histogram", lang)) if it.get("hist") else ""
     return (head + f'<tr class="jl-value-data"><td class="jl-vcell" colspan="4"{left}>{stats}{edit}'
-            f'<div class="jl-vrow">{hist}{preview_html(it["preview"])}</div></td></tr>')
+            f'<div class="jl-vrow">{hist}{preview_html(it["preview"], static)}</div></td></tr>')
 
 
 def values_html(groups: list, lang: str, live: bool, changed=(), static: bool = False) -> str:

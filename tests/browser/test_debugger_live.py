@@ -458,3 +458,28 @@ def test_nbconvert_execute_page_steps_through_the_replay(browser, tmp_path):
         page.screenshot(path=str(harness.OUTPUT / "debugger_nbconvert_execute.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_zh_dark_debugger_at_970px_keeps_every_text_inside_the_output(lab_saving, open_notebook):
+    """Issue 27 item 7: at 970 px of output, in Chinese and the dark theme, no text of the debugger (crumbs,
+    notes, the frame's rows, the value panel, the source listing) is cut with "…", clipped, or past the
+    output's right edge, at the start, inside the value panel's widest state, and at the end."""
+    from test_lab import CUT, MLP
+    page = open_notebook(lab_saving, [MLP, "%%jaxpr --debug --lang zh\nmlp(params, x)"], width=1402)
+    out = live(page, 1)
+    wait_hl(out, "0", timeout=60_000)
+    assert round(out.evaluate("e => e.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
+    switch_theme(page, "JupyterLab Dark")
+    try:
+        found = []
+        for move, eqn in (("step", "1"), ("step", "2"), ("step", "3")):
+            out.locator(f"button[data-do={move}]").click()
+            wait_hl(out, eqn)
+            found += out.evaluate(CUT)
+        out.locator("button[data-do=continue]").click()
+        out.locator("button[data-do=step]:disabled").wait_for()
+        found += out.evaluate(CUT)
+        out.screenshot(path=str(harness.OUTPUT / "debugger_zh_dark_970.png"))
+    finally:
+        switch_theme(page, "JupyterLab Light")
+    assert found == []

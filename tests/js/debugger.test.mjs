@@ -128,3 +128,34 @@ test("rows before the current one are marked done, the current one highlighted",
   play(root, ["reset"]);
   assert.ok(!rows.some((tr) => tr.classList.contains("jl-done")) && rows[0].classList.contains("jl-hl"));
 });
+
+/* The panel is Python's HTML (views/dbgpanel.py), put in as it is: a piece whose HTML a move leaves as it was
+   is not drawn again (the source listing of two rows from one line is the very same node). */
+test("a move draws again only the pieces of the panel that changed", async () => {
+  const root = await replay(recorded.html);
+  const code = root.querySelector(".jl-dbg-src pre.jl-code"), crumbs = root.querySelector(".jl-crumbs span");
+  assert.ok(code && code.querySelector(".jl-line.jl-hl"));
+  play(root, ["into"]);                                  // eqn 0 (sin) to eqn 1 (mul): one source line
+  assert.equal(root.querySelector(".jl-dbg-src pre.jl-code"), code);
+  assert.notEqual(root.querySelector(".jl-crumbs span"), crumbs);       // "eqn 1" now
+  assert.deepEqual([...root.querySelectorAll(".jl-crumbs span")].map((s) => s.textContent), ["top", "eqn 1"]);
+  const value = root.querySelector(".jl-dbg-values tr.jl-value");
+  assert.ok(value && value.nextElementSibling.classList.contains("jl-value-data"));
+  assert.equal(root.querySelectorAll(".jl-dbg-values .jl-edit button").length, 0);   // no kernel: no edits
+});
+
+/* Issue 30 item 4: a replay recorded after live edits shows them, marked, and says a new edit needs the kernel. */
+test("a replay recorded after a live edit marks what it changed, and only from where it was made", async () => {
+  const edited = fixture("replay_edit");
+  const root = await replay(edited.html);
+  const marked = () => [...root.querySelectorAll(".jl-dbg-frame tr.jl-row.jl-changed")].map((tr) => tr.dataset.eqn);
+  assert.deepEqual(marked(), []);                                        // before the edit
+  play(root, ["into"]);
+  assert.deepEqual(marked(), [edited.marked[0]]);                       // the edited value's row
+  assert.ok(root.querySelector(".jl-dbg-values tr.jl-value.jl-changed"));
+  assert.equal(root.querySelector(".jl-dbg-notes .jl-edit-kernel").textContent, edited.needs_kernel);
+  play(root, ["into"]);
+  assert.deepEqual(marked(), edited.marked);                             // and the row that read it
+  play(root, ["back", "back"]);
+  assert.deepEqual(marked(), []);
+});

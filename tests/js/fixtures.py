@@ -166,11 +166,24 @@ def replay_inf_fixture() -> dict:
     return replay_fixture(scaled, (1.0, float("inf")), INF_MOVES)
 
 
+def replay_edit_fixture() -> dict:
+    """A replay recorded after a live edit: the value eqn 0 wrote set to NaN, then one Step."""
+    from jaxprlens.present.i18n import t
+    p = trace(loop, jnp.array((1.0, 2.0)), 3)
+    st = p.stepper()
+    st.step()
+    st.set_value(p.eqns[0].outvars[0], jnp.full(2, jnp.nan))
+    st.step()
+    data = record(p, lang="en", edits=st.edits)
+    return {"html": replay_html(data, "en"), "marked": StateView(st, "en").changed_eqns(),
+            "needs_kernel": t("edit_needs_kernel", "en")}
+
+
 def main(out: str) -> None:
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture), ("replay", replay_fixture),
-                       ("replay_inf", replay_inf_fixture)):
+                       ("replay_inf", replay_inf_fixture), ("replay_edit", replay_edit_fixture)):
         (folder / f"{name}.json").write_text(json.dumps(make(), ensure_ascii=False, indent=0, sort_keys=True))
     print(f"fixtures written to {folder}")
 

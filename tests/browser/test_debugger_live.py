@@ -15,6 +15,7 @@ import pytest
 
 import browser_harness as harness
 from test_front_end import CONTRAST_JS, switch_theme
+from jaxprlens.views.dbgstate import ROWS_PER_MESSAGE
 
 pytestmark = pytest.mark.browser
 
@@ -349,7 +350,7 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
 
     big = live(page, 3)
     wait_hl(big, "0", timeout=120_000)
-    assert big.locator(".jl-frame tr.jl-row").count() == 2000            # the first message's rows only
+    assert big.locator(".jl-frame tr.jl-row").count() == ROWS_PER_MESSAGE   # the first message's rows only
     big.locator(".jl-dbg-frame").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
     big.locator(".jl-frame tr.jl-row[data-eqn='9999']").wait_for(state="attached", timeout=60_000)
     assert big.locator(".jl-frame tr.jl-row").count() < 10_000           # the rows scrolled past never came

@@ -2,11 +2,10 @@
    It defines no move and computes no statistic of its own: the recording stores, per step, where the engine's
    Step and Step out land from it (`o`, `u`: step indices; null past the recording), the numbers the engine's
    conditions compare for each value the step wrote (`w`, in the order of data.conditions.stats,
-   engine/conditions.py `stats`, Inf as "inf"), and its panel as indices into the shared HTML pieces (`p`);
+   engine/conditions.py `stats`, Inf as "inf"), and its panel as indices into the shared HTML pieces (`p`, one
+   per name of data.panel);
    Continue and Step out stop on the way as the engine's run() does. */
 import { Debugger } from "./dbgview.js";
-
-const PIECES = ["crumbs", "notes", "values", "source"];     // views/dbgpanel.py PIECES
 
 function stops(s, bps, conds) {   // a breakpoint row is current, or a value the step wrote meets a condition
   if (s.eqn && bps.has(s.eqn)) return true;
@@ -61,8 +60,9 @@ function start(root, data) {
   const go = (i) => {
     at = Math.max(0, Math.min(last, i));
     const s = steps[at], view = {};
-    PIECES.forEach((name, j) => { view[name] = pieces[s.p[j]]; });
-    dbg.show(Object.assign({}, s, { view: view, back: past.length > 0, done: s.done || at === last && data.capped }));
+    data.panel.forEach((name, j) => { view[name] = pieces[s.p[j]]; });
+    dbg.show(Object.assign({}, s, { view: view, back: past.length > 0, done: s.done || at === last && data.capped,
+                                    changed_eqns: s.changed_eqns || [] }));      // none stored: no mark
     const capped = at === last && data.note ? data.note : "";
     if (dbg.capped.innerHTML !== capped) dbg.capped.innerHTML = capped;   // views/replay.py wrote it
     let text = "";

@@ -7,7 +7,6 @@ import { el } from "./dom.js";
 
 const KEYS = { n: "step", i: "into", o: "out", b: "back", c: "continue", r: "reset" };
 const BUTTONS = ["step", "into", "out", "back", "continue", "reset"];
-const PIECES = ["crumbs", "notes", "values", "source"];     // views/dbgpanel.py PIECES
 
 const h = el;      // the one DOM helper (dom.js)
 
@@ -53,7 +52,8 @@ export class Debugger {
     this.side.addEventListener("change", (e) => {      // a typed value for the what-if "set"
       const input = e.target.closest && e.target.closest("input.jl-edit-set");
       const box = input && input.closest(".jl-edit");
-      if (box && input.value.trim()) this.act("edit", { var: box.getAttribute("data-var"), op: "set", value: input.value.trim() });
+      if (!box || !input.value.trim()) return;
+      this.act("edit", { var: box.getAttribute("data-var"), op: "set", value: input.value.trim() });
     });
     this.keys(root);
   }
@@ -234,12 +234,12 @@ export class Debugger {
       this.measure(f);
     }
     const view = s.view || {};
-    PIECES.forEach((k) => {              // a piece is put in only when its HTML changed
+    Object.keys(this.boxes).forEach((k) => {     // a piece is put in only when its HTML changed
       const html = view[k] || "";
       if (this.shown[k] !== html) { this.boxes[k].innerHTML = html; this.shown[k] = html; }
     });
     if (f && s.marks) this.remark(f, s.marks.add || [], s.marks.drop || []);    // live: what changed
-    else if (f) this.marks(f, s.changed_eqns || []);
+    else if (f && s.changed_eqns) this.marks(f, s.changed_eqns);                 // replay: the step's marks
     const end = !!s.done;
     ["step", "into", "continue"].forEach((n) => { this.buttons[n].disabled = end; });
     this.buttons.out.disabled = end || s.depth === 1;   // at the top level there is no caller to return to

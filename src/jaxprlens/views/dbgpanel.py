@@ -38,8 +38,8 @@ def notes_html(notes: list, lang: str, live: bool) -> str:
     for kind, text in notes:
         button = ""
         if kind == "jitskip" and live:
-            button = (f'<button type="button" class="jl-btn jl-jit-btn" data-act="jit" title="{html(t("tip_jit", lang))}">'
-                      f'{html(t("btn_jit", lang))}</button>')
+            button = (f'<button type="button" class="jl-btn jl-jit-btn" data-act="jit" '
+                      f'title="{html(t("tip_jit", lang))}">{html(t("btn_jit", lang))}</button>')
         elif kind == "edit" and not live:       # a replay shows the edits recorded; a new one needs the kernel
             button = f' <span class="jl-edit-kernel">{html(t("edit_needs_kernel", lang))}</span>'
         out.append(f'<div class="jl-note jl-{html(kind)}">{html(text)}{button}</div>')

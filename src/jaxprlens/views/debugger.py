@@ -214,8 +214,9 @@ class Debugger(anywidget.AnyWidget):
         return msg
 
     def _state(self, jit: bool = True) -> dict:
-        """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed as a change of marks (``marks``: ids to ``add`` and
-        to ``drop``), not all of them each move (an edit early in 100k equations marks 50k rows)."""
+        """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
+        as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
+        early in 100k equations marks 50k rows)."""
         state = self.view.state(self.error, jit)
         state = self.view.message(state, live=True)
         ids = state.pop("changed_eqns")          # in program order, so a move forward adds at the end, back

@@ -24,7 +24,7 @@ from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
 MAX_KINDS = 32               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
-MAX_BYTES = 900_000          # the replay as stored (``stored``; with the snapshot, style and module the output stays <= 1 MB)
+MAX_BYTES = 900_000          # the replay as stored (``stored``): with the snapshot, style and module, <= 1 MB
 REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)
 REPLAY_CHARS = 240           # characters of a recorded value's preview
 SPARE_ROWS = 20              # rows kept past the last one a recorded run reached, in each frame
@@ -244,7 +244,8 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
             if s["depth"] > 1:
                 s["u"] = up[k]
             packed.append(s)
-        return {"frames": frames, "steps": packed, "pieces": [shared.items[i] for i in renumber], "note": None,
+        return {"frames": frames, "steps": packed, "pieces": [shared.items[i] for i in renumber], "panel": PIECES,
+                "note": None,
                 "capped": False, "labels": labels(lang), "conditions": CONDITIONS}   # the grammar of a condition
 
     out = pack(steps)

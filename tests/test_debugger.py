@@ -1164,3 +1164,15 @@ def test_a_replay_recorded_after_live_edits_makes_them_again_and_marks_what_they
     assert all("changed_eqns" not in s for s in plain["steps"]) and not any(
         "jl-changed" in piece for piece in plain["pieces"])
     assert rec["note"] is None
+
+
+def test_a_replay_says_which_edits_its_run_never_reached():
+    d = debugger("func10")
+    d.press("step")
+    d.press("edit", var="c", op="zero")
+    edit = d.stepper.edits[0]
+    rec = record(d.stepper.program, *SEEDS["func10"][1], edits=[edit._replace(where=(99,))])
+    assert note(rec) == "the edited run never reached where these edits were made: c"
+    assert not rec["capped"] and not any("jl-changed" in piece for piece in rec["pieces"])
+    zh = record(d.stepper.program, *SEEDS["func10"][1], lang="zh", edits=[edit._replace(where=(99,))])
+    assert note(zh) == "修改后的运行没有到达这些修改所在的位置：c"

@@ -1,7 +1,8 @@
-"""The debugger's state as data and as static HTML/text: value summaries, a frame's rows (sent once per frame),
-the state after a move (a small delta), and the snapshot shown where no script runs.
+"""The debugger's state as data: value summaries, a frame's rows as the table draws them (sent once per frame),
+the state after a move, and its text; ``dbgpanel`` renders a state's panel as HTML, the one rendering the
+snapshot shown where no script runs, the live widget's messages and the recorded replay all carry.
 
-Pure over a ``Stepper`` (no widgets): the live widget sends this data, the recorded replay stores it.
+Pure over a ``Stepper`` (no widgets): the live widget sends this, the recorded replay stores it.
 """
 from __future__ import annotations
 

@@ -1124,6 +1124,10 @@ def test_the_panel_is_one_rendering_for_the_snapshot_the_widget_and_the_replay()
     assert [s.get_text() for s in bad.select("pre.jl-val .jl-bad")] == ["nan", "-inf"] * 2   # last output, result
     title = bad.select_one("tr.jl-value-data svg.jl-hist title").get_text()       # of the 10 finite ones
     assert title.startswith("histogram of the finite values: ") and sum(map(int, title.split(": ")[1].split())) == 10
+    counts = [int(c) for c in title.split(": ")[1].split()]
+    bars = re.findall(r"M([\d.]+) 18v-(\d+)", bad.select_one("tr.jl-value-data svg.jl-hist path")["d"])
+    assert [float(x) for x, _ in bars] == [4 * i + 1.5 for i, c in enumerate(counts) if c]       # a bar per bin
+    assert max(int(h) for _, h in bars) == 18                                                   # the tallest: full
     assert bad.select_one("tr.jl-value.jl-nonfinite") is not None
 
 

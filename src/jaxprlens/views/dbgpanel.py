@@ -53,7 +53,7 @@ def histogram_svg(counts: list, title: str) -> str:
     for i, c in enumerate(counts):
         hh = max(1, round(c / top * HIST_H)) if c else 0
         if hh:
-            bars.append(f"M{i * HIST_W + 1.5:g} {HIST_H}v-{hh}")      # a bar: a line HIST_W - 1 wide
+            bars.append(f"M{i * HIST_W + (HIST_W - 1) / 2:g} {HIST_H}v-{hh}")    # a bar: a line HIST_W - 1 wide
     return (f'<svg class="jl-hist" width="{len(counts) * HIST_W}" height="{HIST_H}" role="img" stroke="currentColor">'
             f'<title>{html(title)}: {" ".join(map(str, counts))}</title><path stroke-width="{HIST_W - 1}" '
             f'd="{"".join(bars)}"/></svg>')

@@ -13,7 +13,7 @@ import pytest
 
 from jaxprlens.views.debugger import COMPARE_MAX, Debugger, describe, sparkline
 from jaxprlens.model import trace
-from jaxprlens.views.replay import record, replay_html
+from jaxprlens.views.replay import record, replay_html, stored_size
 from jaxprlens.engine.stepper import CONDITIONS
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
 from seeds import SEEDS
@@ -39,8 +39,51 @@ def at(d: Debugger) -> str | None:
     return d.sent[-1]["content"]["state"]["eqn"]
 
 
+def read(state: dict) -> dict:
+    """A state as sent, with what its panel's HTML shows read back as data: ``crumbs``, ``notes`` (``[kind,
+    text]``, a note's button aside), ``values`` (``[{title, items: [{name, path, shape, dtype, stats, preview}]}]``)
+    and ``changed`` (the values marked as changed by an edit)."""
+    from bs4 import BeautifulSoup
+    view = {k: BeautifulSoup(v, "html.parser") for k, v in state["view"].items()}
+    notes = []
+    for div in view["notes"].select("div.jl-note"):
+        kind = next(c[3:] for c in div["class"] if c != "jl-note")
+        notes.append([kind, "".join(x for x in div.contents if isinstance(x, str))])
+    groups = []
+    for tr in view["values"].select("tr.jl-value"):
+        data = tr.find_next_sibling("tr")
+        path = tr.select_one(".jl-path")
+        stats = data.select_one(".jl-stats")
+        item = {"name": tr.select_one("var").get_text(), "path": path.get_text() if path else "",
+                "shape": tr.select("td")[2].get_text(), "dtype": tr.select("td")[3].get_text(),
+                "stats": stats.get_text() if stats else "", "preview": data.select_one("pre.jl-val").get_text()}
+        title = tr.select_one("td.jl-vtitle").get_text()
+        if not groups or groups[-1]["title"] != title:
+            groups.append({"title": title, "items": []})
+        groups[-1]["items"].append(item)
+    return dict(state, crumbs=[s.get_text() for s in view["crumbs"].select("span")], notes=notes, values=groups,
+                changed=sorted({tr["data-var"] for tr in view["values"].select("tr.jl-value.jl-changed")}))
+
+
 def state(d: Debugger) -> dict:
-    return d.sent[-1]["content"]["state"]
+    return read(d.sent[-1]["content"]["state"])
+
+
+def replayed(rec: dict, k: int) -> dict:
+    """Step ``k`` of a recorded replay, its panel put together from the shared pieces and read back."""
+    from jaxprlens.views.dbgpanel import PIECES
+    step = rec["steps"][k]
+    return read(dict(step, view={name: rec["pieces"][i] for name, i in zip(PIECES, step["p"])}))
+
+
+def note(rec: dict) -> str | None:
+    """The text of a recorded replay's closing note (why it ends), or None."""
+    from bs4 import BeautifulSoup
+    return None if rec["note"] is None else BeautifulSoup(rec["note"], "html.parser").get_text()
+
+
+def row_id(row_html: str) -> str:
+    return re.match(r'<tr class="jl-row[^"]*" data-eqn="([^"]*)"', row_html).group(1)
 
 
 def crumbs(d: Debugger) -> str:
@@ -85,7 +128,7 @@ def test_func10_step_into_while_body_counts_iterations():
 def test_rows_are_sent_once_per_frame_and_moves_send_only_the_state():
     d = debugger("func10")
     first = d.sent[0]["content"]
-    assert first["frame"]["path"] == "" and first["frame"]["html"] and len(first["frame"]["rows"]) == 3
+    assert first["frame"]["path"] == "" and len(first["frame"]["rows"]) == 3
     assert 'data-eqn="2"' in first["frame"]["rows"][2]
     d.press("step")
     assert set(d.sent[-1]["content"]) == {"state"}
@@ -180,7 +223,7 @@ def test_debug_print_output_is_sent_in_order_while_stepping(capsys):
         outs.append("".join(m["content"].get("out", "") for m in d.sent[n:]))
     assert "".join(outs) == want and outs.index(first) < outs.index(second)
     assert outs.index(first) == 3 and outs.index(second) == 7       # by the step that ran debug_print
-    assert [m["content"]["state"]["notes"] for m in d.sent[-2:]] == [[], []]   # the end, then eager == jit
+    assert [read(m["content"]["state"])["notes"] for m in d.sent[-2:]] == [[], []]   # the end, then eager == jit
     d.press("ready")                                   # a new view gets everything printed so far
     assert d.sent[-1]["content"]["out"] == want
     replay = d.replay()
@@ -226,14 +269,14 @@ def test_replay_records_the_path_values_and_caps():
     assert rec["note"] is None and not rec["capped"] and steps[-1]["done"]
     assert [s["eqn"] for s in steps[:5]] == ["0", "1", "2", "2/cond/0", "2/body/0"]
     assert set(rec["frames"]) == {"", "2/cond", "2/body"}
-    last = steps[-1]["values"][-1]
+    last = replayed(rec, -1)["values"][-1]
     assert last["title"] == "result" and last["items"][0]["stats"] == "min 22  max 22  mean 22  NaN 0"
     capped = record(p, max_steps=5)
     assert len(capped["steps"]) == 6 and capped["capped"]
-    assert capped["note"] == "recording stopped after 5 steps (the cap of 5 steps): the replay ends there"
-    small = record(p, max_bytes=12_000)
-    assert small["capped"] and "the cap of 12 kB" in small["note"]
-    assert len(json.dumps(small, ensure_ascii=False, separators=(",", ":")).encode()) <= 12_000
+    assert note(capped) == "recording stopped after 5 steps (the cap of 5 steps): the replay ends there"
+    small = record(p, max_bytes=4_000)                       # the whole recording stores 4.7 kB
+    assert small["capped"] and "the cap of 4 kB" in note(small)
+    assert stored_size(small) <= 4_000 and 1 < len(small["steps"]) < len(steps)
 
 
 def test_mimebundle_replay_then_live_widget_and_saved_form():
@@ -339,8 +382,9 @@ def test_run_by_nbclient_it_opens_no_widget_and_shows_the_replay_only(monkeypatc
 
 
 def test_replay_html_cannot_be_closed_by_data():
-    html = replay_html({"steps": [], "frames": {}, "x": "</script><b>"}, "en")
-    assert "</script><b>" not in html and "\\u003c/script>" in html
+    data = {"steps": [], "frames": {}, "x": "</script><b>"}
+    html = replay_html(data, "en")
+    assert "</script><b>" not in html and _stored_data(html) == data       # base64: no `<` to close the tag
 
 
 def test_fallback_says_finished_at_the_end():
@@ -626,16 +670,16 @@ def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
     first = d.sent[-1]["content"]
     frame = first["frame"]
     n = frame["n"]
-    assert n > 2000 and frame["from"] == 0 and len(frame["rows"]) == 1000 and not frame["html"]
+    assert n > 2000 and frame["from"] == 0 and len(frame["rows"]) == 1000 and frame["per"] == 1000
     per_row = len(json.dumps(frame["rows"]).encode()) / 1000
-    assert per_row * dbg.ROWS_PER_MESSAGE < 600_000               # 2,000 rows a message: well under 1 MB
+    assert per_row * dbg.ROWS_PER_MESSAGE < 600_000               # 1,000 HTML rows a message: well under 1 MB
     got = list(frame["rows"])
     while len(got) < n:                                              # what the front end asks for, chunk by chunk
         d._on_msg(d, {"do": "rows", "path": "", "from": len(got)}, [])
         chunk = d.sent[-1]["content"]["rows"]
         assert chunk["from"] == len(got) and len(chunk["rows"]) <= 1000 and set(chunk) >= {"rows", "n", "path"}
         got += chunk["rows"]
-    assert [r["id"] if isinstance(r, dict) else r for r in got][:1] and len(got) == n
+    assert [row_id(r) for r in got] == [str(i) for i in range(n)]
     assert d.press("rows", path="nope", **{"from": 0}) == {} and d.press("rows", path="") == {}
     d.press("step")
     assert "frame" not in d.sent[-1]["content"]                    # sent once
@@ -661,9 +705,9 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
     d.press("ready")
     frame = d.sent[-1]["content"]["frame"]
     assert frame["chunk"] == CHUNK_ROWS and frame["from"] == 1400 and len(frame["rows"]) == 1000
-    assert [r["id"] for r in frame["rows"][:2]] == ["1400", "1401"] and "src" in frame["rows"][0]
+    assert [row_id(r) for r in frame["rows"][:2]] == ["1400", "1401"] and "data-same" in frame["rows"][0]
     rows = d.press("rows", path="", count=CHUNK_ROWS, **{"from": 2801})["rows"]
-    assert rows["from"] == 2800 and [r["id"] for r in rows["rows"]] == [str(i) for i in range(2800, 3000)]
+    assert rows["from"] == 2800 and [row_id(r) for r in rows["rows"]] == [str(i) for i in range(2800, 3000)]
     assert len(d.press("rows", path="", count=10**6, **{"from": 0})["rows"]["rows"]) == 1000
     assert d.press("rows", path="", count="all", **{"from": 0}) == {}
 
@@ -711,9 +755,11 @@ def test_the_replay_makes_only_the_rows_its_run_reached():
 
 def _stored_data(html: str) -> dict:
     """The recorded replay as the page's script reads it from the stored output."""
-    m = re.search(r'<script type="application/json" class="jl-dbg-data">(.*?)</script>', html, re.S)
-    assert m, "the replay stores its data in one script tag"
-    return json.loads(m.group(1))
+    from jaxprlens.views.replay import unstored
+    m = re.findall(r'<script type="application/octet-stream" class="jl-dbg-data" data-z="deflate-raw">(.*?)</script>',
+                   html, re.S)
+    assert len(m) == 1, "the replay stores its data in one script tag"
+    return unstored(m[0])
 
 
 def test_replay_records_the_engines_condition_numbers_and_landings():
@@ -748,7 +794,7 @@ def test_replay_carries_the_condition_grammar_and_the_script_keeps_no_copy():
     assert stored["conditions"] == CONDITIONS
     scripts = {p.name: p.read_text(encoding="utf-8") for p in (files("jaxprlens") / "static").iterdir()
                if p.name.endswith(".js")}
-    assert "data.conditions" in scripts["debugger.js"]
+    assert "data.conditions" in scripts["dbgreplay.js"]
     for name, js in scripts.items():
         for copy in (CONDITIONS["compare"], "abs max", "max|min", ">=|<=", "any nan", "any inf"):
             assert copy not in js, f"static/{name} keeps its own copy of the condition grammar ({copy!r})"
@@ -842,7 +888,7 @@ def test_replay_is_capped_by_kinds_of_operation():
     full = record(p)
     capped = record(p, max_kinds=2)
     assert capped["capped"] and 1 < len(capped["steps"]) < len(full["steps"])
-    assert "the cap of 2 kinds of operation" in capped["note"]
+    assert "the cap of 2 kinds of operation" in note(capped)
     assert record(p, max_kinds=None)["steps"] == full["steps"]
 
 
@@ -965,11 +1011,11 @@ def test_showing_the_debugger_calls_no_host_function():
     assert calls == []                            # the stored replay and the snapshot ran no callback
     data = record(p)
     assert calls == [] and data["capped"] and len(data["steps"]) == 2      # recorded up to the callback, not past it
-    assert data["note"] == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
+    assert note(data) == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
                             "recording stops before it, so that showing the debugger calls none; the live debugger "
                             "steps on): the replay ends there")
-    assert "io_callback(count)" in bundle["text/html"]
-    assert "方程 1 调用宿主函数（io_callback(count)）" in record(p, lang="zh")["note"] and calls == []
+    assert "io_callback(count)" in note(_stored_data(bundle["text/html"]))
+    assert "方程 1 调用宿主函数（io_callback(count)）" in note(record(p, lang="zh")) and calls == []
 
 
 def test_the_jit_comparison_does_not_rerun_host_functions_and_says_so():
@@ -1030,3 +1076,106 @@ def test_the_snapshot_and_the_slide_keep_values_whole_and_readable():
     assert "@container (max-width:800px) or (max-width:64em)" in sheet
     reset = re.search(r"\.jaxprlens pre\.jl-val,\.jaxprlens pre\.jl-code\{([^}]*)\}", sheet).group(1)
     assert {"font-size:inherit", "width:auto", "box-shadow:none"} <= set(reset.split(";"))
+
+
+# ---------------------------------------------------------------- one renderer of the panel (issue 27 item 1)
+
+def _soup(text: str):
+    from bs4 import BeautifulSoup
+    return BeautifulSoup(text, "html.parser")
+
+
+def _unstyled(text: str) -> str:
+    """HTML without its inline alignment (the snapshot's, for pages where none of our CSS runs)."""
+    return re.sub(r' style="[^"]*"', "", text)
+
+
+def test_the_panel_is_one_rendering_for_the_snapshot_the_widget_and_the_replay():
+    """The live message, the replay's steps and the static snapshot carry the same HTML pieces for the same
+    state (the widget's adds only its edit buttons); a value is a head row and a data row: its name and Python
+    path, shape, dtype, then statistics, histogram (its counts in its title) and preview, NaN and Inf marked."""
+    from jaxprlens.views.dbgpanel import PIECES
+    fn, args = SEEDS["func10"]
+    p = trace(fn, *args)
+    d = p.debugger()
+    d._send = d.sent = Sent()
+    d.press("ready")
+    live = d.sent[-1]["content"]["state"]["view"]
+    assert sorted(live) == sorted(PIECES)
+    rec = record(p)
+    first = {name: rec["pieces"][i] for name, i in zip(PIECES, rec["steps"][0]["p"])}
+    no_buttons = re.sub(r'<span class="jl-edit".*?</span>', "", live["values"])
+    assert no_buttons == first["values"] and live["crumbs"] == first["crumbs"] and live["source"] == first["source"]
+    snapshot = _soup(StateViewOf(p, *args).html())
+    assert _unstyled(str(snapshot.select_one("table.jl-values"))) == str(_soup(first["values"]).table)
+    assert [s.get_text() for s in snapshot.select(".jl-crumbs span")] == ["top", "eqn 0"]
+    d.press("step")                                   # eqn 1 (add a c) next: its inputs, and eqn 0's output c
+    values = _soup(d.sent[-1]["content"]["state"]["view"]["values"])
+    heads, datas = values.select("tr.jl-value"), values.select("tr.jl-value-data")
+    assert len(heads) == len(datas) == 3 and all(h.find_next_sibling("tr") is v for h, v in zip(heads, datas))
+    assert [(h.select_one("td.jl-vtitle").get_text(), h.select_one("var").get_text()) for h in heads] == [
+        ("input", "a"), ("input", "c"), ("output of 0 (broadcast_in_dim)", "c")]
+    assert heads[0].select_one(".jl-path").get_text() == "arg"                      # a's Python path
+    assert [[td.get_text() for td in h.select("td")[2:]] for h in heads] == [["(16,)", "float32"]] * 3
+    assert [e["data-edit"] for e in datas[0].select(".jl-edit button")] == ["nan", "zero", "scale", "eps"]
+    x = jnp.arange(-1., 11.)                            # a histogram from HIST_MIN (9) elements on
+    bad = _soup(StateViewOf(trace(jnp.log, x), x, done=True).panel()["values"])
+    assert [s.get_text() for s in bad.select("pre.jl-val .jl-bad")] == ["nan", "-inf"] * 2   # last output, result
+    title = bad.select_one("tr.jl-value-data svg.jl-hist title").get_text()       # of the 10 finite ones
+    assert title.startswith("histogram of the finite values: ") and sum(map(int, title.split(": ")[1].split())) == 10
+    counts = [int(c) for c in title.split(": ")[1].split()]
+    bars = re.findall(r"M([\d.]+) 18v-(\d+)", bad.select_one("tr.jl-value-data svg.jl-hist path")["d"])
+    assert [float(x) for x, _ in bars] == [4 * i + 1.5 for i, c in enumerate(counts) if c]       # a bar per bin
+    assert max(int(h) for _, h in bars) == 18                                                   # the tallest: full
+    assert bad.select_one("tr.jl-value.jl-nonfinite") is not None
+
+
+def StateViewOf(program, *args, done: bool = False):
+    from jaxprlens.views.dbgstate import StateView
+    st = program.stepper(*args)
+    if done:
+        st.run()
+    return StateView(st, "en")
+
+
+def test_a_replay_recorded_after_live_edits_makes_them_again_and_marks_what_they_changed():
+    """Issue 30 item 4: edits made live are made again in the recording, where they were made: the edited
+    value and those it changed are marked in the replay as live, and the replay says that a new edit needs the
+    kernel."""
+    from jaxprlens.views.dbgpanel import PIECES
+    d = debugger("func10")
+    plain = d.replay()
+    d.press("step")                                               # eqn 0 wrote c
+    name = state(d)["values"][-1]["items"][0]["name"]
+    d.press("edit", var=name, op="nan")
+    d.press("step")
+    live = state(d)
+    rec = d.replay()
+    assert rec is not plain and d.replay() is rec                # recorded again once, for these edits
+    steps = [replayed(rec, k) for k in range(len(rec["steps"]))]
+    at1 = steps[1]
+    assert at1["changed"] == [name] and "nan" in at1["values"][-1]["items"][0]["preview"]
+    assert [n[0] for n in at1["notes"]] == ["edit"]
+    edit_note = _soup(rec["pieces"][rec["steps"][1]["p"][PIECES.index("notes")]]).select_one(".jl-edit-kernel")
+    assert edit_note.get_text() == "editing a value needs the kernel (this is a recorded replay)"
+    assert rec["steps"][2]["changed_eqns"] == ["0", "1"] == d.view.changed_eqns()
+    shown = lambda groups: [(g["title"], [(i["name"], i["stats"]) for i in g["items"]]) for g in groups  # noqa
+                            if g["title"] != "input"]                # the replay stores no inputs
+    assert shown(steps[2]["values"]) == shown(live["values"]) == [("output of 1 (add)", [("d", "NaN 16")])]
+    assert steps[2]["changed"] == ["d"] and set(live["changed"]) == {"c", "d"}    # live shows c as an input too
+    assert "nan" in steps[-1]["values"][-1]["items"][0]["preview"]           # the result the edit reached
+    assert all("changed_eqns" not in s for s in plain["steps"]) and not any(
+        "jl-changed" in piece for piece in plain["pieces"])
+    assert rec["note"] is None
+
+
+def test_a_replay_says_which_edits_its_run_never_reached():
+    d = debugger("func10")
+    d.press("step")
+    d.press("edit", var="c", op="zero")
+    edit = d.stepper.edits[0]
+    rec = record(d.stepper.program, *SEEDS["func10"][1], edits=[edit._replace(where=(99,))])
+    assert note(rec) == "the edited run never reached where these edits were made: c"
+    assert not rec["capped"] and not any("jl-changed" in piece for piece in rec["pieces"])
+    zh = record(d.stepper.program, *SEEDS["func10"][1], lang="zh", edits=[edit._replace(where=(99,))])
+    assert note(zh) == "修改后的运行没有到达这些修改所在的位置：c"

@@ -271,9 +271,8 @@ def debugger_words(d: Debugger) -> str:
     data, _ = d._repr_mimebundle_()
     msg = d.press("ready")
     state, frame = msg["state"], msg["frame"]
-    rows = "".join(frame["rows"]) if frame["html"] else ""
-    texts = [*d.labels.values(), *state["crumbs"], *(n[1] for n in state["notes"]),
-             *(g["title"] for g in state["values"]), visible(frame["head"] + rows)]
+    texts = [*d.labels.values(), visible("".join(state["view"].values())),
+             visible(frame["head"] + "".join(frame["rows"]))]
     return " ".join([data["text/plain"], visible(data["text/html"]), *texts])
 
 
@@ -288,7 +287,7 @@ def test_zh_debugger_has_no_english():
     d.stepper.add_breakpoint(eqn="2/body/1")
     d.press("continue")                                                # stopped inside the loop
     assert d.view.crumbs()[0] == "while[方程 2] › 循环体 › 第 0 次迭代"
-    assert ["stop", "在方程 2/body/1（mul）处遇到断点"] in d.delta()["state"]["notes"]
+    assert '<div class="jl-note jl-stop">在方程 2/body/1（mul）处遇到断点</div>' in d.delta()["state"]["view"]["notes"]
     assert d.view.text().startswith("jaxprlens 调试器位于 while[方程 2] › 循环体 › 第 0 次迭代 › 方程 1\n")
     assert "  已停止：在方程 2/body/1（mul）处遇到断点" in d.view.text()
     stopped = debugger_words(d)

@@ -16,6 +16,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbconvert")
 from bs4 import BeautifulSoup  # noqa: E402
+from jaxprlens.views.replay import unstored  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +60,7 @@ def replays(page: str) -> list:
     found = []
     for root in soup.select('div.jaxprlens.jl-dbg-replay[data-jl-view="replay"]'):
         snapshot = root.select_one("div.jl-dbg-static tr.jl-row.jl-hl")
-        data = json.loads(root.select_one("script.jl-dbg-data").string)
+        data = unstored(root.select_one("script.jl-dbg-data").string)
         found.append((snapshot.get("data-eqn") if snapshot else None, len(data["steps"])))
     return found
 

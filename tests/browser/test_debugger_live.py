@@ -15,6 +15,7 @@ import pytest
 
 import browser_harness as harness
 from test_front_end import CONTRAST_JS, switch_theme
+from jaxprlens.views.dbgstate import ROWS_PER_MESSAGE
 
 pytestmark = pytest.mark.browser
 
@@ -116,7 +117,8 @@ def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook)
         steps = page.evaluate(MOVE_JS, [handle, "step", 10])
         backs = page.evaluate(MOVE_JS, [handle, "back", 10])
         draw = float(root.get_attribute("data-draw-ms") or "nan")
-        print(f"\n{n}: last move drawn in {draw:.1f} ms after its message arrived")
+        trip = float(root.get_attribute("data-trip-ms") or "nan")
+        print(f"\n{n}: last move: kernel round trip {trip:.1f} ms, then drawn in {draw:.1f} ms")
         report[n] = (statistics.median(steps), max(steps), statistics.median(backs), max(backs))
         assert hl(out) == "2"
         out.screenshot(path=str(harness.OUTPUT / f"debugger_{n}.png"))
@@ -348,7 +350,7 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
 
     big = live(page, 3)
     wait_hl(big, "0", timeout=120_000)
-    assert big.locator(".jl-frame tr.jl-row").count() == 2000            # the first message's rows only
+    assert big.locator(".jl-frame tr.jl-row").count() == ROWS_PER_MESSAGE   # the first message's rows only
     big.locator(".jl-dbg-frame").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
     big.locator(".jl-frame tr.jl-row[data-eqn='9999']").wait_for(state="attached", timeout=60_000)
     assert big.locator(".jl-frame tr.jl-row").count() < 10_000           # the rows scrolled past never came
@@ -457,3 +459,28 @@ def test_nbconvert_execute_page_steps_through_the_replay(browser, tmp_path):
         page.screenshot(path=str(harness.OUTPUT / "debugger_nbconvert_execute.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_zh_dark_debugger_at_970px_keeps_every_text_inside_the_output(lab_saving, open_notebook):
+    """Issue 27 item 7: at 970 px of output, in Chinese and the dark theme, no text of the debugger (crumbs,
+    notes, the frame's rows, the value panel, the source listing) is cut with "…", clipped, or past the
+    output's right edge, at the start, inside the value panel's widest state, and at the end."""
+    from test_lab import CUT, MLP
+    page = open_notebook(lab_saving, [MLP, "%%jaxpr --debug --lang zh\nmlp(params, x)"], width=1402)
+    out = live(page, 1)
+    wait_hl(out, "0", timeout=60_000)
+    assert round(out.evaluate("e => e.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
+    switch_theme(page, "JupyterLab Dark")
+    try:
+        found = []
+        for move, eqn in (("step", "1"), ("step", "2"), ("step", "3")):
+            out.locator(f"button[data-do={move}]").click()
+            wait_hl(out, eqn)
+            found += out.evaluate(CUT)
+        out.locator("button[data-do=continue]").click()
+        out.locator("button[data-do=step]:disabled").wait_for()
+        found += out.evaluate(CUT)
+        out.screenshot(path=str(harness.OUTPUT / "debugger_zh_dark_970.png"))
+    finally:
+        switch_theme(page, "JupyterLab Light")
+    assert found == []

@@ -7,10 +7,10 @@ import { click, fixture, load, page, text, type } from "./page.mjs";
 const debug = await load("debugger.js");
 const recorded = fixture("replay"), withInf = fixture("replay_inf");
 
-function replay(html) {
+async function replay(html) {   // the stored data is deflated: the replay starts once it is inflated
   const doc = page(html);
   const root = doc.querySelector(".jl-replay") || doc.querySelector("[data-jl-view]") || doc.body.firstElementChild;
-  debug.replay(root);
+  await debug.replay(root);
   return root;
 }
 
@@ -39,8 +39,8 @@ function play(root, moves) {
 
 const expected = (e) => ({ crumbs: e.crumbs, frame: e.frame, eqn: e.eqn, done: e.done });
 
-test("the replay opens at the first equation with every button but Back and Out", () => {
-  const root = replay(recorded.html);
+test("the replay opens at the first equation with every button but Back and Out", async () => {
+  const root = (await replay(recorded.html));
   assert.equal(root.querySelector(".jl-dbg-static"), null);          // the static snapshot gives way to the replay
   assert.deepEqual(where(root), { crumbs: ["top", "eqn 0"], frame: "", eqn: "0", done: false });
   assert.ok(root.querySelector("button[data-do=back]").disabled && root.querySelector("button[data-do=out]").disabled);
@@ -55,27 +55,27 @@ const AGREE = ["into x3", "step x2", "step over the loop", "into the loop, then 
                "continue to a condition, then back", "step out stops at a breakpoint in the next iteration",
                "step over the loop with a condition"];
 for (const name of AGREE) {
-  test(`replay moves stop where the engine stops: ${name}`, () => {
+  test(`replay moves stop where the engine stops: ${name}`, async () => {
     const { moves, engine } = recorded.moves[name];
-    assert.deepEqual(play(replay(recorded.html), moves), expected(engine));
+    assert.deepEqual(play((await replay(recorded.html)), moves), expected(engine));
   });
 }
 
 // A watch condition stops inside the loop, at the first iteration whose values meet it, in the engine as in the
 // replay (issue 27 items 2 and 7: one meaning of conditions).
-test("replay moves stop where the engine stops: condition max > 6", () => {
+test("replay moves stop where the engine stops: condition max > 6", async () => {
   const { moves, engine } = recorded.moves["condition max > 6"];
-  assert.deepEqual(play(replay(recorded.html), moves), expected(engine));
+  assert.deepEqual(play((await replay(recorded.html)), moves), expected(engine));
 });
 
 // The recorded statistics are the engine's own (Inf included): on [1, inf] `max > 1e3` fires in both.
-test("replay moves stop where the engine stops: max > 1e3 on [1, inf]", () => {
+test("replay moves stop where the engine stops: max > 1e3 on [1, inf]", async () => {
   const { moves, engine } = withInf.moves["condition max > 1e3 on [1, inf]"];
-  assert.deepEqual(play(replay(withInf.html), moves), expected(engine));
+  assert.deepEqual(play((await replay(withInf.html)), moves), expected(engine));
 });
 
-test("a watch condition stops the replay at the first step whose values meet it", () => {
-  const root = replay(recorded.html);
+test("a watch condition stops the replay at the first step whose values meet it", async () => {
+  const root = (await replay(recorded.html));
   play(root, ["cond:max > 6", "continue"]);
   const stopped = Number(root.getAttribute("data-step"));
   assert.ok(stopped > 0 && stopped < recorded.steps - 1);
@@ -86,8 +86,8 @@ test("a watch condition stops the replay at the first step whose values meet it"
   assert.ok(where(root).done);
 });
 
-test("a breakpoint toggled twice is gone; the mark follows the row", () => {
-  const root = replay(recorded.html);
+test("a breakpoint toggled twice is gone; the mark follows the row", async () => {
+  const root = (await replay(recorded.html));
   const row = () => root.querySelector('.jl-dbg-frame tr.jl-row[data-eqn="3"]');
   play(root, ["toggle:3"]);
   assert.ok(row().classList.contains("jl-bp"));
@@ -96,9 +96,9 @@ test("a breakpoint toggled twice is gone; the mark follows the row", () => {
   assert.deepEqual(play(root, ["continue"]), expected(recorded.moves["continue to the end"].engine));
 });
 
-test("Back undoes the last move: a Step out, a Continue, a Step over the loop (as Stepper.back)", () => {
+test("Back undoes the last move: a Step out, a Continue, a Step over the loop (as Stepper.back)", async () => {
   for (const moves of [["into", "into", "into", "into", "out"], ["into", "continue"], ["step", "step", "step"]]) {
-    const root = replay(recorded.html);
+    const root = (await replay(recorded.html));
     play(root, moves.slice(0, -1));
     const before = root.getAttribute("data-step"), at = where(root);
     play(root, moves.slice(-1));
@@ -108,8 +108,8 @@ test("Back undoes the last move: a Step out, a Continue, a Step over the loop (a
   }
 });
 
-test("Back walks the recorded steps one by one to the start, then is disabled", () => {
-  const root = replay(recorded.html);
+test("Back walks the recorded steps one by one to the start, then is disabled", async () => {
+  const root = (await replay(recorded.html));
   play(root, ["into", "into", "into"]);
   assert.equal(root.getAttribute("data-step"), "3");
   play(root, ["back", "back", "back"]);
@@ -119,12 +119,43 @@ test("Back walks the recorded steps one by one to the start, then is disabled", 
   assert.equal(root.getAttribute("data-step"), "0");
 });
 
-test("rows before the current one are marked done, the current one highlighted", () => {
-  const root = replay(recorded.html);
+test("rows before the current one are marked done, the current one highlighted", async () => {
+  const root = (await replay(recorded.html));
   play(root, ["step", "step"]);
   const rows = [...root.querySelectorAll(".jl-dbg-frame tr.jl-row")];
   assert.deepEqual(rows.slice(0, 3).map((tr) => [tr.classList.contains("jl-done"), tr.classList.contains("jl-hl")]),
                    [[true, false], [true, false], [false, true]]);
   play(root, ["reset"]);
   assert.ok(!rows.some((tr) => tr.classList.contains("jl-done")) && rows[0].classList.contains("jl-hl"));
+});
+
+/* The panel is Python's HTML (views/dbgpanel.py), put in as it is: a piece whose HTML a move leaves as it was
+   is not drawn again (the source listing of two rows from one line is the very same node). */
+test("a move draws again only the pieces of the panel that changed", async () => {
+  const root = await replay(recorded.html);
+  const code = root.querySelector(".jl-dbg-src pre.jl-code"), crumbs = root.querySelector(".jl-crumbs span");
+  assert.ok(code && code.querySelector(".jl-line.jl-hl"));
+  play(root, ["into"]);                                  // eqn 0 (sin) to eqn 1 (mul): one source line
+  assert.equal(root.querySelector(".jl-dbg-src pre.jl-code"), code);
+  assert.notEqual(root.querySelector(".jl-crumbs span"), crumbs);       // "eqn 1" now
+  assert.deepEqual([...root.querySelectorAll(".jl-crumbs span")].map((s) => s.textContent), ["top", "eqn 1"]);
+  const value = root.querySelector(".jl-dbg-values tr.jl-value");
+  assert.ok(value && value.nextElementSibling.classList.contains("jl-value-data"));
+  assert.equal(root.querySelectorAll(".jl-dbg-values .jl-edit button").length, 0);   // no kernel: no edits
+});
+
+/* Issue 30 item 4: a replay recorded after live edits shows them, marked, and says a new edit needs the kernel. */
+test("a replay recorded after a live edit marks what it changed, and only from where it was made", async () => {
+  const edited = fixture("replay_edit");
+  const root = await replay(edited.html);
+  const marked = () => [...root.querySelectorAll(".jl-dbg-frame tr.jl-row.jl-changed")].map((tr) => tr.dataset.eqn);
+  assert.deepEqual(marked(), []);                                        // before the edit
+  play(root, ["into"]);
+  assert.deepEqual(marked(), [edited.marked[0]]);                       // the edited value's row
+  assert.ok(root.querySelector(".jl-dbg-values tr.jl-value.jl-changed"));
+  assert.equal(root.querySelector(".jl-dbg-notes .jl-edit-kernel").textContent, edited.needs_kernel);
+  play(root, ["into"]);
+  assert.deepEqual(marked(), edited.marked);                             // and the row that read it
+  play(root, ["back", "back"]);
+  assert.deepEqual(marked(), []);
 });

@@ -166,11 +166,42 @@ def replay_inf_fixture() -> dict:
     return replay_fixture(scaled, (1.0, float("inf")), INF_MOVES)
 
 
+def replay_edit_fixture() -> dict:
+    """A replay recorded after a live edit: the value eqn 0 wrote set to NaN, then one Step."""
+    from jaxprlens.present.i18n import t
+    p = trace(loop, jnp.array((1.0, 2.0)), 3)
+    st = p.stepper()
+    st.step()
+    st.set_value(p.eqns[0].outvars[0], jnp.full(2, jnp.nan))
+    st.step()
+    data = record(p, lang="en", edits=st.edits)
+    return {"html": replay_html(data, "en"), "marked": StateView(st, "en").changed_eqns(),
+            "needs_kernel": t("edit_needs_kernel", "en")}
+
+
+def live_debugger_fixture() -> dict:
+    """The messages the live Debugger sent for each of a reader's asks, in order: a Step, a what-if NaN on the
+    value eqn 0 wrote, two Steps (the second sends no change of marks), a Continue to the end."""
+    p = trace(loop, jnp.array((1.0, 2.0)), 3)
+    d = p.debugger()
+    sent: list = []
+    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    asks = [{"do": "ready"}, {"do": "step"}, {"do": "edit", "var": p.eqns[0].outvars[0].name, "op": "nan"},
+            {"do": "step"}, {"do": "step"}, {"do": "continue"}]
+    answers = []
+    for ask in asks:
+        n = len(sent)
+        d._on_msg(d, ask, [])
+        answers.append([ask, sent[n:]])
+    return {"answers": answers, "labels": d.labels, "marked": d.view.changed_eqns()}
+
+
 def main(out: str) -> None:
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture), ("replay", replay_fixture),
-                       ("replay_inf", replay_inf_fixture)):
+                       ("replay_inf", replay_inf_fixture), ("replay_edit", replay_edit_fixture),
+                       ("live_debugger", live_debugger_fixture)):
         (folder / f"{name}.json").write_text(json.dumps(make(), ensure_ascii=False, indent=0, sort_keys=True))
     print(f"fixtures written to {folder}")
 

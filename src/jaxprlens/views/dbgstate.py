@@ -1,7 +1,8 @@
-"""The debugger's state as data and as static HTML/text: value summaries, a frame's rows (sent once per frame),
-the state after a move (a small delta), and the snapshot shown where no script runs.
+"""The debugger's state as data: value summaries, a frame's rows as the table draws them (sent once per frame),
+the state after a move, and its text; ``dbgpanel`` renders a state's panel as HTML, the one rendering the
+snapshot shown where no script runs, the live widget's messages and the recorded replay all carry.
 
-Pure over a ``Stepper`` (no widgets): the live widget sends this data, the recorded replay stores it.
+Pure over a ``Stepper`` (no widgets): the live widget sends this, the recorded replay stores it.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from jaxprlens.model.program import Program, path_id
 from jaxprlens.present.nouns import atom_text, block, eqn_text
 from jaxprlens.engine import values
 from jaxprlens.engine.stepper import Stepper, source_context
-from jaxprlens.present.rows import LEFT, Rows, data_row, source_once
+from jaxprlens.present.rows import Rows
+from jaxprlens.views import dbgpanel
 from jaxprlens.present.words import crumbs, over_text, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
@@ -29,11 +31,9 @@ BLOCKS = "▁▂▃▄▅▆▇█"
 SPARK = 32          # sparkline width in characters
 BINS = values.BINS  # histogram bars of an array's finite values
 PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
-HTML_ROWS = 1000    # a frame of more rows is sent as compact row data, drawn by the script
-# a value's preview untrusted: JupyterLab's `pre` breaks anywhere (`word-break:break-all`), mid-number
-NUMS = ' style="word-break:normal"'
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
 CHUNK_ROWS = 200    # the script draws a frame in boxes of this many rows, each asked for when scrolled to
+ROWS_PER_MESSAGE = 1000   # a frame's rows per message (an HTML row is ~430 bytes: a message stays under 1 MB)
 COMPARE_MAX = 2_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
                       # compile grows faster than the program (a chain on a CPU: 1k eqns 1.2 s, 2k ~4 s, 3k ~10 s,
                       # 5k 10-20 s, 20k 2 min), and it holds up the kernel
@@ -150,25 +150,17 @@ def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars
 
 # ---------------------------------------------------------------- frames and state as data
 
-def frame_data(program: Program, lang: str, html_rows: int = HTML_ROWS, start: int = 0,
-               count: int | None = None) -> dict:
-    """A frame's rows, sent once per frame the front end has not seen (HTML rows as the table draws them,
-    or compact rows past ``html_rows``): ``count`` rows from ``start`` (all by default); ``from`` and ``n``
-    (the frame's row count) let the front end ask for the rows it scrolls to.  A compact chunk costs its
-    own rows only (10 us a row), whatever the frame's size."""
+def frame_data(program: Program, lang: str, start: int = 0, count: int | None = None) -> dict:
+    """A frame's rows as the table draws them (``Rows.row_html``), sent once per frame the front end has not
+    seen: ``count`` rows from ``start`` (all by default), built alone (``window_rows``: a chunk costs its own
+    rows, whatever the frame's size); ``from`` and ``n`` (the frame's row count) let the front end ask for
+    the rows it scrolls to, ``chunk`` rows to a box and at most ``per`` rows a message."""
     n = len(program.eqns)
     stop = n if count is None else min(n, start + max(0, count))
-    table = Rows(lang)
-    if n <= html_rows:
-        consts = set(program.constvars)
-        body, is_html = [table.row_html(r, consts) for r in block(program, lang).rows[start:stop]], True
-    else:
-        body, is_html = [data_row(e, lang) for e in program.eqns[start:stop]], False
-        for r in body:
-            r["depth"] = 0                   # a frame shows one level: no nesting indent
-        source_once(body)
-    return {"path": path_id(program.path), "head": table.header_html(), "rows": body, "html": is_html,
-            "n": n, "from": start, "chunk": CHUNK_ROWS}
+    table, consts = Rows(lang), set(program.constvars)
+    body = [table.row_html(r, consts) for r in window_rows(program, lang, start, stop)] if stop > start else []
+    return {"path": path_id(program.path), "head": table.header_html(), "rows": body, "n": n, "from": start,
+            "chunk": CHUNK_ROWS, "per": ROWS_PER_MESSAGE}
 
 
 def window_rows(program: Program, lang: str, lo: int, hi: int) -> list:
@@ -222,6 +214,9 @@ def jit_note(check, lang: str) -> list | None:
              rtol=_g(check.rtol), atol=_g(check.atol), why=why, beyond=check.beyond, names=check.host,
              after=t("jit_report", lang) if status == "differ" else "") + (ran if status == "close" else "")
     return ["jitdiff" if status == "differ" and not host else "jit", text]
+
+
+MESSAGE = ("frame", "pc", "eqn", "done", "back", "depth", "changed_eqns")   # a state's data the script reads
 
 
 class StateView:
@@ -383,41 +378,31 @@ class StateView:
         return (f'<table class="jl-eqns jl-frame" data-path="{html(path_id(program.path))}">'
                 f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>{note}")
 
-    def crumbs_html(self) -> str:
-        parts = [t("top", self.lang)] + self.crumbs()
-        return (f'<div class="jl-crumbs" data-depth="{self.stepper.depth}">'
-                + " › ".join(f"<span>{html(p)}</span>" for p in parts) + "</div>")
+    def panel(self, state: dict | None = None, live: bool = False, static: bool = False) -> dict:
+        """The panel's four pieces of HTML (``dbgpanel.pieces``) for ``state`` (this state by default)."""
+        return dbgpanel.pieces(self.state() if state is None else state, self.lang, live, static)
+
+    def message(self, state: dict, live: bool) -> dict:
+        """What a move sends (or a replay stores) of a state: where it is, and its panel as HTML; the script
+        draws nothing of its own."""
+        out = {k: state[k] for k in MESSAGE if k in state}
+        out["view"] = self.panel(state, live)
+        return out
 
     def values_html(self, error: str | None = None) -> str:
-        parts = [f'<div class="jl-note jl-{kind}">{html(text)}</div>' for kind, text in self.notes(error)]
-        rows = "".join(
-            f'<tr class="jl-value" data-var="{html(it["name"])}"><td{LEFT}>{html(g["title"])}</td><td{LEFT}>'
-            f'{html(it["name"])}'
-            + (f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else "")
-            + f'</td><td{LEFT}>{html(it["shape"])}</td><td{LEFT}>{html(it["dtype"])}</td>'
-            f'<td class="jl-stats"{LEFT}>{html(it["stats"])}</td><td{LEFT}><pre class="jl-val"{NUMS}>{html(it["preview"])}'
-            f'</pre>{it["picture"]}</td></tr>'
-            for g in self.values() for it in g["items"])
-        if rows:
-            head = "<th></th>" + "".join(f"<th{LEFT}>{t(h, self.lang)}</th>" for h in
-                                         ("name", "shape", "dtype", "statistics", "value"))
-            parts.append(f'<table class="jl-values"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>')
-        return "".join(parts)
-
-    def source_html(self) -> str:
-        src = self.source()
-        if not src:
-            return ""
-        body = "\n".join(f'<span class="jl-line{" jl-hl" if cur else ""}" data-line="{n}">{n:>4}  {html(text)}</span>'
-                         for n, text, cur in src[1])
-        return f'<pre class="jl-code" data-where="{html(src[0])}">{body}</pre>'
+        """The notes and the value panel, as the snapshot shows them."""
+        p = self.panel(self.state(error), static=True)
+        return p["notes"] + p["values"]
 
     def html(self, error: str | None = None) -> str:
-        """The state as static HTML (what a page without scripts shows, said to be a snapshot)."""
+        """The state as static HTML (what a page without scripts shows, said to be a snapshot): the same
+        pieces the live widget and the replay insert."""
+        p = self.panel(self.state(error), static=True)
         return (f'<div class="jaxprlens jl-debugger" lang="{self.lang}">'
                 f'<div class="jl-note jl-snapshot">{html(t("dbg_snapshot", self.lang))}'
-                f'<div class="jl-snapshot-how">{html(t("dbg_snapshot_how", self.lang))}</div></div>' + self.crumbs_html()
-                + self.table_html() + self.values_html(error) + self.source_html() + "</div>")
+                f'<div class="jl-snapshot-how">{html(t("dbg_snapshot_how", self.lang))}</div></div>'
+                f'<div class="jl-crumbs" data-depth="{self.stepper.depth}">{p["crumbs"]}</div>'
+                + self.table_html() + dbgpanel.side_html(p) + "</div>")
 
     def text(self, error: str | None = None) -> str:
         st, lang = self.stepper, self.lang

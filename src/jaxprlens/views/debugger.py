@@ -19,8 +19,8 @@ import math
 import anywidget
 import traitlets
 
-from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, StateView, captured, describe,  # noqa: F401
-                                      frame_data, sparkline)
+from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
+                                      captured, describe, frame_data, sparkline)
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.errors import Keyed
 from jaxprlens.model.program import Program, path_id
@@ -35,7 +35,6 @@ LIVE_META = {"live": True, "debugger": True}
 REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the recorded replay's
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
-ROWS_PER_MESSAGE = 2000    # a frame's rows per message (a compact row is ~200 bytes: a message stays well under 1 MB)
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
 
@@ -61,7 +60,7 @@ class Debugger(anywidget.AnyWidget):
         self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program
         self._bps: list | None = None   # breakpoints as last sent
         self._marks: dict = {}          # frame path -> ids of the rows the front end marks as changed by an edit
-        self._replay: dict | None = None
+        self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
         self._compared = False          # the end's comparison with jax.jit was sent
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
@@ -175,9 +174,11 @@ class Debugger(anywidget.AnyWidget):
         return msg
 
     def _state(self, jit: bool = True) -> dict:
-        """``StateView.state`` with the rows an edit changed as a change of marks (``marks``: ids to ``add`` and
-        to ``drop``), not all of them each move (an edit early in 100k equations marks 50k rows)."""
+        """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
+        as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
+        early in 100k equations marks 50k rows)."""
         state = self.view.state(self.error, jit)
+        state = self.view.message(state, live=True)
         ids = state.pop("changed_eqns")          # in program order, so a move forward adds at the end, back
         sent = self._marks.get(state["frame"], [])   # drops from the end
         if ids != sent:
@@ -207,10 +208,14 @@ class Debugger(anywidget.AnyWidget):
 
     # ---------------------------------------------------------- display
     def replay(self) -> dict:
-        """The recorded run stored with the output (made once, from the start)."""
-        if self._replay is None:
-            self._replay = record(self.stepper.program, *self._args, lang=self.view.lang, device=self._device)
-        return self._replay
+        """The recorded run stored with the output (made from the start, again only when the edits in effect
+        changed): the what-if edits made live are made again in it, where they were made."""
+        edits = self.stepper.edits
+        key = tuple(map(id, edits))
+        if self._replay is None or self._replay[0] != key:
+            self._replay = key, record(self.stepper.program, *self._args, lang=self.view.lang,
+                                       device=self._device, edits=edits)
+        return self._replay[1]
 
     def _repr_mimebundle_(self, **kwargs):
         """The stored form: the recorded replay (``text/html``: its snapshot where no script runs) and the

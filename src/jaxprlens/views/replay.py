@@ -4,13 +4,16 @@ steps through it with no kernel.  Capped by steps and bytes, with a note saying 
 """
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 
 import numpy as np
 
+from jaxprlens.views.dbgpanel import PIECES, notes_html
 from jaxprlens.views.dbgstate import StateView, captured, frame_data
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import assets, data as front_data
+from jaxprlens.present.front import assets
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
@@ -21,8 +24,7 @@ from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
 MAX_KINDS = 32               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
-MAX_BYTES = 900_000          # the replay's JSON (with the snapshot, style and module the output stays <= 1 MB)
-HTML_ROWS = 200              # a recorded frame of more rows stores them compact
+MAX_BYTES = 900_000          # the replay as stored (``stored``): with the snapshot, style and module, <= 1 MB
 REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)
 REPLAY_CHARS = 240           # characters of a recorded value's preview
 SPARE_ROWS = 20              # rows kept past the last one a recorded run reached, in each frame
@@ -39,8 +41,45 @@ def labels(lang: str) -> dict:
     return {k: t(k, lang) for k in WORDS}
 
 
+def _json(x) -> bytes:
+    return json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def _size(x) -> int:
-    return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode())
+    return len(_json(x))
+
+
+def stored(data: dict) -> str:
+    """The recording as the output stores it: its JSON, deflated (raw, as the script's DecompressionStream reads
+    it) and in base64.  The panels' HTML repeats itself from step to step: this stores a tenth of it."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return base64.b64encode(packer.compress(_json(data)) + packer.flush()).decode("ascii")
+
+
+def unstored(text: str) -> dict:
+    """The recording back from ``stored(data)`` (what the script reads, for tools and tests)."""
+    return json.loads(zlib.decompress(base64.b64decode(text), -15))
+
+
+def stored_size(data: dict) -> int:
+    """The bytes ``stored(data)`` takes in the output."""
+    return len(stored(data))
+
+
+class Meter:
+    """The stored bytes of what was recorded so far, as it grows (each piece deflated after the others)."""
+
+    def __init__(self):
+        self.packer, self.raw = zlib.compressobj(6, zlib.DEFLATED, -15), 0
+
+    def add(self, x) -> int:
+        self.raw += len(self.packer.compress(x.encode() if isinstance(x, str) else _json(x)))
+        self.raw += len(self.packer.flush(zlib.Z_SYNC_FLUSH))
+        return self.bytes
+
+    @property
+    def bytes(self) -> int:
+        return (self.raw + 2) // 3 * 4        # in base64
 
 
 F32 = 4                      # a recorded value's flag: its numbers are float32 ones, stored short (the script rounds
@@ -75,28 +114,76 @@ def _kind(eqn) -> tuple | None:
     return (eqn.primitive, tuple(getattr(a, "type", "") for a in eqn.invars), tuple(v.type for v in eqn.outvars))
 
 
+def where_key(where: tuple) -> tuple:
+    """``Stepper.where`` comparable across runs of one program: per frame the eqn entered, its sub-jaxpr and the
+    loop iteration, then the position (an ``Edit`` says where it was made so)."""
+    if not where:
+        return ()
+    return tuple((e.id if e is not None else None, s.key if s is not None else None,
+                  loop.iteration if loop is not None else None) for e, s, loop in where[:-1]) + (where[-1],)
+
+
+class Pieces:
+    """The panel's pieces of HTML, each stored once (``pieces``) and named by its index in each step (``p``): a
+    replay's steps share their crumbs, source lines and most notes."""
+
+    def __init__(self):
+        self.items: list = []
+        self.index: dict = {}
+
+    def refer(self, panel: dict) -> tuple[list, list]:
+        """The indices of ``panel``'s pieces, and the pieces new here."""
+        refs, added = [], []
+        for name in PIECES:
+            text = panel[name]
+            k = self.index.get(text)
+            if k is None:
+                k = self.index[text] = len(self.items)
+                self.items.append(text)
+                added.append(text)
+            refs.append(k)
+        return refs, added
+
+
 def record(program, *args, lang: str | None = None, device=None, max_steps: int = MAX_STEPS,
-           max_bytes: int = MAX_BYTES, max_kinds: int | None = MAX_KINDS) -> dict:
+           max_bytes: int = MAX_BYTES, max_kinds: int | None = MAX_KINDS, edits=()) -> dict:
     """Step ``program`` into every sub-jaxpr from the start, keeping per step the state the front end draws
-    (position, crumbs, the values written, printed text); frames' rows once each.  Capped by steps, bytes and
-    ``max_kinds`` kinds of operation (each new one costs an XLA compile while the cell runs: the cap keeps the
-    first ``--debug`` of a large model within seconds, and is the same on every machine)."""
+    (position, its panel as HTML, the values written, printed text); frames' rows once each.  Capped by steps,
+    bytes and ``max_kinds`` kinds of operation (each new one costs an XLA compile while the cell runs: the cap
+    keeps the first ``--debug`` of a large model within seconds, and is the same on every machine).
+    ``edits``: a live stepper's ``Stepper.edits``, made again where each was made (the replay shows the edited
+    values and marks what they changed); an edit whose place the edited run no longer reaches is said."""
     st = Stepper(program, *args, device=device, max_history=max_steps + 1)
     lang = resolve(lang)
     view = StateView(st, lang)
     limits = {"limit": REPLAY_LIMIT, "chars": REPLAY_CHARS}
-    frames, reached = {}, {}
+    programs: dict = {}                  # frame path -> its program
+    todo = [(where_key(e.where), e) for e in edits]
+    shared = Pieces()
 
     def visit():
         f = st.frame.program
         key = path_id(f.path)
-        frames.setdefault(key, f)
-        reached[key] = max(reached.get(key, 0), st.frame.pc)
+        programs.setdefault(key, f)
+        if todo:                              # the edits made at this place, in the order they were made
+            here = where_key(st.where)
+            for item in [x for x in todo if x[0] == here]:
+                st.set_value(item[1].var, item[1].new)
+                todo.remove(item)
+
+    def kept(state: dict) -> dict:
+        s = view.message(state, live=False)
+        s["p"], added = shared.refer(s.pop("view"))
+        if not s.get("changed_eqns"):
+            s.pop("changed_eqns", None)       # nothing an edit changed: nothing to mark
+        return s, added
 
     visit()
-    steps = [view.state(**limits)]
-    last_source = steps[0]["source"]
-    used, why = _size(steps[0]), None
+    meter = Meter()
+    first, added = kept(view.state(jit=False, **limits))
+    steps = [first]
+    meter.add([first, added])
+    why = None
     kinds: set = set()
     while not st.done:
         if len(steps) > max_steps:
@@ -117,47 +204,63 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         except Exception as exc:  # noqa: BLE001 - the replay ends where the run failed, and says why
             why = f"{type(exc).__name__}: {exc}"
             break
+        written_now = st.written          # what this step wrote (an edit made here comes after)
         visit()
-        s = view.state(jit=False, inputs=False, **limits)   # no jax.jit compile while the cell runs
-        del s["back"], s["position"]        # the replay knows both from the step's index
-        for key in ("changed", "changed_eqns"):
-            if not s[key]:
-                del s[key]                  # a recording has no edits: nothing to mark
-        if s["source"] == last_source:
-            s["source"] = 0                 # the same lines as the step before: not stored again
-        else:
-            last_source = s["source"]
-        s["out"] = out.getvalue()
-        if st.written:
-            s["w"] = written(st.written)        # what a condition tests, as the engine computes it
-        used += _size(s) + 12                   # + the step's landings (below)
-        if used > max_bytes:                # frames' rows come on top: trimmed below
+        s, added = kept(view.state(jit=False, inputs=False, **limits))   # no jax.jit compile while the cell runs
+        del s["back"]                       # the replay knows it from the step's index
+        if out.getvalue():
+            s["out"] = out.getvalue()
+        if written_now:
+            s["w"] = written(written_now)   # what a condition tests, as the engine computes it
+        if meter.add([s, added]) > max_bytes:    # frames' rows and landings come on top: trimmed below
             why = t("cap_bytes", lang, kb=max_bytes // 1000)
             break
         steps.append(s)
-    for key, program in frames.items():   # rows the run never reached are neither made nor stored
-        keep = reached[key] + SPARE_ROWS
-        f = frames[key] = frame_data(program, lang, HTML_ROWS, count=keep)
-        if f["n"] > keep:
-            f["more"] = t("more_rows", lang, n=f["n"] - keep)
-    over, up = landings([s["depth"] for s in steps])
-    for k, s in enumerate(steps):        # where Step and Step out land (the engine's moves): the script follows them
-        if over[k] != k + 1:
-            s["o"] = over[k]             # null: past the recording
-        if s["depth"] > 1:
-            s["u"] = up[k]
-    out = {"frames": frames, "steps": steps, "note": None, "capped": False, "labels": labels(lang),
-           "conditions": CONDITIONS}          # the grammar the script reads a typed condition with
-    spare = _size(out) + 400                 # the note, said below, fits in 400 bytes
-    while spare > max_bytes and len(steps) > 1:
-        spare -= _size(steps.pop()) + 1
+    steps[0].pop("back", None)
+    made: dict = {}
+
+    def pack(steps: list) -> dict:
+        """The recording of ``steps``: the rows of the frames they show (up to the last row reached, and a few
+        more), the pieces they name, where Step and Step out land (the engine's moves: the script follows them;
+        null past the recording)."""
+        reached: dict = {}
+        for s in steps:
+            reached[s["frame"]] = max(reached.get(s["frame"], 0), s["pc"])
+        frames = {}
+        for key, pc in reached.items():   # rows the run never reached are neither made nor stored
+            keep = pc + SPARE_ROWS
+            if (key, keep) not in made:
+                f = made[key, keep] = frame_data(programs[key], lang, count=keep)
+                if f["n"] > keep:
+                    f["more"] = t("more_rows", lang, n=f["n"] - keep)
+            frames[key] = made[key, keep]
+        renumber: dict = {}
+        over, up = landings([s["depth"] for s in steps])
+        packed = []
+        for k, s in enumerate(steps):
+            s = dict(s, p=[renumber.setdefault(i, len(renumber)) for i in s["p"]])
+            if over[k] != k + 1:
+                s["o"] = over[k]
+            if s["depth"] > 1:
+                s["u"] = up[k]
+            packed.append(s)
+        return {"frames": frames, "steps": packed, "pieces": [shared.items[i] for i in renumber], "panel": PIECES,
+                "note": None,
+                "capped": False, "labels": labels(lang), "conditions": CONDITIONS}   # the grammar of a condition
+
+    out = pack(steps)
+    while stored_size(out) + 400 > max_bytes and len(steps) > 1:    # the note, said below, fits in 400 bytes
+        del steps[max(1, len(steps) - max(1, len(steps) // 10)):]
         why = why or t("cap_bytes", lang, kb=max_bytes // 1000)
-    for s in steps:                          # a landing among the steps trimmed off: past the recording
-        for key in ("o", "u"):
-            if isinstance(s.get(key), int) and s[key] >= len(steps):
-                s[key] = None
+        out = pack(steps)
+    notes = []
+    if todo and not why:                     # the edited run went elsewhere: an edit's place never came
+        notes.append(t("replay_edit_unreached", lang, names=", ".join(e.name for _, e in todo)))
     if why:
-        out["note"], out["capped"] = t("replay_capped", lang, n=len(steps) - 1, why=why), True
+        out["capped"] = True
+        notes.append(t("replay_capped", lang, n=len(steps) - 1, why=why))
+    if notes:
+        out["note"] = notes_html([["capped", n] for n in notes], lang, live=False)
     return out
 
 
@@ -170,6 +273,8 @@ def replay_html(data: dict, lang: str, static: str = "") -> str:
 
 
 def replay_body(data: dict, lang: str, static: str = "") -> str:
-    """The replay without the front end: the snapshot and the recorded data (``static/debugger.js`` replays it)."""
+    """The replay without the front end: the snapshot and the recorded data, deflated (``stored``;
+    ``static/dbgreplay.js`` inflates and replays it)."""
     return (f'<div class="jaxprlens jl-dbg-replay" data-jl-view="replay" lang="{html(lang)}">'
-            f'<div class="jl-dbg-static">{static}</div>{front_data(data, "jl-dbg-data")}</div>')
+            f'<div class="jl-dbg-static">{static}</div><script type="application/octet-stream" class="jl-dbg-data" '
+            f'data-z="deflate-raw">{stored(data)}</script></div>')

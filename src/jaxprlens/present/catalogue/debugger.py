@@ -236,6 +236,8 @@ WORDS = {
     "edit_nan_float": ("{name} is {type}: only a float value can be NaN",
                        "{name} 的类型是 {type}：只有浮点值可以设为 NaN"),
     "edit_set_empty": ("type a number to set the value to", "请输入要设置的数值"),
+    "replay_edit_unreached": ("the edited run never reached where these edits were made: {names}",
+                              "修改后的运行没有到达这些修改所在的位置：{names}"),
     "edit_not_number": ("{op} of {name} needs a number; {value} is not one (write e.g. 2, 0.5, 1e-3 or nan)",
                         "对 {name} 的 {op} 需要一个数；{value} 不是数（请写成例如 2、0.5、1e-3 或 nan）"),
     "bp_needs": ("a breakpoint needs eqn='2/body/1', primitive='mul' or line=3",

@@ -85,7 +85,8 @@ WORDS = {
                  "方程 {id} 调用宿主函数（{names}）：录制在它之前停止，这样显示调试器不会调用它们；实时调试器可继续单"
                  "步"),
     "replay_capped": ("recording stopped after {n} steps ({why}): the replay ends there",
-                      "录制在 {n} 步后停止（{why}），回放到此为止"),
+                      "录制在 {n} 步后停止（{why}），回放到此为止",
+                      "recording stopped after {n} step ({why}): the replay ends there"),
     "stop_out_top": ("Step out at the top level: there is no caller to return to, so it ran on to the end, like "
                      "Continue",
                      "在顶层跳出：没有可以返回的调用处，所以像“继续”一样运行到了结尾"),

@@ -1011,7 +1011,7 @@ def test_showing_the_debugger_calls_no_host_function():
     assert calls == []                            # the stored replay and the snapshot ran no callback
     data = record(p)
     assert calls == [] and data["capped"] and len(data["steps"]) == 2      # recorded up to the callback, not past it
-    assert note(data) == ("recording stopped after 1 steps (eqn 1 calls host functions (io_callback(count)): the "
+    assert note(data) == ("recording stopped after 1 step (eqn 1 calls host functions (io_callback(count)): the "
                             "recording stops before it, so that showing the debugger calls none; the live debugger "
                             "steps on): the replay ends there")
     assert "io_callback(count)" in note(_stored_data(bundle["text/html"]))

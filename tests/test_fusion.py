@@ -160,11 +160,11 @@ kernels). Intermediate bytes not written: values an equation makes that only equ
 def test_the_text_in_chinese_with_removed_equations():
     fn, args = SEEDS["func10"]
     text = jaxprlens.trace(fn, *args).fusion(lang="zh").text()
-    assert text.splitlines()[:2] == ["融合图：XLA 把程序编译成的内核（cpu）",
-                                     "8 个方程 → 5 个内核；未写入内存的中间值：64 B"]
+    assert text.splitlines()[:2] == ["融合图：XLA 把程序编译成的计算内核（cpu）",
+                                     "8 个方程 → 5 个计算内核；未写入内存的中间值：64 B"]
     lines = text.splitlines()
     assert "被 XLA 删去（没有指令来自它们：折叠为常量、被化简或无用）：0 broadcast_in_dim" in lines
-    assert "没有指令带有它们的名字，但其结果只流入一个内核，很可能由该内核计算：2/body/1 mul → add_add_fusion" in lines
+    assert "没有指令带有它们的名字，但其结果只流入一个计算内核，很可能由该计算内核计算：2/body/1 mul → add_add_fusion" in lines
 
 
 def test_the_html_tints_rows_by_kernel_and_needs_no_script(maps):
@@ -187,7 +187,7 @@ def test_the_magic_option(ip):
     view = ip.run_cell_magic("jaxpr", "--fusion --lang zh", "import jax.numpy as jnp\n"
                              "def f(x):\n    return jnp.sin(x) * 2\nf(jnp.ones(3))")
     assert isinstance(view, FusionView) and view.lang == "zh"
-    assert view.text().splitlines()[1] == "2 个方程 → 1 个内核；未写入内存的中间值：12 B"
+    assert view.text().splitlines()[1] == "2 个方程 → 1 个计算内核；未写入内存的中间值：12 B"
 
 
 # ---------------------------------------------------------------- the graph coloured by kernel

@@ -316,7 +316,7 @@ def test_a_pallas_kernel_is_written_as_jax_prints_it_with_its_grid_and_blocks():
     assert all(eqn_text(e) in lines for e in kernel.program.eqns)
     assert role_summary(call.roles) == ("1 kernel input; a run per point of grid (2,); input blocks f32[4]; "
                                         "output blocks f32[4]")
-    assert role_summary(call.roles, "zh") == "1 个内核输入；网格 (2,) 的每个点运行一次；输入块 f32[4]；输出块 f32[4]"
+    assert role_summary(call.roles, "zh") == "1 个计算内核输入；网格 (2,) 的每个点运行一次；输入块 f32[4]；输出块 f32[4]"
 
 
 def test_table_rows_of_refs_mark_names_and_keep_no_params():

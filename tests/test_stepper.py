@@ -312,7 +312,7 @@ def test_step_into_a_pallas_kernel_runs_it_whole_and_says_why():
         "pallas_call kernels run as one step: the kernel runs once per grid point on refs to blocks of the operands "
         "and results, which the stepper does not step through (eqn 0 ran whole, 2 grid points)")
     assert over_text(st.note, "zh") == (
-        "pallas_call 内核作为一步运行：内核在每个网格点上对操作数和结果的块的引用运行一次，单步执行器不逐步进入"
+        "pallas_call 计算内核作为一步运行：计算内核在每个网格点上对操作数和结果的块的引用运行一次，单步执行器不逐步进入"
         "（方程 0 整体运行，共 2 个网格点）")
     np.testing.assert_array_equal(np.asarray(st.outputs), np.arange(8.0) + 1.0)
     assert st.compare_with_jit() is None

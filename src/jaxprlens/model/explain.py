@@ -267,7 +267,7 @@ explain_rules: dict[str, tuple[str, str]] = {
     "run_state": ("Runs `jaxpr` on refs made from the operands; returns the refs' final contents (state made pure).",
                   "在由操作数生成的引用上运行 jaxpr，并返回这些引用最终的内容：把有状态的代码变成纯函数。"),
     "pallas_call": ("Runs the Pallas kernel `jaxpr` once per grid point, on refs to the blocks its block specs pick.",
-                    "运行 Pallas 内核 jaxpr，每个网格点运行一次，作用于块规格选出的块的引用（pl.pallas_call）。"),
+                    "运行 Pallas 计算内核 jaxpr，每个网格点运行一次，作用于块规格选出的块的引用（pl.pallas_call）。"),
     "program_id": ("Inside a Pallas kernel: this run's index along grid axis `axis` (pl.program_id).",
                    "在 Pallas 内核中：本次运行在网格轴 axis 上的索引（pl.program_id）。"),
     "num_programs": ("Inside a Pallas kernel: the grid's size along axis `axis` (pl.num_programs).",

@@ -19,13 +19,13 @@ WORDS = {
     "role.updates": ("updates", "更新值"),
     "role.source": ("source", "源数组"),
     "role.scalar_prefetch": ("scalar-prefetch operands", "标量预取操作数", "scalar-prefetch operand"),
-    "role.kernel_inputs": ("kernel inputs", "内核输入", "kernel input"),
+    "role.kernel_inputs": ("kernel inputs", "计算内核输入", "kernel input"),
     "role.ref_inits": ("ref initial values", "引用初始值", "ref initial value"),
     # nested programs' labels (the English one is the Sub's own label; sub_label says it)
     "sub.combiner": ("combiner (per element)", "逐元素合并函数"),
     "sub.select": ("select (per element)", "逐元素选择函数"),
     "sub.scatter": ("scatter combiner (per element)", "逐元素合并函数（scatter）"),
-    "sub.kernel": ("kernel", "内核"),
+    "sub.kernel": ("kernel", "计算内核"),
     # punctuation and small templates
     "list_sep": (", ", "、"),
     "sep": (", ", "，"),

@@ -204,8 +204,8 @@ WORDS = {
                       "{prim} 的{what}在 {prim} 内部逐个元素运行：方程 {id} 作为一步运行"),
     "over_kernel": ("{prim} kernels run as one step: the kernel runs once per grid point on refs to blocks of the "
                     "operands and results, which the stepper does not step through (eqn {id} ran whole{grid})",
-                    "{prim} 内核作为一步运行：内核在每个网格点上对操作数和结果的块的引用运行一次，单步执行器不逐步进"
-                    "入（方程 {id} 整体运行{grid}）"),
+                    "{prim} 计算内核作为一步运行：计算内核在每个网格点上对操作数和结果的块的引用运行一次，单步执行器"
+                    "不逐步进入（方程 {id} 整体运行{grid}）"),
     "over_kernel_grid": (", {n} grid points", "，共 {n} 个网格点"),
     "over_refs": ("{prim} bodies run as one step: their binders are refs holding the operands, which the stepper does "
                   "not step through (eqn {id} ran whole)",

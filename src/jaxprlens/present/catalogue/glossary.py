@@ -28,6 +28,7 @@ GLOSSARY = {
     "device": ("device", "设备"),
     "compile": ("compile", "编译"),
     "Jupyter kernel": ("kernel (Jupyter's: the process that runs a notebook's code)", "内核"),
+    "compute kernel": ("kernel (one compiled computation XLA or Pallas runs on a device)", "计算内核"),
     "breakpoint": ("breakpoint", "断点"),
     "dataflow graph": ("dataflow graph", "数据流图"),
     "fold": ("fold", "折叠"),
@@ -45,4 +46,5 @@ AVOID = {
     "开销": ("成本", "代价"),
     "断点": ("中断点",),
     "折叠": ("收起",),
+    "计算内核": ("核函数",),
 }

@@ -10,12 +10,12 @@ WORDS = {
     "optimized_hlo": ("optimized HLO (after XLA)", "优化后的 HLO（经 XLA 处理）"),
     "from_eqn": ("from equation {ids}", "来自方程 {ids}"),
     # fusion map (views/fusion.py) and memory along the program (views/memory.py)
-    "n_kernels": ("{n} kernels", "{n} 个内核", "{n} kernel"),
+    "n_kernels": ("{n} kernels", "{n} 个计算内核", "{n} kernel"),
     "fusion_head": ("fusion map: the kernels XLA compiled the program into ({device})",
-                    "融合图：XLA 把程序编译成的内核（{device}）"),
+                    "融合图：XLA 把程序编译成的计算内核（{device}）"),
     "fusion_summary": ("{eqns} → {kernels}; intermediate bytes not written: {saved}",
                        "{eqns} → {kernels}；未写入内存的中间值：{saved}"),
-    "fusion_col_kernel": ("kernel", "内核"),
+    "fusion_col_kernel": ("kernel", "计算内核"),
     "fusion_col_kind": ("kind", "类型"),
     "fusion_col_eqns": ("equations", "方程"),
     "fusion_col_flops": ("FLOPs", "FLOP"),
@@ -32,18 +32,19 @@ WORDS = {
     "fusion_inlined_short": ("a call: see its body", "调用：见其主体"),
     "fusion_absorbed": ("no instruction carries their name, but their results feed one kernel only, which likely "
                         "holds them: {items}",
-                        "没有指令带有它们的名字，但其结果只流入一个内核，很可能由该内核计算：{items}"),
+                        "没有指令带有它们的名字，但其结果只流入一个计算内核，很可能由该计算内核计算：{items}"),
     "fusion_absorbed_short": ("likely in {kernel}", "很可能在 {kernel} 中"),
     "fusion_inlined": ("calls with no instruction of their own (their equations are in the kernels): {eqns}",
-                       "没有自己指令的调用（其中的方程在各内核里）：{eqns}"),
-    "fusion_spread": ("equations with instructions in several kernels: {items}", "指令分布在多个内核中的方程：{items}"),
+                       "没有自己指令的调用（其中的方程在各计算内核里）：{eqns}"),
+    "fusion_spread": ("equations with instructions in several kernels: {items}",
+                      "指令分布在多个计算内核中的方程：{items}"),
     "fusion_note": ("FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the "
                     "computation it is in (a loop body's kernels: per iteration; a loop's or call's own kernel: its "
                     "body's work is in the body's kernels). Intermediate bytes not written: values an equation makes "
                     "that only equations of the same kernel read.",
-                    "FLOP 与字节：按开销规则对每个内核中的方程求和，按其所在计算每运行一次计（循环体中的内核：每次迭"
-                    "代；循环或调用本身的内核：其主体的工作算在主体的内核里）。未写入内存的中间值：某方程产生、只被同"
-                    "一内核中的方程读取的值。"),
+                    "FLOP 与字节：按开销规则对每个计算内核中的方程求和，按其所在计算每运行一次计（循环体中的计算内核"
+                    "：每次迭代；循环或调用本身的计算内核：其主体的工作算在主体的计算内核里）。未写入内存的中间值：某"
+                    "方程产生、只被同一计算内核中的方程读取的值。"),
     "memory_head": ("memory along the program: bytes live after each top-level equation (inputs and constants, and "
                     "results still to be read or returned)",
                     "程序中的内存：每个顶层方程之后存活的字节（输入与常量，以及之后还会被读取或被返回的结果）"),

@@ -3,15 +3,24 @@
    The kernel (or the recording) gives a frame's rows once; each move then sends only a small state:
    frame path, position, crumbs, notes, the current equation's values, source lines, printed output. */
 import { el } from "./dom.js";
-import { dataRow } from "./table.js";
 
 const KEYS = { n: "step", i: "into", o: "out", b: "back", c: "continue", r: "reset" };
 const BUTTONS = ["step", "into", "out", "back", "continue", "reset"];
 
 const h = el;      // the one DOM helper (dom.js)
 
-// one row builder for the table and the debugger (table.js): a frame shows one level
-function frameRow(r) { return dataRow(r, true); }
+// a big frame's compact row (dbgstate data_row), until the debugger inserts Python's rows (table.js draws none)
+function frameRow(r) {
+  const tr = h("tr", "jl-row"), eq = h("td", "jl-eq"), note = h("td", "jl-note");
+  Object.assign(tr.dataset, { eqn: r.id, primitive: r.prim }, r.same ? { same: "" } : {});
+  if (r.stmt) r.stmt.forEach((p, i) => eq.append(i % 2 ? h("var", "", p) : p)); else {
+    r.outs.forEach(([v, ty]) => eq.append(h("var", "", v), h("span", "jl-type", ":" + ty), " "));
+    eq.append(...(r.outs.length ? ["= "] : []), h("b", "jl-prim", r.prim), ...(r.params ? ["[", h("span", "jl-param", r.params), "]"] : []));
+    r.ins.forEach((a, i) => eq.append(" ", r.lit && r.lit.includes(i) ? h("span", "jl-lit", a) : h("var", "", a)));
+  }
+  if (r.src && !r.same) note.append(h("div", "jl-src", r.src));
+  tr.append(h("td", "", r.id.split("/").pop()), eq, note); return tr;
+}
 
 function histogram(counts, title) {   // a small bar chart of an array's finite values (SVG, theme colours)
   const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");

@@ -71,6 +71,32 @@ def test_one_row_per_eqn_at_every_level(name):
     assert len(top.find("tbody").find_all("tr", class_="jl-row", recursive=False)) == len(p.eqns)
 
 
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_what_a_search_reads_is_the_text_of_each_row(name):
+    """``Rows.search_text`` (what the live kernel searches) is the text a browser reads of the row's HTML (what
+    table.js searches, tests/js/table.test.mjs): its id, the equation cell's text, its source line's text (the
+    run's on a row that continues one)."""
+    p = traced(name)
+    table = p.table()
+    s = soup(table)
+    rows = {}
+
+    def visit(row):
+        rows[row.eqn.id] = row
+        for b in row.subs:
+            for r in b.rows:
+                visit(r)
+    for r in table.doc().rows:
+        visit(r)
+    carried = {}
+    for tr in s.select("tr.jl-row"):
+        src, key = tr.select_one(".jl-src"), id(tr.find_parent("table"))
+        if src and not tr.has_attr("data-same"):
+            carried[key] = src.get_text()
+        want = f'{tr["data-eqn"]} {tr.select_one(".jl-eq").get_text()} {carried.get(key, "") if src or tr.has_attr("data-same") else ""}'
+        assert table.rows.search_text(rows[tr["data-eqn"]]) == want.lower(), tr["data-eqn"]
+
+
 def test_header_signature_and_constants():
     s = soup(traced("func8").table())
     sig = s.select_one("table.jl-sig")

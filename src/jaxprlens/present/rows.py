@@ -24,19 +24,19 @@ LEFT = ' style="text-align:left"'   # kept where a sanitizer strips <style> (not
 def atom_html(a, constvars=(), came_from: Var | None = None) -> str:
     """An operand: ``<var>c</var>`` (a constant's marked), a literal as text; ``came_from``: the outer value a
     sub-jaxpr's binder is bound from (the script follows it)."""
-    if isinstance(a, Lit):
-        return f'<span class="jl-lit">{html(atom_text(a))}</span>'
+    if type(a) is Lit:
+        return f'<span class="jl-lit">{html(a.text)}</span>'
+    if came_from is None:           # most operands: no attribute to write
+        return f'<var class="jl-const">{html(a.name)}</var>' if a in constvars else f"<var>{html(a.name)}</var>"
     attrs = ' class="jl-const"' if a in constvars else ""
-    if came_from is not None:
-        attrs += f' data-from="{html(came_from.name)}"'
-    return f"<var{attrs}>{html(atom_text(a))}</var>"
+    return f'<var{attrs} data-from="{html(came_from.name)}">{html(a.name)}</var>'
 
 
 def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
     """``var_text`` as HTML: the name as ``atom_html`` writes it, then its type (a literal has its own)."""
-    if isinstance(v, Lit):
+    if type(v) is Lit:
         return atom_html(v)
-    return atom_html(v, constvars, came_from) + f'<span class="jl-type">:{html(v.type)}</span>'
+    return f'{atom_html(v, constvars, came_from)}<span class="jl-type">:{html(v.type)}</span>'
 
 
 def param_html(p: Param) -> str:
@@ -54,8 +54,16 @@ def source_html(src: Source, lang: str) -> str:
 
 
 def explain_html(text: str) -> str:
-    """An explanation with its `code` spans set as code (escaped first, once)."""
-    return _TICKS.sub(r"<code>\1</code>", html(text))
+    """An explanation with its `code` spans set as code (escaped first, once; a table repeats a few)."""
+    out = _EXPLAINED.get(text)
+    if out is None:
+        out = _TICKS.sub(r"<code>\1</code>", html(text))
+        if len(_EXPLAINED) < 4096:
+            _EXPLAINED[text] = out
+    return out
+
+
+_EXPLAINED: dict = {}
 
 
 _TICKS = re.compile(r"`([^`]+)`")
@@ -127,9 +135,20 @@ class Rows:
         """What a search reads of a row, as ``static/table.js`` rowText reads its HTML: the equation's id, the
         text of its line and of its source line (the run's line on a row continuing one), lower case."""
         eqn, src = row.eqn, row.source
-        where = _text_of(source_html(src, self.lang)) if src is not None else (
+        where = source_text(src, self.lang) if src is not None else (
             "—" if eqn.depth or eqn.subs or row.explain else "")
-        return f"{eqn.id} {_text_of(self.line_html(row, set()))} {where}".lower()
+        return f"{eqn.id} {self.line_text(row)} {where}".lower()
+
+    def line_text(self, row: Row) -> str:
+        """The text of ``line_html`` (a browser's ``textContent`` of the equation cell); a plain equation's
+        written directly (a live kernel's search reads 100k of them), any other's read from its HTML."""
+        eqn = row.eqn
+        if eqn.roles or eqn.subs or any(p.default or p.folded for p in row.params) or statement_pieces(eqn):
+            return _text_of(self.line_html(row, set()))
+        params = " ".join(f"{p.key}={p.text}" for p in row.params)
+        outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
+        return ((f"{outs} = " if outs else "") + eqn.primitive + (f"[{params}]" if params else "") + " "
+                + " ".join(atom_text(a) for a in eqn.invars))
 
     def inputs_html(self, eqn: Eqn, consts: set) -> str:
         atoms = [atom_html(a, consts) for a in eqn.invars]

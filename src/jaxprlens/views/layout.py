@@ -26,7 +26,9 @@ FOLD_AT = 300
 
 def size(item) -> int:
     """The rows an item brings: an equation and the ones nested in it, or a call's one row."""
-    return sum(1 for _ in walk(item)) if isinstance(item, Eqn) else 1
+    if not isinstance(item, Eqn):
+        return 1
+    return sum(1 for _ in walk(item)) if item.subs else 1
 
 
 class Layout:
@@ -41,10 +43,12 @@ class Layout:
         self.kept: list = []
         self.cut: list = []
         self.unstored: frozenset = frozenset()
+        self.cut_ids: frozenset = frozenset()
         if self.tree is not None:
             self.items = top_items(self.tree)
             self.head = min(HEAD, len(self.items))
             self.kept, self.cut = stored_calls(self.tree)
+            self.cut_ids = frozenset(g.id for g in self.cut)
             top = top_group(self.tree)        # it and the calls above it are the table's top level
             stored = {g.id for g in self.kept} | {g.id for g in top.crumbs()}
             self.unstored = frozenset(g for g in self.tree.by_id if g and g not in stored)

@@ -37,6 +37,7 @@ class RowServer:
         self._texts: dict = {}      # id(equation) -> the text a search reads (``Rows.search_text``)
         self._records: dict = {}    # call id -> the records of its rows
         self._labels: dict = {}     # call id -> its label, lower case
+        self._later: list | None = None   # the search texts of the records past the head (``_later_texts``)
 
     # ------------------------------------------------------------------ what the table stored
     def cut(self) -> int:
@@ -117,6 +118,14 @@ class RowServer:
         visit(rec)
         return out
 
+    def _later_texts(self) -> list:
+        """For each record past the head: its row's search text (a list of them with rows nested in it), None for
+        a call; made on the first search."""
+        if self._later is None:
+            self._later = [None if tv.is_call(r) else (self.texts(r) if r.subs else self.texts(r)[0])
+                           for r in self.table.records()[self.layout.head:]]
+        return self._later
+
     def _label(self, g) -> str:
         label = self._labels.get(g.id)
         if label is None:
@@ -146,16 +155,17 @@ class RowServer:
             for c in layout.items:
                 if not isinstance(c, Eqn):
                     visit(c, q in self._label(c))
-        recs = self.table.records()[layout.head:]
+        recs, texts = self.table.records()[layout.head:], self._later_texts()
         hits = []          # (record, its matching equations or None for a call)
-        for rec in recs[start:]:
-            if tv.is_call(rec):
-                if inside.get(rec.id, 0):
-                    hits.append((rec, None))
+        for i in range(start, len(recs)):
+            x = texts[i]
+            if x is None:
+                if inside.get(recs[i].id, 0):
+                    hits.append((recs[i], None))
             else:
-                n = sum(1 for x in self.texts(rec) if q in x)
+                n = (q in x) if type(x) is str else sum(1 for y in x if q in y)
                 if n:
-                    hits.append((rec, n))
+                    hits.append((recs[i], int(n)))
         groups = {g: n for g, n in inside.items() if n and g in layout.unstored}
         if len(groups) > HIT_GROUPS:
             groups = dict(list(groups.items())[:HIT_GROUPS])

@@ -16,7 +16,7 @@ from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets, labels, packed
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t
-from jaxprlens.present.nouns import Block, block, eqn_text, source_text
+from jaxprlens.present.nouns import Block, Row, block, eqn_text, source_text
 from jaxprlens.present.rows import LEFT, Rows, explained, group_data, group_html, walk
 from jaxprlens.present.words import cost_text, percent, program_title, seen_through_note, share_bar, total_text
 from jaxprlens.views import layout as lay
@@ -43,6 +43,7 @@ class Table(View):
         self.rows = Rows(self.lang, self._cost_text if cost else None)
         self.layout = lay.Layout(program, self.count(program))
         self._records: list | None = None      # made on first use (HTML and text both read them)
+        self._consts = set(program.constvars)
 
     @property
     def tree(self):
@@ -89,9 +90,8 @@ class Table(View):
         """A record's rows: an equation's row and its sub-jaxprs' tables, or a call's row (saying when its rows
         are not stored); ``fresh``: shown apart from the row above it (a search's hits), its source line too."""
         if is_call(rec):
-            cut = {g.id for g in self.layout.cut}
-            return group_html(rec, self.lang, t("rows_not_stored", self.lang) if rec.id in cut else "")
-        return self._row_and_subs(replace(rec, same_source=False) if fresh else rec, set(self.program.constvars))
+            return group_html(rec, self.lang, t("rows_not_stored", self.lang) if rec.id in self.layout.cut_ids else "")
+        return self._row_and_subs(replace(rec, same_source=False) if fresh else rec, self._consts)
 
     # -------------------------------------------------------------- HTML
     needs = ("table",)     # the front end this view's HTML uses (``front.assets``; a Stack carries it once)
@@ -266,7 +266,7 @@ class Table(View):
 
 def is_call(rec) -> bool:
     """A record that is a call (not an equation's row)."""
-    return not hasattr(rec, "eqn")
+    return type(rec) is not Row
 
 
 def stored(page: str) -> dict:

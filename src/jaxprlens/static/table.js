@@ -77,7 +77,7 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
     const more = root.querySelector("tbody.jl-more");
     if (!more || shown >= d.rows.length) return;
     const body = el("tbody", "jl-chunk"), end = Math.min(d.rows.length, shown + count);
-    body.append(...rowsOf(d.rows.slice(shown, end)));     // a folded table's later top-level rows hold calls too
+    body.innerHTML = d.rows.slice(shown, end).join("");   // Python's rows (a folded table's hold calls too)
     shown = end;
     more.parentNode.insertBefore(body, more);
     if (end >= d.rows.length && !(d.total > end)) { more.remove(); if (lazyIO) lazyIO.disconnect(); }
@@ -87,7 +87,7 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
     if (note && (d.rows.length || d.total)) {
       note.textContent = "\u2026";
       lazyIO = new IntersectionObserver((entries) => {
-        if (entries.some((e) => e.isIntersecting)) drawMore(400);
+        if (entries.some((e) => e.isIntersecting)) drawMore(200);
       }, { rootMargin: "800px" });
       lazyIO.observe(note);
     }

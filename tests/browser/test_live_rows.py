@@ -292,3 +292,34 @@ def test_table_beside_a_graph_is_live_too(lab, open_notebook):
     assert result["top"] == 1500, result
     ids = root.evaluate("(r) => Array.from(r.querySelectorAll('tr.jl-row[data-eqn]'), (t) => Number(t.dataset.eqn))")
     assert ids == list(range(1501))
+
+
+def test_untrusted_the_stored_rows_stay_hidden(lab, open_notebook):
+    """A stored table of 1,041 equations opened untrusted (no script runs): its 400 rows and the note saying where
+    the rest is read as they are; the rows stored for the script (deflated, base64) are not shown as text."""
+    import re
+
+    import jax.numpy as jnp
+    import jaxprlens
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "js"))
+    from fixtures import chain
+    program = jaxprlens.trace(chain, jnp.ones(3), jnp.ones(3), 3)
+    bundle = program.table()._repr_mimebundle_()
+    assert 'class="jl-rows"' in bundle["text/html"]
+    cell = {"cell_type": "code", "execution_count": 1, "id": "c0", "metadata": {}, "source": "%%jaxpr\nchain(x, y, 3)",
+            "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {}, "data": bundle}]}
+    nb = {"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}
+    (lab.root / "untrusted_rows.ipynb").write_text(json.dumps(nb))
+    context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(lab.page_url("untrusted_rows.ipynb", workspace="untrusted-rows"))
+        out = harness.output(page, 0)
+        out.locator("tr.jl-row").first.wait_for(timeout=60_000)
+        assert out.locator("input[type=search]").count() == 0 and out.locator("script").count() == 0   # untrusted
+        assert out.locator("tr.jl-row").count() == 400
+        assert out.locator("tbody.jl-more").inner_text().startswith("646 more equations")
+        assert not re.search(r"[A-Za-z0-9+/]{200}", out.inner_text())           # no stored data shown as text
+    finally:
+        context.close()

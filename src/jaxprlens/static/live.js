@@ -58,7 +58,7 @@ async function attach(root, ask, meta) {
         const cut = root.querySelector("tbody.jl-more ~ tbody.jl-cut");
         if (cut) cut.remove();
       }
-      t.drawMore(200);
+      t.drawMore(400);
     });
   }
   const end = root.querySelector("tbody.jl-more td");

@@ -87,7 +87,7 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
     if (note && (d.rows.length || d.total)) {
       note.textContent = "\u2026";
       lazyIO = new IntersectionObserver((entries) => {
-        if (entries.some((e) => e.isIntersecting)) drawMore(200);
+        if (entries.some((e) => e.isIntersecting)) drawMore(400);
       }, { rootMargin: "800px" });
       lazyIO.observe(note);
     }

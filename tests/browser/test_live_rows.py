@@ -134,9 +134,10 @@ def test_a_row_past_the_head_reads_as_in_the_head_stored_and_live(lab, open_note
     out, live = _table(page, 3)
     assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table.jl-live").count() == 1   # the kernel's rows
     _loop_reads_as_in_the_head(page, live)
-    look = ("(td) => { const s = getComputedStyle(td); "
-            "return [s.fontFamily, s.fontSize, s.borderTopWidth, s.borderTopStyle, s.paddingTop, s.textAlign]; }")
-    assert live.locator("td.jl-eq").first.evaluate(look) == stored.locator("td.jl-eq").first.evaluate(look)
+    look = ("(root) => ['table.jl-eqns', 'td.jl-eq', 'td.jl-note', '.jl-cap', '.jl-src code', 'var'].map((sel) => {"
+            " const s = getComputedStyle(root.querySelector(sel)); return [sel, s.fontFamily, s.fontSize, s.lineHeight,"
+            " s.borderTopWidth, s.borderTopStyle, s.paddingTop, s.paddingLeft, s.backgroundColor, s.textAlign]; })")
+    assert live.evaluate(look) == stored.evaluate(look)          # as JupyterLab shows an output's HTML
     box = live.locator(".jl-tools input[type=search]")
     assert box.get_attribute("aria-label") == "search rows" and box.get_attribute("placeholder") == "search rows"
     page.screenshot(path=str(harness.OUTPUT / "live_rows_loop.png"))

@@ -180,9 +180,12 @@ def test_one_tree_per_program(loss):
 
 # ---------------------------------------------------------------- the table folded by the same groups
 
-def _payload(page):
-    import json
-    return json.loads(re.search(r'<script type="application/json" class="jl-data">(.*?)</script>', page).group(1))
+def _groups(page):
+    """A folded table's stored rows of each call, each row parsed (the stored fragments, views.table.stored)."""
+    from bs4 import BeautifulSoup
+    from jaxprlens.views.table import stored
+    return {g: [BeautifulSoup(f"<table>{h}</table>", "html.parser").select_one("tr") for h in items]
+            for g, items in stored(page)["groups"].items()}
 
 
 def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
@@ -193,27 +196,29 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
     fwd = tree.find("model_loss")
     assert f"{fwd.size} equations" in page and f"in: {fwd.inputs[0].name}:f32[8,16] " in page
     assert f"+{len(fwd.inputs) - 4} more" in page and f"+{len(fwd.outputs) - 4} more" in page
-    groups = _payload(page)["groups"]
+    groups = _groups(page)
     assert set(groups) == {g.id for g in tree.root.walk() if g.parent is not None}
     for g in tree.root.walk():
         if g.parent is None:
             continue
         items = groups[g.id]
         assert len(items) == len(g.children)
-        for item, child in zip(items, g.children):
-            if "group" in item:                                  # a call: its id, label, count, site, values
-                assert [item["group"], item["label"], item["count"]] == [
+        for tr, child in zip(items, g.children):
+            if tr.get("data-group"):                             # a call: its id, label, count, site, values
+                assert [tr["data-group"], tr.select_one(".jl-gname").get_text(), tr.select_one(".jl-type").get_text()] == [
                     child.id, group_label(child, phases=False), f"{child.size} equations"]
-                assert item["site"] == (f"test_calls.py line {child.site.line}: {child.site.text}")
-            else:                                                # an equation: the script's data row
-                assert item["id"] == child.id and item["prim"] == child.primitive
-        rows = [i for i in items if "group" not in i]
-        assert all(not (a.get("src") and a.get("src") == b.get("src")) for a, b in zip(rows, rows[1:])), g.id
-    attention = groups["model_loss/block.1/attention"]                 # a source line once a run (then same: 1)
-    assert sum(1 for i in attention if "group" not in i and i.get("src")) < sum(1 for i in attention if "group" not in i)
+                assert tr.select_one(".jl-src").get_text() == f"test_calls.py line {child.site.line}: {child.site.text}"
+            else:                                                # an equation: its row, as the HTML writes it
+                assert tr["data-eqn"] == child.id and tr["data-primitive"] == child.primitive
+        rows = [tr for tr in items if tr.get("data-eqn")]
+        srcs = [tr.select_one(".jl-src") for tr in rows]
+        assert all(not (a and b and a.get_text() == b.get_text()) for a, b in zip(srcs, srcs[1:])), g.id
+    attention = [tr for tr in groups["model_loss/block.1/attention"] if tr.get("data-eqn")]   # a line once a run
+    assert 0 < sum(1 for tr in attention if tr.select_one(".jl-src")) < len(attention)
+    assert all(tr.has_attr("data-same") != bool(tr.select_one(".jl-src")) for tr in attention)
     block3 = groups["model_loss/block.3"]
-    assert [i["label"] for i in block3 if "group" in i] == ["layer_norm (call 1 of 2)", "attention",
-                                                     "layer_norm (call 2 of 2)", "mlp"]
+    assert [tr.select_one(".jl-gname").get_text() for tr in block3 if tr.get("data-group")] == [
+        "layer_norm (call 1 of 2)", "attention", "layer_norm (call 2 of 2)", "mlp"]
     zh = grad.table(lang="zh").html()
     assert "model_loss（前向）" in zh and "输入：" in zh and "方程按 trace 时内联的 Python 调用折叠" in zh
     top = re.findall(r'<tr class="jl-grow" data-group="([^"]+)"', loss.table().html())   # 345 equations

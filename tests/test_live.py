@@ -13,10 +13,9 @@ from bs4 import BeautifulSoup
 from jax import lax
 
 import jaxprlens
-from jaxprlens.model.program import Eqn
-from jaxprlens.present.rows import data_row, source_once, walk
+from jaxprlens.present.rows import group_data, walk
 from jaxprlens.serverext import strip_live_widgets
-from jaxprlens.views import Stack, live
+from jaxprlens.views import Stack, layout, live
 from jaxprlens.views import table as tv
 from memory import rss_mb
 
@@ -30,6 +29,17 @@ def chain(n: int, last=lax.cos):
     return jaxprlens.trace(f, jnp.ones(4))
 
 
+def _rows(recs: list) -> list:
+    """Every equation row of ``recs`` (calls skipped), the rows nested in them too."""
+    out = []
+    for r in recs:
+        if tv.is_call(r):
+            continue
+        out.append(r)
+        out += _rows([x for b in r.subs for x in b.rows])
+    return out
+
+
 def widget(model_id: str):
     from ipywidgets.widgets.widget import _instances      # the open widgets by model id (ipywidgets 8)
     return _instances.get(model_id)
@@ -40,38 +50,48 @@ def size(msg: dict) -> int:
 
 
 def stored_rows(table) -> list:
-    s = BeautifulSoup(table.html(), "html.parser")
-    return json.loads(s.select_one("script.jl-data").get_text())["rows"]
+    return tv.stored(table.html())["rows"]
+
+
+def later(table) -> list:
+    """The rows past the table's head, as its HTML writes them (one fragment per item)."""
+    return [table.item_html(r) for r in table.records()[table.layout.head:]]
+
+
+def ids(fragments: list) -> list:
+    return [tr["data-eqn"] for tr in BeautifulSoup("<table>" + "".join(fragments) + "</table>",
+                                                   "html.parser").select("tr.jl-row")]
 
 
 @pytest.fixture
 def small(monkeypatch):
     """STORED and ROWS_PER_MESSAGE small, so that a 1,501-equation table has rows past those stored,
     served in several answers."""
-    monkeypatch.setattr(tv, "STORED", 300)
+    monkeypatch.setattr(layout, "STORED", 300)
     monkeypatch.setattr(live, "ROWS_PER_MESSAGE", 250)
     return chain(750)
 
 
-def test_rows_past_stored_are_the_data_rows_in_order(small):
+def test_rows_past_stored_are_the_table_s_own_rows_in_order(small):
     table = small.table()
     server = live.RowServer(table)
-    later = [e for top in small.eqns[tv._head_rows(table.doc(), tv.HEAD):] for e in walk(top)]
-    expected = source_once([data_row(e, "en") for e in later])       # as the output would store them all
+    expected = later(table)                  # as the output would store them all: the HTML's rows
+    assert len(expected) == 1501 - 400 and ids(expected) == [str(i) for i in range(400, 1501)]
     assert stored_rows(table) == expected[:300]                      # the stored ones: the same sequence
     got, start = [], 300
     while True:
         msg = server.answer({"do": "rows", "from": start})
-        assert msg["from"] == start and msg["total"] == len(later) == 1501 - 400
+        assert msg["from"] == start and msg["total"] == len(expected)
         assert len(msg["rows"]) <= 250
         got += msg["rows"]
         start += len(msg["rows"])
         if not msg["rows"] or start >= msg["total"]:
             break
     assert got == expected[300:]             # exactly, a run's source line continued across answers too
-    assert got[-1]["id"] == str(1500) and got[-1]["prim"] == "cos"
-    assert server.cut() == len(later) - 300
-    assert server.notes() == [f"{len(later) - 300} more equations come from the kernel as you scroll or search "
+    last = BeautifulSoup(got[-1], "html.parser").tr
+    assert last["data-eqn"] == "1500" and last["data-primitive"] == "cos"
+    assert server.cut() == len(expected) - 300
+    assert server.notes() == [f"{len(expected) - 300} more equations come from the kernel as you scroll or search "
                               "(the notebook stores the first 300 as data)"]
 
 
@@ -79,59 +99,63 @@ def test_search_finds_rows_past_stored(small):
     server = live.RowServer(small.table())
     found = server.answer({"do": "search", "q": "  COS ", "from": 300})
     assert found["q"] == "cos" and found["count"] == 1 and found["groups"] == {}
-    assert [r["id"] for r in found["rows"]] == ["1500"] and found["rows"][0]["src"].endswith("return last(x)")
+    assert ids(found["rows"]) == ["1500"] and found["shown"] == 1
+    src = BeautifulSoup(found["rows"][0], "html.parser").select_one(".jl-src")   # shown apart: its line too
+    assert src.get_text().endswith("return last(x)")
     sin = server.answer({"do": "search", "q": "sin", "from": 300})   # a primitive, and a source line naming it
     assert sin["count"] == 1101 - 300 - 1 and len(sin["rows"]) == 250   # every line but the last says lax.sin
+    assert sin["shown"] == 250
     assert server.answer({"do": "search", "q": "no such thing", "from": 0})["count"] == 0
 
 
 def test_message_sizes_are_bounded():
-    """At the real bounds (ROWS_PER_MESSAGE rows an answer): a data row about 130 B, an answer well under 1 MB."""
+    """At the real bounds (ROWS_PER_MESSAGE rows an answer): a row about 400 B of HTML, an answer under 1 MB."""
     p = chain(7000)
     server = live.RowServer(p.table())
-    rows = server.answer({"do": "rows", "from": tv.STORED})
-    found = server.answer({"do": "search", "q": "mul", "from": tv.STORED})
+    rows = server.answer({"do": "rows", "from": layout.STORED})
+    found = server.answer({"do": "search", "q": "mul", "from": layout.STORED})
     assert len(rows["rows"]) == live.ROWS_PER_MESSAGE and len(found["rows"]) == live.ROWS_PER_MESSAGE
     print(f"\nrows answer: {size(rows)} B for {len(rows['rows'])} rows ({size(rows) / len(rows['rows']):.0f} B/row); "
           f"search answer: {size(found)} B")
-    assert size(rows) < 512 * 1024 and size(found) < 1024 * 1024
+    assert size(rows) < 1024 * 1024 and size(found) < 1024 * 1024
 
 
 def test_a_cut_call_s_rows_and_search_counts(monkeypatch):
     from test_calls import transformer
-    monkeypatch.setattr(tv, "STORED_CALLS", 200)
+    monkeypatch.setattr(layout, "STORED_CALLS", 200)
     monkeypatch.setattr(live, "ROWS_PER_MESSAGE", 40)
     p = transformer(6, grad=False)
     table = p.table()
-    tree = tv.fold_tree(p, table.count(p))
-    stored, cut = tv.group_items(tree, "en")
+    tree, cut = table.layout.tree, table.layout.cut
+    stored = set(tv.stored(table.html())["groups"])
     server = live.RowServer(table)
-    top = {g.id for g in tv.top_group(tree).crumbs()}         # the table's own top level: rows, not data
-    assert cut and server.layout()[3] == {g for g in tree.by_id if g and g not in stored and g not in top}
+    top = {g.id for g in layout.top_group(tree).crumbs()}         # the table's own top level: rows, not data
+    assert cut and server.layout.unstored == {g for g in tree.by_id if g and g not in stored and g not in top}
     g = max(cut, key=lambda g: len(g.children))
-    items = [x for c in g.children for x in (walk(c) if isinstance(c, Eqn) else (c,))]
-    expected = source_once([data_row(x, "en") if isinstance(x, Eqn) else tv._group_item(x, "en") for x in items])
+    expected = [table.item_html(r) for r in table.records_of(g.children)]      # as a stored call's rows are
+    assert len(expected) == len(g.children)
     got, start = [], 0
-    while start < len(items):
+    while start < len(expected):
         msg = server.answer({"do": "group", "group": g.id, "from": start})
-        assert msg["group"] == g.id and msg["total"] == len(items) and len(msg["rows"]) <= 40
+        assert msg["group"] == g.id and msg["total"] == len(expected) and len(msg["rows"]) <= 40
         got += msg["rows"]
         start += len(msg["rows"])
-    assert got == expected and not any("not stored" in r.get("label", "") for r in got)
+    assert got == expected and not any("not stored" in r for r in got)
     w, sent = live.widget_class()(server, ""), []       # through the widget: the request's id is not the call's
     monkeypatch.setattr(w, "send", sent.append)
     w._on_msg(w, {"do": "group", "group": g.id, "from": 0, "to": "v", "id": 3}, [])
     assert sent[0]["group"] == g.id and sent[0]["id"] == 3 and sent[0]["rows"] == expected[:40]
     w.close()
     for inner in (c for g2 in cut for c in g2.groups):     # a call inside a cut one: not stored either, served too
-        assert inner.id in server.layout()[3] and server.answer({"do": "group", "group": inner.id})["total"]
+        assert inner.id in server.layout.unstored and server.answer({"do": "group", "group": inner.id})["total"]
     # a search counts what a cut call holds: its own label matching, all of its equations
-    label = tv._group_item(g, "en")["label"]
+    label = group_data(g, "en")[1]
     hits = server.answer({"do": "search", "q": label, "from": 0})
     assert hits["groups"][g.id] == g.size
     exp = server.answer({"do": "search", "q": "exp", "from": 0})
-    want = sum(1 for e in g.eqns for x in walk(e) if x.primitive == "exp" or "exp" in server._text(x))
-    assert exp["groups"].get(g.id, 0) == want
+    want = sum(1 for e in g.eqns for x in walk(e) if x.primitive == "exp" or "exp" in table.rows.search_text(
+        next(r for r in _rows(table.records_of(g.eqns)) if r.eqn is x)))
+    assert want and exp["groups"].get(g.id, 0) == want
     assert server.notes()[0].startswith(f"{sum(c.size for c in cut)} equations inside calls come from the kernel")
 
 
@@ -242,19 +266,19 @@ def test_a_re_run_with_nothing_left_to_serve_closes_the_old_one_too(small, monke
 def test_a_folded_table_s_long_top_level_past_stored(monkeypatch):
     """A top level of many calls and equations (a chain of lambdas and jnp calls): the items past the stored
     ones, calls among them, in order; a search counts their equations and returns the calls holding matches."""
-    monkeypatch.setattr(tv, "STORED", 300)
+    monkeypatch.setattr(layout, "STORED", 300)
 
     from corpus import lambda_chain
     p = jaxprlens.trace(lambda_chain(2000), jnp.ones(4), jnp.ones(4))
     table = p.table()
-    items = tv.top_items(tv.fold_tree(p, table.count(p)))[tv.HEAD:]
-    later = [x for c in items for x in (walk(c) if isinstance(c, Eqn) else (c,))]
-    expected = source_once([data_row(x, "en") if isinstance(x, Eqn) else tv._group_item(x, "en") for x in later])
+    expected = later(table)
+    assert len(expected) == len(layout.top_items(table.layout.tree)) - layout.HEAD
     assert stored_rows(table) == expected[:300]
     server = live.RowServer(table)
     got = server.answer({"do": "rows", "from": 300})
-    assert got["total"] == len(later) and got["rows"] == expected[300:300 + live.ROWS_PER_MESSAGE]
-    assert any("group" in r for r in got["rows"]) and any("prim" in r for r in got["rows"])
+    assert got["total"] == len(expected) and got["rows"] == expected[300:300 + live.ROWS_PER_MESSAGE]
+    assert any("jl-grow" in r for r in got["rows"]) and any("jl-row" in r for r in got["rows"])
     found = server.answer({"do": "search", "q": "cos", "from": 300})
-    calls = [r for r in found["rows"] if "group" in r]
-    assert calls and found["count"] == sum(1 for x in later[300:] if isinstance(x, Eqn) and "cos" in server._text(x))
+    calls = [r for r in found["rows"] if 'class="jl-grow"' in r]
+    recs = table.records()[table.layout.head + 300:]
+    assert calls and found["count"] == sum(1 for r in _rows(recs) if "cos" in table.rows.search_text(r))

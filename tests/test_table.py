@@ -1,5 +1,4 @@
 import base64
-import json
 import textwrap
 import zlib
 
@@ -10,7 +9,8 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from jaxprlens.model import count_eqns
-from jaxprlens.views import Stack
+from jaxprlens.views import Stack, layout
+from jaxprlens.views.table import stored
 from corpus import CORPUS
 from seeds import SEEDS
 
@@ -20,6 +20,12 @@ ALL = {**SEEDS, **CORPUS}
 def traced(name):
     fn, args = ALL[name]
     return jaxprlens.trace(fn, *args)
+
+
+def fragment(html: str, all_rows: bool = False):
+    """A stored row fragment's first row (``all_rows``: every row in it, nested ones too), parsed."""
+    rows = BeautifulSoup(f"<table>{html}</table>", "html.parser").select("tr.jl-row, tr.jl-grow")
+    return rows if all_rows else rows[0]
 
 
 def soup(table):
@@ -63,6 +69,32 @@ def test_one_row_per_eqn_at_every_level(name):
         1 for e in p.walk() for sub in e.subs if sub.program.eqns)
     top = s.select_one("table.jl-eqns")
     assert len(top.find("tbody").find_all("tr", class_="jl-row", recursive=False)) == len(p.eqns)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_what_a_search_reads_is_the_text_of_each_row(name):
+    """``Rows.search_text`` (what the live kernel searches) is the text a browser reads of the row's HTML (what
+    table.js searches, tests/js/table.test.mjs): its id, the equation cell's text, its source line's text (the
+    run's on a row that continues one)."""
+    p = traced(name)
+    table = p.table()
+    s = soup(table)
+    rows = {}
+
+    def visit(row):
+        rows[row.eqn.id] = row
+        for b in row.subs:
+            for r in b.rows:
+                visit(r)
+    for r in table.doc().rows:
+        visit(r)
+    carried = {}
+    for tr in s.select("tr.jl-row"):
+        src, key = tr.select_one(".jl-src"), id(tr.find_parent("table"))
+        if src and not tr.has_attr("data-same"):
+            carried[key] = src.get_text()
+        want = f'{tr["data-eqn"]} {tr.select_one(".jl-eq").get_text()} {carried.get(key, "") if src or tr.has_attr("data-same") else ""}'
+        assert table.rows.search_text(rows[tr["data-eqn"]]) == want.lower(), tr["data-eqn"]
 
 
 def test_header_signature_and_constants():
@@ -112,7 +144,7 @@ def test_source_and_explanation_columns():
     assert s.select_one('tr[data-eqn="2/body/0"] .jl-src').get_text() == "—"
 
 
-def test_source_once_per_run_and_explanation_once_per_primitive():
+def test_source_once_per_run_and_an_explanation_on_every_row():
     s = soup(traced("func1").table())
     srcs = [r.select_one(".jl-src") for r in s.select("tr.jl-row")]
     # eqns 0-2 come from one line: it is written out once, on the first row of the run
@@ -123,11 +155,13 @@ def test_source_once_per_run_and_explanation_once_per_primitive():
     s = soup(p.table())
     adds = [r for r in s.select("tr.jl-row") if r["data-primitive"] == "add"]
     assert len(adds) == 4
-    assert [bool(r.select_one(".jl-explain")) for r in adds] == [True, False, False, False]
-    # every primitive's words are in the HTML once (hover help on later rows reads them there): no data to ship
-    assert {r["data-primitive"] for r in s.select("tr.jl-row") if r.select_one(".jl-explain")} == {
-        e.primitive for e in p.walk()}
-    assert s.select_one("script.jl-data") is None
+    # issue 27: not only on a primitive's first row (a backward pass is mostly rows of primitives met before)
+    assert [r.select_one(".jl-explain").get_text() for r in adds] == ["Adds the two operands elementwise."] * 4
+    assert all(r.select_one(".jl-explain") for r in s.select("tr.jl-row"))
+    assert s.select_one("script.jl-data") is None and s.select_one("script.jl-rows") is None   # nothing stored
+    grad = soup(jaxprlens.trace(jax.grad(lambda x: jnp.sum(jnp.sin(x) * jnp.cos(x))), jnp.ones(3)).table())
+    rows = grad.select("tr.jl-row")
+    assert len(rows) > 8 and all(r.select_one(".jl-explain").get_text() for r in rows)
 
 
 def test_jit_params_as_jax_prints_them():
@@ -206,7 +240,7 @@ def test_big_tables_are_chunked_and_compact():
     bodies = s.select("table.jl-eqns > tbody.jl-chunk")
     assert len(bodies) == 5 and sum(len(b.find_all("tr", recursive=False)) for b in bodies) == 1000
     size = len(p.table()._repr_mimebundle_()["text/html"])
-    assert size < 1000 * 310, size     # about 300 bytes an equation (with the inline left-align), not 640
+    assert size < 1000 * 380, size     # about 360 bytes an equation (the inline left-align, what it does), not 640
 
 
 def test_user_strings_escaped_once():
@@ -260,18 +294,21 @@ def test_model_size_table_draws_a_head_and_ships_the_rest_as_data():
     s = BeautifulSoup(bundle["text/html"], "html.parser")
     drawn = s.select("tr.jl-row")
     assert len(drawn) == 400 and drawn[-1]["data-eqn"] == "399"
-    rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
-    assert [r["id"] for r in rows] == [str(i) for i in range(400, 1400)]
-    assert {k: rows[0][k] for k in ("prim", "depth", "outs", "params", "ins")} == {      # eqn 400: pl = sin pk
-        "prim": "sin", "depth": 0, "outs": [["pl", "f32[4]"]], "params": "", "ins": ["pk"]}
-    assert "lit" not in rows[0] and rows[1]["ins"][1] == "2.0:f32[]" and rows[1]["lit"] == [1]   # a literal is named as one
-    assert rows[0]["src"] and not any("src" in r for r in rows[1:])     # one source line, written once...
-    assert all(r["same"] == 1 for r in rows[1:])                         # ...and said to continue
+    rows = [fragment(h) for h in stored(bundle["text/html"])["rows"]]   # the rows past the head, as HTML rows
+    assert [r["data-eqn"] for r in rows] == [str(i) for i in range(400, 1400)]
+    assert rows[0].select_one(".jl-eq").get_text() == "pl:f32[4] = sin pk"
+    assert [(e.name, e.get("class")) for e in rows[0].select(".jl-eq > *")] == [
+        ("var", None), ("span", ["jl-type"]), ("b", ["jl-prim"]), ("var", None)]
+    assert rows[1].select_one(".jl-lit").get_text() == "2.0:f32[]"      # a literal is marked as one
+    head = s.select("tr.jl-row")
+    assert head[0].select_one(".jl-src") and not any(r.select_one(".jl-src") for r in head[1:] + rows)  # a line once...
+    assert all(r.has_attr("data-same") for r in head[1:] + rows)          # ...and said to continue, past the head too
+    assert all(r.select_one(".jl-explain").get_text() for r in rows)       # every row says what it does
     # without the script, the reader is told where the rest is
     assert "1000 more equations" in s.select_one("tbody.jl-more").get_text()
     text = bundle["text/plain"].splitlines()
     assert text[-1] == "… 1000 more equations (print(program) or %%jaxpr --text shows them all)"
-    assert len(bundle["text/html"]) + len(bundle["text/plain"]) < 310_000      # 1,400 full rows: ~450 kB
+    assert len(bundle["text/html"]) + len(bundle["text/plain"]) < 310_000      # the 1,000 stored rows compressed
 
 
 
@@ -317,7 +354,6 @@ def test_stored_table_of_a_huge_program_is_bounded():
     """Issue 21: what a notebook stores of a 100k-equation table stays under 3 MB: the head as HTML, then at most
     STORED rows as data, and a note (read without scripts too) saying how many more are left out."""
     from jax import lax
-    from jaxprlens.views import table as table_mod
 
     def f(x):
         for _ in range(12_500):
@@ -327,11 +363,11 @@ def test_stored_table_of_a_huge_program_is_bounded():
     bundle = p.table()._repr_mimebundle_()
     s = BeautifulSoup(bundle["text/html"], "html.parser")
     assert len(s.select("tr.jl-row")) == 400                              # first rows readable static
-    rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
-    assert len(rows) == table_mod.STORED and rows[-1]["id"] == str(400 + table_mod.STORED - 1)
-    cut = 25_000 - 400 - table_mod.STORED
+    rows = stored(bundle["text/html"])["rows"]
+    assert len(rows) == layout.STORED and fragment(rows[-1])["data-eqn"] == str(400 + layout.STORED - 1)
+    cut = 25_000 - 400 - layout.STORED
     assert s.select_one("tbody.jl-cut").get_text() == (
-        f"{cut} more equations are not stored in the notebook (it keeps the first {table_mod.STORED} as data): "
+        f"{cut} more equations are not stored in the notebook (it keeps the first {layout.STORED} as data): "
         "print(program) or %%jaxpr --text shows them all")
     # bounded at any size: the head, STORED data rows and the notes (100k equations stored 12.9 MB before)
     assert len(bundle["text/html"].encode()) + len(bundle["text/plain"].encode()) <= 3 * 1024 * 1024
@@ -340,19 +376,20 @@ def test_stored_table_of_a_huge_program_is_bounded():
 def test_stored_folded_table_is_bounded(monkeypatch):
     """Issue 21: a table folded by calls stores at most STORED_CALLS rows of calls (breadth first); a call past
     that keeps none, and its row and a note say so."""
-    from jaxprlens.views import table as table_mod
     from test_calls import transformer
-    monkeypatch.setattr(table_mod, "STORED_CALLS", 200)
+    monkeypatch.setattr(layout, "STORED_CALLS", 200)
     p = transformer(6, grad=False)                           # the loss of 6 blocks, folded by its calls
-    s = BeautifulSoup(p.table().html(), "html.parser")
-    groups = json.loads(s.select_one("script.jl-data").get_text())["groups"]
-    assert 0 < sum(len(items) for items in groups.values()) <= 200
-    _, cut = table_mod.group_items(table_mod.fold_tree(p, count_eqns(p)), "en")
+    html = p.table().html()
+    s = BeautifulSoup(html, "html.parser")
+    groups = {g: [fragment(h, all_rows=True) for h in items] for g, items in stored(html)["groups"].items()}
+    assert 0 < sum(len(r) for items in groups.values() for r in items) <= 200      # rows, nested ones too
+    cut = layout.Layout(p, count_eqns(p)).cut
     assert cut and not {g.id for g in cut} & set(groups)                    # a cut call keeps no rows...
-    labels = {it["group"]: it["label"] for items in groups.values() for it in items if "group" in it}
+    labels = {r[0]["data-group"]: r[0].get_text() for items in groups.values() for r in items
+              if r[0].get("data-group")}
     shown = [g for g in cut if g.id in labels]
     top = {r["data-group"]: r.get_text() for r in s.select("tr.jl-grow")}
-    assert all(labels[g.id].endswith(" (rows not stored in the notebook)") for g in shown)    # ...and says so
+    assert all(" (rows not stored in the notebook)" in labels[g.id] for g in shown)    # ...and says so
     assert all("(rows not stored in the notebook)" in top[g.id] for g in cut if g.id in top)
     assert len(shown) + sum(g.id in top for g in cut) == len(cut)
     assert s.select_one("tbody.jl-cut").get_text() == (
@@ -366,21 +403,20 @@ def test_folded_table_with_a_long_top_level_is_bounded(monkeypatch):
     on scroll (calls among them), at most STORED of them, and says how many are left out."""
     import jax.numpy as jnp
     from jaxprlens import trace
-    from jaxprlens.views import table as table_mod
-    monkeypatch.setattr(table_mod, "STORED", 300)
+    monkeypatch.setattr(layout, "STORED", 300)
 
     from corpus import lambda_chain
     p = trace(lambda_chain(2000), jnp.ones(4), jnp.ones(4))
-    tree = table_mod.fold_tree(p, count_eqns(p))
-    items = table_mod.top_items(tree)
-    assert tree is not None and len(items) > table_mod.HEAD + 300
+    tree = layout.fold_tree(p, count_eqns(p))
+    items = layout.top_items(tree)
+    assert tree is not None and len(items) > layout.HEAD + 300
     bundle = p.table()._repr_mimebundle_()
     s = BeautifulSoup(bundle["text/html"], "html.parser")
     top = s.select("table.jl-eqns > tbody")[1].find_all("tr", recursive=False)
-    assert len(top) == table_mod.HEAD                                     # the head, readable static
-    rows = json.loads(s.select_one("script.jl-data").get_text())["rows"]
-    assert len(rows) == 300 and any("group" in r for r in rows) and any("prim" in r for r in rows)
-    rest = len(items) - table_mod.HEAD
+    assert len(top) == layout.HEAD                                     # the head, readable static
+    rows = [fragment(h) for h in stored(bundle["text/html"])["rows"]]
+    assert len(rows) == 300 and any(r.get("data-group") for r in rows) and any(r.get("data-eqn") for r in rows)
+    rest = len(items) - layout.HEAD
     assert s.select_one("tbody.jl-more").get_text() == (
         f"{rest} more rows (calls and equations): run or trust the notebook to draw them as you scroll "
         "(--text prints them all)")
@@ -395,7 +431,6 @@ def test_folded_table_text_is_a_line_per_call(lang):
     from jaxprlens.model.program import Eqn
     from jaxprlens.present.i18n import t
     from jaxprlens.present.words import group_label
-    from jaxprlens.views import table as table_mod
     from test_calls import transformer
     p = transformer(6, grad=False)
     lines = p.table(lang=lang).text().splitlines()
@@ -403,7 +438,7 @@ def test_folded_table_text_is_a_line_per_call(lang):
     assert [line.split("（" if lang == "zh" else "  (")[0].split("：" if lang == "zh" else ": ")[0]
             for line in lines[:note]] == ["input" if lang == "en" else "输入"] * 2 + ["result" if lang == "en" else "结果"]
     assert lines[0] == ("input: params · 48 values · 49.9 kB" if lang == "en" else "输入：params · 48 个值 · 49.9 kB")
-    calls = [g for g in table_mod.top_items(table_mod.fold_tree(p, count_eqns(p))) if not isinstance(g, Eqn)]
+    calls = [g for g in layout.top_items(layout.fold_tree(p, count_eqns(p))) if not isinstance(g, Eqn)]
     assert len(calls) == 6
     heads = [line for line in lines if line.startswith("  ▸  ")]
     assert heads == [f"  ▸  {group_label(g, lang)}  {t('n_eqns', lang, n=g.size)}" for g in calls]
@@ -419,9 +454,9 @@ def test_signature_of_thousands_of_values_is_bounded(monkeypatch):
     says in one line how many entries and values it has that are not stored (4,121 inputs of a 100k-equation
     model were 1.3 MB).  The text form lists SIG_LINES values per side, then how many more."""
     import numpy as np
-    from jaxprlens.views import table as table_mod
-    monkeypatch.setattr(table_mod, "SIG_ITEMS", 12)
-    monkeypatch.setattr(table_mod, "SIG_LINES", 10)
+    from jaxprlens.views import signature
+    monkeypatch.setattr(signature, "SIG_ITEMS", 12)
+    monkeypatch.setattr(signature, "SIG_LINES", 10)
     params = [{"w": np.ones((2, 2), "f4"), "b": np.ones(2, "f4")} for _ in range(30)]      # 60 values
 
     def loss(params):

@@ -40,7 +40,7 @@ TOY = ("import jax, jax.numpy as jnp, numpy as np\n\nD = 16\n\n" +
        "\n\n".join(inspect.getsource(f) for f in (toy.layer_norm, toy.attention, toy.mlp, toy.block,
                                                    toy.model_loss, toy.make_params)))
 # a folded table that keeps only 200 rows of calls: the later calls' rows come from the kernel when opened
-FOLDED = ("from jaxprlens.views import table as _tv\n_tv.STORED_CALLS = 200\n\n" + TOY
+FOLDED = ("from jaxprlens.views import layout as _lay\n_lay.STORED_CALLS = 200\n\n" + TOY
           + "\n\nprogram = jaxprlens.trace(model_loss, make_params(6), np.ones((8, D), 'f4'))\nprogram.table()")
 LIVE = ".jl-table[data-jl-ready]"
 
@@ -69,6 +69,80 @@ async ([root, last]) => {
 """
 
 
+# a while loop at row 520, past the HTML's 400 rows; its body uses y, a body constant bound into it
+LOOP = """\
+%%jaxpr
+import jax.numpy as jnp
+from jax import lax
+
+def chain(x, y, n):
+    for _ in range(130):
+        x = jnp.tanh(jnp.sin(x) * y) + 2.0
+    x = lax.fori_loop(0, n, lambda i, c: jnp.cos(c) * y, x)
+    for _ in range(130):
+        x = jnp.cos(jnp.sin(x) * y) - 1.0
+    return x
+
+chain(jnp.ones(3), jnp.ones(3), 3)"""
+# scroll the end of the rows into view until a row of this id is in the page
+REACH_JS = """
+async ([root, sel]) => {
+  for (let k = 0; k < 60 && !root.querySelector(sel); k++) {
+    const more = root.querySelector('tbody.jl-more');
+    if (!more) break;
+    more.scrollIntoView({block: 'end'});
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return !!root.querySelector(sel);
+}
+"""
+
+
+def _loop_reads_as_in_the_head(page, root):
+    """The while past row 400 has its role chips, its explanation and its body, and a click on its body constant
+    highlights the value where it is defined, bound into the body and used there."""
+    assert page.evaluate(REACH_JS, [root.element_handle(), "tr.jl-row[data-primitive='while']"])
+    loop = root.locator("tr.jl-row[data-primitive='while']")
+    assert int(loop.get_attribute("data-eqn")) > 400
+    assert loop.locator(".jl-role").evaluate_all("(rs) => rs.map((r) => r.dataset.role)") == [
+        "cond_consts", "body_consts", "carry"]
+    assert loop.locator(".jl-explain").inner_text().startswith("Runs body_jaxpr while cond_jaxpr is true")
+    body = root.locator(f"tr.jl-nested[data-parent='{loop.get_attribute('data-eqn')}']")
+    konst = loop.locator(".jl-role[data-role='body_consts'] var").first
+    name = konst.inner_text()
+    konst.click()
+    assert "jl-vsel" in konst.get_attribute("class")
+    assert body.locator(f"var.jl-vsel[data-from='{name}']").count() == 1          # its binder in the body...
+    bound = body.locator(f"var.jl-vsel[data-from='{name}']").inner_text()
+    uses = body.locator("tr.jl-row var.jl-vsel").evaluate_all("(vs) => vs.map((v) => v.textContent)")
+    assert bound in uses, uses                                                      # ...and its use there
+    assert root.locator("var.jl-vdef").count() >= 2         # defined outside (an input), bound inside
+    konst.click()
+    return loop
+
+
+def test_a_row_past_the_head_reads_as_in_the_head_stored_and_live(lab, open_notebook):
+    """Issue 27: the rows past 400 are Python's rows too, whether the output stored them or the kernel sends
+    them (the output stores 50 past the head in the second table): role chips, def/use into a loop's body; the
+    live table looks as the stored one and its search box is labelled."""
+    page = open_notebook(lab, [LOAD, LOOP, "from jaxprlens.views import layout as _lay\n_lay.STORED = 50", LOOP],
+                         width=VIEWPORT)
+    stored = harness.output(page, 1).locator(".jl-table[data-jl-ready]")
+    stored.wait_for(timeout=60_000)
+    assert "jl-live" not in stored.get_attribute("class")          # the output's own HTML: it stores every row
+    _loop_reads_as_in_the_head(page, stored)
+    out, live = _table(page, 3)
+    assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table.jl-live").count() == 1   # the kernel's rows
+    _loop_reads_as_in_the_head(page, live)
+    look = ("(root) => ['table.jl-eqns', 'td.jl-eq', 'td.jl-note', '.jl-cap', '.jl-src code', 'var'].map((sel) => {"
+            " const s = getComputedStyle(root.querySelector(sel)); return [sel, s.fontFamily, s.fontSize, s.lineHeight,"
+            " s.borderTopWidth, s.borderTopStyle, s.paddingTop, s.paddingLeft, s.backgroundColor, s.textAlign]; })")
+    assert live.evaluate(look) == stored.evaluate(look)          # as JupyterLab shows an output's HTML
+    box = live.locator(".jl-tools input[type=search]")
+    assert box.get_attribute("aria-label") == "search rows" and box.get_attribute("placeholder") == "search rows"
+    page.screenshot(path=str(harness.OUTPUT / "live_rows_loop.png"))
+
+
 def _table(page, cell: int):
     out = harness.output(page, cell)
     out.locator(LIVE).wait_for(timeout=60_000)
@@ -78,7 +152,7 @@ def _table(page, cell: int):
 def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook):
     page = open_notebook(lab, [LOAD, FLAT, FLAT], width=VIEWPORT)
     out, root = _table(page, 1)
-    assert out.locator(".jp-RenderedHTML .jl-table").count() == 0      # the live widget draws it, not the HTML
+    assert out.locator("[data-mime-type='text/html'] .jl-table").count() == 0   # the live widget draws it, not the HTML
     assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table").count() == 1
 
     # scroll to the end: rows past those stored come from the kernel, 2,000 an answer
@@ -119,18 +193,18 @@ def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook)
 
 def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its_stored_form(lab_saving,
                                                                                              open_notebook):
-    from jaxprlens.views import table as tv
+    from jaxprlens.views import layout
     from jaxprlens.present.rows import walk
     from jaxprlens.model.program import Eqn, count_eqns
 
     page = open_notebook(lab_saving, [LOAD, "import jaxprlens", FOLDED], width=VIEWPORT)
     out, root = _table(page, 2)
     p = toy.transformer(6, grad=False)
-    saved, tv.STORED_CALLS = tv.STORED_CALLS, 200
+    saved, layout.STORED_CALLS = layout.STORED_CALLS, 200
     try:
-        _, cut = tv.group_items(tv.fold_tree(p, count_eqns(p)), "en")
+        cut = layout.Layout(p, count_eqns(p)).cut
     finally:
-        tv.STORED_CALLS = saved
+        layout.STORED_CALLS = saved
     g = cut[-1]
     rows = sum(sum(1 for _ in walk(c)) if isinstance(c, Eqn) else 1 for c in g.children)
     note = root.locator("tbody.jl-cut").first.inner_text()
@@ -188,7 +262,9 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
         time.sleep(0.3)
     assert out is not None and sorted(out["data"]) == ["text/html", "text/plain"] and out["metadata"] == {}, out
     html = "".join(out["data"]["text/html"])
-    assert "(rows not stored in the notebook)" in html and "come from the kernel" not in html
+    from jaxprlens.views.table import stored
+    rows = html + "".join(h for items in stored(html)["groups"].values() for h in items)   # with the stored rows
+    assert "(rows not stored in the notebook)" in rows and "come from the kernel" not in rows
     assert html.count("<script data-z=") == 1                # the stored form, with its own front end
     for k in lab_saving.api("/api/kernels"):
         lab_saving.api(f"/api/kernels/{k['id']}", method="DELETE")
@@ -208,7 +284,7 @@ def test_table_beside_a_graph_is_live_too(lab, open_notebook):
     """``%%jaxpr --table --graph``: one output, one widget; the graph is enhanced as in a stored output and the
     table's rows past those stored (300 here) come from the kernel."""
     small = FLAT.replace("%%jaxpr", "%%jaxpr --table --graph").replace(f"range({N})", "range(750)")
-    page = open_notebook(lab, [LOAD, "from jaxprlens.views import table as _tv\n_tv.STORED = 300", small],
+    page = open_notebook(lab, [LOAD, "from jaxprlens.views import layout as _lay\n_lay.STORED = 300", small],
                          width=VIEWPORT)
     out, root = _table(page, 2)
     assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table").count() == 1
@@ -217,3 +293,34 @@ def test_table_beside_a_graph_is_live_too(lab, open_notebook):
     assert result["top"] == 1500, result
     ids = root.evaluate("(r) => Array.from(r.querySelectorAll('tr.jl-row[data-eqn]'), (t) => Number(t.dataset.eqn))")
     assert ids == list(range(1501))
+
+
+def test_untrusted_the_stored_rows_stay_hidden(lab, open_notebook):
+    """A stored table of 1,041 equations opened untrusted (no script runs): its 400 rows and the note saying where
+    the rest is read as they are; the rows stored for the script (deflated, base64) are not shown as text."""
+    import re
+
+    import jax.numpy as jnp
+    import jaxprlens
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "js"))
+    from fixtures import chain
+    program = jaxprlens.trace(chain, jnp.ones(3), jnp.ones(3), 3)
+    bundle = program.table()._repr_mimebundle_()
+    assert 'class="jl-rows"' in bundle["text/html"]
+    cell = {"cell_type": "code", "execution_count": 1, "id": "c0", "metadata": {}, "source": "%%jaxpr\nchain(x, y, 3)",
+            "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {}, "data": bundle}]}
+    nb = {"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}
+    (lab.root / "untrusted_rows.ipynb").write_text(json.dumps(nb))
+    context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(lab.page_url("untrusted_rows.ipynb", workspace="untrusted-rows"))
+        out = harness.output(page, 0)
+        out.locator("tr.jl-row").first.wait_for(timeout=60_000)
+        assert out.locator("input[type=search]").count() == 0 and out.locator("script").count() == 0   # untrusted
+        assert out.locator("tr.jl-row").count() == 400
+        assert out.locator("tbody.jl-more").inner_text().startswith("646 more equations")
+        assert not re.search(r"[A-Za-z0-9+/]{200}", out.inner_text())           # no stored data shown as text
+    finally:
+        context.close()

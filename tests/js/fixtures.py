@@ -18,16 +18,21 @@ import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
 
 from jaxprlens import trace  # noqa: E402
-from jaxprlens.present.rows import data_row, walk  # noqa: E402
+from jaxprlens.present.rows import walk  # noqa: E402
+from jaxprlens.views import layout  # noqa: E402
 from jaxprlens.views.dbgstate import StateView  # noqa: E402
 from jaxprlens.views.replay import record, replay_html  # noqa: E402
-from jaxprlens.views.table import BIG, HEAD  # noqa: E402
+from jaxprlens.views.table import Table, is_call  # noqa: E402
 
 
 # ---------------------------------------------------------------- a table past BIG rows (script-drawn rows)
 
+K = jnp.arange(3.0)      # a constant the program closes over: its uses are marked as a constant's
+
+
 def chain(x, y, n):
-    """Each line makes one equation, so a search for "cos" finds the cos rows only; a while loop at row 520."""
+    """Each line makes one equation, so a search for "cos" finds the cos rows only; a while loop at row 520
+    (its body using ``y``: a body constant, bound into the body), a constant used past it."""
     def body(i, c):
         c = jnp.cos(c)
         return c * y
@@ -43,44 +48,69 @@ def chain(x, y, n):
         x = x * y
         x = jnp.cos(x)
         x = x - 1.0
-    return x
+    return x - K
+
+
+def search_texts(table) -> dict:
+    """Each equation's id -> what a search reads of its row (``Rows.search_text``), every row nested too."""
+    out = {}
+
+    def visit(row):
+        out[row.eqn.id] = table.rows.search_text(row)
+        for sub in row.subs:
+            for r in sub.rows:
+                visit(r)
+    for rec in table.records():
+        if not is_call(rec):
+            visit(rec)
+    return out
+
+
+def full_html(p) -> str:
+    """The table with every row written as HTML by Python (no head, nothing stored): the reference the rows
+    the script inserts are compared with."""
+    big = layout.BIG
+    layout.BIG = 10**9
+    try:
+        return Table(p).html()
+    finally:
+        layout.BIG = big
 
 
 def table_fixture() -> dict:
     p = trace(chain, jnp.ones(3), jnp.ones(3), 3)
-    assert len(p.eqns) > BIG
+    assert len(p.eqns) > layout.BIG and p.constvars
     every = [e for top in p.eqns for e in walk(top)]
+    table = Table(p)
+    texts = search_texts(table)
     for e in every:      # the search below counts exactly the cos rows: no other row's text says "cos"
-        row = data_row(e, "en")
-        text = " ".join([row["id"], row["params"], row.get("src", "")] + row["ins"] + [o[0] for o in row["outs"]])
-        assert (e.primitive == "cos") == ("cos" in text.lower() or e.primitive == "cos"), row
-    plain = [e for e in p.eqns[:HEAD] if not e.subs and not e.roles][:40]     # rows drawn both ways
-    return {"html": p.table().html(), "eqns": len(p.eqns), "every": len(every), "head": HEAD,
+        assert (e.primitive == "cos") == ("cos" in texts[e.id]), texts[e.id]
+    loop = next(e for e in p.eqns if e.primitive == "while")
+    assert p.eqns.index(loop) > layout.HEAD
+    return {"html": table.html(), "full": full_html(p), "eqns": len(p.eqns), "every": len(every),
+            "head": table.layout.head, "texts": texts,
             "count": {q: sum(e.primitive == q for e in every) for q in ("cos", "sin", "tanh", "while")},
-            "records": [data_row(e, "en") for e in plain],
-            "while": next(e.id for e in p.eqns if e.primitive == "while")}
+            "while": loop.id, "const": p.constvars[0].name}
 
 
 # ---------------------------------------------------------------- a live table: rows the output did not store
 
 def live_fixture() -> dict:
     """The widget's traits (views/live.py LiveTable) and the RowServer's answers to what live.js will ask."""
-    from jaxprlens.present.i18n import t
-    from jaxprlens.views import live, table as tv
-    stored, tv.STORED = tv.STORED, 300               # the output stores 300 of the rows past the head
+    from jaxprlens.views import live
+    stored, layout.STORED = layout.STORED, 50        # the output stores 50 rows past the head: the loop is past them
     try:
         p = trace(chain, jnp.ones(3), jnp.ones(3), 3)
-        table = tv.Table(p)
+        table = Table(p)
         server = live.RowServer(table)
-        _, later, kept, _ = server.layout()
+        kept = table.layout.stored
         asks = [{"do": "rows", "from": kept}] + [{"do": "search", "q": q, "from": kept} for q in ("cos", "tanh")]
-        return {"html": table.html(), "total": len(later), "calls": 0, "notes": server.notes(),
-                "unstored": t("rows_not_stored", "en"), "stored": kept, "every": len([e for top in p.eqns
-                                                                                  for e in walk(top)]),
+        return {"html": table.html(), "total": len(table.layout.later), "calls": 0, "notes": server.notes(),
+                "stored": kept, "every": len([e for top in p.eqns for e in walk(top)]),
                 "answers": [[ask, server.answer(ask)] for ask in asks],
                 "count": {q: sum(e.primitive == q for top in p.eqns for e in walk(top)) for q in ("cos", "tanh")}}
     finally:
-        tv.STORED = stored
+        layout.STORED = stored
 
 
 # ---------------------------------------------------------------- a table folded by calls
@@ -91,10 +121,18 @@ def calls_fixture() -> dict:
     p = transformer()
     tree = call_tree(p)
     every = [e for top in p.eqns for e in walk(top)]
-    clean = {}               # primitives no other row's text (params, source, names) mentions: a search counts them
+    table = Table(p)
+    texts = {}
+    for g in tree.root.walk():            # what a search reads of every row, as the table writes it
+        recs = table.records_of(g.children)
+        stack = [r for r in recs if not is_call(r)]
+        while stack:
+            r = stack.pop()
+            texts[r.eqn.id] = table.rows.search_text(r)
+            stack += [x for b in r.subs for x in b.rows]
+    clean = {}               # primitives no other row's text (names, params, source) mentions: a search counts them
     for q in sorted({e.primitive for e in every}):
-        others = [e for e in every if e.primitive != q and q in " ".join(
-            [data_row(e, "en")["params"], data_row(e, "en").get("src", "")]).lower()]
+        others = [e for e in every if e.primitive != q and q in texts[e.id]]
         if not others and q.isidentifier() and len(q) > 3:
             clean[q] = sum(e.primitive == q for e in every)
     return {"html": p.table().html(), "top": [g.id for g in tree.root.groups], "clean": clean,

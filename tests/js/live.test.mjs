@@ -3,14 +3,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fixture, load, page, scroll, type } from "./page.mjs";
+import { shapes } from "./table_rows.mjs";
 
 const live = await load("live.js");
-const fx = fixture("live");
+const fx = fixture("live"), big = fixture("table");      // the same program; big.full: every row Python's HTML
 const later = (ms) => new Promise((done) => setTimeout(done, ms));
 
 /* anywidget's model: traits, send, and custom messages back, as the kernel's LiveTable sends them. */
 function model() {
-  const traits = { html: fx.html, total: fx.total, calls: fx.calls, notes: fx.notes, unstored: fx.unstored };
+  const traits = { html: fx.html, total: fx.total, calls: fx.calls, notes: fx.notes };
   const listeners = new Set(), sent = [];
   const answer = (msg) => {
     const { to, id, ...ask } = msg;
@@ -27,19 +28,21 @@ function model() {
   };
 }
 
-function mount() {
+async function mount() {
   const doc = page("<div id=out></div>"), m = model(), el = doc.getElementById("out");
   const dispose = live.render({ model: m, el });
-  return { root: el.querySelector(".jaxprlens"), m, dispose };
+  const root = el.querySelector(".jaxprlens");
+  for (let i = 0; i < 500 && !root.hasAttribute("data-jl-ready"); i++) await later(10);   // the stored rows read
+  return { root, m, dispose };
 }
 
-test("the live page says the rows come from the kernel, not that they are missing", () => {
-  const { root } = mount();
+test("the live page says the rows come from the kernel, not that they are missing", async () => {
+  const { root } = await mount();
   assert.deepEqual([...root.querySelectorAll("tbody.jl-cut td")].map((td) => td.textContent), fx.notes);
 });
 
 test("scrolling asks the kernel for the rows past those stored and draws them all", async () => {
-  const { root, m } = mount();
+  const { root, m } = await mount();
   scroll();
   await later(20);
   assert.deepEqual(m.sent.map(({ to, id, ...ask }) => ask), [{ do: "rows", from: fx.stored }]);
@@ -49,22 +52,38 @@ test("scrolling asks the kernel for the rows past those stored and draws them al
   assert.equal(root.querySelector("tbody.jl-cut"), null);                // nothing left unstored on the page
 });
 
+test("the rows the kernel sends are the rows Python writes as HTML: a loop's roles and its body's links", async () => {
+  const ref = shapes(page(big.full).querySelector(".jaxprlens"));       // every row written as HTML by Python
+  const { root } = await mount();
+  scroll();
+  await later(20);
+  for (let i = 0; i < 4; i++) scroll();
+  const got = shapes(root);
+  assert.deepEqual([...got.keys()], [...ref.keys()]);
+  for (const [id, want] of ref) assert.deepEqual(got.get(id), want, id);
+  assert.ok(Number(big.while) > 400 + fx.stored);                       // a row only the kernel had...
+  assert.deepEqual(got.get(big.while).roles.map(([role]) => role), ["cond_consts", "body_consts", "carry"]);
+  assert.ok(got.get(big.while).from.length >= 3);                       // ...its body's binders linked to it
+});
+
 test("a search counts the kernel's matches past the page with the page's own", async () => {
   for (const [q, n] of Object.entries(fx.count)) {
-    const { root, m } = mount();
+    const { root, m } = await mount();
     const box = root.querySelector(".jl-tools input[type=search]"), counter = root.querySelector(".jl-note-js");
     type(box, q);
     await later(250);                                                  // live.js waits for a pause in the typing
     assert.deepEqual(m.sent.map(({ to, id, ...ask }) => ask), [{ do: "search", q, from: fx.stored }]);
     assert.equal(counter.textContent, `${n} matching rows`, q);
-    const found = root.querySelectorAll("tbody.jl-found tr.jl-row");
-    assert.equal(found.length, fx.answers.find(([a]) => a.q === q)[1].rows.length, q);
-    assert.ok([...found].every((tr) => tr.dataset.primitive === q && !tr.classList.contains("jl-miss")), q);
+    const found = [...root.querySelectorAll("tbody.jl-found tr.jl-row:not(.jl-miss)")];
+    const answer = fx.answers.find(([a]) => a.q === q)[1];
+    const matching = found.filter((tr) => tr.dataset.primitive === q);
+    assert.equal(matching.length, answer.shown, q);                     // every match the kernel sent is one here
+    assert.ok(found.every((tr) => tr.dataset.primitive === q || tr.nextElementSibling.matches("tr.jl-nested")), q);
   }
 });
 
 test("answers meant for another view of the same model are ignored", async () => {
-  const { root, m } = mount();
+  const { root, m } = await mount();
   scroll();                                                                  // asks: {to: this view, id: 1}
   const drawn = root.querySelectorAll("tr.jl-row").length;
   const [, rows] = fx.answers[0];

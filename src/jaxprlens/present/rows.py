@@ -1,14 +1,17 @@
-"""The nouns of ``nouns.py`` as HTML and as data for the browser, built from the same pieces: a variable
-(``binder_html``), an operand (``atom_html``), a param (``param_html``), a source line (``source_html``), an
-equation row (``Rows.row_html``, ``data_row``) and a call row (``group_html``, ``group_data``): the one way the
-table and the debugger draw them (the script in ``static/`` draws the data rows the same way)."""
+"""The nouns of ``nouns.py`` as HTML, built from the same pieces: a variable (``binder_html``), an operand
+(``atom_html``), a param (``param_html``), a source line (``source_html``), an equation row (``Rows.row_html``)
+and a call row (``group_html``): the one way the table and the debugger write them.  The script in
+``static/`` writes no row: it inserts these (``dom.js`` rowsOf), and searches their text as
+``Rows.search_text`` reads it.  (``data_row`` is the debugger's frame data until it inserts these rows too.)"""
 from __future__ import annotations
 
 import re
+from html import unescape
 from typing import Callable
 
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t, where_text
+from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
 from jaxprlens.present.nouns import (Param, Row, atom_text, params_of, params_text, repeats, source_text,
                                      statement_pieces, var_text, vars_text)
@@ -21,19 +24,19 @@ LEFT = ' style="text-align:left"'   # kept where a sanitizer strips <style> (not
 def atom_html(a, constvars=(), came_from: Var | None = None) -> str:
     """An operand: ``<var>c</var>`` (a constant's marked), a literal as text; ``came_from``: the outer value a
     sub-jaxpr's binder is bound from (the script follows it)."""
-    if isinstance(a, Lit):
-        return f'<span class="jl-lit">{html(atom_text(a))}</span>'
+    if type(a) is Lit:
+        return f'<span class="jl-lit">{html(a.text)}</span>'
+    if came_from is None:           # most operands: no attribute to write
+        return f'<var class="jl-const">{html(a.name)}</var>' if a in constvars else f"<var>{html(a.name)}</var>"
     attrs = ' class="jl-const"' if a in constvars else ""
-    if came_from is not None:
-        attrs += f' data-from="{html(came_from.name)}"'
-    return f"<var{attrs}>{html(atom_text(a))}</var>"
+    return f'<var{attrs} data-from="{html(came_from.name)}">{html(a.name)}</var>'
 
 
 def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
     """``var_text`` as HTML: the name as ``atom_html`` writes it, then its type (a literal has its own)."""
-    if isinstance(v, Lit):
+    if type(v) is Lit:
         return atom_html(v)
-    return atom_html(v, constvars, came_from) + f'<span class="jl-type">:{html(v.type)}</span>'
+    return f'{atom_html(v, constvars, came_from)}<span class="jl-type">:{html(v.type)}</span>'
 
 
 def param_html(p: Param) -> str:
@@ -51,11 +54,25 @@ def source_html(src: Source, lang: str) -> str:
 
 
 def explain_html(text: str) -> str:
-    """An explanation with its `code` spans set as code (escaped first, once)."""
-    return _TICKS.sub(r"<code>\1</code>", html(text))
+    """An explanation with its `code` spans set as code (escaped first, once; a table repeats a few)."""
+    out = _EXPLAINED.get(text)
+    if out is None:
+        out = _TICKS.sub(r"<code>\1</code>", html(text))
+        if len(_EXPLAINED) < 4096:
+            _EXPLAINED[text] = out
+    return out
+
+
+_EXPLAINED: dict = {}
 
 
 _TICKS = re.compile(r"`([^`]+)`")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _text_of(markup: str) -> str:
+    """The text a browser reads of our own markup (its ``textContent``): tags out, entities read."""
+    return unescape(_TAG.sub("", markup))
 
 
 class Rows:
@@ -74,21 +91,27 @@ class Rows:
         return ("<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols)
                 + "</colgroup><thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
 
-    def row_html(self, row: Row, consts: set, cls: str = "") -> str:
-        """One equation's row: ``outs = prim[params] ins`` with role chips, then its source and meaning."""
+    def line_html(self, row: Row, consts: set) -> str:
+        """The equation cell: ``outs = prim[params] ins`` with role chips (a ref read or write as JAX writes it)."""
         eqn, lang = row.eqn, self.lang
+        pieces = statement_pieces(eqn)
+        if pieces is not None:       # a ref read or write, as JAX writes it: ``c:f32[3] <- b[...]``
+            return "".join(f"<var>{html(p)}</var>" if i % 2 else html(p) for i, p in enumerate(pieces))
         outs = " ".join(binder_html(v) for v in eqn.outvars)
         params = [param_html(p) for p in row.params]
-        params += [f'<span class="jl-param jl-subref">{html(s.param)}={{{html(sub_label(s, lang))}: '
-                   f"{html(t('n_eqns', lang, n=len(s.program.eqns)))}}}</span>" for s in eqn.subs]
+        by_param: dict = {}          # a cond's branches: one ``branches={...}`` listing each
+        for s in eqn.subs:
+            by_param.setdefault(s.param, []).append(f"{sub_label(s, lang)}: {t('n_eqns', lang, n=len(s.program.eqns))}")
+        params += [f'<span class="jl-param jl-subref">{html(k)}={{{html(", ".join(v))}}}</span>'
+                   for k, v in by_param.items()]
         head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
         if params:
             head += "[" + " ".join(params) + "]"
-        line = (f"{outs} = " if outs else "") + head + " " + self.inputs_html(eqn, consts)
-        pieces = statement_pieces(eqn)
-        if pieces is not None:       # a ref read or write, as JAX writes it: ``c:f32[3] <- b[...]``
-            line = "".join(
-                f"<var>{html(p)}</var>" if i % 2 else html(p) for i, p in enumerate(pieces))
+        return (f"{outs} = " if outs else "") + head + " " + self.inputs_html(eqn, consts)
+
+    def row_html(self, row: Row, consts: set, cls: str = "") -> str:
+        """One equation's row: its line, then its roles, source and meaning."""
+        eqn, lang = row.eqn, self.lang
         notes = []
         if eqn.roles:
             notes.append(f'<div class="jl-roles">{html(role_summary(eqn.roles, lang))}</div>')
@@ -100,13 +123,32 @@ class Rows:
             notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
         if row.explain:
             notes.append(f'<div class="jl-explain">{explain_html(row.explain)}</div>')
-        cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq"{LEFT}>{line}</td>',
+        cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq"{LEFT}>{self.line_html(row, consts)}</td>',
                  f'<td class="jl-note"{LEFT}>{"".join(notes)}</td>']
         if self.cost_text is not None:
             cells.append(f'<td class="jl-cost">{html(self.cost_text(eqn))}</td>')
         same = " data-same" if src is not None and row.same_source else ""   # search reads the run's line here too
         return (f'<tr class="jl-row{" " + cls if cls else ""}" data-eqn="{html(eqn.id)}" '
                 f'data-primitive="{html(eqn.primitive)}"{same}>{"".join(cells)}</tr>')
+
+    def search_text(self, row: Row) -> str:
+        """What a search reads of a row, as ``static/table.js`` rowText reads its HTML: the equation's id, the
+        text of its line and of its source line (the run's line on a row continuing one), lower case."""
+        eqn, src = row.eqn, row.source
+        where = source_text(src, self.lang) if src is not None else (
+            "—" if eqn.depth or eqn.subs or row.explain else "")
+        return f"{eqn.id} {self.line_text(row)} {where}".lower()
+
+    def line_text(self, row: Row) -> str:
+        """The text of ``line_html`` (a browser's ``textContent`` of the equation cell); a plain equation's
+        written directly (a live kernel's search reads 100k of them), any other's read from its HTML."""
+        eqn = row.eqn
+        if eqn.roles or eqn.subs or any(p.default or p.folded for p in row.params) or statement_pieces(eqn):
+            return _text_of(self.line_html(row, set()))
+        params = " ".join(f"{p.key}={p.text}" for p in row.params)
+        outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
+        return ((f"{outs} = " if outs else "") + eqn.primitive + (f"[{params}]" if params else "") + " "
+                + " ".join(atom_text(a) for a in eqn.invars))
 
     def inputs_html(self, eqn: Eqn, consts: set) -> str:
         atoms = [atom_html(a, consts) for a in eqn.invars]
@@ -120,6 +162,17 @@ class Rows:
                        f"{inner}</span>")
             i += n
         return f'<span class="jl-inputs">{" ".join(out)}</span>'
+
+
+def explained(rows: list, lang: str) -> list:
+    """``rows`` (``nouns.block``'s, and their sub-jaxprs') each with its explanation, not only a primitive's
+    first: a backward pass is mostly rows of primitives met before, and its column would be empty."""
+    for row in rows:
+        if row.explain is None:
+            row.explain = explain(row.eqn.primitive, lang)
+        for sub in row.subs:
+            explained(sub.rows, lang)
+    return rows
 
 
 def walk(eqn: Eqn):
@@ -179,10 +232,10 @@ def group_data(g, lang: str) -> list:
 
 def group_html(g, lang: str, note: str = "") -> str:
     """A call's row in a folded table: its label and size, where it was called, the values crossing it;
-    ``note`` follows the label (e.g. that its rows are not stored)."""
+    ``note`` follows the label (that its rows are not stored: a live page hides it, the kernel has them)."""
     gid, label, count, site, cross, _ = group_data(g, lang)
-    label = f"{label} {note}" if note else label
+    note = f'<span class="jl-unstored"> {html(note)}</span>' if note else ""
     return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq"{LEFT}>'
-            f'<b class="jl-gname">{html(label)}</b> <span class="jl-type">{html(count)}</span></td>'
+            f'<b class="jl-gname">{html(label)}</b>{note} <span class="jl-type">{html(count)}</span></td>'
             f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
             "</td></tr>")

@@ -17,3 +17,20 @@ export function data(root, cls) {
 export function word(root, key, fallback) {
   return root.getAttribute("data-l-" + key) || fallback || "";
 }
+
+/* Rows Python wrote (present/rows.py: a row fragment, or several): the <tr> elements, parsed as a table's rows
+   are (a <template> keeps them rows), not yet in the page.  The one way the script gets a row: it writes none. */
+export function rowsOf(html) {
+  const t = document.createElement("template");
+  t.innerHTML = Array.isArray(html) ? html.join("") : html;
+  return [...t.content.children];
+}
+
+/* What front.py `packed` stored in a view (base64 deflate-raw JSON in a <script class=cls>), or null. */
+export async function unpack(root, cls) {
+  const s = root.querySelector("script." + cls);
+  if (!s) return null;
+  const bytes = Uint8Array.from(atob(s.textContent.trim()), (c) => c.charCodeAt(0));
+  const text = await new Response(new Response(bytes).body.pipeThrough(new DecompressionStream("deflate-raw"))).text();
+  return JSON.parse(text);
+}

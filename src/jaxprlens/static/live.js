@@ -1,13 +1,14 @@
 /* A table's output in a live kernel (anywidget's render, views/live.py): the same HTML the output stores, and
    the rows it did not store asked of the kernel: the next ones as they near the view, those a search finds
-   past what the page holds, a call's when it opens.  Only a live output loads this module (table.js keeps
-   only the hooks: the data it is given, d.total, d.hits, d.extra). */
-import { data } from "./dom.js";
+   past what the page holds, a call's when it opens, each as Python's row fragments (views/live.py).  Only a
+   live output loads this module (table.js keeps only the hooks: the d it is given, d.total, d.hits, d.extra). */
+import { rowsOf, unpack } from "./dom.js";
 import * as table from "./table.js";
 import * as graph from "./graph.js";
 
 export function render({ model, el }) {
   const host = document.createElement("div");
+  host.className = "jp-RenderedHTMLCommon jp-RenderedHTML";   // as JupyterLab shows the stored output: one look
   host.innerHTML = model.get("html");     // the output's own HTML, escaped once by the kernel (present/escape.py)
   el.appendChild(host);
   const waiting = new Map(), me = Math.random().toString(36).slice(2);   // answers go to every view of the model
@@ -23,8 +24,7 @@ export function render({ model, el }) {
     waiting.set(n, done);
     model.send(Object.assign({ to: me, id: n }, msg));
   };
-  const meta = { total: model.get("total"), calls: model.get("calls"), notes: model.get("notes") || [],
-    unstored: " " + model.get("unstored") };
+  const meta = { total: model.get("total"), calls: model.get("calls"), notes: model.get("notes") || [] };
   // main.js's boot, with the table given its kernel (main.js cannot be imported here: it imports this module)
   host.querySelectorAll("[data-jl-view]").forEach((root) => {
     const view = root.getAttribute("data-jl-view");
@@ -35,27 +35,16 @@ export function render({ model, el }) {
   return () => model.off("msg:custom", onMsg);
 }
 
-function attach(root, ask, meta) {
-  const d = data(root);
-  d.rows = d.rows || [];
-  d.groups = d.groups || {};
-  d.total = meta.total;
-  // a call the notebook did not store says so; here its rows come from the kernel (and a search reads its name)
-  const plain = (it) => { if (it.label && it.label.endsWith(meta.unstored)) it.label = it.label.slice(0, -meta.unstored.length); };
-  d.rows.forEach(plain);
-  Object.values(d.groups).forEach((items) => items.forEach(plain));
-  root.querySelectorAll(".jl-gname").forEach((b) => {
-    const it = { label: b.textContent };
-    plain(it);
-    b.textContent = it.label;
-  });
+async function attach(root, ask, meta) {
+  root.classList.add("jl-live");      // a call's "not stored" note is hidden: the kernel has its rows
+  const st = await unpack(root, "jl-rows").catch(() => null);
+  const d = { rows: (st && st.rows) || [], groups: (st && st.groups) || {}, total: meta.total };
   const t = table.enhance(root, d);
   if (!t) return;
   root.querySelectorAll("tbody.jl-cut td").forEach((td, i) => {   // "not stored" -> "from the kernel"
     if (meta.notes[i]) td.textContent = meta.notes[i];
   });
   let fetching = false, query = "", timer = null;
-  const last = (list) => (list.length ? list[list.length - 1].line : "");
 
   /* ---- scrolling: the next rows asked for as the end of those the page has comes near ---- */
   function more() {
@@ -64,7 +53,7 @@ function attach(root, ask, meta) {
     ask({ do: "rows", from: d.rows.length }, (m) => {
       fetching = false;
       if (m.from !== d.rows.length || !m.rows || !m.rows.length) return;
-      table.withSources(m.rows, last(d.rows)).forEach((r) => d.rows.push(r));
+      d.rows.push(...m.rows);
       if (d.rows.length >= meta.total) {
         const cut = root.querySelector("tbody.jl-more ~ tbody.jl-cut");
         if (cut) cut.remove();
@@ -89,7 +78,7 @@ function attach(root, ask, meta) {
     const got = [];
     const next = (from) => ask({ do: "group", group: id, from: from }, (m) => {
       if (!m.rows) { tr.classList.remove("jl-wait"); return; }
-      table.withSources(m.rows, last(got)).forEach((r) => got.push(r));
+      got.push(...m.rows);
       if (m.rows.length && got.length < m.total) { next(got.length); return; }
       d.groups[id] = got;
       if (d.hits) delete d.hits[id];       // counted from its rows now
@@ -125,14 +114,10 @@ function attach(root, ask, meta) {
       if (m.q !== query || m.from !== d.rows.length || !m.rows) return;
       d.hits = m.groups;
       Object.keys(d.hits).forEach((id) => { if (d.groups[id]) delete d.hits[id]; });   // held here: counted here
-      d.extra = m.count - m.rows.filter((r) => r.group === undefined).length;   // shown rows count themselves
+      d.extra = m.count - m.shown;            // the rows shown count themselves
       const body = document.createElement("tbody"), note = root.querySelector("tbody.jl-more");
       body.className = "jl-found";
-      table.withSources(m.rows).forEach((it) => {
-        const call = it.group !== undefined, tr = call ? table.groupRow(it) : table.dataRow(it);
-        if (call) tr.dataset.in = "";
-        body.appendChild(tr);
-      });
+      body.append(...rowsOf(m.rows));
       if (note) note.after(body);
       else if (m.rows.length) root.querySelector("table.jl-eqns").appendChild(body);
       rerun();

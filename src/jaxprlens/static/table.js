@@ -1,63 +1,52 @@
-/* The table's script: search, all params, def/use highlight, hover help, rows drawn from data as they scroll
-   into view, and calls folded into one row each.  The HTML it enhances reads the same without it.  A live
-   table (live.js) passes the data `d` it keeps adding to from the kernel: rows up to d.total, a call's rows,
-   d.hits (a search's count in each call not stored), d.extra (matches the page does not hold). */
-import { el, data, word } from "./dom.js";
+/* The table's script: search, all params, def/use highlight, hover help, the rows past the head inserted as they
+   scroll into view, and calls folded into one row each (their rows inserted the first time they open).  Every row
+   is Python's (present/rows.py): the script inserts the fragments the output stores (dom.js unpack) or a live
+   kernel sends (live.js), and writes none.  The HTML it enhances reads the same without it.  A live table passes
+   `d`, which it keeps adding to: d.rows up to d.total, d.groups (a call's rows), d.hits (a search's count in each
+   call not stored), d.extra (matches the page does not hold). */
+import { el, word, rowsOf, unpack } from "./dom.js";
 
-/* A data row ({id, prim, depth, outs: [[name, type], ...], params, ins: [operand, ...], lit: [index of a
-   literal, ...], src, same}) as the table's row; `frame`: one level of a debugger frame (no indent, the id's
-   last part). */
-export function dataRow(r, frame) {
-  const tr = el("tr", "jl-row"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
-  tr.dataset.eqn = r.id;
-  tr.dataset.primitive = r.prim;
-  if (r.same) tr.dataset.same = "";
-  if (!frame) eq.style.paddingLeft = (4 + 18 * (r.depth || 0)) + "px";
-  if (r.stmt) r.stmt.forEach((p, i) => eq.append(i % 2 ? el("var", "", p) : p)); else {   // c:f32[3] <- b[...]
-  r.outs.forEach(([v, ty]) => eq.append(el("var", "", v), el("span", "jl-type", ":" + ty), " "));   // text, never markup
-  if (r.outs.length) eq.append("= ");
-  eq.append(el("b", "jl-prim", r.prim));
-  if (r.params) eq.append("[", el("span", "jl-param", r.params), "]");
-  r.ins.forEach((a, i) => eq.append(" ", r.lit && r.lit.includes(i) ? el("span", "jl-lit", a) : el("var", "", a))); }
-  if (r.src && !r.same) note.append(el("div", "jl-src", r.src));
-  tr.append(el("td", "", frame ? r.id.split("/").pop() : r.id), eq, note);
-  return tr;
+/* What a search reads of a row (Rows.search_text reads the same of the HTML): its id, its line and its source
+   line (`carried`: the run's, on a row continuing one). */
+export function rowText(tr, carried) {
+  const eq = tr.querySelector(".jl-eq"), src = tr.querySelector(".jl-src");
+  const where = tr.hasAttribute("data-same") ? carried : src ? src.textContent : "";
+  return (tr.getAttribute("data-eqn") + " " + (eq ? eq.textContent : "") + " " + where).toLowerCase();
 }
 
-/* A call folded into one row: {group, label, count, site, cross, depth}. */
-export function groupRow(g) {
-  const tr = el("tr", "jl-grow"), eq = el("td", "jl-eq"), note = el("td", "jl-note");
-  tr.dataset.group = g.group;
-  eq.append(el("b", "jl-gname", g.label), " ", el("span", "jl-type", g.count));
-  if (g.site) note.append(el("div", "jl-src", g.site));
-  note.append(el("div", "jl-cross", g.cross));
-  tr.append(el("td", "", "\u25b8"), eq, note);
-  return tr;
-}
-
-/* Each data row's source line, also on the rows that continue a run (they show it once, search sees it on all). */
-export function withSources(items, last) {     // last: the line a first row continuing a run has (live.js)
-  items.forEach((it) => {
-    if (it.group !== undefined) { last = ""; return; }
-    if (it.src) last = it.src;
-    it.line = it.same ? last : it.src || "";
+/* rowText of each row among `trs` (rows and call rows, in the page's order): a run's line carried within one
+   table, a call row ending the run. */
+export function rowTexts(trs) {
+  const carry = new Map(), out = new Map();
+  trs.forEach((tr) => {
+    const key = tr.closest("table");
+    if (tr.classList.contains("jl-grow")) { carry.set(key, ""); return; }
+    if (!tr.classList.contains("jl-row")) return;
+    const src = tr.querySelector(".jl-src");
+    if (src && !tr.hasAttribute("data-same")) carry.set(key, src.textContent);
+    out.set(tr, rowText(tr, carry.get(key) || ""));
   });
-  return items;
+  return out;
 }
 
-function itemText(it) {
-  return [it.id, it.prim, it.params, it.line].concat(it.outs.map((b) => b.join(":")), it.ins).join(" ").toLowerCase();
-}
+const ROWS = "tr.jl-row, tr.jl-grow";
+const within = (trs) => trs.flatMap((tr) => [tr, ...tr.querySelectorAll(ROWS)]).filter((tr) => tr.matches(ROWS));
 
-export function enhance(root, d = data(root)) {     // d: given by live.js
+export function enhance(root, given) {     // given: live.js's d (the stored rows, and what the kernel sends)
   if (!root || root.getAttribute("data-jl-ready")) return;
   root.setAttribute("data-jl-ready", "1");
-  const explain = d.explain || {}, groups = d.groups || {};
-  const rows = withSources(d.rows || []);
-  Object.values(groups).forEach(withSources);
-  const drawn = new WeakMap();      // a row the script drew -> its data
-  const built = new Set();          // calls whose rows are drawn
+  const d = given || { rows: [], groups: {} };
+  const built = new Set();          // calls whose rows are in the page
+  const parsed = new Map();         // call id -> its rows parsed (not yet in the page), their texts, its calls
   let selected = null, shown = 0, lazyIO = null;
+
+  function group(id) {              // a call's stored rows, parsed the first time a search or a click needs them
+    if (!parsed.has(id) && d.groups[id]) {
+      const trs = rowsOf(d.groups[id]), all = within(trs);
+      parsed.set(id, { trs, all, text: rowTexts(all) });
+    }
+    return parsed.get(id);
+  }
 
   /* ---- values: a name, and the binders of sub-jaxprs bound from it, highlighted together ---- */
   function vars(name) {
@@ -83,47 +72,45 @@ export function enhance(root, d = data(root)) {     // d: given by live.js
     });
   }
 
-  /* ---- rows past the head, drawn as they scroll into view ---- */
+  /* ---- rows past the head, inserted as they scroll into view ---- */
   function drawMore(count) {
     const more = root.querySelector("tbody.jl-more");
-    if (!more || shown >= rows.length) return;
-    const body = el("tbody", "jl-chunk"), end = Math.min(rows.length, shown + count);
-    for (let i = shown; i < end; i++) {      // a folded table's later top-level rows hold calls too
-      const it = rows[i], call = it.group !== undefined, tr = call ? groupRow(it) : dataRow(it);
-      if (call) tr.dataset.in = ""; else drawn.set(tr, it);
-      body.appendChild(tr);
-    }
+    if (!more || shown >= d.rows.length) return;
+    const body = el("tbody", "jl-chunk"), end = Math.min(d.rows.length, shown + count);
+    body.innerHTML = d.rows.slice(shown, end).join("");   // Python's rows (a folded table's hold calls too)
     shown = end;
     more.parentNode.insertBefore(body, more);
-    if (end >= rows.length && !(d.total > end)) { more.remove(); if (lazyIO) lazyIO.disconnect(); }
+    if (end >= d.rows.length && !(d.total > end)) { more.remove(); if (lazyIO) lazyIO.disconnect(); }
   }
-  if (rows.length) {
+  function start() {
     const note = root.querySelector("tbody.jl-more td");
-    if (note) {
+    if (note && (d.rows.length || d.total)) {
       note.textContent = "\u2026";
       lazyIO = new IntersectionObserver((entries) => {
         if (entries.some((e) => e.isIntersecting)) drawMore(400);
       }, { rootMargin: "800px" });
       lazyIO.observe(note);
     }
+    const stored = d.rows.concat(...Object.values(d.groups));
+    if (!root.querySelector(".jl-param.jl-default") && stored.some((h) => h.includes("jl-default"))) allParams();
+    if (box.value) search(box.value, counter);       // typed before the stored rows were read
   }
 
-  /* ---- calls folded into a row each; a call's rows are drawn the first time it opens ---- */
+  /* ---- calls folded into a row each; a call's rows are inserted the first time it opens ---- */
   const depthOf = new Map();        // a call's nesting below the table's top rows
   function toggle(tr, open) {
     const id = tr.getAttribute("data-group"), depth = depthOf.get(id) || 0;
     tr.classList.toggle("jl-open", open);
     tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
-    if (open && !built.has(id) && groups[id]) {
+    if (open && !built.has(id) && group(id)) {
       built.add(id);
       let after = tr;
-      (groups[id] || []).forEach((it) => {
-        const call = it.group !== undefined, row = call ? groupRow(it) : dataRow(it);
-        if (call) depthOf.set(it.group, depth + 1);
-        else drawn.set(row, it);
+      group(id).trs.forEach((row) => {
+        if (row.classList.contains("jl-grow")) depthOf.set(row.getAttribute("data-group"), depth + 1);
         row.dataset.in = id;
-        row.children[1].style.paddingLeft = (4 + 18 * (depth + 1 + (call ? 0 : it.depth))) + "px";
-        after.parentNode.insertBefore(row, after.nextSibling);
+        const cell = row.classList.contains("jl-nested") ? row.children[0] : row.children[1];
+        if (cell) cell.style.paddingLeft = (4 + 18 * (depth + 1)) + "px";
+        after.after(row);
         after = row;
       });
     }
@@ -138,54 +125,52 @@ export function enhance(root, d = data(root)) {     // d: given by live.js
     });
   }
 
-  /* ---- search: every equation whose name, primitive, params, source line or call matches ---- */
-  function rowHit(tr, hit, carried) {
-    const it = drawn.get(tr);
-    if (it) return hit(itemText(it), it.prim);
-    return hit((tr.textContent + " " + carried).toLowerCase(), tr.getAttribute("data-primitive"));
-  }
+  /* ---- search: every equation whose id, line (names, primitive, params) or source line matches, or that is in
+     a call whose name matches ---- */
+  const label = (tr) => tr.querySelector(".jl-gname").textContent.toLowerCase();
   function groupHits(id, hit, inherited, memo) {   // matching equations inside a call (folded or not)
     const key = id + (inherited ? "+" : "");
     if (memo.has(key)) return memo.get(key);
     let n = (d.hits || 0)[id] | 0;      // a call not stored: the kernel counted its matches
-    (groups[id] || []).forEach((it) => {
-      if (it.group !== undefined) n += groupHits(it.group, hit, inherited || hit(it.label.toLowerCase(), ""), memo);
-      else if (inherited || hit(itemText(it), it.prim)) n++;
+    const g = group(id);
+    if (g) g.all.forEach((tr) => {
+      if (tr.classList.contains("jl-grow")) n += groupHits(tr.getAttribute("data-group"), hit, inherited || hit(label(tr), ""), memo);
+      else if (inherited || hit(g.text.get(tr), tr.getAttribute("data-primitive"))) n++;
     });
     memo.set(key, n);
     return n;
   }
   function search(q, counter) {
     q = q.trim().toLowerCase();
-    if (q) drawMore(rows.length);      // search looks at every row, drawn or not
+    if (!q) {
+      root.querySelectorAll(".jl-miss").forEach((r) => r.classList.remove("jl-miss"));
+      counter.textContent = "";
+      return;
+    }
+    drawMore(d.rows.length);      // search looks at every row, inserted or not
     const hit = (text, prim) => prim === q || text.includes(q), memo = new Map();   // a primitive by name
-    let n = d.extra | 0, carried = "";
+    const text = rowTexts([...root.querySelectorAll(ROWS)]);
+    const rowHit = (tr, inherited) => inherited || hit(text.get(tr) || "", tr.getAttribute("data-primitive"));
+    let n = d.extra | 0;
     const visitGroup = (tr, inherited) => {   // open exactly the calls that hold matches
-      const id = tr.getAttribute("data-group");
-      const inh = inherited || hit(tr.querySelector(".jl-gname").textContent.toLowerCase(), "");
+      const id = tr.getAttribute("data-group"), inh = inherited || hit(label(tr), "");
       const k = groupHits(id, hit, inh, memo);
       tr.classList.toggle("jl-miss", !k);
       if (!k) { if (tr.classList.contains("jl-open")) toggle(tr, false); return 0; }
       if (!tr.classList.contains("jl-open")) toggle(tr, true);
       root.querySelectorAll('tr[data-in="' + CSS.escape(id) + '"]').forEach((r) => {
         if (r.classList.contains("jl-grow")) visitGroup(r, inh);
-        else r.classList.toggle("jl-miss", !(inh || rowHit(r, hit, "")));
+        else within([r]).forEach((row) => row.classList.toggle("jl-miss", !rowHit(row, inh)));
       });
       return k;
     };
-    if (!q) {
-      root.querySelectorAll(".jl-miss").forEach((r) => r.classList.remove("jl-miss"));
-      counter.textContent = "";
-      return;
-    }
-    root.querySelectorAll("tr.jl-row:not([data-in])").forEach((r) => {
-      const src = r.querySelector(".jl-src");
-      if (src && !r.hasAttribute("data-same")) carried = src.textContent;
-      const ok = rowHit(r, hit, r.hasAttribute("data-same") ? carried : "");
+    root.querySelectorAll("tr.jl-row").forEach((r) => {      // the rows outside any call's rows
+      if (r.closest('tr[data-in]:not([data-in=""])')) return;
+      const ok = rowHit(r, false);
       r.classList.toggle("jl-miss", !ok);
       if (ok) n++;
     });
-    root.querySelectorAll("tr.jl-grow:not([data-in]), tr.jl-grow[data-in='']").forEach((tr) => { n += visitGroup(tr, false); });
+    root.querySelectorAll('tr.jl-grow[data-in=""]').forEach((tr) => { n += visitGroup(tr, false); });
     root.querySelectorAll("tr.jl-nested").forEach((r) => {
       const ok = r.querySelector("tr.jl-row:not(.jl-miss)");
       r.classList.toggle("jl-miss", !ok);
@@ -196,21 +181,22 @@ export function enhance(root, d = data(root)) {     // d: given by live.js
   }
 
   /* ---- the bar above the table ---- */
-  if (root.classList.contains("jl-table")) {
-    const bar = el("div", "jl-tools"), box = el("input"), counter = el("span", "jl-note-js");
-    box.type = "search";
-    box.placeholder = word(root, "search");
-    box.addEventListener("input", () => search(box.value, counter));
-    bar.append(box, counter);
-    if (root.querySelector(".jl-param.jl-default")) {
-      const label = el("label"), check = el("input");
-      check.type = "checkbox";
-      check.addEventListener("change", () => root.classList.toggle("jl-allparams", check.checked));
-      label.append(check, " " + word(root, "allparams"));
-      bar.append(label);
-    }
-    root.prepend(bar);
+  const bar = el("div", "jl-tools"), box = el("input"), counter = el("span", "jl-note-js");
+  box.type = "search";
+  box.placeholder = word(root, "search");
+  box.setAttribute("aria-label", word(root, "search"));
+  box.title = word(root, "search");
+  box.addEventListener("input", () => search(box.value, counter));
+  bar.append(box, counter);
+  function allParams() {
+    const label = el("label"), check = el("input");
+    check.type = "checkbox";
+    check.addEventListener("change", () => root.classList.toggle("jl-allparams", check.checked));
+    label.append(check, " " + word(root, "allparams"));
+    bar.append(label);
   }
+  if (root.querySelector(".jl-param.jl-default")) allParams();
+  root.prepend(bar);
 
   root.addEventListener("click", (e) => {
     const t = e.target.closest ? e.target : null;
@@ -227,12 +213,12 @@ export function enhance(root, d = data(root)) {     // d: given by live.js
       if (def) v.title = v.textContent + def.nextElementSibling.textContent;
     }
     const p = t && t.closest(".jl-prim");
-    if (p && !p.title) {
-      const prim = p.textContent, first = explain[prim] ? null
-        : root.querySelector('tr.jl-row[data-primitive="' + CSS.escape(prim) + '"] .jl-explain');
-      const text = explain[prim] || (first && first.textContent);
-      if (text) p.title = text;
+    if (p && !p.title) {         // a primitive's hover: its row's explanation
+      const ex = p.closest("tr").querySelector(".jl-explain");
+      if (ex) p.title = ex.textContent;
     }
   });
-  return { drawMore, toggle, built };     // live.js draws what the kernel sends
+  const ready = given ? Promise.resolve(start())
+    : unpack(root, "jl-rows").then((s) => { if (s) Object.assign(d, s); }, () => {}).then(start);
+  return { drawMore, toggle, built, ready };     // live.js inserts what the kernel sends
 }

@@ -1,11 +1,11 @@
 """Rows a table did not store, served by a live kernel (issue 21): scroll, search and open past the notebook.
 
-A table of a large program stores its first rows (``table.STORED`` data rows, ``STORED_CALLS`` rows of calls);
+A table of a large program stores its first rows (``layout.STORED`` rows, ``STORED_CALLS`` rows of calls);
 that stored form is the output every page reads.  Displayed in a live kernel, the same output also carries an
 anywidget view (``LiveTable``): JupyterLab draws the same HTML through it, and ``static/table.js`` asks the
 kernel for what was not stored (the next rows as it scrolls, the equations a search finds past them, the rows
-of a call it opens).  ``RowServer`` answers with data rows only, built lazily from the program by
-``present/rows.py``, at most ``ROWS_PER_MESSAGE`` per message.  The save hook (``serverext.py``) drops the
+of a call it opens).  ``RowServer`` answers with rows as the table's HTML writes them (``Table.item_html``),
+built lazily, at most ``ROWS_PER_MESSAGE`` per message.  The save hook (``serverext.py``) drops the
 widget view, so the saved notebook holds exactly the stored form.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.front import assets, bundle, css
 from jaxprlens.present.i18n import t
-from jaxprlens.present.nouns import var_text
-from jaxprlens.present.rows import data_row, group_data, source_once, walk
+from jaxprlens.present.rows import group_data, walk
 from jaxprlens.views import cells
 from jaxprlens.views import table as tv
+from jaxprlens.views import layout as lay
 
-ROWS_PER_MESSAGE = 2000    # rows per answer (a data row ~130 B, a call's ~210 B: an answer stays under 1 MB)
+ROWS_PER_MESSAGE = 1000    # rows per answer (a row ~400 B of HTML: an answer stays under 1 MB)
 HIT_GROUPS = 20_000        # a search's counts of matches per call not stored, at most
 TEXT_CHARS = 200           # a search's query, and any name echoed in an error, is cut here
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -28,63 +28,42 @@ _cells: dict = {}          # cell id -> [(execution's message id, weakref to a L
 
 
 class RowServer:
-    """The rows of ``table`` past what its output stores, as data (``data_row`` / the call rows of
-    ``views.table.group_items``), in the order the table shows them.  Made lazily: nothing is built before
-    the front end asks."""
+    """The rows of ``table`` past what its output stores, as the HTML writes them (``Table.item_html``: one
+    fragment per item, an equation with its sub-jaxprs' tables or a call), in the order the table shows
+    them, read from the table's own ``layout``.  Made lazily: nothing is built before the front end asks."""
 
     def __init__(self, table):
-        self.table, self.lang = table, table.lang
-        self._layout = None
-        self._texts: dict = {}      # id(equation) -> the text a search reads (as table.js itemText writes it)
-        self._later = None          # those texts for the items past the head, in order
-        self._labels: dict = {}     # call id -> its label
-        self._flat: tuple = ("", [])   # the last call whose rows were asked for, flattened
+        self.table, self.lang, self.layout = table, table.lang, table.layout
+        self._texts: dict = {}      # id(equation) -> the text a search reads (``Rows.search_text``)
+        self._records: dict = {}    # call id -> the records of its rows
+        self._labels: dict = {}     # call id -> its label, lower case
+        self._later: list | None = None   # the search texts of the records past the head (``_later_texts``)
 
     # ------------------------------------------------------------------ what the table stored
-    def layout(self) -> tuple:
-        """``(tree, later, stored, unstored)``: the call tree (None: not folded), the items past the table's
-        HTML head (an equation, each nested one after it, or a call), how many of them the output stores,
-        and the ids of the calls whose rows it does not store."""
-        if self._layout is None:
-            table = self.table
-            p = table.program
-            tree = tv.fold_tree(p, table.count(p))
-            unstored: frozenset = frozenset()
-            if tree is not None:
-                items = tv.top_items(tree)
-                later = [x for c in items[tv.HEAD:] for x in (walk(c) if isinstance(c, Eqn) else (c,))]
-                top = tv.top_group(tree)        # it and the calls above it are the table's top level
-                stored = {g.id for g in tv.stored_calls(tree)[0]} | {g.id for g in top.crumbs()}
-                unstored = frozenset(g for g in tree.by_id if g and g not in stored)
-            elif table.count(p) > tv.BIG:
-                head = tv._head_rows(table.doc(), tv.HEAD)
-                later = [e for top in p.eqns[head:] for e in walk(top)]
-            else:
-                later = []
-            self._layout = (tree, later, min(len(later), tv.STORED), unstored)
-        return self._layout
-
     def cut(self) -> int:
-        """Items past those stored (top level, then calls not stored): 0 when the output holds them all."""
-        _, later, stored, unstored = self.layout()
-        return len(later) - stored + len(unstored)
+        """Rows past those stored (top level, then calls not stored): 0 when the output holds them all."""
+        return self.layout.lost + len(self.layout.unstored)
 
     def notes(self) -> list:
         """What the live page's notes say instead of 'not stored', in the order the output has them."""
-        tree, later, stored, unstored = self.layout()
-        out = []
-        if tree is not None:
-            tops = [self.group(g) for g in unstored if self.group(g).parent.id not in unstored]
-            if tops:
-                out.append(t("calls_live", self.lang, n=sum(g.size for g in tops), k=len(tops), s=tv.STORED_CALLS))
-        if len(later) > stored:
-            out.append(t("items_live" if tree is not None else "rows_live", self.lang, n=len(later) - stored,
-                         k=stored))
+        layout, out = self.layout, []
+        if layout.folded and layout.cut:
+            out.append(t("calls_live", self.lang, n=sum(g.size for g in layout.cut), k=len(layout.cut),
+                         s=lay.STORED_CALLS))
+        if layout.lost:
+            out.append(t("items_live" if layout.folded else "rows_live", self.lang, n=layout.lost,
+                         k=layout.rest - layout.lost))
         return out
 
-    def group(self, gid: str):
-        tree = self.layout()[0]
-        return tree.by_id.get(gid) if tree is not None else None
+    def group(self, gid):
+        return self.layout.group(gid)
+
+    def records(self, g) -> list:
+        """The records of a call's rows (made once per call asked for)."""
+        recs = self._records.get(g.id)
+        if recs is None:
+            recs = self._records[g.id] = self.table.records_of(g.children)
+        return recs
 
     # ------------------------------------------------------------------ answers
     def answer(self, msg) -> dict:
@@ -100,49 +79,51 @@ class RowServer:
         if isinstance(start, bool) or not isinstance(start, int) or start < 0:
             return {"error": f"'from' must be a row number >= 0, not {str(start)[:TEXT_CHARS]!r}"}
         if do == "rows":
-            later = self.layout()[1]
-            return {"rows": self._items(later, start), "from": start, "total": len(later)}
+            recs = self.table.records()[self.layout.head:]
+            return {"rows": self._html(recs, start), "from": start, "total": len(recs)}
         if do == "group":
-            gid = msg.get("group")
-            g = self.group(gid) if isinstance(gid, str) and gid else None
+            g = self.group(msg.get("group"))
             if g is None:
-                return {"error": f"no call {str(gid)[:TEXT_CHARS]!r} in this table"}
-            if self._flat[0] != g.id:       # a call's rows come in several answers: flattened once
-                self._flat = (g.id, [x for c in g.children for x in (walk(c) if isinstance(c, Eqn) else (c,))])
-            items = self._flat[1]
-            return {"group": g.id, "rows": self._items(items, start), "from": start, "total": len(items)}
+                return {"error": f"no call {str(msg.get('group'))[:TEXT_CHARS]!r} in this table"}
+            recs = self.records(g)
+            return {"group": g.id, "rows": self._html(recs, start), "from": start, "total": len(recs)}
         q = msg.get("q")
         if not isinstance(q, str) or not q.strip():
             return {"error": "'q' must be the text to search for"}
         return self.search(q[:TEXT_CHARS], start)
 
-    def _item(self, x) -> dict:
-        if isinstance(x, Eqn):
-            return data_row(x, self.lang)
-        return tv._group_item(x, self.lang)
-
-    def _items(self, seq: list, start: int) -> list:
-        """``seq[start:start + ROWS_PER_MESSAGE]`` as rows, a source line written where it changes (the row
-        before them read too, so a run continued from the last answer says so)."""
-        before = 1 if start else 0
-        rows = source_once([self._item(x) for x in seq[max(0, start - 1):start + ROWS_PER_MESSAGE]])
-        return rows[before:]
+    def _html(self, recs: list, start: int) -> list:
+        """``recs[start:]`` as fragments, ``ROWS_PER_MESSAGE`` rows at most (one item at least)."""
+        out, n = [], 0
+        for rec in recs[start:]:
+            n += 1 if tv.is_call(rec) else sum(1 for _ in walk(rec.eqn))
+            if out and n > ROWS_PER_MESSAGE:
+                break
+            out.append(self.table.item_html(rec))
+        return out
 
     # ------------------------------------------------------------------ search (as table.js finds rows)
-    def _text(self, e: Eqn) -> str:
-        """What a search reads of an equation: table.js itemText of its data row (its primitive among it)."""
-        text = self._texts.get(id(e))        # the program holds its equations: their ids stay theirs
-        if text is None:
-            r = data_row(e, self.lang)
-            text = self._texts[id(e)] = " ".join(
-                [r["id"], r["prim"], r["params"], r.get("src", "")] + [var_text(v) for v in e.outvars]
-                + r["ins"]).lower()
-        return text
+    def texts(self, rec) -> list:
+        """What a search reads of each row of a record (an equation's, then those nested in it, in order)."""
+        out = []
+
+        def visit(row):
+            text = self._texts.get(id(row.eqn))   # the program holds its equations: their ids stay theirs
+            if text is None:
+                text = self._texts[id(row.eqn)] = self.table.rows.search_text(row)
+            out.append(text)
+            for sub in row.subs:
+                for r in sub.rows:
+                    visit(r)
+        visit(rec)
+        return out
 
     def _later_texts(self) -> list:
-        """The search text of each item past the head (None for a call), made on the first search."""
+        """For each record past the head: its row's search text (a list of them with rows nested in it), None for
+        a call; made on the first search."""
         if self._later is None:
-            self._later = [self._text(x) if isinstance(x, Eqn) else None for x in self.layout()[1]]
+            self._later = [None if tv.is_call(r) else (self.texts(r) if r.subs else self.texts(r)[0])
+                           for r in self.table.records()[self.layout.head:]]
         return self._later
 
     def _label(self, g) -> str:
@@ -152,38 +133,51 @@ class RowServer:
         return label
 
     def search(self, q: str, start: int) -> dict:
-        """``{"q", "from", "count", "rows", "groups"}``: how many equations among the items from ``start``
-        match, the first ``ROWS_PER_MESSAGE`` of those items that match or hold a match (calls too: the page
-        counts a call's matches as it opens it), and for each call not stored that holds matches, how many
-        (a call whose label matches holds all its equations, as in table.js)."""
+        """``{"q", "from", "count", "shown", "rows", "groups"}``: how many equations among the items from
+        ``start`` match, the first items that match or hold a match (calls too: the page counts a call's
+        matches as it opens it) as fragments, how many equations among those match, and for each call not
+        stored that holds matches, how many (a call whose label matches holds all its equations)."""
         q = q.strip().lower()
-        tree, later, _, unstored = self.layout()
+        layout = self.layout
         inside: dict = {}
 
         def visit(g, inherited: bool) -> int:
             n = 0
-            for c in g.children:
-                if isinstance(c, Eqn):
-                    n += sum(1 for e in walk(c) if inherited or q in self._text(e))
+            for rec in self.records(g):
+                if tv.is_call(rec):
+                    n += visit(rec, inherited or q in self._label(rec))
                 else:
-                    n += visit(c, inherited or q in self._label(c))
+                    n += sum(1 for x in self.texts(rec) if inherited or q in x)
             inside[g.id] = n
             return n
 
-        if tree is not None:
-            for c in tv.top_items(tree):
+        if layout.folded:
+            for c in layout.items:
                 if not isinstance(c, Eqn):
                     visit(c, q in self._label(c))
-        texts = self._later_texts()
-        # an equation: its text holds q (its primitive is in it); a call: it holds matches
-        hits = [i for i in range(start, len(later)) if (q in texts[i] if texts[i] is not None
-                                                        else inside.get(later[i].id, 0))]
-        count = sum(1 for i in hits if texts[i] is not None)
-        groups = {g: n for g, n in inside.items() if n and g in unstored}
+        recs, texts = self.table.records()[layout.head:], self._later_texts()
+        hits = []          # (record, its matching equations or None for a call)
+        for i in range(start, len(recs)):
+            x = texts[i]
+            if x is None:
+                if inside.get(recs[i].id, 0):
+                    hits.append((recs[i], None))
+            else:
+                n = (q in x) if type(x) is str else sum(1 for y in x if q in y)
+                if n:
+                    hits.append((recs[i], int(n)))
+        groups = {g: n for g, n in inside.items() if n and g in layout.unstored}
         if len(groups) > HIT_GROUPS:
             groups = dict(list(groups.items())[:HIT_GROUPS])
-        return {"q": q, "from": start, "count": count,
-                "rows": [self._item(later[i]) for i in hits[:ROWS_PER_MESSAGE]], "groups": groups}
+        sent, rows, shown = 0, [], 0
+        for rec, n in hits:
+            sent += 1 if n is None else sum(1 for _ in walk(rec.eqn))
+            if rows and sent > ROWS_PER_MESSAGE:
+                break
+            rows.append(self.table.item_html(rec, fresh=True))
+            shown += n or 0
+        return {"q": q, "from": start, "count": sum(n or 0 for _, n in hits), "shown": shown, "rows": rows,
+                "groups": groups}
 
 
 # ---------------------------------------------------------------------- the widget
@@ -201,13 +195,11 @@ def _widget_class():
         total = traitlets.Int(0).tag(sync=True)                 # items past the head, stored or not
         calls = traitlets.Int(0).tag(sync=True)                 # calls whose rows are not stored
         notes = traitlets.List().tag(sync=True)
-        unstored = traitlets.Unicode("").tag(sync=True)         # the words a cut call's label ends in, dropped live
 
         def __init__(self, server: RowServer, html: str, cell: tuple | None = None):
             self.server = server
-            _, later, _, unstored = server.layout()
-            super().__init__(html=html, total=len(later), calls=len(unstored), notes=server.notes(),
-                             unstored=t("rows_not_stored", server.lang))
+            layout = server.layout
+            super().__init__(html=html, total=len(layout.later), calls=len(layout.unstored), notes=server.notes())
             self.on_msg(self._on_msg)
             cells.replace_in_cell(_cells, cell, self)
 

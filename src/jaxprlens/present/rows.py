@@ -2,7 +2,7 @@
 (``atom_html``), a param (``param_html``), a source line (``source_html``), an equation row (``Rows.row_html``)
 and a call row (``group_html``): the one way the table and the debugger write them.  The script in
 ``static/`` writes no row: it inserts these (``dom.js`` rowsOf), and searches their text as
-``Rows.search_text`` reads it.  (``data_row`` is the debugger's frame data until it inserts these rows too.)"""
+``Rows.search_text`` reads it."""
 from __future__ import annotations
 
 import re
@@ -13,8 +13,7 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
-from jaxprlens.present.nouns import (Param, Row, atom_text, params_of, params_text, repeats, source_text,
-                                     statement_pieces, var_text, vars_text)
+from jaxprlens.present.nouns import Param, Row, atom_text, source_text, statement_pieces, var_text, vars_text
 from jaxprlens.present.words import group_label
 
 
@@ -181,38 +180,6 @@ def walk(eqn: Eqn):
     for sub in eqn.subs:
         for e in sub.program.eqns:
             yield from walk(e)
-
-
-def data_row(eqn: Eqn, lang: str) -> dict:
-    """A row the script draws (``static/table.js`` dataRow): ``{id, prim, depth, outs: [[name, type], ...],
-    params, ins: [operand, ...], lit: [index, ...], src}``; ``lit`` (the operands that are literals) only
-    where there are some, ``src`` only where the equation has a source line.  Lists of strings, not an
-    object per operand: a model's tables store thousands of rows (a fifth fewer bytes, half the time)."""
-    row = {"id": eqn.id, "prim": eqn.primitive, "depth": eqn.depth,
-           "outs": [[atom_text(v), v.type] for v in eqn.outvars],
-           "params": params_text(params_of(eqn)),
-           "ins": [atom_text(a) for a in eqn.invars]}
-    lits = [i for i, a in enumerate(eqn.invars) if isinstance(a, Lit)]
-    if lits:
-        row["lit"] = lits
-    pieces = statement_pieces(eqn)
-    if pieces is not None:           # a ref read or write: the script writes these pieces instead
-        row["stmt"] = pieces
-    if eqn.source:
-        row["src"] = source_text(eqn.source, lang)
-    return row
-
-
-def source_once(items: list) -> list:
-    """Data rows (and call rows ``{"group": ...}``) with a source line written only where it changes, as the
-    HTML rows do: a row continuing a run says ``same: 1`` instead (the script still searches it by that
-    line); a call row starts a new run."""
-    again = repeats([None if "group" in item else item.get("src") for item in items])
-    for item, same in zip(items, again):
-        if same:
-            del item["src"]
-            item["same"] = 1
-    return items
 
 
 # ------------------------------------------------------------------ call groups (model.calls.Group)

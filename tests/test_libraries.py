@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import jax
 import numpy as np
 import pytest
 
@@ -17,6 +18,11 @@ _cases: dict = {}
 
 def traced(name) -> Case:
     if name not in _cases:
+        # JAX keeps the jaxprs of the jitted library helpers it traced (optax's tree math, equinox's filters),
+        # their equations' source lines with them: traced first by another test module in this process, they
+        # would name that module's lines.  A notebook meets the same: a re-traced step keeps the lines of the
+        # first trace.  Each case starts from empty caches, as a fresh kernel does.
+        jax.clear_caches()
         _cases[name] = Case(name)         # skips when the case's library is not installed
     return _cases[name]
 

@@ -69,6 +69,34 @@ def test_varargs_and_kwargs_names():
     assert arg_names(len, 2, {}) == ["obj", "arg1"]
 
 
+def test_arg_names_read_off_code_as_signature_says():
+    """The plain-function path (read off ``__code__``) names what ``inspect.signature`` names, through
+    ``functools.wraps`` chains, positional-only and keyword-only parameters; a ``__signature__`` wins."""
+    import functools
+    import inspect
+
+    def f(a, b, /, c, *more, d=1, **kw):
+        return a
+
+    def g(x, *, k):
+        return x
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    def told(a):
+        return a
+    told.__signature__ = inspect.Signature([inspect.Parameter("said", inspect.Parameter.POSITIONAL_ONLY)])
+    assert arg_names(f, 5, {}) == ["a", "b", "c", "more[0]", "more[1]"]
+    assert arg_names(wrapped, 4, {}) == ["a", "b", "c", "more[0]"]
+    assert arg_names(g, 2, {}) == ["x", "arg1"]
+    assert arg_names(functools.partial(f, 1), 2, {}) == ["b", "c"]
+    assert arg_names(told, 1, {}) == ["said"]
+    assert arg_names(functools.wraps(told)(lambda *a: a), 2, {}) == ["said", "arg1"]
+    assert arg_names(jax.jit(g), 1, {}) == ["x"]
+
+
 def test_static_argnums():
     def f(x, n):
         for _ in range(n):

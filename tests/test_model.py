@@ -268,6 +268,25 @@ def test_trace_names_every_value_as_jax_printer_does_and_prints_on_demand(name):
     assert str(p) == printed.text == closed.pretty_print(use_color=False) and p.text == printed.text
 
 
+@pytest.mark.parametrize("name", sorted({**SEEDS, **CORPUS}))
+def test_every_source_is_the_innermost_user_frame_jax_finds(name):
+    """Each equation's line (kept per code location, shared by re-traces) is JAX's ``user_frame``'s, its
+    text the file's line; a second trace of the same code gives the same frames."""
+    import linecache
+
+    from jax._src import source_info_util
+    from jaxprlens.model import _jax
+    fn, args = {**SEEDS, **CORPUS}[name]
+    want = []
+    for e in jax.make_jaxpr(fn)(*args).jaxpr.eqns:
+        f = source_info_util.user_frame(e.source_info.traceback)
+        want.append(None if f is None else (f.file_name, f.start_line, f.function_name,
+                                            linecache.getline(f.file_name, f.start_line).strip()))
+    for _ in range(2):
+        got = [_jax.user_frame(e) for e in jax.make_jaxpr(fn)(*args).jaxpr.eqns]
+        assert [None if f is None else (f.file, f.line, f.function, f.text) for f in got] == want
+
+
 def test_names_flow_through_call_boundaries():
     """A sub-jaxpr's binder bound from a value with a Python path carries that path, at any depth (issue 28)."""
     @jax.jit

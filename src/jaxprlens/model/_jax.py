@@ -265,13 +265,30 @@ def traceback(eqn: Any):
     return getattr(eqn.source_info, "traceback", None)
 
 
+_FRAMES: dict = {}      # (code, instruction offset) of a user frame -> its Frame: one line, many equations
+
+
 def traceback_frame(tb: Any) -> Frame | None:
-    """The innermost user (non-JAX) frame of a traceback, with its source line's text."""
-    frame = _siu.user_frame(tb) if tb is not None else None
-    if frame is None:
+    """The innermost user (non-JAX) frame of a traceback, with its source line's text.  As
+    ``source_info_util.user_frame`` finds it; the frame's line, name and text are kept per code location (the
+    equations of one line, and of every re-trace of it, share them)."""
+    if tb is None:
         return None
-    text = linecache.getline(frame.file_name, frame.start_line).strip()
-    return Frame(frame.file_name, frame.start_line, frame.function_name, text)
+    codes, offsets = tb.raw_frames()
+    for code, offset in zip(codes, offsets):
+        if _siu.is_user_filename(code.co_filename):
+            break
+    else:
+        return None
+    key = (code, offset)
+    frame = _FRAMES.get(key)
+    if frame is None:
+        raw = _siu.raw_frame_to_frame(code, offset)
+        text = linecache.getline(raw.file_name, raw.start_line).strip()
+        if len(_FRAMES) >= 8192:
+            _FRAMES.clear()
+        frame = _FRAMES[key] = Frame(raw.file_name, raw.start_line, raw.function_name, text)
+    return frame
 
 
 def user_frame(eqn: Any) -> Frame | None:

@@ -48,6 +48,12 @@ _JAXPRS = tuple(c for c in (getattr(_core, "Jaxpr", None), getattr(_core, "Close
                             getattr(_pp, "Doc", None)) if c is not None)     # what a param's doc may name in
 
 
+# The modules whose printing rules only choose the params an equation shows (``sin``'s hidden ``accuracy=None``,
+# ``dot_general``'s short dimension numbers) and print it as ``_pp_eqn`` does: results, params, operands, so
+# naming in the order every other equation names (test_model checks the names against the printer's).
+_PARAMS_ONLY_MODULES = ("jax._src.lax.lax",)
+
+
 class _Recording(_core.JaxprPpContext):     # type: ignore[misc, valid-type]
     """JAX's name context, each instance made while ``print_jaxpr`` runs kept in ``made`` (defined once: a
     class made per call cost a small program's trace as much as its names)."""
@@ -82,9 +88,12 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
 
     def eqn_names(eqn, context, settings):
         """An equation as the printer names its values: its results, then its params, then its operands
-        (``_pp_eqn``'s order).  One with its own printing rule or a jaxpr in its params is printed (names only,
-        as above); any other names its results and operands and builds no document (most of the pass)."""
-        if eqn.primitive in rules or any(_holds_jaxpr(v) for v in eqn.params.values()):
+        (``_pp_eqn``'s order).  One with its own printing rule (but for a rule that only picks params) or a
+        jaxpr in its params is printed (names only, as above); any other names its results and operands and
+        builds no document (most of the pass)."""
+        rule = rules.get(eqn.primitive)
+        if (rule is not None and getattr(rule, "__module__", "") not in _PARAMS_ONLY_MODULES) or \
+                any(_holds_jaxpr(v) for v in eqn.params.values()):
             return pp_eqn(eqn, context, settings)
         for v in eqn.outvars:
             v.pretty_print(context)

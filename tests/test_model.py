@@ -69,6 +69,34 @@ def test_varargs_and_kwargs_names():
     assert arg_names(len, 2, {}) == ["obj", "arg1"]
 
 
+def test_arg_names_read_off_code_as_signature_says():
+    """The plain-function path (read off ``__code__``) names what ``inspect.signature`` names, through
+    ``functools.wraps`` chains, positional-only and keyword-only parameters; a ``__signature__`` wins."""
+    import functools
+    import inspect
+
+    def f(a, b, /, c, *more, d=1, **kw):
+        return a
+
+    def g(x, *, k):
+        return x
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    def told(a):
+        return a
+    told.__signature__ = inspect.Signature([inspect.Parameter("said", inspect.Parameter.POSITIONAL_ONLY)])
+    assert arg_names(f, 5, {}) == ["a", "b", "c", "more[0]", "more[1]"]
+    assert arg_names(wrapped, 4, {}) == ["a", "b", "c", "more[0]"]
+    assert arg_names(g, 2, {}) == ["x", "arg1"]
+    assert arg_names(functools.partial(f, 1), 2, {}) == ["b", "c"]
+    assert arg_names(told, 1, {}) == ["said"]
+    assert arg_names(functools.wraps(told)(lambda *a: a), 2, {}) == ["said", "arg1"]
+    assert arg_names(jax.jit(g), 1, {}) == ["x"]
+
+
 def test_static_argnums():
     def f(x, n):
         for _ in range(n):
@@ -238,6 +266,25 @@ def test_trace_names_every_value_as_jax_printer_does_and_prints_on_demand(name):
     assert _jax.print_jaxpr(closed, text=False).names == printed.names
     assert [v.name for v in p.invars] == [printed.names[v] for v in closed.jaxpr.invars]
     assert str(p) == printed.text == closed.pretty_print(use_color=False) and p.text == printed.text
+
+
+@pytest.mark.parametrize("name", sorted({**SEEDS, **CORPUS}))
+def test_every_source_is_the_innermost_user_frame_jax_finds(name):
+    """Each equation's line (kept per code location, shared by re-traces) is JAX's ``user_frame``'s, its
+    text the file's line; a second trace of the same code gives the same frames."""
+    import linecache
+
+    from jax._src import source_info_util
+    from jaxprlens.model import _jax
+    fn, args = {**SEEDS, **CORPUS}[name]
+    want = []
+    for e in jax.make_jaxpr(fn)(*args).jaxpr.eqns:
+        f = source_info_util.user_frame(e.source_info.traceback)
+        want.append(None if f is None else (f.file_name, f.start_line, f.function_name,
+                                            linecache.getline(f.file_name, f.start_line).strip()))
+    for _ in range(2):
+        got = [_jax.user_frame(e) for e in jax.make_jaxpr(fn)(*args).jaxpr.eqns]
+        assert [None if f is None else (f.file, f.line, f.function, f.text) for f in got] == want
 
 
 def test_names_flow_through_call_boundaries():

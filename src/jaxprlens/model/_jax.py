@@ -48,25 +48,36 @@ _JAXPRS = tuple(c for c in (getattr(_core, "Jaxpr", None), getattr(_core, "Close
                             getattr(_pp, "Doc", None)) if c is not None)     # what a param's doc may name in
 
 
+# The modules whose printing rules only choose the params an equation shows (``sin``'s hidden ``accuracy=None``,
+# ``dot_general``'s short dimension numbers) and print it as ``_pp_eqn`` does: results, params, operands, so
+# naming in the order every other equation names (test_model checks the names against the printer's).
+_PARAMS_ONLY_MODULES = ("jax._src.lax.lax",)
+
+
+class _Recording(_core.JaxprPpContext):     # type: ignore[misc, valid-type]
+    """JAX's name context, each instance made while ``print_jaxpr`` runs kept in ``made`` (defined once: a
+    class made per call cost a small program's trace as much as its names)."""
+    made: list = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _Recording.made.append(self)
+
+
 def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     """Pretty-print exactly as JAX does and keep the printer's name context.
 
     The printer's names (``a``, ``b``, ...) live in a ``JaxprPpContext`` created inside
     ``pp_toplevel_jaxpr``; we record the instance it makes instead of re-implementing
     its naming rules (shared jaxprs, name suggestions for call binders).  With ``text=False`` the
-    printer builds its document (which names every variable) without the types after the names or the text of
-    params that hold no jaxpr, and does not lay it out as text: ``Printed.text`` is then ``""``.
+    printer names every variable in its own order without building the document around the names (no
+    types, no text of params that hold no jaxpr, no layout): ``Printed.text`` is then ``""``.
     """
-    made = []
     base = _core.JaxprPpContext
-
-    class _Recording(base):  # type: ignore[misc, valid-type]
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
+    made = _Recording.made = []
     kv_pair = getattr(_core, "pp_kv_pair", None)
     pp_eqn, rules = getattr(_core, "pp_eqn", None), getattr(_core, "pp_eqn_rules", None)
+    pp_vars, skeleton = getattr(_core, "pp_vars", None), getattr(_core, "pp_jaxpr_skeleton", None)
 
     def names_only(k, v, context, settings):
         """A param as the printer writes it when it may hold a jaxpr (whose binders get names); any other
@@ -77,9 +88,12 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
 
     def eqn_names(eqn, context, settings):
         """An equation as the printer names its values: its results, then its params, then its operands
-        (``_pp_eqn``'s order).  One with its own printing rule or a jaxpr in its params is printed (names only,
-        as above); any other names its results and operands and builds no document (most of the pass)."""
-        if eqn.primitive in rules or any(_holds_jaxpr(v) for v in eqn.params.values()):
+        (``_pp_eqn``'s order).  One with its own printing rule (but for a rule that only picks params) or a
+        jaxpr in its params is printed (names only, as above); any other names its results and operands and
+        builds no document (most of the pass)."""
+        rule = rules.get(eqn.primitive)
+        if (rule is not None and getattr(rule, "__module__", "") not in _PARAMS_ONLY_MODULES) or \
+                any(_holds_jaxpr(v) for v in eqn.params.values()):
             return pp_eqn(eqn, context, settings)
         for v in eqn.outvars:
             v.pretty_print(context)
@@ -88,20 +102,37 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
                 v.pretty_print(context)
         return _pp.nil()
 
+    def vars_names(vs, context, **_):
+        """``pp_vars`` as it names: each Var in order (a literal names nothing), no document."""
+        for v in vs:
+            if isinstance(v, _core.Var):
+                v.pretty_print(context)
+        return _pp.nil()
+
+    def skeleton_names(jaxpr, eqns_fn, context, settings):
+        """``pp_jaxpr_skeleton`` as it names: constvars, invars, the equations, outvars; no document."""
+        vars_names(jaxpr.constvars, context)
+        vars_names(jaxpr.invars, context)
+        eqns_fn()
+        vars_names(jaxpr.outvars, context)
+        return _pp.nil()
+
     _core.JaxprPpContext = _Recording
     try:
-        if text or not hasattr(_core, "pp_toplevel_jaxpr") or None in (kv_pair, pp_eqn, rules):
+        if text or not hasattr(_core, "pp_toplevel_jaxpr") or None in (kv_pair, pp_eqn, rules, pp_vars, skeleton):
             text = closed.pretty_print(use_color=False)
         else:       # what ``pretty_print`` does, without ``format``, types or params (they only follow names)
             _core.pp_kv_pair, _core.pp_eqn = names_only, eqn_names
+            _core.pp_vars, _core.pp_jaxpr_skeleton = vars_names, skeleton_names
             _core.pp_toplevel_jaxpr(open_jaxpr(closed), print_shapes=False)
             text = ""
     finally:
         _core.JaxprPpContext = base
-        if kv_pair is not None:
-            _core.pp_kv_pair = kv_pair
-        if pp_eqn is not None:
-            _core.pp_eqn = pp_eqn
+        for name, value in (("pp_kv_pair", kv_pair), ("pp_eqn", pp_eqn), ("pp_vars", pp_vars),
+                            ("pp_jaxpr_skeleton", skeleton)):
+            if value is not None:
+                setattr(_core, name, value)
+        _Recording.made = []
     names = dict(made[0].var_names) if made else {}
     for context in made[1:]:     # jaxprs in a namedtuple or a mixed tuple param (custom_linear_solve's
         for v, name in context.var_names.items():     # ``jaxprs``): the printer writes the tuple with
@@ -243,13 +274,30 @@ def traceback(eqn: Any):
     return getattr(eqn.source_info, "traceback", None)
 
 
+_FRAMES: dict = {}      # (code, instruction offset) of a user frame -> its Frame: one line, many equations
+
+
 def traceback_frame(tb: Any) -> Frame | None:
-    """The innermost user (non-JAX) frame of a traceback, with its source line's text."""
-    frame = _siu.user_frame(tb) if tb is not None else None
-    if frame is None:
+    """The innermost user (non-JAX) frame of a traceback, with its source line's text.  As
+    ``source_info_util.user_frame`` finds it; the frame's line, name and text are kept per code location (the
+    equations of one line, and of every re-trace of it, share them)."""
+    if tb is None:
         return None
-    text = linecache.getline(frame.file_name, frame.start_line).strip()
-    return Frame(frame.file_name, frame.start_line, frame.function_name, text)
+    codes, offsets = tb.raw_frames()
+    for code, offset in zip(codes, offsets):
+        if _siu.is_user_filename(code.co_filename):
+            break
+    else:
+        return None
+    key = (code, offset)
+    frame = _FRAMES.get(key)
+    if frame is None:
+        raw = _siu.raw_frame_to_frame(code, offset)
+        text = linecache.getline(raw.file_name, raw.start_line).strip()
+        if len(_FRAMES) >= 8192:
+            _FRAMES.clear()
+        frame = _FRAMES[key] = Frame(raw.file_name, raw.start_line, raw.function_name, text)
+    return frame
 
 
 def user_frame(eqn: Any) -> Frame | None:

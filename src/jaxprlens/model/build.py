@@ -3,6 +3,7 @@ names it, every equation's source, roles and sub-programs attached.  ``from_jaxp
 ``tracing.trace`` traces a call and builds through here."""
 from __future__ import annotations
 
+import functools
 import gc
 from dataclasses import replace
 
@@ -14,23 +15,28 @@ from jaxprlens.model.roles import Sub, roles_of
 from jaxprlens.model.sources import in_library, source_of
 
 
+_TYPES: dict = {}     # aval -> its printed type, across traces: programs (and re-traces) share a few avals
+_own_source = functools.lru_cache(maxsize=8192)(source_of)    # the user's line: equations share a few
+
+
 class _Builder:
     """Converts JAX's (Closed)Jaxpr tree into our model, naming every Var with the printer's name."""
 
     def __init__(self, names: dict):
         self.names = names
         self.vars: dict = {}
-        self.types: dict = {}     # aval -> its printed type: a program has few distinct avals
         self.sources: dict = {}   # traceback -> Source: eqns made by one line share a stack
         self.literals: dict = {}  # (aval, dtype, bytes) of a 0-d literal -> its printed text
 
     def type(self, aval) -> str:
         try:
-            text = self.types.get(aval)
+            text = _TYPES.get(aval)
         except TypeError:         # an unhashable aval
             return _jax.aval_text(aval)
         if text is None:
-            text = self.types[aval] = _jax.aval_text(aval)
+            if len(_TYPES) >= 4096:
+                _TYPES.clear()
+            text = _TYPES[aval] = _jax.aval_text(aval)
         return text
 
     def var(self, v) -> Var:
@@ -65,7 +71,7 @@ class _Builder:
             return self.sources[tb]
         except KeyError:
             frame = _jax.traceback_frame(tb)
-            src = None if frame is None else source_of(frame.file, frame.line, frame.function, frame.text)
+            src = None if frame is None else _own_source(frame.file, frame.line, frame.function, frame.text)
             if src is not None and in_library(frame.file):     # made in a library: the user's line first
                 own = next((f for f in _jax.user_frames(tb) if not in_library(f[0])), None)
                 if own is not None:

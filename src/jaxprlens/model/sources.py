@@ -52,6 +52,7 @@ def in_library(filename: str) -> bool:
 _CELL_FILE = re.compile(r"^<ipython-input-|/ipykernel_\d+/|^<jaxprlens-cell")
 
 
+@functools.lru_cache(maxsize=4096)
 def where_label(filename: str) -> str:
     """``cell`` for code from a notebook cell, else the file's base name (deterministic)."""
     if _CELL_FILE.search(filename):

@@ -61,7 +61,14 @@ def clean_compiled(text: str) -> str:
 _LOC = re.compile(r"(?<![\w.])loc\(")
 # the StableHLO pane as the stylesheet draws it, kept untrusted: long lines wrap (each starts at its number),
 # a long module scrolls inside the pane; lines break between tokens (JupyterLab's `pre` breaks anywhere)
-HLO = ' style="white-space:pre-wrap;word-break:normal;overflow:auto;max-height:36em;max-width:100%;margin:0"'
+HLO = (' style="white-space:pre-wrap;word-break:normal;overflow-wrap:normal;overflow:auto;max-height:36em;'
+       'max-width:100%;margin:0"')
+COMPILED = HLO.replace("36em", "24em")          # XLA's optimized HLO under the panes, the same way
+# the links to StableHLO lines, drawn toward the text colour: JupyterLab's dark link blue on its hovered-row blue
+# was 4.47:1 (``L9``); 70 % of it toward the text colour reads at 5.7:1 there.  Untrusted the sanitizer drops the
+# var() declaration, and no one plain colour reads on both themes' rows: the links take the text's colour there
+LINK = (' style="color:inherit;text-decoration:underline;color:color-mix(in srgb,'
+        'var(--jp-content-link-color,#1976d2) 70%,var(--jp-content-font-color0,#000))"')
 # the jaxpr's cells padded as the stylesheet pads them (JupyterLab's roomier padding untrusted pushed a long
 # token's row further over the StableHLO column); a token wider than the column breaks rather than run over it,
 # and a nested id breaks after its slashes (``5/call/0/<wbr>call/0``), so the equations keep the pane's width
@@ -229,7 +236,7 @@ class Lowering(View):
                 back.setdefault(n, []).append(eid)
         rows = []
         for eqn, pad, line in self._eqn_lines():
-            to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
+            to = " ".join(f'<a href="#{self._id}-L{n}"{LINK}>L{n}</a>' for n in self.links.get(eqn.id, []))
             rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
                         f'{pad}{html(line)}</td><td class="jl-hlo-links"{TIGHT}>{to}</td></tr>')
         hlo = []
@@ -241,7 +248,7 @@ class Lowering(View):
         compiled = ""
         if self.compiled is not None:
             compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'
-                        f'<pre class="jl-hlo">{html(self.compiled)}</pre></details>')
+                        f'<pre class="jl-hlo"{COMPILED}>{html(self.compiled)}</pre></details>')
         return (f'{style()}<div class="jaxprlens jl-lowering" lang="{self.lang}"{ROOT}><table{FIXED}><thead><tr>'
                 f'<th style="text-align:left;width:42%">jaxpr</th><th{CELL}>StableHLO</th></tr></thead><tbody><tr>'
                 f'<td{CELL}><table class="jl-eqns">{"".join(rows)}</table></td>'

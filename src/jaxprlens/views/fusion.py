@@ -173,7 +173,7 @@ class FusionView(View):
         legend = []
         for k, row in zip(m.kernels, self._rows()):
             c = self.colour[k.name]
-            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL}"><span style="display:inline-block;'
+            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL};white-space:nowrap"><span style="display:inline-block;'
                           f'width:.9em;height:.9em;background:{c};vertical-align:middle"></span> {html(row[0])}</td>'
                           + "".join(f'<td style="{CELL}{";white-space:nowrap" * (j == 1)}">{html(x)}</td>'
                                     for j, x in enumerate(row[1:3], 1))

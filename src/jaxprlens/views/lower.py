@@ -64,11 +64,10 @@ _LOC = re.compile(r"(?<![\w.])loc\(")
 HLO = (' style="white-space:pre-wrap;word-break:normal;overflow-wrap:normal;overflow:auto;max-height:36em;'
        'max-width:100%;margin:0"')
 COMPILED = HLO.replace("36em", "24em")          # XLA's optimized HLO under the panes, the same way
-# the links to StableHLO lines, drawn toward the text colour: JupyterLab's dark link blue on its hovered-row blue
-# was 4.47:1 (``L9``); 70 % of it toward the text colour reads at 5.7:1 there.  Untrusted the sanitizer drops the
-# var() declaration, and no one plain colour reads on both themes' rows: the links take the text's colour there
-LINK = (' style="color:inherit;text-decoration:underline;color:color-mix(in srgb,'
-        'var(--jp-content-link-color,#1976d2) 70%,var(--jp-content-font-color0,#000))"')
+# the jaxpr's rows keep the page's own background: JupyterLab paints a hovered table row blue in the dark theme,
+# where its link blue read at 4.47:1 (``L9``); a link colour cannot help untrusted (the sanitizer keeps only a
+# plain colour, and none reads on both themes' rows), an unpainted row can
+ROW = ' style="background-color:transparent"'
 # the jaxpr's cells padded as the stylesheet pads them (JupyterLab's roomier padding untrusted pushed a long
 # token's row further over the StableHLO column); a token wider than the column breaks rather than run over it,
 # and a nested id breaks after its slashes (``5/call/0/<wbr>call/0``), so the equations keep the pane's width
@@ -236,8 +235,8 @@ class Lowering(View):
                 back.setdefault(n, []).append(eid)
         rows = []
         for eqn, pad, line in self._eqn_lines():
-            to = " ".join(f'<a href="#{self._id}-L{n}"{LINK}>L{n}</a>' for n in self.links.get(eqn.id, []))
-            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
+            to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
+            rows.append(f'<tr data-eqn="{html(eqn.id)}"{ROW}><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
                         f'{pad}{html(line)}</td><td class="jl-hlo-links"{TIGHT}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):

@@ -351,6 +351,9 @@ def _look(page, cells: range, theme: str, mem: dict) -> list[str]:
         area.scroll_into_view_if_needed()
         if area.locator(".jl-hlo-links a").count():
             area.locator(".jl-hlo-links a").first.hover()
+            low = min(harness.contrast(c["fg"], c["bg"]) for c in area.locator(".jl-hlo-links a").evaluate_all(
+                f"els => els.map({harness.COLOURS_JS.strip()})"))
+            print(f"{theme} cell {i}: the StableHLO links at {low:.2f}:1 or more, the mouse on one")
         problems += [f"{theme} cell {i} past its width: {x}" for x in area.evaluate(OVERFLOW_JS)]
         problems += [f"{theme} cell {i} broken: {x}" for x in area.evaluate(BROKEN_TEXT_JS)]
         problems += [f"{theme} cell {i}: {b}" for b in area.evaluate(CONTRAST_JS)["bad"]]

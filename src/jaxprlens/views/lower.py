@@ -64,9 +64,9 @@ _LOC = re.compile(r"(?<![\w.])loc\(")
 HLO = (' style="white-space:pre-wrap;word-break:normal;overflow-wrap:normal;overflow:auto;max-height:36em;'
        'max-width:100%;margin:0"')
 COMPILED = HLO.replace("36em", "24em")          # XLA's optimized HLO under the panes, the same way
-# the jaxpr's rows keep the page's own background: JupyterLab paints a hovered table row blue in the dark theme,
-# where its link blue read at 4.47:1 (``L9``); a link colour cannot help untrusted (the sanitizer keeps only a
-# plain colour, and none reads on both themes' rows), an unpainted row can
+# the panes' rows keep the page's own background: JupyterLab tints a hovered table row with a translucent blue,
+# twice over a jaxpr row inside the panes' row, where the dark theme's link blue read at 4.47:1 (``L9``).  A link
+# colour cannot help untrusted (the sanitizer keeps only a plain colour, and none reads on both themes' rows)
 ROW = ' style="background-color:transparent"'
 # the jaxpr's cells padded as the stylesheet pads them (JupyterLab's roomier padding untrusted pushed a long
 # token's row further over the StableHLO column); a token wider than the column breaks rather than run over it,
@@ -249,7 +249,7 @@ class Lowering(View):
             compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'
                         f'<pre class="jl-hlo"{COMPILED}>{html(self.compiled)}</pre></details>')
         return (f'{style()}<div class="jaxprlens jl-lowering" lang="{self.lang}"{ROOT}><table{FIXED}><thead><tr>'
-                f'<th style="text-align:left;width:42%">jaxpr</th><th{CELL}>StableHLO</th></tr></thead><tbody><tr>'
+                f'<th style="text-align:left;width:42%">jaxpr</th><th{CELL}>StableHLO</th></tr></thead><tbody><tr{ROW}>'
                 f'<td{CELL}><table class="jl-eqns">{"".join(rows)}</table></td>'
                 f'<td{CELL}><pre class="jl-hlo"{HLO}>{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
 

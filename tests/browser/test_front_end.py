@@ -299,7 +299,7 @@ def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
             context.close()
 
 
-# Words, numbers and HLO tokens (``tensor<5x16xf32>``, ``f32[5,16]{1,0}``) that the browser broke across two lines,
+# Words, numbers, sizes (``320 B``) and HLO tokens (``tensor<5x16xf32>``) that the browser broke across two lines,
 # found in the text itself (so a plain <span> or an untrusted <pre> counts too); CJK text breaks anywhere by design.
 BROKEN_TEXT_JS = """
 (root) => {
@@ -307,7 +307,7 @@ BROKEN_TEXT_JS = """
   const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
     if (!n.parentElement.getClientRects().length) continue;
-    for (const m of n.textContent.matchAll(/tensor<[^>\\s]*>|[A-Za-z0-9_.]{2,}/g)) {
+    for (const m of n.textContent.matchAll(/tensor<[^>\\s]*>|\\d[\\d.]*\\s[kMGT]?(?:B|FLOP)\\b|[A-Za-z0-9_.]{2,}/g)) {
       const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
       const tops = new Set([...r.getClientRects()].filter(q => q.width > 0).map(q => Math.round(q.top)));
       if (tops.size > 1) broken.push(m[0].slice(0, 30));

@@ -6,6 +6,7 @@ The chart is an SVG in an ``<img>`` (a data URI): sanitizers keep it, untrusted 
 from __future__ import annotations
 
 import base64
+import re
 
 from jaxprlens.engine.cost import si
 from jaxprlens.engine.memory import Memory, Value, memory
@@ -16,6 +17,7 @@ from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
 from jaxprlens.views.compare import ROOT
 
+_SIZE = re.compile(r"(\d) ([kMGT]?B)\b")
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
@@ -28,6 +30,11 @@ def _value_text(v: Value, lang: str) -> str:
     where = (t("memory_input", lang, path=v.path or v.name) if v.kind == "input"
              else t("memory_made", lang, i=v.eqn) if v.eqn is not None else v.kind)
     return t("paren_after", lang, text=f"{var_text(v)} {si(v.bytes, 'B')}", x=where)
+
+
+def _keep_units(text: str) -> str:
+    """``320&nbsp;B``: a size never wraps between its number and its unit (monospace lines break at any space)."""
+    return _SIZE.sub(r"\1&nbsp;\2", text)
 
 
 def _listed(values: list, lang: str) -> str:
@@ -151,7 +158,7 @@ class MemoryView(View):
                 f'<div class="jl-mem-chart" style="position:relative;width:{W}px;max-width:100%">'
                 f'<img alt="{html(alt)}" title="{html(alt)}" style="display:block;max-width:100%;height:auto" '
                 f'src="data:image/svg+xml;base64,{picture}">{hover_strips(m.live, self.program.eqns, lang)}</div>'
-                + "".join(f'<p style="margin:.3em 0">{html(x)}</p>' for x in lines[1:]) + "</div>")
+                + "".join(f'<p style="margin:.3em 0">{_keep_units(html(x))}</p>' for x in lines[1:]) + "</div>")
 
 
 def memory_view(program: Program, lang: str | None = None, compiled: bool = True) -> MemoryView:

@@ -21,7 +21,7 @@ _SIZE = re.compile(r"(\d) ([kMGT]?B)\b")
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
-# the peak's mark in Okabe-Ito vermillion, its words darker (#D55E00 on white is 3.9:1; #A34400 is 6.1:1)
+# the peak's mark in Okabe-Ito vermillion, its words darker (#D55E00 on white is 3.9:1; #A34400 is 6.2:1)
 LINE, PEAK, PEAK_TEXT, GRID = "#0072B2", "#D55E00", "#A34400", "#bbbbbb"
 HOVERS = 200         # hover strips over the chart at most (each says the biggest equation of its stretch)
 

@@ -155,6 +155,19 @@ def test_the_chart_is_an_svg_picture_with_the_peak_marked():
     assert "peak 96 B after equation 2" in svg
 
 
+def test_hovering_the_chart_tells_each_equation_and_sizes_keep_their_unit():
+    view = jaxprlens.trace(f, jnp.ones(8)).memory()
+    soup = BeautifulSoup(view.html(), "html.parser")
+    strips = soup.select(".jl-mem-chart > .jl-mem-hover > span")
+    assert [s["data-eqn"] for s in strips] == ["0", "1", "2", "3", "4"]          # one per equation, in order
+    assert strips[2]["title"] == "96 B live after equation 2 (d:f32[8] = cos a)"
+    assert "position:absolute" in soup.select_one(".jl-mem-hover")["style"]       # over the picture, in percent
+    assert all("\u00a0B" in p.get_text() for p in soup.select("p")[1:3])        # "64 B" never wraps inside
+    assert "\u00a0" not in view.text()
+    zh = BeautifulSoup(jaxprlens.trace(f, jnp.ones(8)).memory(lang="zh").html(), "html.parser")
+    assert zh.select(".jl-mem-hover > span")[2]["title"] == "方程 2（d:f32[8] = cos a）之后存活 96 B"
+
+
 def test_the_magic_option(ip):
     view = ip.run_cell_magic("jaxpr", "--memory", "import jax.numpy as jnp\n"
                              "def g(x):\n    return jnp.sin(x) * 2\ng(jnp.ones(3))")

@@ -297,3 +297,127 @@ def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
     finally:
         if context is not None:
             context.close()
+
+
+# Words, numbers, sizes (``320 B``) and HLO tokens (``tensor<5x16xf32>``) that the browser broke across two lines,
+# found in the text itself (so a plain <span> or an untrusted <pre> counts too); CJK text breaks anywhere by design.
+BROKEN_TEXT_JS = """
+(root) => {
+  const broken = [];
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.parentElement.getClientRects().length) continue;
+    for (const m of n.textContent.matchAll(/tensor<[^>\\s]*>|\\d[\\d.]*\\s[kMGT]?(?:B|FLOP)\\b|[A-Za-z0-9_.]{2,}/g)) {
+      const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].filter(q => q.width > 0).map(q => Math.round(q.top)));
+      if (tops.size > 1) broken.push(m[0].slice(0, 30));
+    }
+  }
+  return broken.slice(0, 10);
+}
+"""
+
+# Where the memory chart's peak mark is (its circle, read from the SVG picture) and what hovering there says.
+PEAK_HOVER_JS = """
+(area) => {
+  const img = area.querySelector('.jl-mem-chart img');
+  const bytes = Uint8Array.from(atob(img.src.split(',')[1]), c => c.charCodeAt(0));
+  const svg = new DOMParser().parseFromString(new TextDecoder().decode(bytes), 'image/svg+xml');
+  const box = img.getBoundingClientRect(), scale = box.width / img.naturalWidth;
+  const c = svg.querySelector('circle');
+  const x = box.left + Number(c.getAttribute('cx')) * scale, y = box.top + box.height / 2;
+  const sizes = [...svg.querySelectorAll('text')].map(t => Number(t.getAttribute('font-size')
+                                                                   || svg.documentElement.getAttribute('font-size')));
+  return {x, y, scale, smallest: Math.min(...sizes) * scale,
+          labels: [...svg.querySelectorAll('text')].map(t => t.textContent)};
+}
+"""
+FUSION_MEMORY = [LOAD, MLP,
+                 "%%jaxpr --lower --compiled\n" + GRAD_CALL,
+                 "%%jaxpr --fusion\n" + GRAD_CALL, "%%jaxpr --fusion --lang zh\n" + GRAD_CALL,
+                 "%%jaxpr --memory\n" + GRAD_CALL, "%%jaxpr --memory --lang zh\n" + GRAD_CALL]
+PEAK = {"en": "2.0 kB live after equation 24 (bd:f32[5,16] = dot_general",
+        "zh": "方程 24（bd:f32[5,16] = dot_general"}
+
+
+def _look(page, cells: range, theme: str, mem: dict) -> list[str]:
+    """What is wrong with these cells' views as painted: past the output, a token broken, text below 4.5:1; the
+    lowering checked with the mouse on a linked row (JupyterLab paints a hovered row blue); the memory chart's
+    labels at 11 px or more and hovering its peak mark naming the peak's equation."""
+    problems = []
+    for i in cells:
+        area = harness.output(page, i)
+        assert area.locator(".jaxprlens").count() >= 1, f"cell {i} shows no jaxprlens view"
+        area.scroll_into_view_if_needed()
+        if area.locator(".jl-hlo-links a").count():
+            area.locator(".jl-hlo-links a").first.hover()
+            low = min(harness.contrast(c["fg"], c["bg"]) for c in area.locator(".jl-hlo-links a").evaluate_all(
+                f"els => els.map({harness.COLOURS_JS.strip()})"))
+            print(f"{theme} cell {i}: the StableHLO links at {low:.2f}:1 or more, the mouse on one")
+        problems += [f"{theme} cell {i} past its width: {x}" for x in area.evaluate(OVERFLOW_JS)]
+        problems += [f"{theme} cell {i} broken: {x}" for x in area.evaluate(BROKEN_TEXT_JS)]
+        problems += [f"{theme} cell {i}: {b}" for b in area.evaluate(CONTRAST_JS)["bad"]]
+        if i in mem:
+            peak = area.evaluate(PEAK_HOVER_JS)
+            assert peak["smallest"] >= 11, f"cell {i}: chart text at {peak['smallest']:.1f} px"
+            assert any(x.startswith(("equation", "方程")) for x in peak["labels"]), peak["labels"]
+            page.mouse.move(peak["x"], peak["y"])
+            tip = page.evaluate("([x, y]) => document.elementFromPoint(x, y).getAttribute('title')",
+                                [peak["x"], peak["y"]])
+            if not (tip or "").startswith(mem[i]):
+                problems.append(f"{theme} cell {i}: hovering the peak says {tip!r}")
+        area.screenshot(path=str(harness.OUTPUT / f"look-{theme}-{i}.png"))
+    return problems
+
+
+def test_lower_fusion_memory_at_970px_both_themes_both_languages(lab, open_notebook):
+    """#27 item 7 and #30: --lower --compiled, --fusion and --memory (en, zh) at 970 px in the light and dark theme."""
+    page = open_notebook(lab, FUSION_MEMORY, width=VIEWPORT)
+    assert 900 <= harness.output(page, 2).evaluate("e => e.querySelector('.jp-OutputArea-output').clientWidth") <= 1010
+    mem = {5: PEAK["en"], 6: PEAK["zh"]}
+    problems = _look(page, range(2, 7), "light", mem)
+    try:
+        switch_theme(page, "JupyterLab Dark")
+        problems += _look(page, range(2, 7), "dark", mem)
+    finally:
+        lab.api("/lab/api/settings/@jupyterlab/apputils-extension:themes", "PUT",
+                {"raw": '{"theme": "JupyterLab Light"}'})
+    assert not problems, "\n".join(problems)
+
+
+def test_lower_fusion_memory_untrusted_both_themes(lab, open_notebook):
+    """The same views stored in a notebook opened untrusted: no stylesheet, no script; they read the same."""
+    sys.path.insert(0, str(harness.REPO / "tests"))
+    import jax
+    import jaxprlens
+    from jaxprlens.views.lower import lowering_view
+    scope: dict = {}
+    exec(MLP, scope)
+    g = jaxprlens.trace(jax.grad(scope["mlp"]), scope["params"], scope["x"], scope["y"])
+    views = [lowering_view(g, compiled=True), g.fusion(lang="en"), g.fusion(lang="zh"),
+             g.memory(lang="en"), g.memory(lang="zh")]
+    cells = [{"cell_type": "code", "execution_count": i + 1, "id": f"c{i}", "metadata": {}, "source": f"# {i}",
+              "outputs": [{"output_type": "execute_result", "execution_count": i + 1, "metadata": {},
+                           "data": view._repr_mimebundle_()}]} for i, view in enumerate(views)]
+    nb = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}
+    (lab.root / "untrusted_look.ipynb").write_text(json.dumps(nb))
+    context = None
+    try:
+        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        page = context.new_page()
+        page.goto(lab.page_url("untrusted_look.ipynb", workspace="untrusted-look"))
+        page.locator(".jaxprlens.jl-memory").last.wait_for(timeout=60_000)
+        assert all(harness.output(page, i).locator("style, script").count() == 0 for i in range(5))
+        mem = {3: PEAK["en"], 4: PEAK["zh"]}
+        problems = _look(page, range(5), "untrusted-light", mem)
+        try:
+            switch_theme(page, "JupyterLab Dark")
+            problems += _look(page, range(5), "untrusted-dark", mem)
+        finally:
+            lab.api("/lab/api/settings/@jupyterlab/apputils-extension:themes", "PUT",
+                    {"raw": '{"theme": "JupyterLab Light"}'})
+        assert not problems, "\n".join(problems)
+    finally:
+        if context is not None:
+            context.close()

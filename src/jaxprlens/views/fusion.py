@@ -173,10 +173,12 @@ class FusionView(View):
         legend = []
         for k, row in zip(m.kernels, self._rows()):
             c = self.colour[k.name]
-            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL}"><span style="display:inline-block;'
+            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL};white-space:nowrap"><span style="display:inline-block;'
                           f'width:.9em;height:.9em;background:{c};vertical-align:middle"></span> {html(row[0])}</td>'
-                          + "".join(f'<td style="{CELL}">{html(x)}</td>' for x in row[1:3])
-                          + "".join(f'<td style="{CELL};text-align:right">{html(x)}</td>' for x in row[3:]) + "</tr>")
+                          + "".join(f'<td style="{CELL}{";white-space:nowrap" * (j == 1)}">{html(x)}</td>'
+                                    for j, x in enumerate(row[1:3], 1))
+                          + "".join(f'<td style="{CELL};text-align:right;white-space:nowrap">{html(x)}</td>'
+                                    for x in row[3:]) + "</tr>")
         lhead = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
                         for c in ("kernel", "kind", "eqns", "flops", "bytes"))
         notes = "".join(f'<p style="margin:.3em 0">{html(x)}</p>' for x in self._notes())

@@ -61,7 +61,13 @@ def clean_compiled(text: str) -> str:
 _LOC = re.compile(r"(?<![\w.])loc\(")
 # the StableHLO pane as the stylesheet draws it, kept untrusted: long lines wrap (each starts at its number),
 # a long module scrolls inside the pane; lines break between tokens (JupyterLab's `pre` breaks anywhere)
-HLO = ' style="white-space:pre-wrap;word-break:normal;overflow:auto;max-height:36em;max-width:100%;margin:0"'
+HLO = (' style="white-space:pre-wrap;word-break:normal;overflow-wrap:normal;overflow:auto;max-height:36em;'
+       'max-width:100%;margin:0"')
+COMPILED = HLO.replace("36em", "24em")          # XLA's optimized HLO under the panes, the same way
+# the panes' rows keep the page's own background: JupyterLab tints a hovered table row with a translucent blue,
+# twice over a jaxpr row inside the panes' row, where the dark theme's link blue read at 4.47:1 (``L9``).  A link
+# colour cannot help untrusted (the sanitizer keeps only a plain colour, and none reads on both themes' rows)
+ROW = ' style="background-color:transparent"'
 # the jaxpr's cells padded as the stylesheet pads them (JupyterLab's roomier padding untrusted pushed a long
 # token's row further over the StableHLO column); a token wider than the column breaks rather than run over it,
 # and a nested id breaks after its slashes (``5/call/0/<wbr>call/0``), so the equations keep the pane's width
@@ -230,7 +236,7 @@ class Lowering(View):
         rows = []
         for eqn, pad, line in self._eqn_lines():
             to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
-            rows.append(f'<tr data-eqn="{html(eqn.id)}"><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
+            rows.append(f'<tr data-eqn="{html(eqn.id)}"{ROW}><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
                         f'{pad}{html(line)}</td><td class="jl-hlo-links"{TIGHT}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):
@@ -241,9 +247,9 @@ class Lowering(View):
         compiled = ""
         if self.compiled is not None:
             compiled = (f'<details open class="jl-compiled"><summary>{t("optimized_hlo", self.lang)}</summary>'
-                        f'<pre class="jl-hlo">{html(self.compiled)}</pre></details>')
+                        f'<pre class="jl-hlo"{COMPILED}>{html(self.compiled)}</pre></details>')
         return (f'{style()}<div class="jaxprlens jl-lowering" lang="{self.lang}"{ROOT}><table{FIXED}><thead><tr>'
-                f'<th style="text-align:left;width:42%">jaxpr</th><th{CELL}>StableHLO</th></tr></thead><tbody><tr>'
+                f'<th style="text-align:left;width:42%">jaxpr</th><th{CELL}>StableHLO</th></tr></thead><tbody><tr{ROW}>'
                 f'<td{CELL}><table class="jl-eqns">{"".join(rows)}</table></td>'
                 f'<td{CELL}><pre class="jl-hlo"{HLO}>{"".join(hlo)}</pre></td></tr></tbody></table>{compiled}</div>')
 

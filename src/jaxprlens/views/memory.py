@@ -6,6 +6,7 @@ The chart is an SVG in an ``<img>`` (a data URI): sanitizers keep it, untrusted 
 from __future__ import annotations
 
 import base64
+import re
 
 from jaxprlens.engine.cost import si
 from jaxprlens.engine.memory import Memory, Value, memory
@@ -16,16 +17,24 @@ from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
 from jaxprlens.views.compare import ROOT
 
+_SIZE = re.compile(r"(\d) ([kMGT]?B)\b")
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
-LINE, PEAK, GRID = "#0072B2", "#D55E00", "#bbbbbb"
+# the peak's mark in Okabe-Ito vermillion, its words darker (#D55E00 on white is 3.9:1; #A34400 is 6.2:1)
+LINE, PEAK, PEAK_TEXT, GRID = "#0072B2", "#D55E00", "#A34400", "#bbbbbb"
+HOVERS = 200         # hover strips over the chart at most (each says the biggest equation of its stretch)
 
 
 def _value_text(v: Value, lang: str) -> str:
     where = (t("memory_input", lang, path=v.path or v.name) if v.kind == "input"
              else t("memory_made", lang, i=v.eqn) if v.eqn is not None else v.kind)
     return t("paren_after", lang, text=f"{var_text(v)} {si(v.bytes, 'B')}", x=where)
+
+
+def _keep_units(text: str) -> str:
+    """``320&nbsp;B``: a size never wraps between its number and its unit (monospace lines break at any space)."""
+    return _SIZE.sub(r"\1&nbsp;\2", text)
 
 
 def _listed(values: list, lang: str) -> str:
@@ -55,7 +64,7 @@ def chart_svg(live: list, peak_eqn: int | None, lang: str) -> str:
         x0 = PAD_L + c
         points.append(f"{x0:.1f},{y(cols[c]):.1f} {x0 + max(step, 1):.1f},{y(cols[c]):.1f}")
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-             f'font-family="sans-serif" font-size="11">',
+             f'font-family="sans-serif" font-size="12">',
              f'<rect width="{W}" height="{H}" fill="#ffffff"/>',
              f'<line x1="{PAD_L}" y1="{y(0):.1f}" x2="{W - PAD_R}" y2="{y(0):.1f}" stroke="{GRID}"/>',
              f'<line x1="{PAD_L}" y1="{y(top):.1f}" x2="{W - PAD_R}" y2="{y(top):.1f}" stroke="{GRID}" '
@@ -73,10 +82,28 @@ def chart_svg(live: list, peak_eqn: int | None, lang: str) -> str:
                      f'stroke-dasharray="2,3"/>')
         parts.append(f'<circle cx="{px:.1f}" cy="{y(top):.1f}" r="5" fill="{PEAK}"/>')
         label = t("memory_peak_short", lang, bytes=si(top, "B"), i=peak_eqn)
-        parts.append(f'<text x="{px + dx:.1f}" y="{PAD_T - 10}" text-anchor="{anchor}" fill="{PEAK}">'
+        parts.append(f'<text x="{px + dx:.1f}" y="{PAD_T - 10}" text-anchor="{anchor}" fill="{PEAK_TEXT}">'
                      f'{html(label)}</text>')      # above the line: its highest point is the peak itself
     parts.append("</svg>")
     return "".join(parts)
+
+
+def hover_strips(live: list, eqns: list, lang: str) -> str:
+    """Transparent strips laid over the chart's plot area (in percent, so they follow the picture's width), one per
+    equation up to ``HOVERS``: hovering one tells the bytes live after its equation, and which equation that is."""
+    n = len(live)
+    if not n:
+        return ""
+    k = min(n, HOVERS)
+    strips = []
+    for b in range(k):
+        lo, hi = b * n // k, max((b + 1) * n // k, b * n // k + 1)
+        i = max(range(lo, hi), key=lambda j: live[j])
+        tip = t("memory_live_at", lang, bytes=si(live[i], "B"), i=i, eqn=eqn_text(eqns[i], 60))
+        strips.append(f'<span data-eqn="{i}" title="{html(tip)}" style="flex:1 1 0;min-width:0"></span>')
+    box = (f"position:absolute;left:{100 * PAD_L / W:.3f}%;width:{100 * (W - PAD_L - PAD_R) / W:.3f}%;"
+           f"top:{100 * PAD_T / H:.3f}%;height:{100 * (H - PAD_T - PAD_B) / H:.3f}%;display:flex")
+    return f'<div class="jl-mem-hover" style="{box}">{"".join(strips)}</div>'
 
 
 class MemoryView(View):
@@ -128,9 +155,10 @@ class MemoryView(View):
         lines = self.lines()
         return (f'<div class="jaxprlens jl-memory" lang="{lang}"{ROOT}>'
                 f'<p style="margin:.3em 0"><b>{html(lines[0])}</b></p>'
-                f'<img alt="{html(alt)}" title="{html(alt)}" style="max-width:100%;height:auto" '
-                f'src="data:image/svg+xml;base64,{picture}">'
-                + "".join(f'<p style="margin:.3em 0">{html(x)}</p>' for x in lines[1:]) + "</div>")
+                f'<div class="jl-mem-chart" style="position:relative;width:{W}px;max-width:100%">'
+                f'<img alt="{html(alt)}" title="{html(alt)}" style="display:block;max-width:100%;height:auto" '
+                f'src="data:image/svg+xml;base64,{picture}">{hover_strips(m.live, self.program.eqns, lang)}</div>'
+                + "".join(f'<p style="margin:.3em 0">{_keep_units(html(x))}</p>' for x in lines[1:]) + "</div>")
 
 
 def memory_view(program: Program, lang: str | None = None, compiled: bool = True) -> MemoryView:

@@ -67,6 +67,8 @@ WORDS = {
     "memory_chart": ("live bytes over {n}, peak {bytes} after equation {i}",
                      "{n} 中的存活字节，峰值 {bytes}，在方程 {i} 之后"),
     "memory_axis": ("equation", "方程"),
+    # new keys (helper look)
+    "memory_live_at": ("{bytes} live after equation {i} ({eqn})", "方程 {i}（{eqn}）之后存活 {bytes}"),
     "memory_input": ("input {path}", "输入 {path}"),
     "memory_made": ("from equation {i}", "来自方程 {i}"),
     "diff_head": ("diff {a} → {b}: {summary}", "差异 {a} → {b}：{summary}"),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import jax
 
+from jaxprlens.engine.runner import Timings, _Series, time_calls
 from jaxprlens.model.errors import KeyedError
 
 DEVICE = "/device:"          # planes of accelerator activity (XSpace names: /device:GPU:0, /device:TPU:0)
@@ -51,6 +52,8 @@ class KernelTimes:
     asked: int = 0
     stopped: bool = False
     nested: dict = field(default_factory=dict)     # instruction -> the instruction whose event holds its events
+    profiled: Timings | None = None    # the runs under the profiler, each timed whole (its cost is in the kernels')
+    plain: Timings | None = None       # as many runs without it, just before
 
     @property
     def total(self) -> float:
@@ -138,9 +141,11 @@ def module_name(hlo_text: str) -> str | None:
 
 
 def profile(call, args: list, module: str | None, repeat: int, budget: float) -> KernelTimes:
-    """Run ``call(*args)`` once to warm up, then ``repeat`` times (or until ``budget`` seconds are spent, at
-    least once) under the profiler, each run waited for; the kernel times of what it recorded."""
-    jax.block_until_ready(call(*args))
+    """Time ``call(*args)`` ``repeat`` times as ``--run`` does (after a warm-up), then as many times again under the
+    profiler, each run waited for and timed whole; each half stops early when half of ``budget`` seconds is
+    spent (one run at least).  The kernel times of what the profiler recorded, with both runs' timings: the
+    profiler's own cost shows as the difference."""
+    plain = time_calls(call, args, repeat, budget / 2)
     options = jax.profiler.ProfileOptions()
     options.python_tracer_level = 0      # the kernels' events only: no event per Python call around them
     session = jax.profiler.ProfileSession(profiler_options=options)
@@ -148,13 +153,18 @@ def profile(call, args: list, module: str | None, repeat: int, budget: float) ->
         session.start()
     except RuntimeError as e:            # a profile the reader started is running: only one at a time
         raise KeyedError("kernel_profile_busy", error=str(e)) from None
-    calls, end = 0, time.perf_counter() + budget
+    series, end = _Series(), time.perf_counter() + budget / 2
     try:
-        while calls < repeat:
+        while series.count < repeat:
+            start = time.perf_counter()
             jax.block_until_ready(call(*args))
-            calls += 1
-            if time.perf_counter() >= end:
+            now = time.perf_counter()
+            series.add(now - start)
+            if now >= end:
                 break
     finally:
         data = session.stop()
-    return kernel_times(data, module, calls=calls, asked=repeat, stopped=calls < repeat)
+    stopped = series.count < repeat
+    times = kernel_times(data, module, calls=series.count, asked=repeat, stopped=stopped)
+    times.profiled, times.plain = series.summary(repeat, stopped), plain
+    return times

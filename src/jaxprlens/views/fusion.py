@@ -147,6 +147,10 @@ class FusionView(View):
         total = self.map.times.total
         return t("kernel_time", self.lang, t=fmt_time(seconds), pct=int(round(100 * seconds / total)) if total else 0)
 
+    def _median(self, timings) -> str:
+        """``run median 45.6 µs ± 7.8 µs``, as ``--run`` says it (masked by notebooks/sanitize.cfg)."""
+        return t("run_median", self.lang, median=fmt_time(timings.median), spread=fmt_time(timings.spread))
+
     def _columns(self) -> tuple:
         return ("kernel", "kind", "eqns", "flops", "bytes") + (("time",) if self.map.times else ())
 
@@ -160,6 +164,9 @@ class FusionView(View):
         planes = sep.join(times.planes)
         out = [t("kernel_profile_head", lang, n=times.runs),
                t(f"kernel_from_{times.source}", lang, planes=planes)]
+        if times.profiled and times.plain:
+            out.append(t("kernel_overhead", lang, profiled=self._median(times.profiled),
+                         plain=self._median(times.plain)))
         if times.stopped:
             out.append(t("budget_stopped", lang, budget=t("seconds", lang, n=f"{self.budget:g}"), n=times.runs,
                          asked=times.asked))

@@ -57,6 +57,10 @@ WORDS = {
                             "记录在其内部的内核），以占全部内核时间的比例表示",
                             "kernel times: the compiled program run {n} time under jax.profiler; each kernel's own "
                             "time per run (less the kernels recorded inside it), as a share of all kernels' time"),
+    "kernel_overhead": ("each run timed whole: under the profiler {profiled}, without it {plain} (the profiler's "
+                        "own cost is in the kernels' times, most of all for small kernels)",
+                        "每次运行整体计时：在 profiler 下{profiled}，不用它时{plain}（profiler 自身的开销算在内核时间"
+                        "里，小内核尤甚）"),
     "kernel_from_device": ("read from the device's kernel events ({planes})", "读自设备的内核事件（{planes}）"),
     "kernel_from_host": ("read from the host's events ({planes}): XLA on the CPU runs each kernel as a thunk, one "
                          "event each",

@@ -4,7 +4,7 @@ beside ``jax.jit(fn).lower(*args).compile()`` of the same program (the floor: ``
 
 The profiled path (``--profile --fusion``: the same compile, then 20 runs under ``jax.profiler``) is timed beside
 it: ``profiled_s`` in all, how many kernels the profiler measured, their own times summed per run, and the
-whole program's median run (``engine.runner.measure``) to read that sum against.
+whole program's median run (``engine.runner.measure``) to read that sum against, and under the profiler.
 
 Two programs per size: ``chain`` (elementwise equations over f32[64], benchmarks/bench_stepper.py: XLA fuses
 long runs of them) and ``layers`` (a tanh MLP of 16×16 matmuls, a dot every third equation: many kernels).
@@ -66,7 +66,8 @@ def measure(name: str, p) -> dict:
             "fusion_bytes": size(bundle), "liveness_s": round(live_s, 3),
             "memory_s": round(memory_s, 2), "memory_show_s": round(memory_show, 3), "memory_bytes": size(mbundle),
             "profiled_s": round(profiled_s, 2), "kernels_timed": len(timed),
-            "kernel_sum_us": round(pview.map.times.total * 1e6, 1), "run_median_us": round(whole.median * 1e6, 1)}
+            "kernel_sum_us": round(pview.map.times.total * 1e6, 1), "run_median_us": round(whole.median * 1e6, 1),
+            "profiled_run_median_us": round(pview.map.times.profiled.median * 1e6, 1)}
 
 
 def main():

@@ -355,3 +355,15 @@ def test_profiling_needs_the_recorded_arguments():
     assert fusion_map(program).kernels                  # the map alone compiles on the types
     with pytest.raises(ValueError, match="recorded argument"):
         program.fusion(profile=True)
+
+
+def test_a_trace_with_no_kernel_event_says_so(monkeypatch):
+    """A backend whose profiler records no event of the program (none known here: stood in for by a run that
+    returns no events) reads as such, every kernel unmeasured."""
+    from jaxprlens.engine import kerneltime
+    monkeypatch.setattr(kerneltime, "profile", lambda *a, **k: kerneltime.KernelTimes({}, 2, "", asked=2))
+    view = jaxprlens.trace(chain, jnp.ones(8), jnp.ones(8)).fusion(profile=True, repeat=2)
+    lines = view.text().splitlines()
+    assert lines[2] == "the profiler recorded no kernel event of this program on cpu: no kernel time measured"
+    assert lines[4].endswith("  no event measured") and lines[5].startswith("all kernels")
+    assert lines[5].endswith("  no event measured") and "jax.profiler" not in view.text()

@@ -137,7 +137,8 @@ class FusionView(View):
         if self.map.times:
             rows += [(k.name, _kind(k.kind, lang), t("kernel_no_eqn", lang), "", "", self._time(k.time))
                      for k in self.map.others[:ROWS]]
-            rows.append((t("kernel_all", lang), "", "", "", "", self._time(self.map.times.total)))
+            total = self.map.times.total if self.map.times.seconds else None
+            rows.append((t("kernel_all", lang), "", "", "", "", self._time(total)))
         return rows
 
     def _time(self, seconds: float | None) -> str:

@@ -47,6 +47,13 @@ def test_each_kernel_gets_its_own_time_per_run(data):
     assert times.nested == {"broadcast_multiply_fusion": "cond.1.clone"}
 
 
+def test_the_trace_viewer_s_json_of_the_same_recording_reads_the_same(data):
+    json_trace = read_trace(TRACE.with_name("cpu_loop_cond.trace.json.gz"))
+    got = [(e.op, e.plane, e.line, e.duration, e.run) for e in events(json_trace, MODULE)]
+    assert got == [(e.op, e.plane, e.line, e.duration, e.run) for e in events(data, MODULE)]
+    assert kernel_times(json_trace, MODULE).seconds == pytest.approx(kernel_times(data, MODULE).seconds)
+
+
 def test_a_trace_without_the_module_measures_nothing(data):
     times = kernel_times(data, "jit_other", calls=3, asked=4, stopped=True)
     assert (times.seconds, times.source, times.runs, times.asked, times.stopped) == ({}, "", 3, 4, True)

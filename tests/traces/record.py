@@ -1,7 +1,8 @@
-"""Records ``cpu_loop_cond.xplane.pb``, the CPU trace that tests/test_kerneltime.py and test_fusion.py read: the
-program ``loop_cond`` (a fori_loop, then a cond) compiled as ``program.fusion()`` compiles it, run twice under
-``jax.profiler.trace`` (no Python tracer), on JAX 0.12's CPU backend.  A real recording, kept as it came out:
-``python tests/traces/record.py`` writes a new one (its times differ; the tests' numbers are this file's)."""
+"""Records ``cpu_loop_cond.xplane.pb`` and ``cpu_loop_cond.trace.json.gz`` (the two files of one recording), the
+CPU trace that tests/test_kerneltime.py and test_fusion.py read: the program ``loop_cond`` (a fori_loop, then a
+cond) compiled as ``program.fusion()`` compiles it, run twice under ``jax.profiler.trace`` (no Python tracer), on
+JAX 0.12's CPU backend.  A real recording, kept as it came out: ``python tests/traces/record.py`` writes a new one
+(its times differ; the tests' numbers are these files')."""
 import glob
 import os
 import shutil
@@ -41,8 +42,9 @@ def main():
     with jax.profiler.trace(out, profiler_options=options):
         for _ in range(2):
             jax.block_until_ready(compiled(*args))
-    written, = glob.glob(os.path.join(out, "plugins", "profile", "*", "*.xplane.pb"))
-    shutil.copy(written, os.path.join(HERE, "cpu_loop_cond.xplane.pb"))
+    for suffix in (".xplane.pb", ".trace.json.gz"):
+        written, = glob.glob(os.path.join(out, "plugins", "profile", "*", "*" + suffix))
+        shutil.copy(written, os.path.join(HERE, "cpu_loop_cond" + suffix))
     shutil.rmtree(out)
 
 

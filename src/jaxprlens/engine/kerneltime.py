@@ -17,9 +17,12 @@ per run and averaged over the runs.  Host events are read only when no device pl
 plane holds the launches, not the kernels).  Returns data (``KernelTimes``); ``views.fusion`` shows it."""
 from __future__ import annotations
 
+import gzip
+import json
 import time
 import warnings
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import jax
 
@@ -82,9 +85,9 @@ def events(data, module: str | None = None) -> list:
                 op = _stat(stats, "hlo_op")
                 if not op or (module is not None and _stat(stats, "hlo_module") != module):
                     continue
-                run = _stat(stats, "run_id")
+                run = _stat(stats, "run_id")            # an int in ProfileData, a string in the JSON
                 found[side].append(Event(str(op), plane.name, line.name, float(e.start_ns), float(e.duration_ns),
-                                         int(run) if isinstance(run, int) else None))
+                                         int(run) if str(run).lstrip("-").isdigit() else None))
     return found["device"] or found["host"]
 
 
@@ -129,9 +132,33 @@ def kernel_times(data, module: str | None = None, calls: int = 1, asked: int = 0
                        nested)
 
 
-def read_trace(path: str):
-    """A recorded trace (``*.xplane.pb``, as ``jax.profiler.trace(dir)`` writes it) as ``ProfileData``."""
-    return jax.profiler.ProfileData.from_file(str(path))
+def read_trace(path):
+    """A recorded trace as ``jax.profiler.trace(dir)`` writes it: ``*.xplane.pb`` (read as ``ProfileData``) or
+    ``*.trace.json.gz`` / ``*.json`` (the trace viewer's events, read into the same planes, lines and events)."""
+    path = str(path)
+    if not path.endswith((".json", ".json.gz")):
+        return jax.profiler.ProfileData.from_file(path)
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return _planes(json.load(f))
+
+
+def _planes(trace: dict) -> SimpleNamespace:
+    """The trace viewer's JSON (``traceEvents``: ``M`` events naming processes and threads, ``X`` events with a
+    start and duration in µs, their stats in ``args``) as ``ProfileData``'s shape: planes of lines of events."""
+    names, lines = {}, {}
+    for e in trace.get("traceEvents", []):
+        if e.get("ph") == "M" and e.get("name") in ("process_name", "thread_name"):
+            names[(e.get("pid"), e.get("tid") if e["name"] == "thread_name" else None)] = e["args"]["name"]
+        elif e.get("ph") == "X":
+            ev = SimpleNamespace(name=e.get("name", ""), start_ns=round(e["ts"] * 1000), duration_ns=round(
+                e.get("dur", 0) * 1000), stats=list(e.get("args", {}).items()))
+            lines.setdefault((e.get("pid"), e.get("tid")), []).append(ev)
+    planes: dict = {}
+    for (pid, tid), evs in lines.items():
+        plane = planes.setdefault(pid, SimpleNamespace(name=names.get((pid, None), str(pid)), lines=[]))
+        plane.lines.append(SimpleNamespace(name=names.get((pid, tid), str(tid)), events=evs))
+    return SimpleNamespace(planes=list(planes.values()))
 
 
 def module_name(hlo_text: str) -> str | None:

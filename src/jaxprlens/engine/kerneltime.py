@@ -75,19 +75,19 @@ def events(data, module: str | None = None) -> list:
     """The kernel events of ``data`` (a ``ProfileData``) for the HLO module named ``module`` (any, when None):
     those of the device planes when they have any, else those of the host planes."""
     found: dict = {"device": [], "host": []}
-    for plane in data.planes:
-        side = "device" if plane.name.startswith(DEVICE) else "host"
-        for line in plane.lines:
-            for e in line.events:
-                with warnings.catch_warnings():     # jaxlib 0.12's stats type warns that it has no __module__
-                    warnings.simplefilter("ignore", DeprecationWarning)
+    with warnings.catch_warnings():             # jaxlib 0.12's stats type warns that it has no __module__
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for plane in data.planes:
+            side = "device" if plane.name.startswith(DEVICE) else "host"
+            for line in plane.lines:
+                for e in line.events:
                     stats = list(e.stats)
-                op = _stat(stats, "hlo_op")
-                if not op or (module is not None and _stat(stats, "hlo_module") != module):
-                    continue
-                run = _stat(stats, "run_id")            # an int in ProfileData, a string in the JSON
-                found[side].append(Event(str(op), plane.name, line.name, float(e.start_ns), float(e.duration_ns),
-                                         int(run) if str(run).lstrip("-").isdigit() else None))
+                    op = _stat(stats, "hlo_op")
+                    if not op or (module is not None and _stat(stats, "hlo_module") != module):
+                        continue
+                    run = str(_stat(stats, "run_id"))       # an int in ProfileData, a string in the JSON
+                    found[side].append(Event(str(op), plane.name, line.name, float(e.start_ns),
+                                             float(e.duration_ns), int(run) if run.lstrip("-").isdigit() else None))
     return found["device"] or found["host"]
 
 

@@ -2,6 +2,10 @@
 beside ``jax.jit(fn).lower(*args).compile()`` of the same program (the floor: ``--fusion`` compiles once, and
 ``--memory`` compiles once for XLA's ``memory_analysis()``).
 
+The profiled path (``--profile --fusion``: the same compile, then 20 runs under ``jax.profiler``) is timed beside
+it: ``profiled_s`` in all, how many kernels the profiler measured, their own times summed per run, and the
+whole program's median run (``engine.runner.measure``) to read that sum against, and under the profiler.
+
 Two programs per size: ``chain`` (elementwise equations over f32[64], benchmarks/bench_stepper.py: XLA fuses
 long runs of them) and ``layers`` (a tanh MLP of 16×16 matmuls, a dot every third equation: many kernels).
 Usage: ``python benchmarks/bench_fusion.py [--eqns 1000 10000]``; prints one JSON line per program.
@@ -22,6 +26,7 @@ import jax.numpy as jnp  # noqa: E402
 from bench_stepper import chain  # noqa: E402
 from jaxprlens.model import trace  # noqa: E402
 from jaxprlens.engine.memory import memory  # noqa: E402
+from jaxprlens.engine.runner import measure as measure_run  # noqa: E402
 from jaxprlens.views.fusion import FusionView  # noqa: E402
 from jaxprlens.views.memory import MemoryView  # noqa: E402
 
@@ -52,11 +57,17 @@ def measure(name: str, p) -> dict:
     live_s, _ = seconds(lambda: memory(p))
     memory_s, mview = seconds(lambda: MemoryView(p))
     memory_show, mbundle = seconds(mview._repr_mimebundle_)
+    profiled_s, pview = seconds(lambda: FusionView(p, profile=True, repeat=20))
+    whole = measure_run(p, repeat=20, estimate=False)
     size = lambda b: len(b["text/html"].encode()) + len(b["text/plain"].encode())  # noqa: E731
+    timed = [k for k in pview.kernels + pview.map.others if k.time is not None]
     return {"program": name, "eqns": len(p.eqns), "compile_floor_s": round(floor, 2),
             "fusion_s": round(fusion_s, 2), "fusion_show_s": round(fusion_show, 3), "kernels": len(view.kernels),
             "fusion_bytes": size(bundle), "liveness_s": round(live_s, 3),
-            "memory_s": round(memory_s, 2), "memory_show_s": round(memory_show, 3), "memory_bytes": size(mbundle)}
+            "memory_s": round(memory_s, 2), "memory_show_s": round(memory_show, 3), "memory_bytes": size(mbundle),
+            "profiled_s": round(profiled_s, 2), "kernels_timed": len(timed),
+            "kernel_sum_us": round(pview.map.times.total * 1e6, 1), "run_median_us": round(whole.median * 1e6, 1),
+            "profiled_run_median_us": round(pview.map.times.profiled.median * 1e6, 1)}
 
 
 def main():

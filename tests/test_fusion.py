@@ -248,3 +248,122 @@ def test_graph_and_fusion_in_one_cell_compile_once(ip, monkeypatch):
     graph, fusion = out.parts
     assert isinstance(fusion, FusionView) and graph.fusion.map is fusion.map and len(calls) == 1
     assert "penwidth=3" in graph.source
+
+
+# ---------------------------------------------------------------- each kernel's measured time (--profile --fusion)
+
+def _masked(text: str) -> str:
+    """``text`` as nbval compares it: the patterns of notebooks/sanitize.cfg (the shipped copy) applied."""
+    from nbval.plugin import get_sanitize_patterns
+    from jaxprlens import nbval_sanitize
+    with open(nbval_sanitize.path(), encoding="utf-8") as f:
+        patterns = get_sanitize_patterns(f.read())
+    for regex, replace in patterns:
+        text = re.sub(regex, replace, text)
+    return text
+
+
+def test_a_recorded_trace_attributes_its_times_to_the_kernels():
+    """The CPU trace in tests/traces (JAX 0.12, two runs) read onto a fresh map of the program it recorded."""
+    from traces.record import ARGS, loop_cond
+    from jaxprlens.engine.fusion import timed
+    from jaxprlens.engine.kerneltime import kernel_times, read_trace
+    from pathlib import Path
+    m = fusion_map(jaxprlens.trace(loop_cond, *ARGS))
+    times = kernel_times(read_trace(Path(__file__).parent / "traces" / "cpu_loop_cond.xplane.pb"),
+                         "jit_jaxpr_as_fun")
+    timed(m, times)
+    by = {k.name: k for k in m.kernels}
+    assert by["cond.1.clone"].eqns == ["4"] and by["cond.1.clone"].time == pytest.approx(1011e-9)
+    assert by["broadcast_multiply_fusion"].eqns == ["4/branch1/0", "4/branch1/1"]        # the branch taken: sin
+    assert by["broadcast_multiply_fusion"].time == pytest.approx(1182.5e-9)
+    assert by["call"].eqns == ["0"] and by["call"].time == pytest.approx(1498e-9)       # the loop, its body in it
+    assert by["compare_convert_fusion"].time == pytest.approx(1092e-9)
+    untimed = {k.name for k in m.kernels if k.time is None}
+    assert untimed == {"wrapped_cosine"} | set(m.looped) and m.looped and set(m.looped.values()) == {"call"}
+    assert all("/body/" in e for k in m.looped for e in by[k].eqns)
+    assert [(k.name, k.kind, k.eqns) for k in m.others] == [("copy.8", "copy", []), ("copy.9", "copy", [])]
+    assert sum(k.time for k in m.kernels + m.others if k.time) == pytest.approx(times.total)
+
+
+def test_the_profiled_text_is_exact_but_for_the_times():
+    view = jaxprlens.trace(chain, jnp.ones(8), jnp.ones(8)).fusion(profile=True, repeat=3)
+    assert view.map.times.runs == 3 and view.kernels[0].time > 0
+    assert _masked(view.text()) == """\
+fusion map: the kernels XLA compiled the program into (cpu)
+4 equations → 1 kernel; intermediate bytes not written: 96 B
+kernel times: the compiled program run 3 times under jax.profiler; each kernel's own time per run (less the \
+kernels recorded inside it), as a share of all kernels' time
+read from the host's events (/host:CPU): XLA on the CPU runs each kernel as a thunk, one event each
+each run timed whole: under the profiler run median TIME +- TIME, without it run median TIME +- TIME (the profiler's own cost is in the kernels' times, most of all for small kernels)
+kernel               kind         equations                     FLOPs  bytes  measured (% of time)
+multiply_add_fusion  loop fusion  0 sin, 1 cos, 2 mul, 3 add  32 FLOP  320 B  measured TIME (N% of time)
+all kernels                                                                   measured TIME (N% of time)
+FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is \
+in (a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's \
+kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel read."""
+    assert "(100% of time)" in view.text().splitlines()[6]          # one kernel: all the time
+    assert view.map.times.plain.count == view.map.times.profiled.count == 3
+
+
+def test_the_profiled_text_in_chinese_says_what_the_cpu_did_not_measure():
+    from traces.record import ARGS, loop_cond
+    view = jaxprlens.trace(loop_cond, *ARGS).fusion(profile=True, repeat=2, lang="zh")
+    lines = _masked(view.text()).splitlines()
+    assert lines[2] == ("内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个内核每次运行自身的时间（减去记录在其内部的"
+                        "内核），以占全部内核时间的比例表示")
+    assert lines[4] == ("每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME"
+                        "（profiler 自身的开销算在内核时间里，小内核尤甚）")
+    assert lines[5] == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个事件；"
+                        "循环体在循环的 thunk 内运行，其中的内核没有自己的事件，时间算在循环的内核（call）里。"
+                        "在 GPU 上，循环体中的每个内核都会被测量。")
+    assert lines[6] == "未测到事件：profiler 没有记录这些内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
+    rows = {line.split()[0]: line for line in lines[8:]}
+    assert rows["cond.1.clone"].endswith("实测 TIME（占时间 N%）")
+    assert rows["wrapped_cosine"].endswith("未测到事件") and rows["copy.8"].split()[2] == "无（XLA"
+    assert rows["全部内核"].endswith("实测 TIME（占时间 N%）")
+    shares = [int(x) for x in re.findall(r"占时间 (\d+)%", view.text())]
+    assert abs(sum(shares[:-1]) - 100) <= len(shares) and shares[-1] == 100
+
+
+def test_the_profiled_html_has_a_time_cell_a_kernel_and_reads_untrusted():
+    from traces.record import ARGS, loop_cond
+    view = FusionView(jaxprlens.trace(loop_cond, *ARGS), profile=True, repeat=2)
+    soup = BeautifulSoup(view.html(), "html.parser")
+    assert not soup.find_all(["script", "style"])
+    head = [th.get_text() for th in soup.select("table.jl-fusion-legend th")]
+    assert head[-1] == "measured (% of time)" and len(head) == 6
+    rows = soup.select("table.jl-fusion-legend tbody tr")
+    assert [r.get("data-kernel") for r in rows] == [k.name for k in view.kernels + view.map.others] + [None]
+    for r, k in zip(rows, view.kernels + view.map.others):
+        cell = r.select_one("td.jl-time").get_text()
+        assert cell == "no event measured" if k.time is None else re.fullmatch(r"measured .+ \(\d+% of time\)", cell)
+    assert [r.get("class") for r in rows[len(view.kernels):]] == [["jl-kernel-other"]] * len(view.map.others) + [
+        ["jl-kernel-total"]]
+    assert len(soup.select("p.jl-kernel-profile")) == 5
+
+
+def test_the_magic_profile_fusion_times_kernels_not_equations(ip):
+    view = ip.run_cell_magic("jaxpr", "--profile --fusion --repeat 2", "import jax.numpy as jnp\n"
+                             "def f(x):\n    return jnp.sin(x) * 2\nf(jnp.ones(3))")
+    assert isinstance(view, FusionView) and view.map.times.runs == 2     # one view: no per-equation profile
+    assert view.kernels[0].time is not None
+
+
+def test_profiling_needs_the_recorded_arguments():
+    program = jaxprlens.from_jaxpr(jax.make_jaxpr(chain)(jnp.ones(8), jnp.ones(8)))
+    assert fusion_map(program).kernels                  # the map alone compiles on the types
+    with pytest.raises(ValueError, match="recorded argument"):
+        program.fusion(profile=True)
+
+
+def test_a_trace_with_no_kernel_event_says_so(monkeypatch):
+    """A backend whose profiler records no event of the program (none known here: stood in for by a run that
+    returns no events) reads as such, every kernel unmeasured."""
+    from jaxprlens.engine import kerneltime
+    monkeypatch.setattr(kerneltime, "profile", lambda *a, **k: kerneltime.KernelTimes({}, 2, "", asked=2))
+    view = jaxprlens.trace(chain, jnp.ones(8), jnp.ones(8)).fusion(profile=True, repeat=2)
+    lines = view.text().splitlines()
+    assert lines[2] == "the profiler recorded no kernel event of this program on cpu: no kernel time measured"
+    assert lines[4].endswith("  no event measured") and lines[5].startswith("all kernels")
+    assert lines[5].endswith("  no event measured") and "jax.profiler" not in view.text()

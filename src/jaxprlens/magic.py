@@ -201,7 +201,8 @@ class JaxprMagics(Magics):
     @argument("--graph", action="store_true", help="show the dataflow graph (Graphviz SVG)")
     @argument("--debug", action="store_true", help="open the step-by-step debugger widget")
     @argument("--run", action="store_true", help="run the program compiled on the device, with timings")
-    @argument("--profile", action="store_true", help="time each top-level equation on the device")
+    @argument("--profile", action="store_true",
+              help="time each top-level equation on the device (with --fusion: each compiled kernel, by the profiler)")
     @argument("--cost", nargs="?", const="flops", default=None, choices=["flops", "bytes"],
               help="add the FLOPs/bytes cost column to the table; with --graph, colour each node by its "
                    "share of the estimated FLOPs (--cost bytes: of the bytes moved)")

@@ -5,7 +5,9 @@ scope: its id as a scope name (``e3``, ``e2_body_1``) added to the equation's na
 stack in every instruction's ``op_name`` metadata (``jit(run)/e2/while/body/e2_body_1/sin``), inside fusions too,
 so reading the optimized HLO maps each equation to the kernel its instructions landed in: the top-level
 instruction of a computation the program runs (the entry, a loop's body, a branch), or the fusion an
-instruction was fused into.  Returns data (``FusionMap``); ``views.fusion`` shows it."""
+instruction was fused into.  With ``profile=True`` the same compiled program then runs under the profiler and
+each kernel gets its measured time (``engine.kerneltime``).  Returns data (``FusionMap``); ``views.fusion``
+shows it."""
 from __future__ import annotations
 
 import re
@@ -15,8 +17,9 @@ import jax
 import jax.extend.core as jex
 
 from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
+from jaxprlens.engine import kerneltime
 from jaxprlens.engine.devices import resolve_device
-from jaxprlens.engine.runner import on_device, place, placed_on
+from jaxprlens.engine.runner import BUDGET, _check, _check_args, on_device, place, placed_on
 from jaxprlens.model.program import Program, Var
 
 # instructions that are no kernel: they name values, they compute nothing
@@ -66,6 +69,13 @@ def compile_scoped(program: Program, device=None):
     """``(compiled, tokens)``: the program compiled as ``--run`` compiles it (its arguments placed on
     ``device``; a program without recorded arguments on their types), each equation under its scope name;
     ``tokens``: scope name -> equation id."""
+    compiled, tokens, _, _ = _scoped(program, device)
+    return compiled, tokens
+
+
+def _scoped(program: Program, device=None):
+    """``compile_scoped`` and what a run needs: ``(compiled, tokens, args, device)``, ``args`` the placed
+    arguments (their types when the program has no recorded arguments)."""
     tokens: dict = {}
     scoped = _rewrite(program, program.jaxpr, tokens)
     fn = jax.jit(jex.jaxpr_as_fun(scoped))
@@ -77,7 +87,7 @@ def compile_scoped(program: Program, device=None):
         args = _specs(program)
     with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
         compiled = fn.lower(*args).compile()
-    return compiled, tokens
+    return compiled, tokens, args, dev
 
 
 # ---------------------------------------------------------------- the optimized HLO, read
@@ -141,6 +151,7 @@ class Kernel:
     eqns: list = field(default_factory=list)       # equation ids whose results it computes
     cost: Cost = ZERO            # the cost rules summed over its equations (those without nested programs)
     saved: int = 0               # bytes of values made and used inside it only: never written to memory
+    time: float | None = None    # profiled: its own measured seconds per run (None: no event of it recorded)
 
     @property
     def flops(self) -> int:
@@ -168,6 +179,9 @@ class FusionMap:
     n_eqns: int
     absorbed: dict = field(default_factory=dict)    # removed equation id -> the one kernel its results feed
     hlo: str = field(repr=False, default="")
+    times: kerneltime.KernelTimes | None = None     # profiled: what the profiler measured (``engine.kerneltime``)
+    others: list = field(default_factory=list)      # profiled: kernels no equation comes from that took time
+    looped: dict = field(default_factory=dict)      # kernel in a loop's body -> the entry's kernel that runs the loop
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)
@@ -247,9 +261,14 @@ def _absorbed(program: Program, of: dict, removed: set) -> dict:
     return out
 
 
-def fusion_map(program: Program, device=None) -> FusionMap:
-    """Compile ``program`` (see ``compile_scoped``) and map every equation to its kernel."""
-    compiled, tokens = compile_scoped(program, device)
+def fusion_map(program: Program, device=None, profile: bool = False, repeat: int = 20,
+               budget: float = BUDGET) -> FusionMap:
+    """Compile ``program`` (see ``compile_scoped``) and map every equation to its kernel; with ``profile``, run
+    it ``repeat`` times (at most about ``budget`` seconds) under the profiler and time each kernel."""
+    if profile:
+        _check(repeat, budget)
+        _check_args(program)
+    compiled, tokens, args, dev = _scoped(program, device)
     text = compiled.as_text() or ""
     instructions, entry, called = parse_hlo(text)
     by_name = {ins.name: ins for ins in instructions}
@@ -310,4 +329,43 @@ def fusion_map(program: Program, device=None) -> FusionMap:
         if eqn.id in of:
             first.setdefault(of[eqn.id], i)
     ordered = sorted(kernels.values(), key=lambda k: first[k.name])      # in the order the program reads
-    return FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text)
+    fmap = FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text)
+    if profile:
+        with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
+            times = kerneltime.profile(compiled, args, kerneltime.module_name(text), repeat, budget)
+        timed(fmap, times)
+    return fmap
+
+
+def _looped(kernels: list, instructions: dict, called: dict) -> dict:
+    """Kernel name -> the entry computation's instruction that runs it, for the kernels inside a loop's body
+    (a ``while`` among the instructions that call their computation, at any depth)."""
+    out = {}
+    for k in kernels:
+        comp, caller, loop, seen = k.computation, None, False, 0
+        while comp in called and seen < 64:
+            caller = instructions[called[comp][0]]
+            loop, comp, seen = loop or caller.opcode == "while", caller.computation, seen + 1
+        if loop:
+            out[k.name] = caller.name
+    return out
+
+
+def timed(fmap: FusionMap, times: kerneltime.KernelTimes) -> FusionMap:
+    """``fmap`` with the measured ``times`` (of a run of the program it maps, or a trace of it read with
+    ``kerneltime.read_trace``): each kernel's ``time``, as ``others`` the instructions that took time but that no
+    equation comes from (XLA's copies, layout changes) in the HLO's order (names its text lacks last), and
+    ``looped``."""
+    found, _, called = parse_hlo(fmap.hlo)
+    instructions = {ins.name: ins for ins in found}
+    fmap.times = times
+    fmap.looped = _looped(fmap.kernels, instructions, called)
+    for k in fmap.kernels:
+        k.time = times.seconds.get(k.name)
+    known = {k.name for k in fmap.kernels}
+    names = [n for n in instructions if n in times.seconds] + sorted(set(times.seconds) - set(instructions))
+    for name in (n for n in names if n not in known):
+        ins = instructions.get(name)
+        fmap.others.append(Kernel(name, _kind(ins) if ins else "", ins.computation if ins else "",
+                                  time=times.seconds[name]))
+    return fmap

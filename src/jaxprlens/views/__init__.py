@@ -154,19 +154,20 @@ def build_view(program, opts: Options, transformed=None):
             or opts.fusion or opts.memory):
         parts.append(ServedTable(program, lang=lang, cost=opts.cost))
     measured = None
-    if opts.profile:
+    if opts.profile and (opts.graph or not opts.fusion):    # --profile --fusion: each kernel timed (the profiler)
         from jaxprlens.views.run import profile
         measured = profile(program, device=opts.device, repeat=opts.repeat, lang=lang, budget=opts.budget)
+    fusion = dict(device=opts.device, lang=lang, profile=opts.profile, repeat=opts.repeat, budget=opts.budget)
     if opts.graph:                     # --graph --profile: coloured by measured time (--cost: by the estimate)
         shares = Shares.measured(program, measured) if measured is not None and not opts.cost else None
-        fused = fusion_view(program, device=opts.device, lang=lang) if opts.fusion else None   # outlines by kernel
+        fused = fusion_view(program, **fusion) if opts.fusion else None   # outlines by kernel
         parts.append(Graph(program, depth=opts.depth, max_nodes=opts.max_nodes, path=opts.path, lang=lang,
                            cost=opts.cost, shares=shares, fusion=fused))
     if opts.lower or opts.compiled:
         from jaxprlens.views.lower import lowering_view
         parts.append(lowering_view(program, compiled=opts.compiled, lang=lang))
     if opts.fusion:                    # compiled once: the graph's outlines and this view share it
-        parts.append(fused if opts.graph else fusion_view(program, device=opts.device, lang=lang))
+        parts.append(fused if opts.graph else fusion_view(program, **fusion))
     if opts.memory:
         from jaxprlens.views.memory import memory_view
         parts.append(memory_view(program, lang=lang))

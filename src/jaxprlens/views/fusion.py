@@ -2,15 +2,20 @@
 
 The view lists the equations in program order, each row tinted by its kernel's colour, then the kernels as a
 legend (kind, equations, estimated FLOPs and bytes), what XLA removed, and one summary line: ``6 equations →
-1 kernel; intermediate bytes not written: …``.  Inline styles only: it reads the same untrusted."""
+1 kernel; intermediate bytes not written: …``.  Profiled (``--profile --fusion``, ``program.fusion(profile=True)``)
+the kernel table gets a last column, each kernel's measured time and share (``measured 1.2 µs (12% of time)``, the
+one varying text, masked by ``notebooks/sanitize.cfg``; never padded, so the masked text lines up), rows for the
+kernels no equation comes from that took time, and a total row.  Inline styles only: it reads the same untrusted."""
 from __future__ import annotations
 
 from jaxprlens.engine.cost import si
 from jaxprlens.engine.fusion import FusionMap, fusion_map
+from jaxprlens.engine.runner import BUDGET
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve as resolve_lang, t, width
 from jaxprlens.present.nouns import eqn_text
+from jaxprlens.present.words import fmt_time
 from jaxprlens.model.program import Program
 from jaxprlens.views.compare import ROOT
 
@@ -69,10 +74,11 @@ def _kind(kind: str, lang: str) -> str:
 class FusionView(View):
     """The fusion map of ``program`` (``program.fusion()``); ``.map`` is the ``FusionMap``."""
 
-    def __init__(self, program: Program, device=None, lang: str | None = None):
+    def __init__(self, program: Program, device=None, lang: str | None = None, profile: bool = False,
+                 repeat: int = 20, budget: float = BUDGET):
         from jaxprlens.engine.devices import resolve_device
-        self.program, self.lang = program, resolve_lang(lang)
-        self.map: FusionMap = fusion_map(program, device)
+        self.program, self.lang, self.budget = program, resolve_lang(lang), budget
+        self.map: FusionMap = fusion_map(program, device, profile=profile, repeat=repeat, budget=budget)
         self.device = resolve_device(device).platform
         self.colour = colours(self.map)
 
@@ -126,18 +132,65 @@ class FusionView(View):
             names = self._eqn_names(ids[:LISTED])
             return t("list_sep", lang).join(names + ([t("memory_more", lang, n=len(ids) - LISTED)]
                                                      if len(ids) > LISTED else []))
-        return [(k.name, _kind(k.kind, lang), eqns(k.eqns),
-                 si(k.flops, "FLOP"), si(k.bytes, "B")) for k in self.map.kernels[:ROWS]]
+        rows = [(k.name, _kind(k.kind, lang), eqns(k.eqns), si(k.flops, "FLOP"), si(k.bytes, "B"))
+                + ((self._time(k.time),) if self.map.times else ()) for k in self.map.kernels[:ROWS]]
+        if self.map.times:
+            rows += [(k.name, _kind(k.kind, lang), t("kernel_no_eqn", lang), "", "", self._time(k.time))
+                     for k in self.map.others[:ROWS]]
+            total = self.map.times.total if self.map.times.seconds else None
+            rows.append((t("kernel_all", lang), "", "", "", "", self._time(total)))
+        return rows
+
+    def _time(self, seconds: float | None) -> str:
+        """``measured 1.2 µs (12% of time)`` (its share of all kernels' time), or that no event was measured."""
+        if seconds is None:
+            return t("kernel_no_event", self.lang)
+        total = self.map.times.total
+        return t("kernel_time", self.lang, t=fmt_time(seconds), pct=int(round(100 * seconds / total)) if total else 0)
+
+    def _median(self, timings) -> str:
+        """``run median 45.6 µs ± 7.8 µs``, as ``--run`` says it (masked by notebooks/sanitize.cfg)."""
+        return t("run_median", self.lang, median=fmt_time(timings.median), spread=fmt_time(timings.spread))
+
+    def _columns(self) -> tuple:
+        return ("kernel", "kind", "eqns", "flops", "bytes") + (("time",) if self.map.times else ())
+
+    def _profile_lines(self) -> list:
+        """Profiled: how the kernels were timed, where the times were read, an early stop, kernels not measured."""
+        times, lang, sep = self.map.times, self.lang, t("list_sep", self.lang)
+        if times is None:
+            return []
+        if not times.source:
+            return [t("kernel_none", lang, device=self.device)]
+        planes = sep.join(times.planes)
+        out = [t("kernel_profile_head", lang, n=times.runs),
+               t(f"kernel_from_{times.source}", lang, planes=planes)]
+        if times.profiled and times.plain:
+            out.append(t("kernel_overhead", lang, profiled=self._median(times.profiled),
+                         plain=self._median(times.plain)))
+        if times.stopped:
+            out.append(t("budget_stopped", lang, budget=t("seconds", lang, n=f"{self.budget:g}"), n=times.runs,
+                         asked=times.asked))
+        missed = [k.name for k in self.map.kernels if k.time is None]
+        looped = [k for k in missed if k in self.map.looped]
+        if looped and times.source == "host":
+            outer = list(dict.fromkeys(self.map.looped[k] for k in looped))
+            out.append(t("kernel_cpu_note", lang, kernels=sep.join(outer)))
+        rest = [k for k in missed if k not in looped or times.source != "host"]
+        if rest:
+            out.append(t("kernel_unmeasured", lang, kernels=sep.join(rest)))
+        return out
 
     def text(self) -> str:
         lang = self.lang
-        head = tuple(t(f"fusion_col_{c}", lang) for c in ("kernel", "kind", "eqns", "flops", "bytes"))
+        cols = self._columns()
+        head = tuple(t(f"fusion_col_{c}", lang) for c in cols)
         rows = self._rows()
         widths = [max(width(r[c]) for r in [head] + rows) for c in range(5)]
-        lines = [t("fusion_head", lang, device=self.device), self.summary()]
+        lines = [t("fusion_head", lang, device=self.device), self.summary()] + self._profile_lines()
         for r in [head] + rows:
             cells = [ljust(r[c], widths[c]) for c in range(3)] + [r[3].rjust(widths[3]), r[4].rjust(widths[4])]
-            lines.append("  ".join(cells).rstrip())
+            lines.append("  ".join(cells + list(r[5:])).rstrip())     # the time last, never padded
         if len(self.map.kernels) > ROWS:
             lines.append(t("memory_more", lang, n=len(self.map.kernels) - ROWS))
         return "\n".join(lines + self._notes())
@@ -171,25 +224,42 @@ class FusionView(View):
         head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
                        for c in ("eqn", "kernel"))
         legend = []
-        for k, row in zip(m.kernels, self._rows()):
+        rows = self._rows()
+        for k, row in zip(m.kernels, rows):
             c = self.colour[k.name]
-            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL};white-space:nowrap"><span style="display:inline-block;'
+            legend.append(f'<tr data-kernel="{html(k.name)}"><td style="{CELL};white-space:nowrap">'
+                          f'<span style="display:inline-block;'
                           f'width:.9em;height:.9em;background:{c};vertical-align:middle"></span> {html(row[0])}</td>'
-                          + "".join(f'<td style="{CELL}{";white-space:nowrap" * (j == 1)}">{html(x)}</td>'
-                                    for j, x in enumerate(row[1:3], 1))
-                          + "".join(f'<td style="{CELL};text-align:right;white-space:nowrap">{html(x)}</td>'
-                                    for x in row[3:]) + "</tr>")
-        lhead = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
-                        for c in ("kernel", "kind", "eqns", "flops", "bytes"))
+                          + self._cells(row) + "</tr>")
+        for k, row in zip(m.others, rows[len(m.kernels[:ROWS]):]):       # profiled: XLA's own kernels
+            legend.append(f'<tr data-kernel="{html(k.name)}" class="jl-kernel-other">'
+                          f'<td style="{CELL};white-space:nowrap">'
+                          f'{html(row[0])}</td>' + self._cells(row) + "</tr>")
+        if m.times:
+            legend.append(f'<tr class="jl-kernel-total"><td style="{CELL}">{html(rows[-1][0])}</td>'
+                          + self._cells(rows[-1]) + "</tr>")
+        lhead = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>' for c in self._columns())
+        profiled = "".join(f'<p style="margin:.3em 0" class="jl-kernel-profile">{html(x)}</p>'
+                           for x in self._profile_lines())
         notes = "".join(f'<p style="margin:.3em 0">{html(x)}</p>' for x in self._notes())
         return (f'<div class="jaxprlens jl-fusion" lang="{lang}"{ROOT}>'
                 f'<p style="margin:.3em 0"><b>{html(t("fusion_head", lang, device=self.device))}</b></p>'
-                f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>'
+                f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>{profiled}'
                 f'<table style="border-collapse:collapse;margin:.4em 0"><thead><tr><th style="{CELL}">#</th>{head}'
                 f'</tr></thead><tbody>{"".join(eqn_rows)}</tbody></table>'
                 f'<table class="jl-fusion-legend" style="border-collapse:collapse;margin:.4em 0"><thead><tr>{lhead}'
                 f'</tr></thead><tbody>{"".join(legend)}</tbody></table>{notes}</div>')
 
 
-def fusion_view(program: Program, device=None, lang: str | None = None) -> FusionView:
-    return FusionView(program, device=device, lang=lang)
+    def _cells(self, row: tuple) -> str:
+        """A kernel row's cells after its name: kind and equations left, FLOPs and bytes right, the time last."""
+        return ("".join(f'<td style="{CELL}{";white-space:nowrap" * (j == 1)}">{html(x)}</td>'    # a kind whole
+                        for j, x in enumerate(row[1:3], 1))
+                + "".join(f'<td style="{CELL};text-align:right;white-space:nowrap">{html(x)}</td>' for x in row[3:5])
+                + "".join(f'<td class="jl-time" style="{CELL};text-align:right;white-space:nowrap">{html(x)}</td>'
+                          for x in row[5:]))
+
+
+def fusion_view(program: Program, device=None, lang: str | None = None, profile: bool = False, repeat: int = 20,
+                budget: float = BUDGET) -> FusionView:
+    return FusionView(program, device=device, lang=lang, profile=profile, repeat=repeat, budget=budget)

@@ -45,6 +45,46 @@ WORDS = {
                     "FLOP 与字节：按开销规则对每个计算内核中的方程求和，按其所在计算每运行一次计（循环体中的计算内核"
                     "：每次迭代；循环或调用本身的计算内核：其主体的工作算在主体的计算内核里）。未写入内存的中间值：某"
                     "方程产生、只被同一计算内核中的方程读取的值。"),
+    # new keys (helper kprof): each kernel's measured time (--profile --fusion, program.fusion(profile=True));
+    # a time always reads ``measured 1.2 µs (12% of time)`` / ``实测 1.2 µs（占时间 12%）``: sanitize.cfg masks it
+    "fusion_col_time": ("measured (% of time)", "实测（占时间的比例）"),
+    "kernel_time": ("measured {t} ({pct}% of time)", "实测 {t}（占时间 {pct}%）"),
+    "kernel_no_event": ("no event measured", "未测到事件"),
+    "kernel_all": ("all kernels", "全部计算内核"),
+    "kernel_no_eqn": ("none (XLA's own)", "无（XLA 自己的）"),
+    "kernel_profile_head": ("kernel times: the compiled program run {n} times under jax.profiler; each kernel's own "
+                            "time per run (less the kernels recorded inside it), as a share of all kernels' time",
+                            "计算内核时间：编译后的程序在 jax.profiler 下运行 {n} 次；每个计算内核每次运行自身的时间（"
+                            "减去记录在其内部的计算内核），以占全部计算内核时间的比例表示",
+                            "kernel times: the compiled program run {n} time under jax.profiler; each kernel's own "
+                            "time per run (less the kernels recorded inside it), as a share of all kernels' time"),
+    "kernel_overhead": ("each run timed whole: under the profiler {profiled}, without it {plain} (the profiler's own "
+                        "cost is in the kernels' times, most of all for small kernels)",
+                        "每次运行整体计时：在 profiler 下{profiled}，不用它时{plain}（profiler 自身的开销算在计算内核"
+                        "时间里，小计算内核尤甚）"),
+    "kernel_from_device": ("read from the device's kernel events ({planes})", "读自设备的计算内核事件（{planes}）"),
+    "kernel_from_host": ("read from the host's events ({planes}): XLA on the CPU runs each kernel as a thunk, one "
+                         "event each",
+                         "读自主机的事件（{planes}）：CPU 上的 XLA 把每个计算内核作为一个 thunk 运行，各记一个事件"),
+    "kernel_cpu_note": ("no event measured: on the CPU the profiler (JAX 0.12) records one event per thunk of the "
+                        "entry computation and of a conditional's branch; a loop's body runs inside its loop's thunk, "
+                        "so the kernels in it have no event of their own and their time is in the loop's kernel "
+                        "({kernels}). On a GPU each kernel of a loop's body is measured.",
+                        "未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个事件；"
+                        "循环体在循环的 thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（{kernels}"
+                        "）里。在 GPU 上，循环体中的每个计算内核都会被测量。"),
+    "kernel_unmeasured": ("no event measured: the profiler recorded no event of these kernels (a conditional's "
+                          "branch not taken records none): {kernels}",
+                          "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：{kernels}"),
+    "kernel_none": ("the profiler recorded no kernel event of this program on {device}: no kernel time measured",
+                    "profiler 在 {device} 上没有记录这个程序的任何计算内核事件：没有测得计算内核时间"),
+    "kernel_others": ("kernels no equation comes from (XLA's copies, layout changes, its own rewrites) take time too: "
+                      "{kernels}",
+                      "没有方程对应的计算内核（XLA 的复制、布局变换、它自己的改写）也耗时：{kernels}"),
+    "kernel_profile_busy": ("another profile is running (jax.profiler allows one at a time): stop it "
+                            "(jax.profiler.stop_trace()), then ask again ({error})",
+                            "另一个剖析正在运行（jax.profiler 一次只允许一个）：先停止它（jax.profiler.stop_trace()），"
+                            "再重新请求（{error}）"),
     "memory_head": ("memory along the program: bytes live after each top-level equation (inputs and constants, and "
                     "results still to be read or returned)",
                     "程序中的内存：每个顶层方程之后存活的字节（输入与常量，以及之后还会被读取或被返回的结果）"),

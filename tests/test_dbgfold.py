@@ -98,15 +98,22 @@ def test_over_call_lands_past_the_calls_last_equation_with_the_engines_values(st
     assert len(out) == len(jitted) == 1 and np.isclose(float(out[0]), float(jitted[0]), rtol=1e-5)
 
 
-def test_over_call_outside_any_call_is_a_step_and_the_button_says_so(step):
+def test_over_call_from_the_last_call_ends_the_run_and_past_the_end_is_none(step):
     p, args = step
     st = Stepper(p, *args)
-    while not st.done:
-        st.step()
-    st.back()                                  # the last equation: in apply_updates
-    assert call_end(p, len(p.eqns) - 1) == len(p.eqns)
-    assert call_end(p, len(p.eqns)) is None
-    assert StateView(st, "en").state()["call"] is not None
+    tree = call_tree(p)
+    lo, hi = tree.span(tree.find("train_step/_check_grads_wrapper/apply_updates"))
+    n = len(p.eqns)
+    assert (hi, call_end(p, lo)) == (n - 2, n - 1)
+    assert call_end(p, n - 1) == n and call_end(p, n) is None     # the last one: optimizer.update's own
+    view = StateView(st, "en")
+    while st.frame.pc < lo:
+        over_call(st)
+    assert st.frame.pc == lo and view.crumbs()[-3:] == ["optimizer.update", "apply_updates", f"eqn {lo}"]
+    over_call(st)
+    assert st.frame.pc == n - 1 and view.crumbs()[-2:] == ["optimizer.update", f"eqn {n - 1}"]
+    over_call(st)
+    assert st.done and view.state()["call"] is None and view.crumbs() == ["done"]
 
 
 def test_the_replay_lands_over_a_call_where_the_live_move_does(step):

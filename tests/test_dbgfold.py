@@ -167,3 +167,23 @@ def test_the_live_debugger_sends_a_calls_body_once_when_a_move_goes_into_it(step
     peek = d.press("body", path="", group="train_step~bwd")
     assert [g for g, _ in peek["bodies"]["groups"]] == ["train_step~bwd"]
     assert d.press("body", path="", group="<made up>") == {}
+
+
+def test_a_frame_of_more_calls_than_rows_can_show_stays_unfolded():
+    """A chain of 200 one-line calls (``lambda v: v * y``): a row per call would be no shorter than the rows."""
+    import jax.numpy as jnp
+    from jaxprlens.views.dbgfold import MAX_CALLS
+
+    def chain(x, y):
+        ops = (jnp.sin, lambda v: v * y)
+        for i in range(400):
+            x = ops[i % 2](x)
+        return x
+
+    x = jnp.ones(4)
+    p = trace(chain, x, x)
+    assert len(call_tree(p).root.walk()[1].groups) > MAX_CALLS
+    view = StateView(Stepper(p, x, x), "en")
+    frame = frame_view(p, "en", count=400, groups=view.call_path())
+    assert "jl-fgroup" not in frame["body"] and frame["body"].count("jl-fchunk") == 2 and "groups" not in frame
+    assert view.state()["call"] is None and view.crumbs() == ["eqn 0"]

@@ -21,6 +21,7 @@ from jaxprlens.present.rows import Rows, group_data, group_html
 from jaxprlens.views.table import fold_tree, top_group
 
 CHUNK_ROWS = 200    # the script draws a frame in boxes of at most this many rows, each asked for when scrolled to
+MAX_CALLS = 100     # a body making more calls than this shows its rows instead (a chain of 10k one-line calls)
 OPEN, SHUT = "▾", "▸"
 
 
@@ -57,6 +58,8 @@ class FrameFold:
         self.program, self.lang = program, lang
         self.tree = fold_tree(program, count_eqns(program))
         self.top = top_group(self.tree) if self.tree is not None else None
+        if self.top is not None and self.flat(self.top):      # too many calls to draw a row each: unfolded
+            self.tree = self.top = None
         self._index = {id(e): i for i, e in enumerate(program.eqns)} if self.tree is not None else {}
         head = Rows(lang).header_html()
         self.cols = head[:head.index("<thead>")] if "<thead>" in head else ""
@@ -70,14 +73,25 @@ class FrameFold:
         chain = self.tree.group_of(self.program.eqns[pc]).crumbs()
         return chain[chain.index(self.top) + 1:] if self.top in chain else []
 
+    @staticmethod
+    def flat(g: Group) -> bool:
+        """Whether call ``g``'s body shows its rows instead of a row per call (``MAX_CALLS``)."""
+        return len(g.groups) > MAX_CALLS
+
+    def open_path(self, pc: int) -> list:
+        """``path(pc)`` down to the first call whose body shows its rows (``flat``): the calls the frame opens."""
+        path = self.path(pc)
+        cut = next((i for i, g in enumerate(path) if self.flat(g)), len(path) - 1)
+        return path[:cut + 1]
+
     def labels(self, pc: int) -> list:
         """The calls holding equation ``pc`` as the table labels them: ``['train_step (forward)', 'loss_fn',
         'blocks[1] · Block']``."""
         return [group_data(g, self.lang)[1] for g in self.path(pc)]
 
     def call(self, pc: int) -> str | None:
-        """The id of the innermost call holding equation ``pc`` (what the script opens), or None."""
-        path = self.path(pc)
+        """The id of the innermost call holding equation ``pc`` that the frame opens, or None."""
+        path = self.open_path(pc)
         return path[-1].id if path else None
 
     # ------------------------------------------------------------ the frame as pieces
@@ -88,6 +102,9 @@ class FrameFold:
         n = len(self.program.eqns) if upto is None else min(upto, len(self.program.eqns))
         if self.tree is None:
             return self._runs([(0, n)])
+        if g is not None and self.flat(g):
+            lo, hi = self.tree.span(g)
+            return self._runs([(lo, min(hi + 1, n))])
         out, run = [], None
         for c in (self.top if g is None else g).children:
             if isinstance(c, Group):
@@ -141,9 +158,13 @@ class FrameFold:
         body, the calls holding it open (``▾``), the others folded (``▸``), ``limit`` rows at most;
         ``rows_html(lo, hi)`` gives the equation rows ``[lo, hi)`` as HTML, one per row."""
         items: list = []             # ("g", group, open) or ("e", index)
-        opened = set(map(id, self.path(pc)))
+        opened = set(map(id, self.open_path(pc)))
 
         def level(g):
+            if g is not self.top and self.flat(g):
+                lo, hi = self.tree.span(g)
+                items.extend(("e", i) for i in range(lo, hi + 1))
+                return
             for c in g.children:
                 if isinstance(c, Group):
                     items.append(("g", c, id(c) in opened))

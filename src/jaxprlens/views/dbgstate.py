@@ -237,8 +237,9 @@ class StateView:
         return frame_fold(program, self.lang)
 
     def call_path(self) -> list:
-        """The calls holding the current equation, outer first (``[]``: none, or an unfolded frame)."""
-        return self.fold().path(self.stepper.frame.pc)
+        """The calls the frame opens around the current equation, outer first (``[]``: none, or an unfolded
+        frame)."""
+        return self.fold().open_path(self.stepper.frame.pc)
 
     def stop_text(self) -> str | None:
         """Why the last move stopped, in the reader's language."""

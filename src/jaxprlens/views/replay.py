@@ -235,7 +235,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
             reached[s["frame"]] = max(reached.get(s["frame"], 0), s["pc"])
             if s.get("call"):
                 opened.setdefault(s["frame"], {}).update(
-                    (g.id, g) for g in view.fold_of(programs[s["frame"]]).path(s["pc"]))
+                    (g.id, g) for g in view.fold_of(programs[s["frame"]]).open_path(s["pc"]))
         frames = {}
         for key, pc in reached.items():   # rows the run never reached are neither made nor stored
             keep = pc + SPARE_ROWS

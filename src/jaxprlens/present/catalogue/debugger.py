@@ -53,7 +53,7 @@ WORDS = {
     "btn_call": ("Over call", "跳过调用"),
     "tip_call": ("run the Python call holding the current equation (the last one the crumbs name) to its end, "
                  "and stop at the equation after it [key f]",
-                 "把当前方程所在的 Python 调用（路径中最后一个）运行到结束，停在它之后的方程（快捷键 f）"),
+                 "把当前方程所在的函数调用（路径中最后一个）运行到结束，停在它之后的方程（快捷键 f）"),
     "position": ("position", "位置"),
     "tip_position": ("top-level equation (the end is the last value)", "顶层方程（最右端为结束）"),
     "breakpoints": ("breakpoints", "断点"),

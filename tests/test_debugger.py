@@ -443,7 +443,7 @@ def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit()
 def test_unknown_message_is_refused_politely(bad):
     d = debugger("func1")
     d._on_msg(d, {"do": "jump"}, [])
-    assert state(d)["notes"][0] == ["error", "unknown action 'jump' (must be one of ['back', 'continue', "
+    assert state(d)["notes"][0] == ["error", "unknown action 'jump' (must be one of ['back', 'call', 'continue', "
                                              "'into', 'out', 'reset', 'step'])"]
     d.press(bad)
     assert state(d)["notes"] == []

@@ -484,3 +484,48 @@ def test_zh_dark_debugger_at_970px_keeps_every_text_inside_the_output(lab_saving
     finally:
         switch_theme(page, "JupyterLab Light")
     assert found == []
+
+
+NNX_STEP = f"""\
+import sys
+sys.path.insert(0, {str(harness.REPO / "tests")!r})
+from libraries import nnx_jit_train_step
+train_step, (model, optimizer, tokens, targets) = nnx_jit_train_step()
+"""
+OPEN_CALLS = "e => [...e.querySelectorAll('.jl-frame .jl-fgroup.jl-open')].map(g => g.querySelector('.jl-gname').textContent)"
+SHOWN = """e => { const box = e.querySelector('.jl-dbg-frame').getBoundingClientRect();
+  return [...e.querySelectorAll('.jl-frame tr.jl-row, .jl-frame tr.jl-grow')].filter(r => r.getClientRects().length
+    && r.getBoundingClientRect().top < box.bottom).map(r => r.dataset.eqn || 'call') }"""
+
+
+def test_the_nnx_train_step_frame_folded_by_calls_at_970px(lab_saving, open_notebook):
+    """Issue 28 item 1: the jitted nnx train step (1,118 equations in its body) opens folded by its Python calls,
+    the calls holding the first equation open and its row on the first screen; Over call runs blocks[0] whole
+    and opens blocks[1]; no text is cut at 970 px."""
+    from test_lab import CUT
+    page = open_notebook(lab_saving, [LOAD, NNX_STEP, "%%jaxpr --debug\ntrain_step(model, optimizer, tokens, targets)"],
+                         width=1402)
+    out = live(page, 2)
+    wait_hl(out, "0", timeout=120_000)
+    assert round(out.evaluate("e => e.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
+    assert out.evaluate(OPEN_CALLS) == ["train_step (forward)", "nnx.value_and_grad(…)", "loss_fn",
+                                        "model · Transformer", "embed · Embed"]
+    shown = out.evaluate(SHOWN)
+    print(f"\nnnx step: {len(shown)} rows on the first screen: {shown}")
+    assert shown[:7] == ["call"] * 5 + ["0", "call"]        # the first equation on the first screen, blocks[0] after
+    assert out.locator(".jl-frame tr.jl-row").count() < 100  # the rows of folded calls are not drawn
+    out.screenshot(path=str(harness.OUTPUT / "debugger_nnx_first_screen_970.png"))
+    handle = out.locator(LIVE).element_handle()
+    steps = page.evaluate(MOVE_JS, [handle, "step", 1])
+    assert hl(out) == "1" and out.evaluate(OPEN_CALLS)[-1] == "blocks[0] · Block"
+    found = out.evaluate(CUT)
+    t0 = time.perf_counter()
+    out.locator("button[data-do=call]").click()
+    wait_hl(out, "133", timeout=60_000)
+    print(f"nnx step: a Step {steps[0]:.0f} ms click to repaint; Over call (blocks[0], 132 equations) "
+          f"{time.perf_counter() - t0:.2f} s")
+    assert out.evaluate(OPEN_CALLS)[-1] == "blocks[1] · Block"
+    assert "blocks[1] · Block" in out.locator(".jl-crumbs").inner_text()
+    found += out.evaluate(CUT)
+    out.screenshot(path=str(harness.OUTPUT / "debugger_nnx_folded_970.png"))
+    assert found == []

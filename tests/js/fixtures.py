@@ -234,12 +234,52 @@ def live_debugger_fixture() -> dict:
     return {"answers": answers, "labels": d.labels, "marked": d.view.changed_eqns()}
 
 
+def _unit(x, w):
+    x = jnp.sin(x) * w
+    x = jnp.cos(x) + w
+    return jnp.tanh(x) * w
+
+
+def _stage(x, w):
+    for _ in range(20):
+        x = _unit(x, w)
+    return x
+
+
+def layers(x, w):
+    """Three calls of a stage of 20 calls of 6 equations: a frame the debugger folds by calls (views/dbgfold.py)."""
+    x = _stage(x, w)
+    x = _stage(x, w)
+    return _stage(x, w)
+
+
+def dbgfold_fixture() -> dict:
+    """A frame folded by calls: its replay, where the engine's Over call lands from the start, and the messages
+    the live Debugger sent for a ready, an Over call and a click opening a folded call."""
+    from jaxprlens.engine.landings import over_call
+    x, w = jnp.array((1.0, 2.0)), jnp.float32(0.5)
+    p = trace(layers, x, w)
+    st = p.stepper()
+    over_call(st)
+    d = p.debugger()
+    sent: list = []
+    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    asks = [{"do": "ready"}, {"do": "call"}, {"do": "body", "path": "", "group": "layers/_stage.3"}]
+    answers = []
+    for ask in asks:
+        n = len(sent)
+        d._on_msg(d, ask, [])
+        answers.append([ask, sent[n:]])
+    return {"html": replay_html(record(p, x, w, lang="en"), "en"), "over": st.frame.pc, "answers": answers,
+            "labels": d.labels}
+
+
 def main(out: str) -> None:
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture), ("replay", replay_fixture),
                        ("replay_inf", replay_inf_fixture), ("replay_edit", replay_edit_fixture),
-                       ("live_debugger", live_debugger_fixture)):
+                       ("live_debugger", live_debugger_fixture), ("dbgfold", dbgfold_fixture)):
         (folder / f"{name}.json").write_text(json.dumps(make(), ensure_ascii=False, indent=0, sort_keys=True))
     print(f"fixtures written to {folder}")
 

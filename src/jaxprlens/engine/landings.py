@@ -1,4 +1,4 @@
-"""Where the stepper's Step (over) and Step out land, for a run made of repeated ``Stepper.step_into``: a recorded
+"""Where the stepper's Step (over), Step out and Over call land, for a run made of repeated ``Stepper.step_into``: a recorded
 replay stores them per step, so the script follows the engine's moves instead of defining them again.
 
 ``step()`` runs the current equation whole (a loop, a branch, a call with all it enters) and stops at the next
@@ -7,6 +7,8 @@ finishes the current frame (a whole loop, for a loop body) and returns to its ca
 above it.  Breakpoints and conditions aside: the replay stops on the way as ``run()`` does, on the recorded
 states (``tests/test_breakpoints.py`` checks every landing against the live moves)."""
 from __future__ import annotations
+
+from jaxprlens.model.calls import call_tree
 
 
 def state_key(stepper) -> tuple:
@@ -34,3 +36,68 @@ def landings(depths: list) -> tuple[list, list]:
         if d > 1:
             wait_out.append(j)
     return over, out
+
+
+# ---------------------------------------------------------------- over a call (the program's Python calls)
+# A frame's equations come from the Python calls tracing inlined (``model.calls``: ``loss_fn › blocks[1] ·
+# Block``).  "Over call" runs the innermost call holding the current equation to its end and stops at the
+# equation after its last one (or wherever the frame goes once that was its last: the caller, the loop's next
+# iteration), stopping on the way as ``step_out()`` does.
+
+def call_end(program, pc: int) -> int | None:
+    """The position just past the innermost call holding equation ``pc`` of ``program`` (its last equation's
+    successor), or None: past the end, or an equation of no call but the whole program's."""
+    eqns = program.eqns
+    if pc >= len(eqns):
+        return None
+    tree = call_tree(program)
+    lo, hi = tree.span(tree.group_of(eqns[pc]))
+    return None if (lo, hi) == (0, len(eqns) - 1) else hi + 1
+
+
+def activation(stepper) -> tuple:
+    """The current frame's activation, comparable across runs: ``state_key`` without its position (a loop's
+    next iteration, a branch's other frame, are other activations at the same depth)."""
+    key = state_key(stepper)[:-1]
+    return key[:-1] + (key[-1][:3],)
+
+
+def inside_call(depth: int, act: tuple, end: int, now_depth: int, now_act: tuple, now_pc: int) -> bool:
+    """Whether a state (``now_*``) is still inside the call that ends at ``end`` of the frame activation
+    ``act`` at ``depth``: deeper (in something the call runs), or there before ``end``."""
+    return now_depth > depth or (now_depth == depth and now_act == act and now_pc < end)
+
+
+def over_call(stepper):
+    """The live move: run the innermost call holding the current equation to its end (``call_end``), as one
+    move (``back()`` undoes it whole), stopping at a breakpoint or a condition on the way as ``step_out()``
+    does; a plain ``step()`` where the equation is in no call."""
+    st = stepper
+    end = None if st.done else call_end(st.frame.program, st.frame.pc)
+    if end is None:
+        return st.step()
+    st.stop = st.note = st.ended = None
+    depth, act = st.depth, activation(st)
+    first = True
+    with st._one_move():                                  # noqa: SLF001 - the stepper's moves, as step_out's
+        while not st.done and inside_call(depth, act, end, st.depth, activation(st), st.frame.pc):
+            if not st._advance(first):                    # noqa: SLF001
+                break
+            first = False
+    return st
+
+
+def call_landings(states: list, over: list) -> list:
+    """For each state ``k`` of a ``step_into`` run, ``(depth, activation, pc, call_end)``, the index of the state
+    ``over_call`` reaches from it: Step's (``over[k]``) where the equation is in no call; None when the run ends
+    before it (a capped recording)."""
+    out: list = []
+    for k, (depth, act, _, end) in enumerate(states):
+        if end is None:
+            out.append(over[k])
+            continue
+        j = k + 1
+        while j < len(states) and inside_call(depth, act, end, states[j][0], states[j][1], states[j][2]):
+            j += 1
+        out.append(j if j < len(states) else None)
+    return out

@@ -16,6 +16,7 @@ export function render({ model, el }) {
     if (asked !== null && msg.state) { root.setAttribute("data-trip-ms", (t0 - asked).toFixed(1)); asked = null; }
     if (msg.frame) dbg.frame(msg.frame);
     if (msg.rows) dbg.rows(msg.rows);
+    if (msg.bodies) dbg.bodies(msg.bodies);
     if (msg.bps) dbg.breakpoints(msg.bps);
     if (msg.conds) { dbg.nan.checked = msg.conds.indexOf("any NaN") >= 0; }
     if (msg.state) { dbg.show(msg.state); root.classList.add("jl-dbg-live"); }   // its kernel answered: shown

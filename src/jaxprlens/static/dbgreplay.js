@@ -1,6 +1,7 @@
 /* The recorded replay (no kernel), booted by main.js from the data views/replay.py stored in the output.
    It defines no move and computes no statistic of its own: the recording stores, per step, where the engine's
-   Step and Step out land from it (`o`, `u`: step indices; null past the recording), the numbers the engine's
+   Step, Step out and Over call land from it (`o`, `u`, `c`: step indices; null past the recording; no `c`:
+   where Step lands), the numbers the engine's
    conditions compare for each value the step wrote (`w`, in the order of data.conditions.stats,
    engine/conditions.py `stats`, Inf as "inf"), and its panel as indices into the shared HTML pieces (`p`, one
    per name of data.panel);
@@ -83,6 +84,7 @@ function start(root, data) {
     const k = name === "into" ? at + 1
       : name === "step" ? land(s.o, at + 1)
       : name === "out" ? run(land(s.u, last))
+      : name === "call" ? run(s.c !== undefined ? land(s.c, last) : land(s.o, at + 1))
       : name === "continue" ? run(last) : at;
     if (k === at || at >= last) return;
     past.push(at);

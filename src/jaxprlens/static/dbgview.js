@@ -2,11 +2,14 @@
    of its own: a frame's rows and a state's panel (crumbs, notes, values, source) come as HTML that Python wrote
    (present/rows.py Rows.row_html, views/dbgpanel.py); this module puts them in their boxes, touches only what a
    move changed (the rows between the old and the new position, the pieces whose HTML changed), and wires the
-   buttons those fragments carry by their data-* attributes. */
+   buttons those fragments carry by their data-* attributes.  A frame folded by the program's Python calls
+   (views/dbgfold.py) comes as boxes, one per call (its row, then its body, drawn when it first opens): a move
+   into another call opens and closes only the calls on the two paths. */
 import { el } from "./dom.js";
 
-const KEYS = { n: "step", i: "into", o: "out", b: "back", c: "continue", r: "reset" };
-const BUTTONS = ["step", "into", "out", "back", "continue", "reset"];
+const KEYS = { n: "step", i: "into", o: "out", f: "call", b: "back", c: "continue", r: "reset" };
+const BUTTONS = ["step", "into", "out", "call", "back", "continue", "reset"];
+const OPEN = "\u25be", SHUT = "\u25b8";     // a call's row: open, folded (views/dbgfold.py OPEN, SHUT)
 
 const h = el;      // the one DOM helper (dom.js)
 
@@ -45,6 +48,7 @@ export class Debugger {
     this.scroller.addEventListener("click", (e) => {   // the row's first cell (its gutter) toggles a breakpoint
       const td = e.target.closest && e.target.closest("td");
       const tr = td && td.parentNode;
+      if (tr && tr.classList.contains("jl-grow")) { this.peek(tr.closest(".jl-fgroup")); return; }
       if (!tr || !tr.classList.contains("jl-row") || td !== tr.firstElementChild) return;
       this.act("toggle", { eqn: tr.getAttribute("data-eqn") });
     });
@@ -130,85 +134,159 @@ export class Debugger {
 
   frame(f) {   // a frame's rows, drawn once and kept; a large live frame's rows come as they are scrolled to
     if (this.frames.has(f.path)) return;
-    // One table per box of f.chunk rows, each a box the browser skips while it is off screen (a table's own
-    // row groups cannot be skipped: one class change would lay out all the rows again).  Live, a box past
-    // the first message is an empty placeholder of the right height until it nears the view (lazy()).
+    // Its body (f.body, Python's): a box per call and placeholders of at most f.chunk rows, each a box the
+    // browser skips while it is off screen (a table's own row groups cannot be skipped: one class change would
+    // lay out all the rows again).  A placeholder is filled once its chunk's rows came (live: asked for when it
+    // nears the view, lazy()); a replay has the rows it recorded.
     const frame = h("div", "jl-frame"), cols = (/<colgroup>.*?<\/colgroup>/.exec(f.head) || [""])[0];
     frame.setAttribute("data-path", f.path);
     const head = h("table", "jl-eqns jl-fhead");
     head.innerHTML = f.head;   // the kernel's escaped column heads
     frame.appendChild(head);
-    const live = this.mode === "live", size = f.chunk;
-    const n = live ? f.n : (f.from || 0) + f.rows.length;   // a replay has the rows it recorded
-    const e = { table: frame, rows: [], boxes: [], byId: new Map(), marked: new Set(), pc: 0, cols: cols,
-                n: n, size: size, per: f.per, rowH: 18, tail: null, path: f.path };
-    for (let i = 0; i < n; i += size) {
-      const box = h("div", "jl-fchunk");
-      box.from = i; box.count = Math.min(size, n - i); box.path = f.path;
-      box.style.height = box.count * e.rowH + "px";
-      e.boxes.push(box);
-      frame.appendChild(box);
-    }
+    const body = h("div", "jl-fbody jl-froot");
+    body.innerHTML = f.body || "";      // views/dbgfold.py: escaped once in Python
+    frame.appendChild(body);
+    const e = { table: frame, rows: [], chunks: new Map(), got: new Map(), asked: new Set(), groups: new Map(),
+                byId: new Map(), marked: new Set(), opened: new Set(), call: null, pc: 0, cols: cols,
+                size: f.chunk, per: f.per, rowH: 18, tail: null, path: f.path, boxes: [] };
     if (f.more) { e.tail = h("div", "jl-note jl-more-note", f.more); frame.appendChild(e.tail); }
     this.frames.set(f.path, e);
+    this.place(e, body);
+    (f.groups || []).forEach(([id, html]) => this.body(e, id, html));
     this.rows(f);
-    if (live) e.boxes.forEach((box) => { if (!box.filled) this.lazy(e.per).observe(box); });
   }
 
-  lazy(per) {   // asks the kernel for the rows of placeholder boxes near the view, up to `per` rows a message
+  place(e, el) {   // the boxes a new piece of the frame holds: calls, and placeholders of rows
+    el.querySelectorAll(".jl-fgroup").forEach((g) => { if (!e.groups.has(g.getAttribute("data-group"))) e.groups.set(g.getAttribute("data-group"), g); });
+    el.querySelectorAll(".jl-fchunk").forEach((box) => {
+      if (box.from !== undefined) return;
+      box.from = Number(box.getAttribute("data-from")); box.count = Number(box.getAttribute("data-count"));
+      box.path = e.path;
+      box.style.height = box.count * e.rowH + "px";
+      const k = Math.floor(box.from / e.size);
+      if (!e.chunks.has(k)) e.chunks.set(k, []);
+      e.chunks.get(k).push(box);
+      e.boxes.push(box);
+      if (e.got.has(k)) this.fill(e, box, e.got.get(k));
+      else if (this.mode === "live") this.lazy(e.per).observe(box);
+    });
+  }
+
+  body(e, id, html) {   // a call's body (views/dbgfold.py body_html), into its box
+    const g = e.groups.get(id);
+    if (!g || g.filled) return;
+    g.filled = true;
+    g.lastElementChild.innerHTML = html;
+    this.place(e, g.lastElementChild);
+  }
+
+  bodies(b) {   // live: the bodies of calls a move went into (or the reader opened), outer first
+    const e = this.frames.get(b.path);
+    if (!e) return;
+    b.groups.forEach(([id, html]) => this.body(e, id, html));
+    if (e.peek && e.peek.filled) { this.open(e, e.peek, true); e.peek = null; }    // the call the reader opened
+  }
+
+  fold(e, call) {   // the calls holding the current equation open, every other one folded: only the two paths change
+    if (e.call === call && e.drawn) return;
+    e.call = call;
+    const path = new Set();
+    for (let n = call ? e.groups.get(call) : null; n && n !== e.table; n = n.parentElement) {
+      if (n.classList.contains("jl-fgroup")) path.add(n);
+    }
+    e.opened.forEach((g) => { if (!path.has(g)) this.open(e, g, false); });
+    path.forEach((g) => this.open(e, g, true));
+  }
+
+  open(e, g, on) {
+    if (g.classList.contains("jl-open") === on) return;
+    g.classList.toggle("jl-open", on);
+    if (on) e.opened.add(g); else e.opened.delete(g);
+    const cell = g.querySelector("tr.jl-grow > td");
+    if (cell) cell.textContent = on ? OPEN : SHUT;
+  }
+
+  peek(g) {   // a folded call the reader clicks: opened (its body asked for, live) until the next move into a call
+    const e = this.current;
+    if (!g || !e) return;
+    if (g.filled) { this.open(e, g, !g.classList.contains("jl-open")); return; }
+    if (this.mode === "live") { this.act("body", { path: e.path, group: g.getAttribute("data-group") }); e.peek = g; }
+  }
+
+  lazy(per) {   // asks the kernel for the chunks of rows of placeholders near the view, up to `per` rows a message
     if (this.io) return this.io;
     this.io = new IntersectionObserver((entries) => {
-      const want = entries.filter((x) => x.isIntersecting && !x.target.filled && !x.target.asked).map((x) => x.target);
-      want.sort((a, b) => a.from - b.from);
-      let run = null;
-      const ask = () => { if (run) this.act("rows", { path: run.path, from: run.from, count: run.count }); };
-      want.forEach((box) => {
-        box.asked = true;
-        if (run && run.path === box.path && run.from + run.count === box.from && run.count + box.count <= per) {
-          run.count += box.count;
-        } else { ask(); run = { path: box.path, from: box.from, count: box.count }; }
+      const want = new Map();        // path -> chunk indices
+      entries.forEach((x) => {
+        const box = x.target, e = this.frames.get(box.path);
+        if (!x.isIntersecting || box.filled || !e) return;
+        const k = Math.floor(box.from / e.size);
+        if (e.asked.has(k) || e.got.has(k)) return;
+        e.asked.add(k);
+        if (!want.has(box.path)) want.set(box.path, []);
+        want.get(box.path).push(k);
       });
-      ask();
+      want.forEach((ks, path) => {
+        const e = this.frames.get(path), size = e.size;
+        ks.sort((a, b) => a - b);
+        let run = null;
+        const ask = () => { if (run) this.act("rows", { path: path, from: run.from * size, count: run.n * size }); };
+        ks.forEach((k) => {
+          if (run && run.from + run.n === k && (run.n + 1) * size <= per) run.n += 1;
+          else { ask(); run = { from: k, n: 1 }; }
+        });
+        ask();
+      });
     }, { root: this.scroller, rootMargin: "400px 0px" });
     return this.io;
   }
 
-  rows(f) {   // a chunk of a frame's rows (from f.from, at a box's start): they fill the boxes they belong to
+  rows(f) {   // rows of a frame from f.from (a chunk's start): kept per chunk, they fill the boxes they belong to
     const e = this.frames.get(f.path);
     if (!e) return;
     let reveal = false;
     for (let i = 0; i < f.rows.length; i += e.size) {
-      const box = e.boxes[Math.floor(((f.from || 0) + i) / e.size)];
-      if (!box || box.filled) continue;
-      const table = h("table", "jl-eqns"), body = h("tbody");
-      table.innerHTML = e.cols;
-      body.innerHTML = f.rows.slice(i, i + box.count).join("");   // Rows.row_html: escaped once in Python
-      let j = box.from;
-      for (const tr of body.children) {
-        const id = tr.getAttribute("data-eqn");
-        e.rows[j] = tr;
-        e.byId.set(id, tr);
-        tr.firstElementChild.classList.add("jl-gutter");
-        tr.firstElementChild.title = this.L.tip_gutter || "";
-        if (this.bps.has(id)) tr.classList.add("jl-bp");
-        if (e.marked.has(id)) tr.classList.add("jl-changed");
-        if (e.drawn && j < e.pc) tr.classList.add("jl-done");
-        if (e.drawn && j === e.pc) { e.cur = tr; tr.classList.add("jl-hl"); reveal = true; }
-        j++;
-      }
-      table.appendChild(body);
-      box.appendChild(table);
-      box.filled = true;
-      box.style.height = "";
-      if (this.io) this.io.unobserve(box);
+      const k = Math.floor(((f.from || 0) + i) / e.size);
+      if (e.got.has(k)) continue;
+      const rows = f.rows.slice(i, i + e.size);
+      e.got.set(k, rows);
+      (e.chunks.get(k) || []).forEach((box) => { if (this.fill(e, box, rows)) reveal = true; });
     }
     this.measure(e);
     if (reveal && this.current === e) this.reveal(e);
   }
 
+  fill(e, box, rows) {   // a placeholder's rows (Rows.row_html, escaped once in Python), from its chunk's
+    if (box.filled) return false;
+    const k = Math.floor(box.from / e.size), start = box.from - k * e.size;
+    if (start + box.count > rows.length) return false;          // a replay's last chunk holds only what it reached
+    const table = h("table", "jl-eqns"), body = h("tbody");
+    table.innerHTML = e.cols;
+    body.innerHTML = rows.slice(start, start + box.count).join("");
+    let j = box.from, cur = false;
+    for (const tr of body.children) {
+      const id = tr.getAttribute("data-eqn");
+      e.rows[j] = tr;
+      e.byId.set(id, tr);
+      tr.firstElementChild.classList.add("jl-gutter");
+      tr.firstElementChild.title = this.L.tip_gutter || "";
+      if (this.bps.has(id)) tr.classList.add("jl-bp");
+      if (e.marked.has(id)) tr.classList.add("jl-changed");
+      if (e.drawn && j < e.pc) tr.classList.add("jl-done");
+      if (e.drawn && j === e.pc) { e.cur = tr; tr.classList.add("jl-hl"); cur = true; }
+      j++;
+    }
+    table.appendChild(body);
+    box.appendChild(table);
+    box.filled = true;
+    box.style.height = "";
+    if (this.io) this.io.unobserve(box);
+    return cur;
+  }
+
   measure(e) {   // placeholders as tall as the drawn rows (once the frame is on the page)
     if (e.measured || !e.table.isConnected) return;
-    const box = e.boxes.find((b) => b.filled);
+    const box = e.boxes.find((b) => b.filled && b.offsetHeight);
     if (!box || !box.offsetHeight) return;
     e.measured = true;
     e.rowH = box.offsetHeight / box.count;
@@ -238,11 +316,13 @@ export class Debugger {
       const html = view[k] || "";
       if (this.shown[k] !== html) { this.boxes[k].innerHTML = html; this.shown[k] = html; }
     });
+    if (f) this.fold(f, s.call || null);
     if (f && s.marks) this.remark(f, s.marks.add || [], s.marks.drop || []);    // live: what changed
     else if (f && s.changed_eqns) this.marks(f, s.changed_eqns);                 // replay: the step's marks
     const end = !!s.done;
     ["step", "into", "continue"].forEach((n) => { this.buttons[n].disabled = end; });
     this.buttons.out.disabled = end || s.depth === 1;   // at the top level there is no caller to return to
+    this.buttons.call.disabled = end || !s.call;         // in no call of the frame's (or an unfolded frame)
     this.buttons.back.disabled = !s.back;
     if (f) this.position(f, s.pc);
   }
@@ -258,15 +338,16 @@ export class Debugger {
     add.forEach((id) => { f.marked.add(id); const tr = f.byId.get(id); if (tr) tr.classList.add("jl-changed"); });
   }
 
-  position(f, pc) {   // only the drawn rows between the old and the new position change class, box by box
+  position(f, pc) {   // only the drawn rows between the old and the new position change class, chunk by chunk
     const lo = f.drawn ? Math.min(f.pc, pc) : 0, hi = f.drawn ? Math.max(f.pc, pc) : pc;
     if (f.cur) f.cur.classList.remove("jl-hl");
-    for (let k = Math.floor(lo / f.size); k < f.boxes.length && k * f.size < hi; k++) {
-      const box = f.boxes[k];
-      if (!box.filled) continue;
-      for (let i = Math.max(lo, box.from); i < Math.min(hi, box.from + box.count); i++) {
-        f.rows[i].classList.toggle("jl-done", i < pc);
-      }
+    for (let k = Math.floor(lo / f.size); k * f.size < hi; k++) {
+      (f.chunks.get(k) || []).forEach((box) => {
+        if (!box.filled) return;
+        for (let i = Math.max(lo, box.from); i < Math.min(hi, box.from + box.count); i++) {
+          f.rows[i].classList.toggle("jl-done", i < pc);
+        }
+      });
     }
     f.drawn = true;
     f.pc = pc;
@@ -286,7 +367,7 @@ export class Debugger {
     if (f.cur) {
       top = within(f.cur); height = f.cur.offsetHeight;
     } else {
-      const k = f.boxes[Math.floor(f.pc / f.size)];
+      const k = (f.chunks.get(Math.floor(f.pc / f.size)) || []).find((b) => b.from <= f.pc && f.pc < b.from + b.count);
       if (!k) return;
       top = within(k) + (f.pc - k.from) * f.rowH; height = f.rowH;
     }

@@ -9,7 +9,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import io
-from dataclasses import replace
 
 import jax
 import numpy as np
@@ -19,11 +18,12 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.picture import CELLS, SMALL_CELLS, edited_mask, summary_html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Program, path_id
-from jaxprlens.present.nouns import atom_text, block, eqn_text
+from jaxprlens.present.nouns import atom_text, eqn_text
 from jaxprlens.engine import values
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import Rows
 from jaxprlens.views import dbgpanel
+from jaxprlens.views.dbgfold import CHUNK_ROWS, frame_fold, window_rows
 from jaxprlens.present.words import crumbs, over_text, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
@@ -32,7 +32,6 @@ SPARK = 32          # sparkline width in characters
 BINS = values.BINS  # histogram bars of an array's finite values
 PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
-CHUNK_ROWS = 200    # the script draws a frame in boxes of this many rows, each asked for when scrolled to
 ROWS_PER_MESSAGE = 1000   # a frame's rows per message (an HTML row is ~430 bytes: a message stays under 1 MB)
 COMPARE_MAX = 2_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
                       # compile grows faster than the program (a chain on a CPU: 1k eqns 1.2 s, 2k ~4 s, 3k ~10 s,
@@ -163,21 +162,17 @@ def frame_data(program: Program, lang: str, start: int = 0, count: int | None = 
             "chunk": CHUNK_ROWS, "per": ROWS_PER_MESSAGE}
 
 
-def window_rows(program: Program, lang: str, lo: int, hi: int) -> list:
-    """``block(program, lang).rows[lo:hi]`` without building the other rows (a snapshot of a 100k-equation
-    frame shows 100 of them): the same source runs and first-row explanations as the whole block."""
-    eqns = program.eqns
-    if lo <= 0 and hi >= len(eqns):
-        return block(program, lang).rows
-    seen = {e.primitive for e in eqns[:lo]}
-    rows = block(replace(program, eqns=eqns[lo:hi]), lang, seen).rows
-    if rows and lo > 0 and rows[0].source is not None:
-        rows[0].same_source = _line(eqns[lo - 1].source) == _line(rows[0].source)
-    return rows
-
-
-def _line(src):
-    return None if src is None else (src.where, src.line, src.text)
+def frame_view(program: Program, lang: str, start: int = 0, count: int | None = None, groups=(),
+               upto: int | None = None) -> dict:
+    """A frame as the front end first draws it: ``frame_data``'s rows, its ``body`` (``dbgfold``: a box per call
+    it makes, placeholders for its rows) and the bodies of the calls in ``groups`` (those the current equation
+    is in, outer first); nothing at or past row ``upto`` (a replay's frame)."""
+    fold = frame_fold(program, lang)
+    out = frame_data(program, lang, start, count)
+    out["body"] = fold.body_html(None, upto)
+    if groups:
+        out["groups"] = fold.bodies(groups, upto)
+    return out
 
 
 def _g(x: float) -> str:
@@ -216,7 +211,7 @@ def jit_note(check, lang: str) -> list | None:
     return ["jitdiff" if status == "differ" and not host else "jit", text]
 
 
-MESSAGE = ("frame", "pc", "eqn", "done", "back", "depth", "changed_eqns")   # a state's data the script reads
+MESSAGE = ("frame", "pc", "eqn", "call", "done", "back", "depth", "changed_eqns")   # a state's data the script reads
 
 
 class StateView:
@@ -226,8 +221,25 @@ class StateView:
         self.stepper, self.lang = stepper, resolve(lang)
 
     def crumbs(self) -> list:
-        """Where the stepper is in the reader's words: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``."""
-        return crumbs(self.stepper.where, self.lang)
+        """Where the stepper is in the reader's words: ``['while[eqn 2] › body › iteration 3', 'eqn 1']``; in a
+        frame folded by calls, the calls holding the current equation before it (``['train_step (forward)', …,
+        'blocks[1] · Block', 'eqn 140']``)."""
+        out = crumbs(self.stepper.where, self.lang)
+        calls = self.fold().labels(self.stepper.frame.pc) if not self.stepper.done else []
+        return out[:-1] + calls + out[-1:] if calls else out
+
+    def fold(self):
+        """The current frame's calls (``dbgfold.FrameFold``)."""
+        return frame_fold(self.stepper.frame.program, self.lang)
+
+    def fold_of(self, program: Program):
+        """A frame's calls, in this view's language."""
+        return frame_fold(program, self.lang)
+
+    def call_path(self) -> list:
+        """The calls the frame opens around the current equation, outer first (``[]``: none, or an unfolded
+        frame)."""
+        return self.fold().open_path(self.stepper.frame.pc)
 
     def stop_text(self) -> str | None:
         """Why the last move stopped, in the reader's language."""
@@ -310,7 +322,8 @@ class StateView:
         """The state after a move, as the front end draws it (no rows: those are sent once per frame)."""
         st = self.stepper
         return {"frame": path_id(st.frame.program.path), "pc": st.frame.pc,
-                "eqn": st.current.id if st.current is not None else None, "crumbs": [t("top", self.lang)]
+                "eqn": st.current.id if st.current is not None else None, "call": self.fold().call(st.frame.pc),
+                "crumbs": [t("top", self.lang)]
                 + self.crumbs(), "done": st.done, "back": st.can_back, "notes": self.notes(error, jit),
                 "values": self.values(**limits), "source": self.source(), "position": st.position,
                 "depth": st.depth, "changed": self.changed(),
@@ -364,19 +377,30 @@ class StateView:
         program: Program = frame.program
         table = Rows(self.lang)
         consts = set(program.constvars)
-        rows, n = [], len(program.eqns)
-        lo = max(0, min(frame.pc - STATIC_ROWS // 4, n - STATIC_ROWS))
-        for i, row in enumerate(window_rows(program, self.lang, lo, lo + STATIC_ROWS), lo):
-            cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
-            if st.is_breakpoint(row.eqn):
-                cls += " jl-bp"
-            rows.append(table.row_html(row, consts, cls.strip()))
-        if not rows:
+        n = len(program.eqns)
+
+        def rows_html(lo: int, hi: int) -> list:
+            out = []
+            for i, row in enumerate(window_rows(program, self.lang, lo, hi), lo):
+                cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
+                if st.is_breakpoint(row.eqn):
+                    cls += " jl-bp"
+                out.append(table.row_html(row, consts, cls.strip()))
+            return out
+
+        fold = self.fold()
+        if fold.tree is not None:          # folded by calls: the ones holding the current row open
+            body, total = fold.static_html(frame.pc, rows_html, STATIC_ROWS)
+            more = total - min(total, STATIC_ROWS)
+        else:
+            lo = max(0, min(frame.pc - STATIC_ROWS // 4, n - STATIC_ROWS))
+            rows = rows_html(lo, lo + STATIC_ROWS)
+            body, more = "".join(rows), n - len(rows)
+        if not body:
             return f'<div class="jl-empty">{html(t("no_eqns", self.lang))}</div>'
-        more = n - len(rows)
         note = f'<div class="jl-note">{html(t("more_rows", self.lang, n=more))}</div>' if more else ""
         return (f'<table class="jl-eqns jl-frame" data-path="{html(path_id(program.path))}">'
-                f"{table.header_html()}<tbody>{''.join(rows)}</tbody></table>{note}")
+                f"{table.header_html()}<tbody>{body}</tbody></table>{note}")
 
     def panel(self, state: dict | None = None, live: bool = False, static: bool = False) -> dict:
         """The panel's four pieces of HTML (``dbgpanel.pieces``) for ``state`` (this state by default)."""

@@ -20,7 +20,8 @@ import anywidget
 import traitlets
 
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
-                                      captured, describe, frame_data, sparkline)
+                                      captured, describe, frame_data, frame_view, sparkline)
+from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.errors import Keyed
 from jaxprlens.model.program import Program, path_id
@@ -58,6 +59,7 @@ class Debugger(anywidget.AnyWidget):
         self.error: str | None = None
         self.printed = ""               # everything jax.debug.print/callback printed while stepping
         self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program
+        self._bodies: dict = {}         # frame path -> ids of the calls whose bodies the front end has
         self._bps: list | None = None   # breakpoints as last sent
         self._marks: dict = {}          # frame path -> ids of the rows the front end marks as changed by an edit
         self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
@@ -75,8 +77,8 @@ class Debugger(anywidget.AnyWidget):
     @property
     def moves(self) -> dict:
         st = self.stepper
-        return {"step": st.step, "into": st.step_into, "out": st.step_out, "back": st.back,
-                "continue": st.run, "reset": st.reset}
+        return {"step": st.step, "into": st.step_into, "out": st.step_out, "call": lambda: over_call(st),
+                "back": st.back, "continue": st.run, "reset": st.reset}
 
     def press(self, name: str, **arg) -> dict:
         """Do what the front end asks (``step``, ``into``, ``out``, ``back``, ``continue``, ``reset``,
@@ -92,8 +94,18 @@ class Debugger(anywidget.AnyWidget):
                                       count=max(0, min(count, ROWS_PER_MESSAGE)))}
             self.send(msg)
             return msg
+        if name == "body":                  # a folded call the reader opened: its body, nothing else changes
+            program = self._sent.get(str(arg.get("path")))
+            fold = program is not None and self.view.fold_of(program)
+            g = fold.find(arg.get("group", "")) if fold else None
+            if g is None:
+                return {}
+            msg = {"bodies": self._bodies_of(program, [g])}
+            self.send(msg)
+            return msg
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
+            self._bodies.clear()
             self._marks.clear()
             self._bps = None
         elif name == "toggle":
@@ -151,7 +163,7 @@ class Debugger(anywidget.AnyWidget):
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
             arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
-                                                              "from", "count")}
+                                                              "from", "count", "group")}
             self.press(str(content["do"]), **arg)
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:
@@ -163,8 +175,14 @@ class Debugger(anywidget.AnyWidget):
         if key not in self._sent:          # a large frame: its first rows now, the rest as the reader scrolls to them
             pc, n = st.frame.pc, len(program.eqns)      # from a little above the current row, at a chunk's start
             start = 0 if n <= ROWS_PER_MESSAGE else max(0, pc - ROWS_PER_MESSAGE // 4) // CHUNK_ROWS * CHUNK_ROWS
-            msg["frame"] = frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE)
+            path = self.view.call_path()
+            msg["frame"] = frame_view(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE, groups=path)
             self._sent[key] = program
+            self._bodies[key] = {g.id for g in path}
+        else:                              # a move into calls whose bodies the front end lacks: those, outer first
+            bodies = self._bodies_of(program, self.view.call_path())
+            if bodies["groups"]:
+                msg["bodies"] = bodies
         bps = sorted(e.id for e in st.breakpoint_eqns)
         if bps != self._bps:
             msg["bps"] = self._bps = bps
@@ -172,6 +190,14 @@ class Debugger(anywidget.AnyWidget):
             msg["conds"] = list(st.conditions)
         msg["state"] = self._state(jit)
         return msg
+
+    def _bodies_of(self, program: Program, groups: list) -> dict:
+        """``{path, groups: [[id, body], ...]}``: the bodies of ``groups`` the front end has not been sent."""
+        key = path_id(program.path)
+        sent = self._bodies.setdefault(key, set())
+        new = [g for g in groups if g.id not in sent]
+        sent.update(g.id for g in new)
+        return {"path": key, "groups": self.view.fold_of(program).bodies(new)}
 
     def _state(self, jit: bool = True) -> dict:
         """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed

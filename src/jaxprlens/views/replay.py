@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 
 from jaxprlens.views.dbgpanel import PIECES, notes_html
-from jaxprlens.views.dbgstate import StateView, captured, frame_data
+from jaxprlens.views.dbgstate import StateView, captured, frame_view
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets
 from jaxprlens.present.i18n import resolve, t
@@ -19,7 +19,7 @@ from jaxprlens.model.program import path_id
 from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.conditions import CONDITIONS, stats
 from jaxprlens.engine.values import kind_of
-from jaxprlens.engine.landings import landings
+from jaxprlens.engine.landings import activation, call_end, call_landings, landings
 from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
@@ -33,7 +33,7 @@ WORDS = ("btn_step", "btn_into", "btn_out", "btn_back", "btn_continue", "btn_res
          "tip_out", "tip_back", "tip_continue", "tip_reset", "stop_on_nan", "stop_when", "cond_example",
          "mode_live", "mode_replay", "tip_live", "tip_replay", "keys_hint", "printed", "tip_gutter", "histogram",
          "name", "shape", "dtype", "statistics", "edit_nan", "edit_zero", "edit_scale", "edit_eps", "edit_set",
-         "tip_edit", "edit_needs_kernel", "changed_by_edit", "btn_jit", "tip_jit")
+         "tip_edit", "edit_needs_kernel", "changed_by_edit", "btn_jit", "tip_jit", "btn_call", "tip_call")
 
 
 def labels(lang: str) -> dict:
@@ -171,11 +171,17 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
                 st.set_value(item[1].var, item[1].new)
                 todo.remove(item)
 
+    marks: list = []                     # per step where over call lands from it: (depth, activation, pc, end)
+
     def kept(state: dict) -> dict:
         s = view.message(state, live=False)
         s["p"], added = shared.refer(s.pop("view"))
         if not s.get("changed_eqns"):
             s.pop("changed_eqns", None)       # nothing an edit changed: nothing to mark
+        if not s.get("call"):
+            s.pop("call", None)               # in no call (or an unfolded frame)
+        marks.append((st.depth, activation(st), st.frame.pc,
+                      call_end(st.frame.program, st.frame.pc) if s.get("call") else None))
         return s, added
 
     visit()
@@ -224,18 +230,25 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         more), the pieces they name, where Step and Step out land (the engine's moves: the script follows them;
         null past the recording)."""
         reached: dict = {}
+        opened: dict = {}                 # frame path -> the calls the steps are in, outer first (their bodies)
         for s in steps:
             reached[s["frame"]] = max(reached.get(s["frame"], 0), s["pc"])
+            if s.get("call"):
+                opened.setdefault(s["frame"], {}).update(
+                    (g.id, g) for g in view.fold_of(programs[s["frame"]]).open_path(s["pc"]))
         frames = {}
         for key, pc in reached.items():   # rows the run never reached are neither made nor stored
             keep = pc + SPARE_ROWS
-            if (key, keep) not in made:
-                f = made[key, keep] = frame_data(programs[key], lang, count=keep)
+            calls = tuple(opened.get(key, {}))
+            if (key, keep, calls) not in made:
+                f = made[key, keep, calls] = frame_view(programs[key], lang, count=keep, upto=keep,
+                                                        groups=list(opened.get(key, {}).values()))
                 if f["n"] > keep:
                     f["more"] = t("more_rows", lang, n=f["n"] - keep)
-            frames[key] = made[key, keep]
+            frames[key] = made[key, keep, calls]
         renumber: dict = {}
         over, up = landings([s["depth"] for s in steps])
+        call = call_landings(marks[:len(steps)], over)
         packed = []
         for k, s in enumerate(steps):
             s = dict(s, p=[renumber.setdefault(i, len(renumber)) for i in s["p"]])
@@ -243,6 +256,8 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
                 s["o"] = over[k]
             if s["depth"] > 1:
                 s["u"] = up[k]
+            if s.get("call") and call[k] != over[k]:
+                s["c"] = call[k]
             packed.append(s)
         return {"frames": frames, "steps": packed, "pieces": [shared.items[i] for i in renumber], "panel": PIECES,
                 "note": None,

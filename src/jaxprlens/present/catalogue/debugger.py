@@ -49,6 +49,11 @@ WORDS = {
     "tip_back": ("undo the last move [key b]", "撤销上一步（快捷键 b）"),
     "tip_continue": ("run to the end or the next breakpoint [key c]", "运行到结束或下一个断点（快捷键 c）"),
     "tip_reset": ("back to the first equation [key r]", "回到第一个方程（快捷键 r）"),
+    # new keys (helper dbgfold): the frame folded by the program's Python calls
+    "btn_call": ("Over call", "跳过调用"),
+    "tip_call": ("run the Python call holding the current equation (the last one the crumbs name) to its end, "
+                 "and stop at the equation after it [key f]",
+                 "把当前方程所在的函数调用（路径中最后一个）运行到结束，停在它之后的方程（快捷键 f）"),
     "position": ("position", "位置"),
     "tip_position": ("top-level equation (the end is the last value)", "顶层方程（最右端为结束）"),
     "breakpoints": ("breakpoints", "断点"),
@@ -58,8 +63,9 @@ WORDS = {
     "tip_break_here": ("toggle a breakpoint on the highlighted row", "在高亮的行上设置或取消断点"),
     "stop_on_nan": ("stop on NaN", "遇到 NaN 时停止"),
     "keys_title": ("keyboard shortcuts", "键盘快捷键"),
-    "keys_hint": ("keys (pointer over the debugger): n step · i into · o out · b back · c continue · r reset",
-                  "快捷键（鼠标在调试器上时）：n 单步 · i 进入 · o 跳出 · b 后退 · c 继续 · r 重置"),
+    "keys_hint": ("keys (pointer over the debugger): n step · i into · o out · f over call · b back · c continue · "
+                  "r reset",
+                  "快捷键（鼠标在调试器上时）：n 单步 · i 进入 · o 跳出 · f 跳过调用 · b 后退 · c 继续 · r 重置"),
     "dbg_inf": ("Inf {n}", "Inf {n}"),
     "stop_condition": ("{cond} in the outputs of eqn {id} ({prim})", "方程 {id}（{prim}）的输出满足 {cond}"),
     "dbg_snapshot": ("debugger snapshot at the first equation (scripts do not run here; the recorded replay needs "

@@ -49,7 +49,7 @@ WORDS = {
     "tip_back": ("undo the last move [key b]", "撤销上一步（快捷键 b）"),
     "tip_continue": ("run to the end or the next breakpoint [key c]", "运行到结束或下一个断点（快捷键 c）"),
     "tip_reset": ("back to the first equation [key r]", "回到第一个方程（快捷键 r）"),
-    # new keys (helper dbgfold): the frame folded by the program's Python calls
+    # the frame folded by the program's Python calls
     "btn_call": ("Over call", "跳过调用"),
     "tip_call": ("run the Python call holding the current equation (the last one the crumbs name) to its end, "
                  "and stop at the equation after it [key f]",

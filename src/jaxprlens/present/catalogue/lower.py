@@ -45,7 +45,7 @@ WORDS = {
                     "FLOP 与字节：按开销规则对每个计算内核中的方程求和，按其所在计算每运行一次计（循环体中的计算内核"
                     "：每次迭代；循环或调用本身的计算内核：其主体的工作算在主体的计算内核里）。未写入内存的中间值：某"
                     "方程产生、只被同一计算内核中的方程读取的值。"),
-    # new keys (helper kprof): each kernel's measured time (--profile --fusion, program.fusion(profile=True));
+    # each kernel's measured time (--profile --fusion, program.fusion(profile=True));
     # a time always reads ``measured 1.2 µs (12% of time)`` / ``实测 1.2 µs（占时间 12%）``: sanitize.cfg masks it
     "fusion_col_time": ("measured (% of time)", "实测（占时间的比例）"),
     "kernel_time": ("measured {t} ({pct}% of time)", "实测 {t}（占时间 {pct}%）"),
@@ -107,7 +107,7 @@ WORDS = {
     "memory_chart": ("live bytes over {n}, peak {bytes} after equation {i}",
                      "{n} 中的存活字节，峰值 {bytes}，在方程 {i} 之后"),
     "memory_axis": ("equation", "方程"),
-    # new keys (helper look)
+    # the memory chart's hover
     "memory_live_at": ("{bytes} live after equation {i} ({eqn})", "方程 {i}（{eqn}）之后存活 {bytes}"),
     "memory_input": ("input {path}", "输入 {path}"),
     "memory_made": ("from equation {i}", "来自方程 {i}"),

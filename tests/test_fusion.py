@@ -310,18 +310,18 @@ def test_the_profiled_text_in_chinese_says_what_the_cpu_did_not_measure():
     from traces.record import ARGS, loop_cond
     view = jaxprlens.trace(loop_cond, *ARGS).fusion(profile=True, repeat=2, lang="zh")
     lines = _masked(view.text()).splitlines()
-    assert lines[2] == ("内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个内核每次运行自身的时间（减去记录在其内部的"
-                        "内核），以占全部内核时间的比例表示")
+    assert lines[2] == ("计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的"
+                        "计算内核），以占全部计算内核时间的比例表示")
     assert lines[4] == ("每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME"
-                        "（profiler 自身的开销算在内核时间里，小内核尤甚）")
+                        "（profiler 自身的开销算在计算内核时间里，小计算内核尤甚）")
     assert lines[5] == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个事件；"
-                        "循环体在循环的 thunk 内运行，其中的内核没有自己的事件，时间算在循环的内核（call）里。"
-                        "在 GPU 上，循环体中的每个内核都会被测量。")
-    assert lines[6] == "未测到事件：profiler 没有记录这些内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
+                        "循环体在循环的 thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）里。"
+                        "在 GPU 上，循环体中的每个计算内核都会被测量。")
+    assert lines[6] == "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
     rows = {line.split()[0]: line for line in lines[8:]}
     assert rows["cond.1.clone"].endswith("实测 TIME（占时间 N%）")
     assert rows["wrapped_cosine"].endswith("未测到事件") and rows["copy.8"].split()[2] == "无（XLA"
-    assert rows["全部内核"].endswith("实测 TIME（占时间 N%）")
+    assert rows["全部计算内核"].endswith("实测 TIME（占时间 N%）")
     shares = [int(x) for x in re.findall(r"占时间 (\d+)%", view.text())]
     assert abs(sum(shares[:-1]) - 100) <= len(shares) and shares[-1] == 100
 

@@ -20,7 +20,7 @@ function viewer(box, view) {
   if (!img) return;
   const svg = inline(img), port = svg.parentNode;
   const z = { w: svg.width.baseVal.value || 1, h: svg.height.baseVal.value || 1, s: 1, x: 0, y: 0 };
-  const more = el("p", "jl-hint jl-gmore", word(box, "more", "more below"));
+  const more = el("p", "jl-gmore", word(box, "more", "more below"));     // not a .jl-hint: the port's one hint stays one
   port.after(more);
   const apply = () => {   // a drawing that goes on below the port says so (a fade at the edge, a line under it)
     svg.style.transform = "translate(" + z.x + "px," + z.y + "px) scale(" + z.s + ")";

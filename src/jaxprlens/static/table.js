@@ -150,7 +150,12 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
     drawMore(d.rows.length);      // search looks at every row, inserted or not
     const hit = (text, prim) => prim === q || text.includes(q), memo = new Map();   // a primitive by name
     const text = rowTexts([...root.querySelectorAll(ROWS)]);
-    const rowHit = (tr, inherited) => inherited || hit(text.get(tr) || "", tr.getAttribute("data-primitive"));
+    const textOf = (tr) => {        // a row the search itself inserted (a call it opened): the text parsed with it
+      if (text.has(tr)) return text.get(tr);
+      const host = tr.closest("tr[data-in]"), g = host && parsed.get(host.getAttribute("data-in"));
+      return (g && g.text.get(tr)) || "";
+    };
+    const rowHit = (tr, inherited) => inherited || hit(textOf(tr), tr.getAttribute("data-primitive"));
     let n = d.extra | 0;
     const visitGroup = (tr, inherited) => {   // open exactly the calls that hold matches
       const id = tr.getAttribute("data-group"), inh = inherited || hit(label(tr), "");
@@ -176,6 +181,9 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
       r.classList.toggle("jl-miss", !ok);
       const parent = ok && root.querySelector('tr.jl-row[data-eqn="' + CSS.escape(r.getAttribute("data-parent")) + '"]');
       if (parent) parent.classList.remove("jl-miss");
+      if (ok) r.querySelectorAll("details").forEach((x) => {     // a match in a sub-jaxpr: its fold opens
+        if (x.querySelector("tr.jl-row:not(.jl-miss)")) x.open = true;
+      });
     });
     counter.textContent = word(root, n === 1 ? "matchone" : "matches").replace("{n}", n);
   }

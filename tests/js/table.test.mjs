@@ -149,3 +149,14 @@ test("search in a table folded by calls opens exactly the calls that hold matche
     }
   }
 });
+
+test("a search's count is the rows it shows: source-line matches inside the calls it opens included", async () => {
+  const root = await mount(calls.html), box = root.querySelector(".jl-tools input[type=search]");
+  const counter = root.querySelector(".jl-tools .jl-note-js");
+  type(box, "test_calls.py");              // every equation's source line: rows inside every call, none open yet
+  const shown = [...root.querySelectorAll("tr.jl-row:not(.jl-miss)")].filter((tr) => !tr.hidden && !tr.closest("[hidden]"));
+  const n = Number(counter.textContent.split(" ")[0]);
+  assert.ok(n > 10, counter.textContent);
+  assert.equal(shown.length, n);
+  assert.ok(shown.some((tr) => tr.dataset.in));                    // rows of calls the search opened
+});

@@ -89,6 +89,15 @@ def test_the_module_name_is_the_hlo_text_s():
     assert module_name("") is None
 
 
+def test_without_a_profile_session_it_says_which_jax_it_needs(monkeypatch):
+    monkeypatch.delattr(jax.profiler, "ProfileSession", raising=False)
+    with pytest.raises(KeyedError) as info:
+        kerneltime.profile(lambda: None, [], None, 1, 1.0)
+    assert info.value.text("en").startswith("kernel times need jax.profiler.ProfileSession (JAX 0.11 or newer)")
+    assert "请升级 JAX" in info.value.text("zh")
+
+
+@pytest.mark.skipif(not hasattr(jax.profiler, "ProfileSession"), reason="jax.profiler.ProfileSession is JAX 0.11+")
 def test_a_profile_already_running_is_said():
     session = jax.profiler.ProfileSession()
     session.start()

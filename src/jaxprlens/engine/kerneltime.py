@@ -172,6 +172,8 @@ def profile(call, args: list, module: str | None, repeat: int, budget: float) ->
     profiler, each run waited for and timed whole; each half stops early when half of ``budget`` seconds is
     spent (one run at least).  The kernel times of what the profiler recorded, with both runs' timings: the
     profiler's own cost shows as the difference."""
+    if not hasattr(jax.profiler, "ProfileSession"):     # JAX 0.10: no session to read the trace from in memory
+        raise KeyedError("kernel_profile_needs", version=jax.__version__)
     plain = time_calls(call, args, repeat, budget / 2)
     options = jax.profiler.ProfileOptions()
     options.python_tracer_level = 0      # the kernels' events only: no event per Python call around them

@@ -81,6 +81,10 @@ WORDS = {
     "kernel_others": ("kernels no equation comes from (XLA's copies, layout changes, its own rewrites) take time too: "
                       "{kernels}",
                       "没有方程对应的计算内核（XLA 的复制、布局变换、它自己的改写）也耗时：{kernels}"),
+    "kernel_profile_needs": ("kernel times need jax.profiler.ProfileSession (JAX 0.11 or newer); this is JAX "
+                             "{version}: upgrade JAX, or use --fusion without --profile",
+                             "计算内核时间需要 jax.profiler.ProfileSession（JAX 0.11 或更新版本）；当前是 JAX "
+                             "{version}：请升级 JAX，或使用不带 --profile 的 --fusion"),
     "kernel_profile_busy": ("another profile is running (jax.profiler allows one at a time): stop it "
                             "(jax.profiler.stop_trace()), then ask again ({error})",
                             "另一个剖析正在运行（jax.profiler 一次只允许一个）：先停止它（jax.profiler.stop_trace()），"

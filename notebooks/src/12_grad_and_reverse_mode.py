@@ -183,7 +183,7 @@ x = jnp.array([0., 1., 2.])
 jvp_jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(f, (x,), (t,)))(x, jnp.ones(3))
 print(jvp_jaxpr.pretty_print(use_color=False))
 split = getattr(pe, "partial_eval_jaxpr_nounits", None)
-if split is None:   # JAX 0.10 kept it private: the same function, from JAX's own module
+if split is None:
     from jax._src.interpreters.partial_eval import partial_eval_jaxpr_nounits as split
 known, unknown, out_unknown, residuals = split(jvp_jaxpr, [False, True], instantiate=False)
 print(say("known:", "已知部分："), known.pretty_print(use_color=False), sep="\n")

@@ -19,8 +19,6 @@ from jaxprlens.present.rows import LEFT
 PIECES = ("crumbs", "notes", "values", "source")
 # a value's preview untrusted: JupyterLab's `pre` breaks anywhere (`word-break:break-all`), mid-number
 NUMS = ' style="word-break:normal"'
-HIST_H = 18                       # a histogram's height and bar width, in px
-HIST_W = 4
 _BAD = re.compile(r"(-?\binf\b|\bnan\b)")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$", re.I)      # a value the panel's edit buttons can name
 EDIT_BUTTONS = (("nan", "edit_nan", None), ("zero", "edit_zero", None), ("scale", "edit_scale", 2),
@@ -44,19 +42,6 @@ def notes_html(notes: list, lang: str, live: bool) -> str:
             button = f' <span class="jl-edit-kernel">{html(t("edit_needs_kernel", lang))}</span>'
         out.append(f'<div class="jl-note jl-{html(kind)}">{html(text)}{button}</div>')
     return "".join(out)
-
-
-def histogram_svg(counts: list, title: str) -> str:
-    """A small bar chart of an array's finite values: one path (a bar per bin), its counts in its title."""
-    top = max(counts) or 1
-    bars = []
-    for i, c in enumerate(counts):
-        hh = max(1, round(c / top * HIST_H)) if c else 0
-        if hh:
-            bars.append(f"M{i * HIST_W + (HIST_W - 1) / 2:g} {HIST_H}v-{hh}")    # a bar: a line HIST_W - 1 wide
-    return (f'<svg class="jl-hist" width="{len(counts) * HIST_W}" height="{HIST_H}" role="img" stroke="currentColor">'
-            f'<title>{html(title)}: {" ".join(map(str, counts))}</title><path stroke-width="{HIST_W - 1}" '
-            f'd="{"".join(bars)}"/></svg>')
 
 
 def preview_html(text: str, static: bool = False) -> str:
@@ -89,11 +74,10 @@ def value_html(it: dict, title: str, lang: str, live: bool, changed: bool, stati
             f'<td{left}>{html(it["shape"])}</td><td{left}>{html(it["dtype"])}</td></tr>')
     stats = f'<div class="jl-stats">{html(it["stats"])}</div>' if it["stats"] else ""
     edit = editor_html(it["name"], lang) if live and _NAME.match(it["name"]) else ""
-    pic = it.get("picture") or ""          # present.picture: the value drawn, its own legend and histogram
-    hist = histogram_svg(it["hist"], t("histogram", lang)) if it.get("hist") and not pic else ""
+    pic = it.get("picture") or ""          # present.picture: the value drawn, its legend and its histogram
     pic = f'<div class="jl-vpic">{pic}</div>' if pic else ""
     return (head + f'<tr class="jl-value-data"><td class="jl-vcell" colspan="4"{left}>{stats}{edit}'
-            f'<div class="jl-vrow">{hist}{preview_html(it["preview"], static)}</div>{pic}</td></tr>')
+            f'<div class="jl-vrow">{preview_html(it["preview"], static)}</div>{pic}</td></tr>')
 
 
 def values_html(groups: list, lang: str, live: bool, changed=(), static: bool = False) -> str:

@@ -268,3 +268,81 @@ def test_adopting_children_makes_a_groups_calls_and_depths_again():
     assert top.groups == [a] and a.parent is top and a.depth == 1 and b.depth == 2
     top.adopt([b])                                          # moved up a level
     assert top.groups == [b] and b.parent is top and b.depth == 1
+
+
+# ---------------------------------------------------------------- a loop's iterations are not calls (loops.py)
+
+def predict(params, x):            # the tutorials' MLP: the loop is the function's first statement
+    for w, b in params:
+        x = jnp.tanh(x @ w + b)
+    return x
+
+
+def mse(params, x, y):
+    return jnp.mean((predict(params, x) - y) ** 2)
+
+
+def dense(x, w):
+    return jnp.tanh(x @ w)
+
+
+def stack(ws, x):                  # every equation is made from one line of the traced function
+    for w in ws:
+        x = dense(x, w)
+    return x
+
+
+def doubled(x):
+    for _ in range(2):
+        x = x * 2 + 1
+    return x
+
+
+def twice(x):
+    for _ in range(2):
+        x = doubled(x)
+    return x
+
+
+
+def test_a_loop_inside_a_function_is_one_call_forward_and_backward():
+    params = [(jnp.ones((4, 4)), jnp.ones(4))] * 3
+    x = y = jnp.ones((2, 4))
+    tree = call_tree(trace(mse, params, x, y))
+    assert [g.id for g in tree.every] == ["", "mse", "mse/predict"]
+    assert len(tree.by_id["mse/predict"].eqns) == 12             # 3 iterations of dot, add, tanh (+ a cast)
+    tree = call_tree(trace(jax.grad(mse), params, x, y))
+    assert [g.id for g in tree.every] == ["", "mse", "mse/predict", "mse~bwd", "mse~bwd/predict~bwd"]
+
+
+def test_calls_from_a_loop_of_the_traced_function_are_calls_even_when_its_frame_is_shared():
+    tree = call_tree(trace(stack, [jnp.ones((3, 3))] * 3, jnp.ones(3)))
+    assert [g.id for g in tree.every] == ["", "dense.1", "dense.2", "dense.3"]
+    assert [len(tree.by_id[f"dense.{i}"].eqns) for i in (1, 2, 3)] == [2, 2, 2]
+
+
+def test_a_loop_calling_a_function_with_a_loop_of_its_own():
+    def inner(x):
+        for _ in range(3):
+            x = jnp.cos(x) + 1
+        return x
+
+    def outer(x):
+        for _ in range(2):
+            x = inner(x) * 2
+        return x
+
+    def top(x):
+        return jnp.sin(outer(x))
+
+    tree = call_tree(trace(top, jnp.ones(3)))
+    assert [g.id for g in tree.every] == ["", "top", "top/outer", "top/outer/inner.1", "top/outer/inner.2"]
+    assert [len(tree.by_id[f"top/outer/inner.{i}"].eqns) for i in (1, 2)] == [6, 6]
+
+
+def test_the_one_case_a_traceback_cannot_tell():
+    # a function whose whole body is a loop, called twice in a row from one line with nothing traced between:
+    # the positions are those of one call's iterations (loops.py says so); it reads as one call
+    tree = call_tree(trace(twice, jnp.ones(3)))
+    assert [g.id for g in tree.every] == ["", "doubled"]
+    assert len(tree.by_id["doubled"].eqns) == 8

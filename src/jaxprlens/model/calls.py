@@ -10,12 +10,14 @@ scope, whose equations come in reverse order).  Each call is then named as the u
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from dataclasses import dataclass, field
 
 from jaxprlens.model import _jax
 from jaxprlens.model.callnames import callee_of, class_of, is_module, name_calls
 from jaxprlens.model.errors import KeyedError
+from jaxprlens.model.loops import Loops
 from jaxprlens.model import program as _model
 from jaxprlens.model.program import Eqn, Program, Var
 from jaxprlens.model.sources import Source, in_library, source_of
@@ -155,6 +157,8 @@ class CallTree:
             chains.append(chain[1])
         cut = _common(chains)
         sources: dict = {}
+        loops = Loops()              # a position gone back inside one loop: the next iteration, not a new call
+        root = _code_of(self.program.fn)     # (file, qualname) of the traced function, if known
         stack = [self.root]
         last = None                  # (chain, phase) of the equation before
         phases: dict = {}            # id(name stack) -> phase: equations of one scope share their stack
@@ -186,8 +190,11 @@ class CallTree:
                 cur = stack[i + 1] if len(stack) > i + 1 else None
                 at = end       # where the running expression ends: Python evaluates in post-order, so
                                # this never goes back within one call, even along one line
-                # the traced function itself is called once: only the calls it makes can repeat
-                if cur is not None and cur.key == key and not (i and _restarts(cur, at, back)):
+                # the traced function itself is called once: only the calls it makes can repeat (the first
+                # frame left is one of those when the traced function's own frame was shared by all, and cut)
+                once = qualname == root[1] and file == root[0] if root else not i
+                if cur is not None and cur.key == key and not (
+                        not once and _restarts(cur, at, back) and not loops.same_loop(file, at, cur.last)):
                     cur.last = at
                     continue
                 del stack[i + 1:]
@@ -355,6 +362,15 @@ def _source(frame: tuple, cache: dict) -> Source:
 
 def _root_name(p: Program) -> str:
     return p.title or getattr(p.fn, "__name__", None) or "program"
+
+
+def _code_of(fn) -> tuple | None:
+    """``(file, qualified name)`` of a traced function's code, through wrappers (``jax.jit``, ``nnx.jit``)."""
+    try:
+        code = inspect.unwrap(fn).__code__
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return code.co_filename, getattr(code, "co_qualname", code.co_name)
 
 
 def _frames(e: Eqn) -> tuple:

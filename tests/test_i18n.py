@@ -179,7 +179,8 @@ def visible(html_text: str) -> str:
 # Names of things, not English prose: formats, tools and units a Chinese text names as they are.
 NAMES = {"jaxpr", "jaxprlens", "stablehlo", "hlo", "xla", "flop", "nan", "dot", "svg", "graphviz", "pip",
          "install", "graphviz_pure", "path", "depth", "max_nodes", "source", "save", "graph", "xs", "true",
-         "false", "jaxprlens_lang", "jaxprlens_renderer", "mul", "dot_general", "jax", "jit", "cpu", "gpu"}
+         "false", "jaxprlens_lang", "jaxprlens_renderer", "mul", "dot_general", "jax", "jit", "cpu", "gpu",
+         "jvp", "linearize", "en", "zh"}          # the last: transforms and languages the --help names
 
 
 def english_words() -> set:
@@ -402,7 +403,7 @@ def test_a_bad_options_list_in_chinese(ip):
         ip.run_cell_magic("jaxpr", "--lang zh --de cpu", "f(jnp.ones(3), 2.0)")
     first, valid = str(info.value).split("\n")
     assert re.fullmatch(r"--de 可以是 (--de\w+、)+--de\w+ 中的任何一个：请写出完整的选项", first), first
-    assert valid.startswith("可用的选项：--argnums ") and valid.endswith("（%%jaxpr? 查看帮助）")
+    assert valid.startswith("可用的选项：--argnums ") and valid.endswith("（%%jaxpr --help 查看帮助）")
     with pytest.raises(UsageError) as info:
         ip.run_cell_magic("jaxpr", "--lang zh --device", "f(jnp.ones(3), 2.0)")
     assert str(info.value).split("\n")[0] == "--device 后面需要一个值"

@@ -188,8 +188,8 @@ def _options(ip) -> str:
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", "unrecognized arguments: --grpah\ndid you mean --graph?\nvalid options: {options}  (see %%jaxpr? for help)"),
-    ("zh", "无法识别的选项：--grpah\n你是不是想写 --graph？\n可用的选项：{options}（%%jaxpr? 查看帮助）"),
+    ("en", "unrecognized arguments: --grpah\ndid you mean --graph?\nvalid options: {options}  (see %%jaxpr --help)"),
+    ("zh", "无法识别的选项：--grpah\n你是不是想写 --graph？\n可用的选项：{options}（%%jaxpr --help 查看帮助）"),
 ])
 def test_a_typod_option_suggests_the_closest_in_the_cells_language(ip, lang, said):
     with pytest.raises(UsageError) as info:
@@ -205,7 +205,7 @@ def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):
         ip.run_cell_magic("jaxpr", "--lang zh --cost time", cell("func1"))
     first, valid = str(info.value).split("\n")                 # argparse's complaint, said again (quotes vary)
     assert re.fullmatch(r"--cost 只接受以下之一：'?flops'?、'?bytes'?；收到的是 'time'", first)
-    assert valid == f"可用的选项：{_options(ip)}（%%jaxpr? 查看帮助）"
+    assert valid == f"可用的选项：{_options(ip)}（%%jaxpr --help 查看帮助）"
 
 
 @pytest.mark.parametrize("opts, en, zh", [

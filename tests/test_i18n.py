@@ -180,6 +180,18 @@ def test_a_run_that_nothing_stopped_lists_what_it_watched_in_the_reader_s_langua
     assert StateView(st, "zh").ended_text() == "已运行到结尾：没有断点或条件被触发（max > 1e9、1 个断点）"
 
 
+def test_a_leaked_tracer_constant_is_said_in_the_view_s_language():
+    import jax
+    from jaxprlens.model import from_jaxpr
+    leaked = []
+    jax.make_jaxpr(lambda x: leaked.append(x * 2.0) or x)(1.0)
+    program = from_jaxpr(jax.make_jaxpr(lambda y: y + leaked[0])(1.0))
+    assert program.table(lang="zh").text().splitlines()[0] == "提升的常量：a:f32[] = 泄漏的 tracer：没有值"
+    assert "= 泄漏的 tracer：没有值" in program.table(lang="zh").html()
+    assert "泄漏的 tracer：没有值" in program.graph(lang="zh").source
+    assert program.table(lang="en").text().splitlines()[0] == "hoisted constant: a:f32[] = leaked tracer: no value"
+
+
 def test_roles_in_chinese():
     p = trace(*SEEDS["func11"][:1], *SEEDS["func11"][1])
     assert role_summary(p.eqns[1].roles, "zh") == "1 个常量、1 个携带值、2 个 xs 数组；length=16；reverse=False"

@@ -394,9 +394,10 @@ class JaxprMagics(Magics):
     def _vmap_error(self, e, call: _Call, opts: Options, what: str) -> UsageError:
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
         the call's arguments have an axis, so they may be a batch already."""
-        if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in str(e):
-            return UsageError(_said(e, opts.lang))      # ours: the batch cannot be built, and why
-        first = (str(e).strip().splitlines() or [""])[0].rstrip(".")
+        text = _said(e, opts.lang)              # ours in the cell's language, JAX's as JAX says it
+        if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in text:
+            return UsageError(text)             # ours: the batch cannot be built, and why
+        first = (text.strip().splitlines() or [""])[0].rstrip(".")
         said = f"{type(e).__name__}{_cell_location(e, call.filename, opts.lang)}{t('colon', opts.lang)}{first}"
         if opts.batched:
             return UsageError(t("vmap_batched_fails", opts.lang, said=said))

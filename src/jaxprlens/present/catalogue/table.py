@@ -115,4 +115,5 @@ WORDS = {
     "live_no_query": ("'q' must be the text to search for", "'q' 必须是要搜索的文本"),
     "live_closed": ("this table was closed: run its cell again to scroll or search past the stored rows",
                     "这个表格已关闭：重新运行它的单元格，才能滚动或搜索已保存的行之后的内容"),
+    "leaked_value": ("leaked tracer: no value", "泄漏的 tracer：没有值"),
 }

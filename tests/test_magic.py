@@ -12,6 +12,7 @@ from IPython.core.error import UsageError
 
 import seeds
 from jaxprlens.magic import JaxprMagics
+from jaxprlens.present.i18n import t
 from jaxprlens.views.table import Table
 from jaxprlens.views.text import TextView
 
@@ -282,6 +283,21 @@ def test_option_errors_in_both_languages(ip, opts, en, zh):
         with pytest.raises(UsageError) as info:
             ip.run_cell_magic("jaxpr", f"{opts} --lang {lang}", cell("func1"))
         assert str(info.value) == said.format(listing=_listing())
+
+
+@pytest.mark.parametrize("opts", ["", "--transform vmap"])
+def test_any_error_of_ours_while_building_the_view_is_said_in_the_cells_language(ip, monkeypatch, opts):
+    """Not only a ValueError: a KeyError or TypeError of ours (keyed) is a UsageError in the cell's language, with
+    the kernel's language English."""
+    from jaxprlens import magic
+    from jaxprlens.model.errors import KeyedLookupError
+
+    def build_view(*_):
+        raise KeyedLookupError("find_no_eqn", eqn="'9'")
+    monkeypatch.setattr(magic, "build_view", build_view)
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"{opts} --lang zh", cell("func1"))
+    assert str(info.value) == KeyedLookupError("find_no_eqn", eqn="'9'").text("zh") != t("find_no_eqn", "en", eqn="'9'")
 
 
 @pytest.mark.parametrize("body, en, zh", [

@@ -16,7 +16,7 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from jaxprlens.model.tracing import TraceError, trace
-from jaxprlens.model.errors import said as _said
+from jaxprlens.model.errors import Keyed, said as _said
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
 from jaxprlens.present.usage import help_text, option_error, option_help
@@ -395,7 +395,8 @@ class JaxprMagics(Magics):
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
         the call's arguments have an axis, so they may be a batch already."""
         text = _said(e, opts.lang)              # ours in the cell's language, JAX's as JAX says it
-        if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in text:
+        if isinstance(e, Keyed) or isinstance(e, ValueError) and not _cell_location(e, call.filename) \
+                and "\n" not in text:
             return UsageError(text)             # ours: the batch cannot be built, and why
         first = (text.strip().splitlines() or [""])[0].rstrip(".")
         said = f"{type(e).__name__}{_cell_location(e, call.filename, opts.lang)}{t('colon', opts.lang)}{first}"
@@ -446,14 +447,11 @@ class JaxprMagics(Magics):
     def _view(self, call: _Call, opts: Options, program, transformed=None):
         try:
             return build_view(program, opts, transformed)
-        except ValueError as e:
-            if opts.transform == "vmap":
-                raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
-            raise UsageError(_said(e, opts.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, opts.lang) from None
-            if opts.transform != "vmap":
-                raise
-            raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
-
+            if opts.transform == "vmap":
+                raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
+            if isinstance(e, (ValueError, Keyed)):      # bad input, or any error of ours: in the cell's language
+                raise UsageError(_said(e, opts.lang)) from None
+            raise

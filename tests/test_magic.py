@@ -626,7 +626,8 @@ def test_an_error_in_a_jaxpr_cell_fails_the_cell(kernel, code, ename, shown):
 
 def test_help_in_a_kernel_in_both_languages_leaves_the_kernel_and_namespace_as_they_were(kernel):
     assert kernel("probe = 41")[0]["status"] == "ok"
-    for code, said in [("%%jaxpr --help\nprobe = 0\nabs(probe)", "  --text                show the jaxpr as JAX prints it"),
+    for code, said in [("%%jaxpr --help\nprobe = 0\nabs(probe)",
+                        "  --text                show the jaxpr as JAX prints it"),
                        ("%%jaxpr --lang zh -h\nprobe = 0\nabs(probe)", "  --text                按 JAX 打印的样子显示 jaxpr"),
                        ("%jaxpr_config --lang zh --help", "  --reset      忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),
                        ("%jaxpr --help abs(probe)", "options:")]:

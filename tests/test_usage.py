@@ -40,7 +40,7 @@ def test_every_option_has_its_words_in_both_languages(magic):
 def test_the_chinese_help_of_jaxpr_config():
     assert help_text(PARSERS["jaxpr_config"], "zh") == (
         "::\n\n  %jaxpr_config [-h] [--lang LANG] [--reset]\n\n"
-        "``%%jaxpr`` 在整个内核范围的设置；不带选项时，打印这些设置以及每项的来源。\n\n用法：\n\n"
+        "``%%jaxpr`` 在整个内核中生效的设置；不带选项时，打印这些设置以及每项的来源。\n\n用法：\n\n"
         "    %jaxpr_config                  # 语言：zh（由 %jaxpr_config 设置）\n"
         "    %jaxpr_config --lang zh        # 从现在起每个视图都用中文；单元格的 --lang 仍然优先\n"
         "    %jaxpr_config --reset          # 回到 $JAXPRLENS_LANG，否则英文\n\n"

@@ -247,7 +247,7 @@ WORDS = {
         "\n"
         "The environment variable ``JAXPRLENS_LANG`` (``en`` or ``zh``) sets the language before any\n"
         "``%jaxpr_config``.",
-        "``%%jaxpr`` 在整个内核范围的设置；不带选项时，打印这些设置以及每项的来源。\n"
+        "``%%jaxpr`` 在整个内核中生效的设置；不带选项时，打印这些设置以及每项的来源。\n"
         "\n"
         "用法：\n"
         "\n"

@@ -286,3 +286,44 @@ def test_kind_words():
     assert [exercise.kind_of(v) for v in (1, 1.5, 1j, True, "s", [], (), {}, set(), np.ones(2, "f4"), len, np)] == [
         "an int", "a float", "a complex number", "a bool", "a str", "a list", "a tuple", "a dict", "a set",
         "an array of float32", "a function", "a module"]
+
+
+# ---------------------------------------------------------------- show_error: the error is the lesson
+
+@pytest.mark.parametrize("lang, ours, none", [
+    ("en", "--argnums takes comma-separated integers such as 0 or 0,1; got 'x'", "no error"),
+    ("zh", "--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'", "没有错误"),
+])
+def test_show_error_says_jax_s_errors_as_jax_does_and_ours_in_the_notebook_s_language(capsys, lang, ours, none):
+    from jaxprlens.model.errors import KeyedError
+    set_default_lang(lang)
+
+    def relu_if(x):
+        return x if x > 0 else 0.
+
+    def ours_fails():
+        raise KeyedError("int_list", option="--argnums", text="'x'")
+
+    class Addressed:
+        def __call__(self):
+            raise ValueError(f"bad {object()}\nsecond line")
+
+    exercise.show_error(jax.jit(relu_if), 1.)
+    exercise.show_error(ours_fails)
+    exercise.show_error(Addressed())
+    exercise.show_error(lambda: (_ for _ in ()).throw(ValueError()))
+    exercise.show_error(abs, -1)
+    jax_said, said, addressed, bare, ran = capsys.readouterr().out.splitlines()
+    assert jax_said.startswith("TracerBoolConversionError: Attempted boolean conversion of traced array")
+    assert said == ours and addressed == "ValueError: bad <object object>" and bare == "ValueError"
+    assert ran == none
+
+
+def test_a_comparison_that_raises_ours_says_it_in_the_notebook_s_language():
+    from jaxprlens.model.errors import KeyedError
+
+    def compare(a, b):
+        raise KeyedError("int_list", option="--argnums", text="'x'")
+    set_default_lang("zh")
+    said = graded(3, 3, compare=compare)
+    assert said == f"还不对：把你的答案（整数）与答案比较时出错：--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'。{HINT_ZH}"

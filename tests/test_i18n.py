@@ -116,7 +116,8 @@ def test_templates():
 
 
 def test_keyed_errors_are_worded_by_the_catalogue():
-    """The model and engines raise a key and fields; ``str`` is the English text, ``text(lang)`` any language."""
+    """The model and engines raise a key and fields; ``str`` is the kernel's language (English by default),
+    ``text(lang)`` any language."""
     from jaxprlens.model.errors import KeyedError, said
     e = KeyedError("int_list", option="--argnums", text="'x'")
     assert isinstance(e, ValueError) and (e.key, e.fields) == ("int_list", {"option": "--argnums", "text": "'x'"})
@@ -127,6 +128,68 @@ def test_keyed_errors_are_worded_by_the_catalogue():
     assert t("needs_transform", "en", given="--a --b", n=2).startswith("--a --b only work with")
     assert [i18n.a_noun(w, "en") for w in ("int", "str", "ellipsis")] == ["an int", "a str", "an ellipsis"]
     assert i18n.a_noun("int", "zh") == "int"
+
+
+def test_a_plain_traceback_of_ours_is_in_the_kernel_s_language(monkeypatch):
+    """``str`` of our errors (what Python's traceback prints when one reaches the reader uncaught, from the Python
+    API) follows ``%jaxpr_config --lang`` and ``$JAXPRLENS_LANG``; an unreadable one falls back to English."""
+    from jaxprlens.model.errors import KeyedError, KeyedLookupError
+    from jaxprlens.model.tracing import TraceError
+    e, found = KeyedError("int_list", option="--argnums", text="'x'"), KeyedLookupError("find_no_eqn", eqn="'9'")
+    en, zh = e.text("en"), "--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'"
+    assert str(e) == en and e.text("zh") == zh
+    i18n.set_default_lang("zh")
+    assert str(e) == zh and str(found) == found.text("zh") != found.text("en")
+    assert str(TraceError("trace_not_callable", kind="int")) == t("trace_not_callable", "zh", kind="int")
+    i18n.set_default_lang(None)
+    monkeypatch.setenv(i18n.ENV, "zh")
+    assert str(e) == zh
+    monkeypatch.setenv(i18n.ENV, "fr")                   # the kernel's language cannot be read: English
+    assert str(e) == en
+    with pytest.raises(KeyedError, match=r"JAXPRLENS_LANG='fr' is not a language"):
+        i18n.settings()
+
+
+def test_what_a_reader_is_shown_of_an_error():
+    """``told``: ours in the language asked, anyone else's ``Type: message`` as Python prints it."""
+    from jaxprlens.model.errors import KeyedError, told
+    e = KeyedError("int_list", option="--argnums", text="'x'")
+    assert told(e, "zh") == "--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'" and told(e, "en") == e.text("en")
+    assert told(ZeroDivisionError("division by zero"), "zh") == "ZeroDivisionError: division by zero"
+    assert told(ValueError(), "zh") == "ValueError"
+    assert told(render.RenderError("render_no_pure"), "zh") == t("render_no_pure", "zh", **render.HOW)
+
+
+def test_a_render_error_is_one_of_ours(monkeypatch):
+    """No renderer: the error is keyed like the model's (``str`` in the kernel's language, ``text`` in any)."""
+    e = render.RenderError("render_no_pure")
+    assert isinstance(e, RuntimeError) and (e.key, e.fields) == ("render_no_pure", render.HOW)
+    assert str(e) == t("render_no_pure", "en", **render.HOW) and str(e).startswith("graphviz-pure is not installed")
+    i18n.set_default_lang("zh")
+    assert str(e) == e.text("zh") == t("render_no_pure", "zh", **render.HOW) != e.text("en")
+
+
+def test_a_run_that_nothing_stopped_lists_what_it_watched_in_the_reader_s_language():
+    from jaxprlens.views.dbgstate import StateView
+    st = trace(*SEEDS["func1"][:1], *SEEDS["func1"][1]).stepper()
+    st.add_condition("max > 1e9")
+    st.add_breakpoint(primitive="no_such_primitive")
+    st.run()
+    assert StateView(st, "en").ended_text() == ("ran to the end: no breakpoint or condition fired (max > 1e9, "
+                                                "1 breakpoint)")
+    assert StateView(st, "zh").ended_text() == "已运行到结尾：没有断点或条件被触发（max > 1e9、1 个断点）"
+
+
+def test_a_leaked_tracer_constant_is_said_in_the_view_s_language():
+    import jax
+    from jaxprlens.model import from_jaxpr
+    leaked = []
+    jax.make_jaxpr(lambda x: leaked.append(x * 2.0) or x)(1.0)
+    program = from_jaxpr(jax.make_jaxpr(lambda y: y + leaked[0])(1.0))
+    assert program.table(lang="zh").text().splitlines()[0] == "提升的常量：a:f32[] = 泄漏的 tracer：没有值"
+    assert "= 泄漏的 tracer：没有值" in program.table(lang="zh").html()
+    assert "泄漏的 tracer：没有值" in program.graph(lang="zh").source
+    assert program.table(lang="en").text().splitlines()[0] == "hoisted constant: a:f32[] = leaked tracer: no value"
 
 
 def test_roles_in_chinese():
@@ -179,7 +242,8 @@ def visible(html_text: str) -> str:
 # Names of things, not English prose: formats, tools and units a Chinese text names as they are.
 NAMES = {"jaxpr", "jaxprlens", "stablehlo", "hlo", "xla", "flop", "nan", "dot", "svg", "graphviz", "pip",
          "install", "graphviz_pure", "path", "depth", "max_nodes", "source", "save", "graph", "xs", "true",
-         "false", "jaxprlens_lang", "jaxprlens_renderer", "mul", "dot_general", "jax", "jit", "cpu", "gpu"}
+         "false", "jaxprlens_lang", "jaxprlens_renderer", "mul", "dot_general", "jax", "jit", "cpu", "gpu",
+         "jvp", "linearize", "en", "zh"}          # the last: transforms and languages the --help names
 
 
 def english_words() -> set:
@@ -402,7 +466,7 @@ def test_a_bad_options_list_in_chinese(ip):
         ip.run_cell_magic("jaxpr", "--lang zh --de cpu", "f(jnp.ones(3), 2.0)")
     first, valid = str(info.value).split("\n")
     assert re.fullmatch(r"--de 可以是 (--de\w+、)+--de\w+ 中的任何一个：请写出完整的选项", first), first
-    assert valid.startswith("可用的选项：--argnums ") and valid.endswith("（%%jaxpr? 查看帮助）")
+    assert valid.startswith("可用的选项：--argnums ") and valid.endswith("（%%jaxpr --help 查看帮助）")
     with pytest.raises(UsageError) as info:
         ip.run_cell_magic("jaxpr", "--lang zh --device", "f(jnp.ones(3), 2.0)")
     assert str(info.value).split("\n")[0] == "--device 后面需要一个值"

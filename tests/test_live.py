@@ -169,6 +169,45 @@ def test_bad_messages_get_a_short_error(small, msg):
     assert set(answer) == {"error"} and len(answer["error"]) <= 300 and "Traceback" not in answer["error"]
 
 
+@pytest.mark.parametrize("msg, en, zh", [
+    ([1], "a message must be an object with 'do' (one of ['group', 'rows', 'search'])",
+     "消息必须是带有 'do' 的对象（'do' 是以下之一：['group', 'rows', 'search']）"),
+    ({"do": "x" * 300}, f"unknown request {'x' * 200!r} (must be one of ['group', 'rows', 'search'])",
+     f"未知请求 {'x' * 200!r}（必须是以下之一：['group', 'rows', 'search']）"),
+    ({"do": "rows", "from": -1}, "'from' must be a row number >= 0, not '-1'", "'from' 必须是不小于 0 的行号，而不是 '-1'"),
+    ({"do": "group", "group": "no/such"}, "no call 'no/such' in this table", "这个表格中没有调用 'no/such'"),
+    ({"do": "search", "q": " "}, "'q' must be the text to search for", "'q' 必须是要搜索的文本"),
+])
+def test_bad_messages_are_answered_in_the_table_s_language(small, msg, en, zh):
+    assert live.RowServer(small.table(lang="en")).answer(msg) == {"error": en}
+    assert live.RowServer(small.table(lang="zh")).answer(msg) == {"error": zh}
+
+
+@pytest.mark.parametrize("lang, closed, ours", [
+    ("en", "this table was closed: run its cell again to scroll or search past the stored rows",
+     "unknown language 'fr' (must be one of ['en', 'zh'])"),
+    ("zh", "这个表格已关闭：重新运行它的单元格，才能滚动或搜索已保存的行之后的内容",
+     "未知语言 'fr'（必须是以下之一：['en', 'zh']）"),
+])
+def test_a_widget_answers_faults_and_a_closed_table_in_its_language(small, monkeypatch, lang, closed, ours):
+    """A fault of JAX's or Python's is said as Python says it; ours (a keyed error) in the table's language; a
+    closed widget says so, in the language of the table it served."""
+    from jaxprlens.model.errors import KeyedError
+    monkeypatch.setattr(live, "_kernel", lambda: True)
+    data, _ = small.table(lang=lang)._repr_mimebundle_()
+    w = widget(data[live.WIDGET_VIEW]["model_id"])
+    sent = []
+    monkeypatch.setattr(w, "send", sent.append)
+    monkeypatch.setattr(w.server, "search", lambda q, start: 1 / 0)
+    w._on_msg(w, {"do": "search", "q": "x"}, [])
+    error = KeyedError("lang_unknown", name="'fr'", langs="['en', 'zh']")
+    monkeypatch.setattr(w.server, "search", lambda q, start: (_ for _ in ()).throw(error))
+    w._on_msg(w, {"do": "search", "q": "x"}, [])
+    w.close()
+    w._on_msg(w, {"do": "rows", "id": 3}, [])
+    assert sent == [{"error": "ZeroDivisionError: division by zero"}, {"error": ours}, {"error": closed, "id": 3}]
+
+
 def test_rows_from_past_the_end_is_empty(small):
     msg = live.RowServer(small.table()).answer({"do": "rows", "from": 10**9})
     assert msg["rows"] == [] and msg["total"] == 1101

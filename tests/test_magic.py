@@ -12,6 +12,7 @@ from IPython.core.error import UsageError
 
 import seeds
 from jaxprlens.magic import JaxprMagics
+from jaxprlens.present.i18n import t
 from jaxprlens.views.table import Table
 from jaxprlens.views.text import TextView
 
@@ -88,6 +89,55 @@ def test_help_lists_every_option():
     for opt in ["--text", "--table", "--graph", "--debug", "--run", "--static-argnums", "--lang", "--device"]:
         assert opt in doc
     assert "Example" in doc and "%%jaxpr" in doc
+
+
+@pytest.mark.parametrize("how, lang", [("", "en"), ("--lang zh", "zh"), ("config", "zh"), ("env", "zh"),
+                                       ("--lang fr", "en")])
+def test_help_in_the_cells_language_runs_nothing(ip, capsys, monkeypatch, how, lang):
+    """``--help`` / ``-h`` print the help in the cell's language (``--lang``, else ``%jaxpr_config --lang``, else
+    ``$JAXPRLENS_LANG``; a language not known: English), return nothing and run nothing: the namespace and the
+    kernel's settings are as they were."""
+    from jaxprlens.present import i18n
+    from jaxprlens.present.usage import help_text
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.delenv(i18n.ENV, raising=False)
+    if how == "env":
+        monkeypatch.setenv(i18n.ENV, "zh")
+    opts = how if how.startswith("--") else ""
+    ip.run_cell("help_probe = 5")
+    try:
+        if how == "config":
+            ip.run_line_magic("jaxpr_config", "--lang zh")
+        before = i18n.settings()
+        for flag in ("--help", "-h"):
+            assert ip.run_cell_magic("jaxpr", f"{opts} {flag}", "help_probe = 6\nabs(help_probe)") is None
+            assert capsys.readouterr().out == help_text(JaxprMagics.jaxpr.parser, lang)
+            assert ip.run_line_magic("jaxpr", f"{flag} {opts} abs(help_probe)") is None
+            assert capsys.readouterr().out == help_text(JaxprMagics.jaxpr.parser, lang)
+            assert ip.run_line_magic("jaxpr_config", f"{opts} {flag}") is None
+            assert capsys.readouterr().out == help_text(JaxprMagics.jaxpr_config.parser, lang)
+        assert ip.user_ns["help_probe"] == 5 and i18n.settings() == before     # nothing ran, nothing was set
+    finally:
+        i18n.set_default_lang(None)
+    heading = {"en": "options:", "zh": "选项："}[lang]
+    assert heading in help_text(JaxprMagics.jaxpr.parser, lang).splitlines()
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "unrecognized arguments: --rest\ndid you mean --reset?\nvalid options: --help --lang --reset -h  "
+           "(see %jaxpr_config --help)"),
+    ("zh", "无法识别的选项：--rest\n你是不是想写 --reset？\n可用的选项：--help --lang --reset -h（%jaxpr_config --help "
+           "查看帮助）"),
+])
+def test_a_typod_config_option_in_the_kernel_s_language(ip, lang, said):
+    from jaxprlens.present import i18n
+    try:
+        i18n.set_default_lang(lang)
+        with pytest.raises(UsageError) as info:
+            ip.run_line_magic("jaxpr_config", "--rest")
+        assert str(info.value) == said and i18n.settings()["lang"] == (lang, "config")
+    finally:
+        i18n.set_default_lang(None)
 
 
 @pytest.mark.parametrize("body, message", [
@@ -188,8 +238,8 @@ def _options(ip) -> str:
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", "unrecognized arguments: --grpah\ndid you mean --graph?\nvalid options: {options}  (see %%jaxpr? for help)"),
-    ("zh", "无法识别的选项：--grpah\n你是不是想写 --graph？\n可用的选项：{options}（%%jaxpr? 查看帮助）"),
+    ("en", "unrecognized arguments: --grpah\ndid you mean --graph?\nvalid options: {options}  (see %%jaxpr --help)"),
+    ("zh", "无法识别的选项：--grpah\n你是不是想写 --graph？\n可用的选项：{options}（%%jaxpr --help 查看帮助）"),
 ])
 def test_a_typod_option_suggests_the_closest_in_the_cells_language(ip, lang, said):
     with pytest.raises(UsageError) as info:
@@ -205,7 +255,7 @@ def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):
         ip.run_cell_magic("jaxpr", "--lang zh --cost time", cell("func1"))
     first, valid = str(info.value).split("\n")                 # argparse's complaint, said again (quotes vary)
     assert re.fullmatch(r"--cost 只接受以下之一：'?flops'?、'?bytes'?；收到的是 'time'", first)
-    assert valid == f"可用的选项：{_options(ip)}（%%jaxpr? 查看帮助）"
+    assert valid == f"可用的选项：{_options(ip)}（%%jaxpr --help 查看帮助）"
 
 
 @pytest.mark.parametrize("opts, en, zh", [
@@ -233,6 +283,21 @@ def test_option_errors_in_both_languages(ip, opts, en, zh):
         with pytest.raises(UsageError) as info:
             ip.run_cell_magic("jaxpr", f"{opts} --lang {lang}", cell("func1"))
         assert str(info.value) == said.format(listing=_listing())
+
+
+@pytest.mark.parametrize("opts", ["", "--transform vmap"])
+def test_any_error_of_ours_while_building_the_view_is_said_in_the_cells_language(ip, monkeypatch, opts):
+    """Not only a ValueError: a KeyError or TypeError of ours (keyed) is a UsageError in the cell's language, with
+    the kernel's language English."""
+    from jaxprlens import magic
+    from jaxprlens.model.errors import KeyedLookupError
+
+    def build_view(*_):
+        raise KeyedLookupError("find_no_eqn", eqn="'9'")
+    monkeypatch.setattr(magic, "build_view", build_view)
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"{opts} --lang zh", cell("func1"))
+    assert str(info.value) == KeyedLookupError("find_no_eqn", eqn="'9'").text("zh") != t("find_no_eqn", "en", eqn="'9'")
 
 
 @pytest.mark.parametrize("body, en, zh", [
@@ -517,7 +582,8 @@ def test_help_says_what_vmap_does_with_the_arguments():
 
 @pytest.fixture(scope="module")
 def kernel():
-    """Run code in a fresh IPython kernel with jaxprlens loaded: ``(execute_reply content, traceback text)``."""
+    """Run code in a fresh IPython kernel with jaxprlens loaded: ``(execute_reply content, what it printed and its
+    traceback, as text)``."""
     pytest.importorskip("ipykernel")
     start_new_kernel = pytest.importorskip("jupyter_client.manager").start_new_kernel
     km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, JAX_PLATFORMS="cpu"))
@@ -528,7 +594,7 @@ def kernel():
         def hook(msg):
             if msg["msg_type"] == "error":
                 shown.extend(msg["content"]["traceback"])
-            elif msg["msg_type"] == "stream" and msg["content"]["name"] == "stderr":
+            elif msg["msg_type"] == "stream":
                 shown.append(msg["content"]["text"])
         reply = kc.execute_interactive(code, timeout=60, output_hook=hook)["content"]
         return reply, re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(shown))
@@ -556,3 +622,16 @@ def test_an_error_in_a_jaxpr_cell_fails_the_cell(kernel, code, ename, shown):
         assert f"Cell In[{reply['execution_count']}], line " in text     # the cell's own number
         assert "jaxprlens" not in text and "IPython" not in text        # the user's frames only
     assert kernel("1 + 1")[0]["status"] == "ok"                          # the kernel goes on
+
+
+def test_help_in_a_kernel_in_both_languages_leaves_the_kernel_and_namespace_as_they_were(kernel):
+    assert kernel("probe = 41")[0]["status"] == "ok"
+    for code, said in [("%%jaxpr --help\nprobe = 0\nabs(probe)",
+                        "  --text                show the jaxpr as JAX prints it"),
+                       ("%%jaxpr --lang zh -h\nprobe = 0\nabs(probe)", "  --text                按 JAX 打印的样子显示 jaxpr"),
+                       ("%jaxpr_config --lang zh --help", "  --reset      忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),
+                       ("%jaxpr --help abs(probe)", "options:")]:
+        reply, text = kernel(code)
+        assert reply["status"] == "ok" and said in text.splitlines(), code
+    reply, text = kernel("%jaxpr_config\nprint(probe + 1)")
+    assert reply["status"] == "ok" and text.splitlines()[-2:] == ["language: en (the default)", "42"]

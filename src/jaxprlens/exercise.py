@@ -24,7 +24,7 @@ from itertools import islice
 
 import numpy as np
 
-from jaxprlens.model.errors import KeyedError
+from jaxprlens.model.errors import KeyedError, told
 from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang, t
 
 # The course's words beyond the views' ``GLOSSARY``: one Chinese term per concept, and the synonyms a lecture
@@ -408,8 +408,9 @@ def _truth_value(result) -> bool:
 
 
 def _error_text(e: Exception) -> str:
-    first = str(e).splitlines()[0] if str(e) else ""
-    return _no_address(f"{type(e).__name__}: {first}" if first else type(e).__name__)
+    """An error's first line, the same on every run: JAX's and Python's as they say it (``TypeError: ...``),
+    jaxprlens's own in the notebook's language."""
+    return _no_address(told(e, default_lang()).splitlines()[0].rstrip().removesuffix(":"))
 
 
 def _no_address(text: str) -> str:
@@ -471,10 +472,11 @@ def error_name(fn, *args) -> str | None:
 
 def show_error(fn, *args) -> None:
     """Call ``fn(*args)`` and print the error's type and first line instead of a traceback (a cell that is
-    meant to fail still lets the notebook run on, and prints no path or address)."""
+    meant to fail still lets the notebook run on, and prints no path or address).  JAX's errors are printed as
+    JAX says them (they are the lesson); jaxprlens's own in the notebook's language."""
     try:
         fn(*args)
     except Exception as e:  # the lesson is the error itself
-        print(f"{type(e).__name__}: {str(e).splitlines()[0]}")
+        print(_error_text(e))
     else:
         print(t("no_error"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-import difflib
 import os
 import re
 import types
@@ -17,9 +16,10 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from jaxprlens.model.tracing import TraceError, trace
-from jaxprlens.model.errors import said as _said
+from jaxprlens.model.errors import Keyed, said as _said
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
+from jaxprlens.present.usage import help_text, option_error, option_help
 from jaxprlens.views import Options, build_view
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -59,33 +59,6 @@ def _lang_of(opts_text: str) -> str:
         except ValueError:
             continue
     return "en"
-
-
-def _option_error(error: str, valid: list[str], lang: str) -> str:
-    """argparse's complaint in ``lang``, the closest valid option to each one not known, then the valid ones."""
-    m = re.match(r"unrecognized arguments: (.*)", error)
-    if m:
-        lines = [t("opt_unrecognized", lang, opts=m.group(1))]
-        names = {v.lstrip("-"): v for v in valid}         # compared without the dashes every option shares
-        close = [names[c] for word in m.group(1).split() if word.startswith("-")
-                 for c in difflib.get_close_matches(word.split("=")[0].lstrip("-"), names, n=1)]
-        if close:
-            lines.append(t("opt_did_you_mean", lang, close=" ".join(dict.fromkeys(close))))
-    else:
-        said = next((t(key, lang, **{k: t("list_sep", lang).join(v.split(", ")) for k, v in m.groupdict().items()})
-                     for key, pattern in _ARGPARSE if (m := re.fullmatch(pattern, error))), None)
-        lines = [said or t("opt_bad", lang, error=error)]
-    return "\n".join(lines + [t("opt_valid", lang, options=" ".join(valid))])
-
-
-# argparse's complaints about one option (Python 3.11-3.13 wording) -> the catalogue key that says it again
-_ARGPARSE = (("opt_choice", r"argument (?P<option>\S+): invalid choice: (?P<value>.*) "
-                            r"\(choose from (?P<choices>.*)\)"),
-             ("opt_int", r"argument (?P<option>\S+): invalid int value: (?P<value>.*)"),
-             ("opt_float", r"argument (?P<option>\S+): invalid float value: (?P<value>.*)"),
-             ("opt_needs_value", r"argument (?P<option>\S+): expected one argument"),
-             ("opt_no_value", r"argument (?P<option>\S+): ignored explicit argument (?P<value>.*)"),
-             ("opt_ambiguous", r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)"))
 
 
 def _in_jax(tb) -> bool:
@@ -196,47 +169,34 @@ class JaxprMagics(Magics):
     """Holds the ``jaxpr`` magic."""
 
     @magic_arguments()
-    @argument("--text", action="store_true", help="show the jaxpr as JAX prints it")
-    @argument("--table", action="store_true", help="show the annotated table (the default)")
-    @argument("--graph", action="store_true", help="show the dataflow graph (Graphviz SVG)")
-    @argument("--debug", action="store_true", help="open the step-by-step debugger widget")
-    @argument("--run", action="store_true", help="run the program compiled on the device, with timings")
-    @argument("--profile", action="store_true",
-              help="time each top-level equation on the device (with --fusion: each compiled kernel, by the profiler)")
+    @argument("-h", "--help", action="store_true", help=option_help("jaxpr.help"))
+    @argument("--text", action="store_true", help=option_help("jaxpr.text"))
+    @argument("--table", action="store_true", help=option_help("jaxpr.table"))
+    @argument("--graph", action="store_true", help=option_help("jaxpr.graph"))
+    @argument("--debug", action="store_true", help=option_help("jaxpr.debug"))
+    @argument("--run", action="store_true", help=option_help("jaxpr.run"))
+    @argument("--profile", action="store_true", help=option_help("jaxpr.profile"))
     @argument("--cost", nargs="?", const="flops", default=None, choices=["flops", "bytes"],
-              help="add the FLOPs/bytes cost column to the table; with --graph, colour each node by its "
-                   "share of the estimated FLOPs (--cost bytes: of the bytes moved)")
-    @argument("--devices", action="store_true", help="list the devices JAX can use and stop")
-    @argument("--device", default=None, help="device to run on: cpu, gpu, gpu:1, tpu:0")
-    @argument("--repeat", type=int, default=20, help="timed repeats for --run/--profile (default 20)")
-    @argument("--budget", type=float, default=10.0,
-              help="seconds --run/--profile may spend timing (default 10); they stop early past it and say so")
-    @argument("--static-argnums", default=None, help="positions of static arguments, e.g. 0,1")
-    @argument("--outer", action="store_true",
-              help="a call that is one jit equation (a jitted step): show that equation, not its body")
-    @argument("--lang", default=None, help="language of this cell's views: en or zh (default: %%jaxpr_config "
-                                           "--lang, else $JAXPRLENS_LANG, else en)")
-    @argument("--depth", type=int, default=None,
-              help="graph: open inlined calls (and sub-jaxprs) up to this many levels")
-    @argument("--max-nodes", type=int, default=None,
-              help="graph: draw about this many nodes at most (default 60); a bigger program is drawn by the "
-                   "Python calls tracing inlined, a bigger sub-jaxpr folded")
-    @argument("--path", default=None,
-              help="graph: show only this nested program or inlined call, e.g. 2/body or model_loss/block.3")
-    @argument("--transform", default=None,
-              help="show the jaxpr of a transformed function: grad, jvp, vjp, vmap, linearize, ... "
-                   "(vmap treats the call as one example and stacks each mapped argument twice)")
-    @argument("--argnums", default=None, help="argnums for --transform, e.g. 0 or 0,1")
-    @argument("--in-axes", default=None, help="in_axes for --transform vmap, e.g. 0,None")
-    @argument("--batched", action="store_true",
-              help="with --transform vmap: the arguments as written are already the batch; map over their "
-                   "--in-axes as jax.vmap(f, in_axes)(*args) does")
-    @argument("--compare", action="store_true", help="with --transform: original and transformed side by side")
-    @argument("--lower", action="store_true", help="show the StableHLO beside the jaxpr")
-    @argument("--compiled", action="store_true", help="show the optimized HLO after XLA")
-    @argument("--fusion", action="store_true", help="which equations became which compiled kernel (XLA's fusions)")
-    @argument("--memory", action="store_true", help="bytes live along the program, its peak, a backward pass's "
-                                                    "residuals, beside XLA's memory_analysis()")
+              help=option_help("jaxpr.cost"))
+    @argument("--devices", action="store_true", help=option_help("jaxpr.devices"))
+    @argument("--device", default=None, help=option_help("jaxpr.device"))
+    @argument("--repeat", type=int, default=20, help=option_help("jaxpr.repeat"))
+    @argument("--budget", type=float, default=10.0, help=option_help("jaxpr.budget"))
+    @argument("--static-argnums", default=None, help=option_help("jaxpr.static_argnums"))
+    @argument("--outer", action="store_true", help=option_help("jaxpr.outer"))
+    @argument("--lang", default=None, help=option_help("jaxpr.lang"))
+    @argument("--depth", type=int, default=None, help=option_help("jaxpr.depth"))
+    @argument("--max-nodes", type=int, default=None, help=option_help("jaxpr.max_nodes"))
+    @argument("--path", default=None, help=option_help("jaxpr.path"))
+    @argument("--transform", default=None, help=option_help("jaxpr.transform"))
+    @argument("--argnums", default=None, help=option_help("jaxpr.argnums"))
+    @argument("--in-axes", default=None, help=option_help("jaxpr.in_axes"))
+    @argument("--batched", action="store_true", help=option_help("jaxpr.batched"))
+    @argument("--compare", action="store_true", help=option_help("jaxpr.compare"))
+    @argument("--lower", action="store_true", help=option_help("jaxpr.lower"))
+    @argument("--compiled", action="store_true", help=option_help("jaxpr.compiled"))
+    @argument("--fusion", action="store_true", help=option_help("jaxpr.fusion"))
+    @argument("--memory", action="store_true", help=option_help("jaxpr.memory"))
     @line_cell_magic
     def jaxpr(self, line: str = "", cell: str | None = None):
         """Trace a call and show its jaxpr: an annotated table, a graph, a debugger or a timed run.
@@ -274,7 +234,10 @@ class JaxprMagics(Magics):
             opts_text, call_text = _split_line(line)
         else:
             opts_text, call_text = line, None
-        opts = self._options(opts_text)        # every option checked before the cell runs
+        args = self._parse(self.jaxpr, opts_text)
+        if args.help:                          # the help, in the cell's language; nothing runs
+            return self._help(self.jaxpr, opts_text)
+        opts = self._options(args, opts_text)  # every option checked before the cell runs
         if opts.devices:
             from jaxprlens.views.run import devices_view
             return devices_view(opts.lang)
@@ -293,8 +256,9 @@ class JaxprMagics(Magics):
         return self._view(call, opts, *traced)
 
     @magic_arguments()
-    @argument("--lang", default=None, help="language of every view from now on: en or zh")
-    @argument("--reset", action="store_true", help="forget settings made here ($JAXPRLENS_LANG or en again)")
+    @argument("-h", "--help", action="store_true", help=option_help("jaxpr_config.help"))
+    @argument("--lang", default=None, help=option_help("jaxpr_config.lang"))
+    @argument("--reset", action="store_true", help=option_help("jaxpr_config.reset"))
     @line_magic
     def jaxpr_config(self, line: str = ""):
         """Kernel-wide settings of ``%%jaxpr``; with no option, print them and where each comes from.
@@ -308,7 +272,9 @@ class JaxprMagics(Magics):
         The environment variable ``JAXPRLENS_LANG`` (``en`` or ``zh``) sets the language before any
         ``%jaxpr_config``.
         """
-        args = parse_argstring(self.jaxpr_config, line)
+        args = self._parse(self.jaxpr_config, line)
+        if args.help:
+            return self._help(self.jaxpr_config, line)
         try:
             if args.reset:
                 set_default_lang(None)
@@ -321,18 +287,24 @@ class JaxprMagics(Magics):
             print(t("config_lang", lang, value=lang, origin=t(f"origin_{origin}", lang)))
 
     # ------------------------------------------------------------------ helpers
-    def _parse(self, opts_text: str):
+    def _parse(self, magic, opts_text: str):
+        """The options of ``magic`` (``self.jaxpr``, ``self.jaxpr_config``) as argparse reads them; what argparse
+        refuses, said again in the cell's language."""
         try:
-            return parse_argstring(self.jaxpr, opts_text)
+            return parse_argstring(magic, opts_text)
         except UsageError as e:
-            valid = sorted(a for action in self.jaxpr.parser._actions for a in action.option_strings)
-            raise UsageError(_option_error(str(e), valid, _lang_of(opts_text))) from None
+            name = f"%{'%' if magic.__name__ == 'jaxpr' else ''}{magic.__name__}"
+            raise UsageError(option_error(str(e), magic.parser, _lang_of(opts_text), name)) from None
 
-    def _options(self, opts_text: str) -> Options:
-        """The cell's options, parsed and checked once (``Options.from_namespace``): unknown ones, a bad
+    @staticmethod
+    def _help(magic, opts_text: str) -> None:
+        """``--help``: the magic's help printed in the cell's language (``--lang``, else the kernel's)."""
+        print(help_text(magic.parser, _lang_of(opts_text)), end="")
+
+    def _options(self, args, opts_text: str) -> Options:
+        """The cell's options (``args``, as argparse read them), checked once (``Options.from_namespace``): a bad
         value (``--device tpu:9``, ``--argnums x``), one that needs another (``--compare`` without
         ``--transform``) fail here, before the cell runs, in the cell's language."""
-        args = self._parse(opts_text)
         try:
             return Options.from_namespace(args)
         except ValueError as e:
@@ -422,9 +394,11 @@ class JaxprMagics(Magics):
     def _vmap_error(self, e, call: _Call, opts: Options, what: str) -> UsageError:
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when
         the call's arguments have an axis, so they may be a batch already."""
-        if isinstance(e, ValueError) and not _cell_location(e, call.filename) and "\n" not in str(e):
-            return UsageError(_said(e, opts.lang))      # ours: the batch cannot be built, and why
-        first = (str(e).strip().splitlines() or [""])[0].rstrip(".")
+        text = _said(e, opts.lang)              # ours in the cell's language, JAX's as JAX says it
+        if isinstance(e, Keyed) or isinstance(e, ValueError) and not _cell_location(e, call.filename) \
+                and "\n" not in text:
+            return UsageError(text)             # ours: the batch cannot be built, and why
+        first = (text.strip().splitlines() or [""])[0].rstrip(".")
         said = f"{type(e).__name__}{_cell_location(e, call.filename, opts.lang)}{t('colon', opts.lang)}{first}"
         if opts.batched:
             return UsageError(t("vmap_batched_fails", opts.lang, said=said))
@@ -473,14 +447,11 @@ class JaxprMagics(Magics):
     def _view(self, call: _Call, opts: Options, program, transformed=None):
         try:
             return build_view(program, opts, transformed)
-        except ValueError as e:
-            if opts.transform == "vmap":
-                raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
-            raise UsageError(_said(e, opts.lang)) from None
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, opts.lang) from None
-            if opts.transform != "vmap":
-                raise
-            raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
-
+            if opts.transform == "vmap":
+                raise self._vmap_error(e, call, opts, t("vmap_stacked", opts.lang)) from None
+            if isinstance(e, (ValueError, Keyed)):      # bad input, or any error of ours: in the cell's language
+                raise UsageError(_said(e, opts.lang)) from None
+            raise

@@ -2,8 +2,9 @@
 
 The model and the engines hold no words (ARCHITECTURE.md): they raise ``KeyedError(key, **fields)`` (or
 ``model.tracing.TraceError``, keyed alike), and the catalogue (``present/i18n.py``) words it: ``e.text(lang)`` in
-the reader's language, ``str(e)`` in English (what a plain Python traceback shows), as
-``views/render.RenderError`` does one layer up.
+the language of the view or cell that shows it, ``str(e)`` in the kernel's (``%jaxpr_config --lang``, else
+``$JAXPRLENS_LANG``, else English: what a plain Python traceback shows the reader); ``views/render.RenderError``
+is one too.
 """
 from __future__ import annotations
 
@@ -50,7 +51,11 @@ class Keyed:
         return _worded(self.key, lang, self.fields)
 
     def __str__(self) -> str:
-        return self.text("en")
+        """The message in the kernel's language (a plain traceback's reader is the notebook's), else English."""
+        try:
+            return self.text(None)
+        except ValueError:          # the kernel's language cannot be read ($JAXPRLENS_LANG=fr): English
+            return self.text("en")
 
 
 class KeyedLookupError(Keyed, KeyError):
@@ -70,3 +75,11 @@ def said(e: BaseException, lang: str | None = "en") -> str:
     """An exception's message in ``lang`` when it carries a catalogue key (``text(lang)``), else ``str(e)``."""
     text = getattr(e, "text", None)
     return text(lang) if callable(text) else str(e)
+
+
+def told(e: BaseException, lang: str | None = "en") -> str:
+    """What a reader is shown of an exception caught on their behalf: ours (a catalogue key) its message in
+    ``lang``, which says what to do; anyone else's (JAX's, Python's) ``Type: message`` as Python prints it."""
+    if callable(getattr(e, "text", None)):
+        return e.text(lang)
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__

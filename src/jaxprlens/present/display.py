@@ -5,8 +5,7 @@ import jax
 import numpy as np
 
 from jaxprlens.engine import values
-
-LEAKED_TRACER = "leaked tracer: no value"
+from jaxprlens.present.i18n import t
 
 
 class View:
@@ -34,13 +33,13 @@ def shorten(text: str, n: int) -> str:
 
 
 def array_text(value, limit: int, edgeitems: int = 3, precision: int = 4, one_line: bool = True,
-               linewidth: int = 75) -> str:
+               linewidth: int = 75, lang: str | None = None) -> str:
     """An array as NumPy prints it with ``limit`` elements before summarising (``[1., ..., 9.]``);
     a scalar as its item.  Deterministic (fixed print options), on one line unless asked.
-    A tracer kept from another trace (JAX prints it as a constant like any other) has no value; a key array
-    is its type as JAX writes it (``key<fry>[2]``) and its key data."""
+    A tracer kept from another trace (JAX prints it as a constant like any other) has no value (said in
+    ``lang``); a key array is its type as JAX writes it (``key<fry>[2]``) and its key data."""
     if isinstance(value, jax.core.Tracer):
-        return LEAKED_TRACER
+        return t("leaked_value", lang)
     if values.is_key(value):
         return (f"{value.dtype}{list(value.shape)} "
                 + array_text(values.host(value), limit, edgeitems, precision, one_line, linewidth))

@@ -255,7 +255,7 @@ class StateView:
             n = len(st.breakpoints)
             if n:
                 what.append(t("no_stop_bps", lang, n=n))
-            return t("stop_no_stop", lang, what=", ".join(what))
+            return t("stop_no_stop", lang, what=t("list_sep", lang).join(what))
         return None
 
     def jit_note(self) -> list | None:

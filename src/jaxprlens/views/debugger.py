@@ -23,7 +23,7 @@ from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE,
                                       captured, describe, frame_data, frame_view, sparkline)
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import widget_css, widget_module
-from jaxprlens.model.errors import Keyed
+from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import labels, record, replay_html
 from jaxprlens.engine.stepper import Stepper
@@ -150,8 +150,7 @@ class Debugger(anywidget.AnyWidget):
         try:
             action()
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
-            # ours (a KeyedError, a TraceError) in the reader's language; anything else as Python says it
-            text = exc.text(self.view.lang) if isinstance(exc, Keyed) else f"{type(exc).__name__}: {exc}"
+            text = told(exc, self.view.lang)    # ours in the reader's language; anything else as Python says it
             # bounded: the start says what failed, the end (a callback's traceback) says why
             self.error = text if len(text) <= ERROR_CHARS else f"{text[:200]} … {text[-(ERROR_CHARS - 203):]}"
 

@@ -66,8 +66,8 @@ def eqn_label(eqn) -> str:
     return _lines(*lines)
 
 
-def _preview(value) -> str:
-    return shorten(array_text(value, 4, edgeitems=2), 30)
+def _preview(value, lang: str) -> str:
+    return shorten(array_text(value, 4, edgeitems=2, lang=lang), 30)
 
 
 def select(program: Program, path) -> tuple:
@@ -131,7 +131,7 @@ class _Draw:
         for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
             name = self.node_of[v] = f"{pre}/const{i}"
             self.kinds.add("constant")       # the legend's swatch: only where a constant is drawn
-            g.node(name, label=_lines(var_text(v), f"= {_preview(value)}"),
+            g.node(name, label=_lines(var_text(v), f"= {_preview(value, self.lang)}"),
                    tooltip=dot(t("const_tip", self.lang, var=var_text(v))), **STYLES["constant"])
         for i, v in enumerate(p.invars):
             name = self.node_of[v] = f"{pre}/in{i}"

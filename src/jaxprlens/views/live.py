@@ -10,6 +10,7 @@ widget view, so the saved notebook holds exactly the stored form.
 """
 from __future__ import annotations
 
+from jaxprlens.model.errors import told
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.front import assets, bundle, css
 from jaxprlens.present.i18n import t
@@ -72,25 +73,29 @@ class RowServer:
         "q": text, "from": i}`` (matches in the items from ``i`` and in the calls not stored).  A malformed
         message gets ``{"error": ...}``, short, saying what is expected."""
         if not isinstance(msg, dict):
-            return {"error": "a message must be an object with 'do' (one of %s)" % list(ACTIONS)}
+            return self._error("live_not_object", actions=list(ACTIONS))
         do, start = msg.get("do"), msg.get("from", 0)
         if do not in ACTIONS:
-            return {"error": f"unknown request {str(do)[:TEXT_CHARS]!r} (must be one of {list(ACTIONS)})"}
+            return self._error("live_unknown_do", do=repr(str(do)[:TEXT_CHARS]), actions=list(ACTIONS))
         if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            return {"error": f"'from' must be a row number >= 0, not {str(start)[:TEXT_CHARS]!r}"}
+            return self._error("live_bad_from", start=repr(str(start)[:TEXT_CHARS]))
         if do == "rows":
             recs = self.table.records()[self.layout.head:]
             return {"rows": self._html(recs, start), "from": start, "total": len(recs)}
         if do == "group":
             g = self.group(msg.get("group"))
             if g is None:
-                return {"error": f"no call {str(msg.get('group'))[:TEXT_CHARS]!r} in this table"}
+                return self._error("live_no_call", group=repr(str(msg.get("group"))[:TEXT_CHARS]))
             recs = self.records(g)
             return {"group": g.id, "rows": self._html(recs, start), "from": start, "total": len(recs)}
         q = msg.get("q")
         if not isinstance(q, str) or not q.strip():
-            return {"error": "'q' must be the text to search for"}
+            return self._error("live_no_query")
         return self.search(q[:TEXT_CHARS], start)
+
+    def _error(self, key: str, **fields) -> dict:
+        """``{"error": ...}`` in the table's language: what was wrong with a message, and what is expected."""
+        return {"error": t(key, self.lang, **fields)}
 
     def _html(self, recs: list, start: int) -> list:
         """``recs[start:]`` as fragments, ``ROWS_PER_MESSAGE`` rows at most (one item at least)."""
@@ -197,7 +202,7 @@ def _widget_class():
         notes = traitlets.List().tag(sync=True)
 
         def __init__(self, server: RowServer, html: str, cell: tuple | None = None):
-            self.server = server
+            self.server, self.lang = server, server.lang     # the table's language, kept once it is closed
             layout = server.layout
             super().__init__(html=html, total=len(layout.later), calls=len(layout.unstored), notes=server.notes())
             self.on_msg(self._on_msg)
@@ -206,9 +211,9 @@ def _widget_class():
         def _on_msg(self, _widget, content, _buffers):
             server = self.server
             try:
-                reply = server.answer(content) if server is not None else {"error": "this table was closed"}
+                reply = server.answer(content) if server is not None else {"error": t("live_closed", self.lang)}
             except Exception as exc:  # noqa: BLE001 - the page gets a short note, the kernel no traceback
-                reply = {"error": f"{type(exc).__name__}: {str(exc)[:TEXT_CHARS]}"}
+                reply = {"error": told(exc, self.lang)[:TEXT_CHARS]}
             if isinstance(content, dict):       # which view asked, and which of its requests this answers
                 for key in ("to", "id"):
                     v = content.get(key)

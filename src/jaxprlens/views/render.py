@@ -18,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from jaxprlens.model.errors import Keyed
 from jaxprlens.model.taxonomy import graph_kind
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import t
@@ -31,16 +32,12 @@ HOW = {"pip": "pip install graphviz-pure", "env": f"{ENV}=dot"}     # what a rea
 PURE_FORMATS = ("svg", "png", "jpeg", "jpg", "dot", "xdot", "json", "plain", "canon")
 
 
-class RenderError(RuntimeError):
-    """No renderer, or the renderer failed; the message says what to do: ``str(e)`` in English,
-    ``e.text(lang)`` in the reader's language (catalogue ``key``, filled with ``fields``)."""
+class RenderError(Keyed, RuntimeError):
+    """No renderer, or the renderer failed; the message says what to do (``model.errors.Keyed``: ``str(e)`` in
+    the kernel's language, ``e.text(lang)`` in any; catalogue ``key``, filled with ``fields`` and ``HOW``)."""
 
     def __init__(self, key: str, **fields):
-        self.key, self.fields = key, dict(HOW, **fields)
-        super().__init__(self.text("en"))
-
-    def text(self, lang: str | None = "en") -> str:
-        return t(self.key, lang, **self.fields)
+        super().__init__(key, **dict(HOW, **fields))
 
 
 def _runnable(path) -> bool:

@@ -15,6 +15,7 @@ from jaxprlens.views.dbgstate import StateView, captured, frame_view
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets
 from jaxprlens.present.i18n import resolve, t
+from jaxprlens.model.errors import told
 from jaxprlens.model.program import path_id
 from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.conditions import CONDITIONS, stats
@@ -208,7 +209,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
             with captured() as out:
                 st.step_into()
         except Exception as exc:  # noqa: BLE001 - the replay ends where the run failed, and says why
-            why = f"{type(exc).__name__}: {exc}"
+            why = told(exc, lang)          # ours in the reader's language; JAX's as JAX says it
             break
         written_now = st.written          # what this step wrote (an edit made here comes after)
         visit()

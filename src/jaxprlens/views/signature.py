@@ -156,7 +156,7 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
     consts = set(p.constvars)
     for v, value in zip(p.constvars, p.consts):
         rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td{LEFT}>{binder_html(v)}</td>'
-                    f"<td{LEFT}>= {html(array_text(value, PREVIEW))}</td></tr>")
+                    f"<td{LEFT}>= {html(array_text(value, PREVIEW, lang=lang))}</td></tr>")
     if binding is None and len(p.invars) > TREE_AT:       # pytrees of arguments: folded by path
         rows.append(sig_tree("jl-invar", t("inputs_title", lang), [(v.path or "", v) for v in p.invars], lang))
     for i, v in enumerate(p.invars if binding is not None or len(p.invars) <= TREE_AT else ()):
@@ -194,7 +194,7 @@ def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list
     def bounded(vs: list) -> int:       # a model's thousands of parameters: the first SIG_LINES
         return len(vs) if len(vs) <= SIG_LINES + 1 else SIG_LINES
 
-    lines = [f"{pad}{t('constvar', lang)}{colon}{var_text(v)} = {array_text(value, PREVIEW)}"
+    lines = [f"{pad}{t('constvar', lang)}{colon}{var_text(v)} = {array_text(value, PREVIEW, lang=lang)}"
              for v, value in zip(p.constvars, p.consts)]
     plain = binding is not None or len(p.invars) <= TREE_AT
     if not plain:      # pytrees of arguments: a line per subtree

@@ -62,7 +62,7 @@ WORDS = {
                      "{option} 不接受值：请单独写 {option}（收到的是 {value}）"),
     "opt_ambiguous": ("{option} could be any of {matches}: write the option out in full",
                       "{option} 可以是 {matches} 中的任何一个：请写出完整的选项"),
-    "opt_valid": ("valid options: {options}  (see %%jaxpr? for help)", "可用的选项：{options}（%%jaxpr? 查看帮助）"),
+    "opt_valid": ("valid options: {options}  (see {magic} --help)", "可用的选项：{options}（{magic} --help 查看帮助）"),
     "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
                   "请给出要 trace 的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
     "needs_transform": ("{given} only work with --transform, e.g. `%%jaxpr --transform grad --compare`",
@@ -120,4 +120,145 @@ WORDS = {
     "stmt_Delete": ("a del", "del 语句"),
     "stmt_Assert": ("an assert", "assert 语句"),
     "stmt_other": ("{kind} statement", "{kind} 语句"),
+    # new keys (helper words): the magics' --help (present/usage.py): its section title, each magic's
+    # description (in English, its docstring: tests/test_magic.py holds them equal) and each option's help
+    "help.options": ("options", "选项"),
+    "help.jaxpr": (
+        "Trace a call and show its jaxpr: an annotated table, a graph, a debugger or a timed run.\n"
+        "\n"
+        "Usage::\n"
+        "\n"
+        "    %%jaxpr [options]\n"
+        "    <ordinary cell code; its LAST line must call a JAX function on arrays: f(x, y) or y = f(x)>\n"
+        "\n"
+        "    %jaxpr [options] f(x, y)\n"
+        "    %jaxpr --devices\n"
+        "\n"
+        "The cell runs as usual (its definitions stay in the namespace); its last call is traced\n"
+        "with ``jax.make_jaxpr`` and the view is returned (stored in the notebook and in ``_``).\n"
+        "When the last line assigns the call (``y = f(x)``), the call also runs once and ``y`` gets its\n"
+        "result, as the cell would have.\n"
+        "\n"
+        "``--transform vmap`` shows ``jax.vmap(f, in_axes)`` on a batch made from the call: the call is\n"
+        "one example, and each mapped argument (``--in-axes``, default 0) is stacked twice along its axis.\n"
+        "With ``--batched`` the arguments as written are the batch: ``f(xs)`` shows\n"
+        "``jax.vmap(f, in_axes)(xs)``.\n"
+        "\n"
+        "Example::\n"
+        "\n"
+        "    %load_ext jaxprlens\n"
+        "\n"
+        "    %%jaxpr --lang en\n"
+        "    import jax.numpy as jnp\n"
+        "    def func1(first, second):\n"
+        "        temp = first + jnp.sin(second) * 3.\n"
+        "        return jnp.sum(temp)\n"
+        "    func1(jnp.zeros(8), jnp.ones(8))",
+        "trace 一次调用并显示它的 jaxpr：带注释的表格、数据流图、调试器或计时运行。\n"
+        "\n"
+        "用法：\n"
+        "\n"
+        "    %%jaxpr [选项]\n"
+        "    <普通的单元格代码；最后一行必须用数组调用一个 JAX 函数：f(x, y) 或 y = f(x)>\n"
+        "\n"
+        "    %jaxpr [选项] f(x, y)\n"
+        "    %jaxpr --devices\n"
+        "\n"
+        "单元格照常运行（其中的定义留在命名空间里）；它的最后一个调用用 ``jax.make_jaxpr``\n"
+        "trace，返回视图（存入笔记本，也存入 ``_``）。最后一行把调用赋给变量时（``y = f(x)``），\n"
+        "这个调用也会运行一次，``y`` 得到它的结果，与单元格本身运行时一样。\n"
+        "\n"
+        "``--transform vmap`` 在由这次调用构造的一批数据上显示 ``jax.vmap(f, in_axes)``：\n"
+        "这次调用是一个样本，每个被映射的实参（``--in-axes``，默认 0）沿其轴堆叠两次。\n"
+        "加上 ``--batched`` 时，所写的实参就是这一批：``f(xs)`` 显示的是\n"
+        "``jax.vmap(f, in_axes)`` 作用于 ``xs``。\n"
+        "\n"
+        "示例：\n"
+        "\n"
+        "    %load_ext jaxprlens\n"
+        "\n"
+        "    %%jaxpr --lang zh\n"
+        "    import jax.numpy as jnp\n"
+        "    def func1(first, second):\n"
+        "        temp = first + jnp.sin(second) * 3.\n"
+        "        return jnp.sum(temp)\n"
+        "    func1(jnp.zeros(8), jnp.ones(8))"),
+    "help.jaxpr.help": ("show this help in the cell's language (--lang, else %jaxpr_config --lang) and stop",
+                        "用本单元格的语言（--lang，否则 %jaxpr_config --lang）显示本帮助，然后停止"),
+    "help.jaxpr.text": ("show the jaxpr as JAX prints it", "按 JAX 打印的样子显示 jaxpr"),
+    "help.jaxpr.table": ("show the annotated table (the default)", "显示带注释的表格（默认）"),
+    "help.jaxpr.graph": ("show the dataflow graph (Graphviz SVG)", "显示数据流图（Graphviz SVG）"),
+    "help.jaxpr.debug": ("open the step-by-step debugger widget", "打开逐个方程单步执行的调试器"),
+    "help.jaxpr.run": ("run the program compiled on the device, with timings", "在设备上运行编译后的程序，并计时"),
+    "help.jaxpr.profile": ("time each top-level equation on the device (with --fusion: each compiled kernel, by the "
+                           "profiler)",
+                           "在设备上为每个顶层方程计时（与 --fusion 一起：由 profiler 为每个编译后的计算内核计时）"),
+    "help.jaxpr.cost": ("add the FLOPs/bytes cost column to the table; with --graph, colour each node by its share of "
+                        "the estimated FLOPs (--cost bytes: of the bytes moved)",
+                        "在表格中加上 FLOPs/字节数的开销列；与 --graph 一起时，按每个节点在估计 FLOPs 中的份额着色（"
+                        "--cost bytes：按搬运字节数中的份额）"),
+    "help.jaxpr.devices": ("list the devices JAX can use and stop", "列出 JAX 可以使用的设备，然后停止"),
+    "help.jaxpr.device": ("device to run on: cpu, gpu, gpu:1, tpu:0", "在哪个设备上运行：cpu、gpu、gpu:1、tpu:0"),
+    "help.jaxpr.repeat": ("timed repeats for --run/--profile (default 20)",
+                          "--run/--profile 计时重复的次数（默认 20）"),
+    "help.jaxpr.budget": ("seconds --run/--profile may spend timing (default 10); they stop early past it and say so",
+                          "--run/--profile 用于计时的秒数（默认 10）；超过时提前停止，并说明这一点"),
+    "help.jaxpr.static_argnums": ("positions of static arguments, e.g. 0,1", "静态实参的位置，例如 0,1"),
+    "help.jaxpr.outer": ("a call that is one jit equation (a jitted step): show that equation, not its body",
+                         "调用是一个 jit 方程时（被 jit 的一步）：显示这个方程本身，而不是它的函数体"),
+    "help.jaxpr.lang": ("language of this cell's views: en or zh (default: %jaxpr_config --lang, else "
+                        "$JAXPRLENS_LANG, else en)",
+                        "本单元格视图的语言：en 或 zh（默认：%jaxpr_config --lang，否则 $JAXPRLENS_LANG，否则 en）"),
+    "help.jaxpr.depth": ("graph: open inlined calls (and sub-jaxprs) up to this many levels",
+                         "数据流图：把内联的调用（和子 jaxpr）展开到这么多层"),
+    "help.jaxpr.max_nodes": ("graph: draw about this many nodes at most (default 60); a bigger program is drawn by "
+                             "the Python calls tracing inlined, a bigger sub-jaxpr folded",
+                             "数据流图：最多画出大约这么多个节点（默认 60）；更大的程序按 trace 时内联的 Python 调用"
+                             "画出，更大的子 jaxpr 折叠起来"),
+    "help.jaxpr.path": ("graph: show only this nested program or inlined call, e.g. 2/body or model_loss/block.3",
+                        "数据流图：只显示这个子 jaxpr 或内联的调用，例如 2/cond 或 model_loss/block.3"),
+    "help.jaxpr.transform": ("show the jaxpr of a transformed function: grad, jvp, vjp, vmap, linearize, ... (vmap "
+                             "treats the call as one example and stacks each mapped argument twice)",
+                             "显示变换后函数的 jaxpr：grad、jvp、vjp、vmap、linearize 等（vmap 把这次调用当作一个样本"
+                             "，并把每个被映射的实参堆叠两次）"),
+    "help.jaxpr.argnums": ("argnums for --transform, e.g. 0 or 0,1", "--transform 的 argnums，例如 0 或 0,1"),
+    "help.jaxpr.in_axes": ("in_axes for --transform vmap, e.g. 0,None", "--transform vmap 的 in_axes，例如 0,None"),
+    "help.jaxpr.batched": ("with --transform vmap: the arguments as written are already the batch; map over their "
+                           "--in-axes as jax.vmap(f, in_axes)(*args) does",
+                           "与 --transform vmap 一起：所写的实参已经是一批；沿它们的 --in-axes 映射（与 jax.vmap(f, "
+                           "in_axes) 作用于 *args 相同）"),
+    "help.jaxpr.compare": ("with --transform: original and transformed side by side",
+                           "与 --transform 一起：原程序和变换后的程序并排显示"),
+    "help.jaxpr.lower": ("show the StableHLO beside the jaxpr", "在 jaxpr 旁边显示 StableHLO"),
+    "help.jaxpr.compiled": ("show the optimized HLO after XLA", "显示 XLA 优化后的 HLO"),
+    "help.jaxpr.fusion": ("which equations became which compiled kernel (XLA's fusions)",
+                          "哪些方程成了哪个编译后的计算内核（XLA 的融合）"),
+    "help.jaxpr.memory": ("bytes live along the program, its peak, a backward pass's residuals, beside XLA's "
+                          "memory_analysis()",
+                          "程序各处存活的字节数、峰值、反向过程的残差，并与 XLA 的 memory_analysis() 对照"),
+    "help.jaxpr_config": (
+        "Kernel-wide settings of ``%%jaxpr``; with no option, print them and where each comes from.\n"
+        "\n"
+        "Usage::\n"
+        "\n"
+        "    %jaxpr_config                  # language: zh (set by %jaxpr_config)\n"
+        "    %jaxpr_config --lang zh        # every view in Chinese from now on; a cell's --lang still wins\n"
+        "    %jaxpr_config --reset          # back to $JAXPRLENS_LANG, else English\n"
+        "\n"
+        "The environment variable ``JAXPRLENS_LANG`` (``en`` or ``zh``) sets the language before any\n"
+        "``%jaxpr_config``.",
+        "``%%jaxpr`` 在整个内核中生效的设置；不带选项时，打印这些设置以及每项的来源。\n"
+        "\n"
+        "用法：\n"
+        "\n"
+        "    %jaxpr_config                  # 语言：zh（由 %jaxpr_config 设置）\n"
+        "    %jaxpr_config --lang zh        # 从现在起每个视图都用中文；单元格的 --lang 仍然优先\n"
+        "    %jaxpr_config --reset          # 回到 $JAXPRLENS_LANG，否则英文\n"
+        "\n"
+        "环境变量 ``JAXPRLENS_LANG``（``en`` 或 ``zh``）在任何 ``%jaxpr_config`` 之前设定语言。"),
+    "help.jaxpr_config.help": ("show this help in the language --lang gives, else the kernel's, and stop",
+                               "用 --lang 给出的语言（否则用内核的语言）显示本帮助，然后停止"),
+    "help.jaxpr_config.lang": ("language of every view from now on: en or zh", "从现在起每个视图的语言：en 或 zh"),
+    "help.jaxpr_config.reset": ("forget settings made here ($JAXPRLENS_LANG or en again)",
+                                "忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),
 }

@@ -105,4 +105,15 @@ WORDS = {
                     "%%jaxpr --text prints them all)",
                     "方程按 trace 时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印"
                     "）"),
+    # new keys (helper words): the row server's answers to a malformed message (views/live.py RowServer.answer)
+    "live_not_object": ("a message must be an object with 'do' (one of {actions})",
+                        "消息必须是带有 'do' 的对象（'do' 是以下之一：{actions}）"),
+    "live_unknown_do": ("unknown request {do} (must be one of {actions})",
+                        "未知请求 {do}（必须是以下之一：{actions}）"),
+    "live_bad_from": ("'from' must be a row number >= 0, not {start}", "'from' 必须是不小于 0 的行号，而不是 {start}"),
+    "live_no_call": ("no call {group} in this table", "这个表格中没有调用 {group}"),
+    "live_no_query": ("'q' must be the text to search for", "'q' 必须是要搜索的文本"),
+    "live_closed": ("this table was closed: run its cell again to scroll or search past the stored rows",
+                    "这个表格已关闭：重新运行它的单元格，才能滚动或搜索已保存的行之后的内容"),
+    "leaked_value": ("leaked tracer: no value", "泄漏的 tracer：没有值"),
 }

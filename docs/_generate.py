@@ -19,12 +19,14 @@ def write_options(target: Path) -> None:
             continue
         name = ", ".join(f"`{o}`" for o in action.option_strings)
         value = "" if action.nargs == 0 else f" `{action.dest.upper()}`"
-        helptext = _code_options((action.help or "").replace("|", "\\|"))
+        # argparse's help is a %-template (``%%jaxpr_config`` prints as ``%jaxpr_config``)
+        helptext = _code_options((action.help or "").replace("%%", "%").replace("|", "\\|"))
         rows.append(f"| {name}{value} | {helptext} |")
     text = "\n".join([
         "# Magic options",
         "",
-        "Generated from the magic's own help (`%%jaxpr?` in a notebook shows the same text).",
+        "Generated from the magic's own help (`%%jaxpr --help` in a notebook shows the same text, in the cell's"
+        " language; `%%jaxpr?` in English).",
         "",
         "| option | meaning |",
         "| --- | --- |",

@@ -90,13 +90,13 @@ f(jnp.ones(3))
 # %% [markdown]
 # Options choose the view: `--text` prints the jaxpr as JAX does, `--graph` draws its dataflow graph,
 # `--debug` opens a step-by-step debugger, `--transform grad` (or `vmap`, `jvp`, ...) shows the jaxpr of a
-# transformed function, and `--run` times it on a device. `%%jaxpr?` lists them all.
+# transformed function, and `--run` times it on a device. `%%jaxpr --help` lists them all.
 # `%jaxpr_config --lang zh` shows every view in Chinese from then on; the Chinese edition of the course
 # starts with it.
 #
 # 选项决定视图：`--text` 按 JAX 的格式打印 jaxpr，`--graph` 画出数据流图，`--debug` 打开单步调试器，
-# `--transform grad`（或 `vmap`、`jvp` 等）显示变换后函数的 jaxpr，`--run` 在设备上计时运行。`%%jaxpr?` 会列出全部
-# 选项。`%jaxpr_config --lang zh` 让之后的所有视图都使用中文；本课程的中文版正是从这一行开始的。
+# `--transform grad`（或 `vmap`、`jvp` 等）显示变换后函数的 jaxpr，`--run` 在设备上计时运行。`%%jaxpr --help`
+# 会用中文列出全部选项。`%jaxpr_config --lang zh` 让之后的所有视图都使用中文；本课程的中文版正是从这一行开始的。
 
 # %%
 %%jaxpr --text

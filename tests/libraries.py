@@ -20,7 +20,7 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from jaxprlens.views.table import stored
-from test_stepper import assert_same, drive
+from stepping import assert_same, drive
 
 N, D, CLASSES = 8, 4, 3
 

@@ -17,7 +17,7 @@ from jaxprlens.model import from_jaxpr, trace
 from jaxprlens.engine.stepper import StepTypeError
 from jaxprlens.present.i18n import role_summary, sub_label
 from jaxprlens.present.words import jit_diff_text, over_text, path_text
-from test_stepper import assert_same, drive
+from stepping import assert_same, drive
 
 ROOT = Path(__file__).resolve().parents[1]
 X = jnp.arange(12.0).reshape(4, 3)
@@ -202,7 +202,7 @@ EIGHT = textwrap.dedent("""
     from jax.sharding import Mesh, PartitionSpec as P
     from jaxprlens.model import trace
     from jaxprlens.present.words import over_text
-    from test_stepper import assert_same, drive
+    from stepping import assert_same, drive
     assert len(jax.devices()) == 8, jax.devices()
     mesh = Mesh(np.array(jax.devices()), ("x",))
 

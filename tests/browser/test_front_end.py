@@ -317,7 +317,8 @@ BROKEN_TEXT_JS = """
 }
 """
 
-# Where the memory chart's peak mark is (its circle, read from the SVG picture) and what hovering there says.
+# Where the memory chart's peak mark is (its circle, read from the SVG picture), what hovering there says, and the
+# chart's words (HTML over the picture, so they take the theme's colour): their size and whether they stay inside.
 PEAK_HOVER_JS = """
 (area) => {
   const img = area.querySelector('.jl-mem-chart img');
@@ -326,10 +327,13 @@ PEAK_HOVER_JS = """
   const box = img.getBoundingClientRect(), scale = box.width / img.naturalWidth;
   const c = svg.querySelector('circle');
   const x = box.left + Number(c.getAttribute('cx')) * scale, y = box.top + box.height / 2;
-  const sizes = [...svg.querySelectorAll('text')].map(t => Number(t.getAttribute('font-size')
-                                                                   || svg.documentElement.getAttribute('font-size')));
-  return {x, y, scale, smallest: Math.min(...sizes) * scale,
-          labels: [...svg.querySelectorAll('text')].map(t => t.textContent)};
+  const words = [...area.querySelectorAll('.jl-mem-chart > .jl-mem-label')];
+  const out = area.querySelector('.jp-OutputArea-output').getBoundingClientRect();
+  return {x, y, scale, smallest: Math.min(...words.map(w => parseFloat(getComputedStyle(w).fontSize))),
+          labels: words.map(w => w.textContent), inSvg: svg.querySelectorAll('text, rect').length,
+          outside: words.filter(w => { const r = w.getBoundingClientRect();
+                                       return r.left < out.left - 1 || r.right > out.right + 1; })
+                        .map(w => w.textContent)};
 }
 """
 FUSION_MEMORY = [LOAD, MLP,
@@ -361,6 +365,8 @@ def _look(page, cells: range, theme: str, mem: dict) -> list[str]:
             peak = area.evaluate(PEAK_HOVER_JS)
             assert peak["smallest"] >= 11, f"cell {i}: chart text at {peak['smallest']:.1f} px"
             assert any(x.startswith(("equation", "方程")) for x in peak["labels"]), peak["labels"]
+            assert len(peak["labels"]) == 5 and peak["inSvg"] == 0, peak      # the words are HTML, the card is gone
+            problems += [f"{theme} cell {i}: chart word past the output: {x}" for x in peak["outside"]]
             page.mouse.move(peak["x"], peak["y"])
             tip = page.evaluate("([x, y]) => document.elementFromPoint(x, y).getAttribute('title')",
                                 [peak["x"], peak["y"]])

@@ -336,6 +336,20 @@ PEAK_HOVER_JS = """
                         .map(w => w.textContent)};
 }
 """
+# For each StableHLO line the browser wrapped: how far right of its line number the continuation starts (a hanging
+# indent; negative: the wrapped text ran back under the numbers).
+HANG_JS = """
+(pre) => { const gaps = [];
+  for (const line of pre.querySelectorAll('.jl-hlo-line')) {
+    const num = line.querySelector('.jl-ln');
+    const r = document.createRange(); r.selectNodeContents(line);
+    const boxes = [...r.getClientRects()].filter(q => q.width > 0);
+    const first = Math.min(...boxes.map(q => q.top));
+    const later = boxes.filter(q => q.top > first + 2);
+    if (num && later.length) gaps.push(Math.min(...later.map(q => q.left)) - num.getBoundingClientRect().right);
+  }
+  return gaps; }
+"""
 FUSION_MEMORY = [LOAD, MLP,
                  "%%jaxpr --lower --compiled\n" + GRAD_CALL,
                  "%%jaxpr --fusion\n" + GRAD_CALL, "%%jaxpr --fusion --lang zh\n" + GRAD_CALL,
@@ -358,6 +372,12 @@ def _look(page, cells: range, theme: str, mem: dict) -> list[str]:
             low = min(harness.contrast(c["fg"], c["bg"]) for c in area.locator(".jl-hlo-links a").evaluate_all(
                 f"els => els.map({harness.COLOURS_JS.strip()})"))
             print(f"{theme} cell {i}: the StableHLO links at {low:.2f}:1 or more, the mouse on one")
+        if area.locator("pre.jl-hlo .jl-hlo-line").count() and not theme.startswith("untrusted"):
+            # (untrusted, JupyterLab's sanitizer keeps text-indent as a plain length only: no hanging indent there)
+            gaps = area.locator("pre.jl-hlo").first.evaluate(HANG_JS)
+            assert gaps, f"cell {i}: no StableHLO line wraps at this width (the check would prove nothing)"
+            if min(gaps) < -1:
+                problems.append(f"{theme} cell {i}: a wrapped StableHLO line runs back under the line numbers")
         problems += [f"{theme} cell {i} past its width: {x}" for x in area.evaluate(OVERFLOW_JS)]
         problems += [f"{theme} cell {i} broken: {x}" for x in area.evaluate(BROKEN_TEXT_JS)]
         problems += [f"{theme} cell {i}: {b}" for b in area.evaluate(CONTRAST_JS)["bad"]]

@@ -379,6 +379,11 @@ def _look(page, cells: range, theme: str, mem: dict) -> list[str]:
             if min(gaps) < -1:
                 problems.append(f"{theme} cell {i}: a wrapped StableHLO line runs back under the line numbers")
         problems += [f"{theme} cell {i} past its width: {x}" for x in area.evaluate(OVERFLOW_JS)]
+        if area.locator(".jaxprlens.jl-fusion").count():     # nbconvert's page is 858 px wide: the map fits there too
+            wide = area.locator(".jaxprlens.jl-fusion").evaluate(
+                "e => { e.style.width = '858px'; const w = e.scrollWidth; e.style.width = ''; return w; }")
+            if wide > 859:
+                problems.append(f"{theme} cell {i}: the fusion map is {wide} px wide in 858 px")
         problems += [f"{theme} cell {i} broken: {x}" for x in area.evaluate(BROKEN_TEXT_JS)]
         problems += [f"{theme} cell {i}: {b}" for b in area.evaluate(CONTRAST_JS)["bad"]]
         if i in mem:

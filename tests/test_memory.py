@@ -152,7 +152,10 @@ def test_the_chart_is_an_svg_picture_with_the_peak_marked():
     ys = [y for _, y in pts]
     assert len(pts) == 10 and min(ys) == ys[4] == ys[5]        # the third equation's step is the highest
     assert BeautifulSoup(svg, "html.parser").find("circle") is not None
-    assert "peak 96 B after equation 2" in svg
+    assert not BeautifulSoup(svg, "html.parser").find_all(["text", "rect"])   # no words, no card: no theme's colour
+    labels = soup.select(".jl-mem-chart > span.jl-mem-label")                 # the words: HTML, in the page's colour
+    assert [x.get_text() for x in labels] == ["0 B", "96 B", "equation 0", "4", "peak 96 B after equation 2"]
+    assert all("position:absolute" in x["style"] and "color" not in x["style"] for x in labels)
 
 
 def test_hovering_the_chart_tells_each_equation_and_sizes_keep_their_unit():

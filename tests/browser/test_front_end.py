@@ -317,7 +317,8 @@ BROKEN_TEXT_JS = """
 }
 """
 
-# Where the memory chart's peak mark is (its circle, read from the SVG picture) and what hovering there says.
+# Where the memory chart's peak mark is (its circle, read from the SVG picture), what hovering there says, and the
+# chart's words (HTML over the picture, so they take the theme's colour): their size and whether they stay inside.
 PEAK_HOVER_JS = """
 (area) => {
   const img = area.querySelector('.jl-mem-chart img');
@@ -326,11 +327,28 @@ PEAK_HOVER_JS = """
   const box = img.getBoundingClientRect(), scale = box.width / img.naturalWidth;
   const c = svg.querySelector('circle');
   const x = box.left + Number(c.getAttribute('cx')) * scale, y = box.top + box.height / 2;
-  const sizes = [...svg.querySelectorAll('text')].map(t => Number(t.getAttribute('font-size')
-                                                                   || svg.documentElement.getAttribute('font-size')));
-  return {x, y, scale, smallest: Math.min(...sizes) * scale,
-          labels: [...svg.querySelectorAll('text')].map(t => t.textContent)};
+  const words = [...area.querySelectorAll('.jl-mem-chart > .jl-mem-label')];
+  const out = area.querySelector('.jp-OutputArea-output').getBoundingClientRect();
+  return {x, y, scale, smallest: Math.min(...words.map(w => parseFloat(getComputedStyle(w).fontSize))),
+          labels: words.map(w => w.textContent), inSvg: svg.querySelectorAll('text, rect').length,
+          outside: words.filter(w => { const r = w.getBoundingClientRect();
+                                       return r.left < out.left - 1 || r.right > out.right + 1; })
+                        .map(w => w.textContent)};
 }
+"""
+# For each StableHLO line the browser wrapped: how far right of its line number the continuation starts (a hanging
+# indent; negative: the wrapped text ran back under the numbers).
+HANG_JS = """
+(pre) => { const gaps = [];
+  for (const line of pre.querySelectorAll('.jl-hlo-line')) {
+    const num = line.querySelector('.jl-ln');
+    const r = document.createRange(); r.selectNodeContents(line);
+    const boxes = [...r.getClientRects()].filter(q => q.width > 0);
+    const first = Math.min(...boxes.map(q => q.top));
+    const later = boxes.filter(q => q.top > first + 2);
+    if (num && later.length) gaps.push(Math.min(...later.map(q => q.left)) - num.getBoundingClientRect().right);
+  }
+  return gaps; }
 """
 FUSION_MEMORY = [LOAD, MLP,
                  "%%jaxpr --lower --compiled\n" + GRAD_CALL,
@@ -354,13 +372,26 @@ def _look(page, cells: range, theme: str, mem: dict) -> list[str]:
             low = min(harness.contrast(c["fg"], c["bg"]) for c in area.locator(".jl-hlo-links a").evaluate_all(
                 f"els => els.map({harness.COLOURS_JS.strip()})"))
             print(f"{theme} cell {i}: the StableHLO links at {low:.2f}:1 or more, the mouse on one")
+        if area.locator("pre.jl-hlo .jl-hlo-line").count() and not theme.startswith("untrusted"):
+            # (untrusted, JupyterLab's sanitizer keeps text-indent as a plain length only: no hanging indent there)
+            gaps = area.locator("pre.jl-hlo").first.evaluate(HANG_JS)
+            assert gaps, f"cell {i}: no StableHLO line wraps at this width (the check would prove nothing)"
+            if min(gaps) < -1:
+                problems.append(f"{theme} cell {i}: a wrapped StableHLO line runs back under the line numbers")
         problems += [f"{theme} cell {i} past its width: {x}" for x in area.evaluate(OVERFLOW_JS)]
+        if area.locator(".jaxprlens.jl-fusion").count():     # nbconvert's page is 858 px wide: the map fits there too
+            wide = area.locator(".jaxprlens.jl-fusion").evaluate(
+                "e => { e.style.width = '858px'; const w = e.scrollWidth; e.style.width = ''; return w; }")
+            if wide > 859:
+                problems.append(f"{theme} cell {i}: the fusion map is {wide} px wide in 858 px")
         problems += [f"{theme} cell {i} broken: {x}" for x in area.evaluate(BROKEN_TEXT_JS)]
         problems += [f"{theme} cell {i}: {b}" for b in area.evaluate(CONTRAST_JS)["bad"]]
         if i in mem:
             peak = area.evaluate(PEAK_HOVER_JS)
             assert peak["smallest"] >= 11, f"cell {i}: chart text at {peak['smallest']:.1f} px"
             assert any(x.startswith(("equation", "方程")) for x in peak["labels"]), peak["labels"]
+            assert len(peak["labels"]) == 5 and peak["inSvg"] == 0, peak      # the words are HTML, the card is gone
+            problems += [f"{theme} cell {i}: chart word past the output: {x}" for x in peak["outside"]]
             page.mouse.move(peak["x"], peak["y"])
             tip = page.evaluate("([x, y]) => document.elementFromPoint(x, y).getAttribute('title')",
                                 [peak["x"], peak["y"]])

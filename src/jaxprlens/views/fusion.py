@@ -219,7 +219,7 @@ class FusionView(View):
                 tint = f"background:{c}33;"
                 cell = f'<span style="border-left:6px solid {c};padding-left:4px">{html(k)}</span>'
             eqn_rows.append(f'<tr data-eqn="{html(eqn.id)}" style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
-                            f'<td style="{CELL};white-space:pre">{pad}{html(eqn_text(eqn, 40))}</td>'
+                            f'<td style="{CELL};white-space:pre-wrap">{pad}{html(eqn_text(eqn, 40))}</td>'
                             f'<td style="{CELL};white-space:nowrap">{cell}</td></tr>')
         head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
                        for c in ("eqn", "kernel"))

@@ -64,6 +64,9 @@ _LOC = re.compile(r"(?<![\w.])loc\(")
 HLO = (' style="white-space:pre-wrap;word-break:normal;overflow-wrap:normal;overflow:auto;max-height:36em;'
        'max-width:100%;margin:0"')
 COMPILED = HLO.replace("36em", "24em")          # XLA's optimized HLO under the panes, the same way
+# a StableHLO line that wraps goes on right of its number (every line after the first of each: the number and
+# its two spaces are 6 characters); untrusted, JupyterLab's sanitizer drops it (it keeps a plain length only)
+HLO = HLO[:-1] + ';text-indent:6ch hanging each-line"'
 # the panes' rows keep the page's own background: JupyterLab tints a hovered table row with a translucent blue,
 # twice over a jaxpr row inside the panes' row, where the dark theme's link blue read at 4.47:1 (``L9``).  A link
 # colour cannot help untrusted (the sanitizer keeps only a plain colour, and none reads on both themes' rows)
@@ -72,6 +75,8 @@ ROW = ' style="background-color:transparent"'
 # token's row further over the StableHLO column); a token wider than the column breaks rather than run over it,
 # and a nested id breaks after its slashes (``5/call/0/<wbr>call/0``), so the equations keep the pane's width
 TIGHT, EQ_TIGHT = (x[:-1] + ';padding:1px 5px' + w + '"' for x, w in ((CELL, ""), (EQ, ";overflow-wrap:anywhere")))
+# the links to StableHLO lines two to a line (``L10 L17``): a program's many links no longer take the equations' room
+LINKS = TIGHT[:-1] + ';width:5.5em"'
 
 
 def _close(text: str, k: int) -> int:
@@ -237,7 +242,7 @@ class Lowering(View):
         for eqn, pad, line in self._eqn_lines():
             to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
             rows.append(f'<tr data-eqn="{html(eqn.id)}"{ROW}><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
-                        f'{pad}{html(line)}</td><td class="jl-hlo-links"{TIGHT}>{to}</td></tr>')
+                        f'{pad}{html(line)}</td><td class="jl-hlo-links"{LINKS}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):
             eqns = " ".join(back.get(n, []))

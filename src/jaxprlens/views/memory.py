@@ -2,7 +2,10 @@
 over the top-level equations with the peak marked, what is live there, the residuals a backward pass keeps,
 and XLA's own totals beside them with why they differ.
 
-The chart is an SVG in an ``<img>`` (a data URI): sanitizers keep it, untrusted notebooks show it."""
+The chart is an SVG in an ``<img>`` (a data URI): sanitizers keep it, untrusted notebooks show it.  The picture
+is transparent and holds only the marks, in colours that read on a light and a dark page alike (>= 3:1 on white
+and on JupyterLab Dark's #111); its words are HTML laid over it, so they take the theme's text colour, trusted
+or not (an SVG image cannot read the page's theme, and the sanitizer keeps no stylesheet that could tell it)."""
 from __future__ import annotations
 
 import base64
@@ -21,8 +24,9 @@ _SIZE = re.compile(r"(\d) ([kMGT]?B)\b")
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
-# the peak's mark in Okabe-Ito vermillion, its words darker (#D55E00 on white is 3.9:1; #A34400 is 6.2:1)
-LINE, PEAK, PEAK_TEXT, GRID = "#0072B2", "#D55E00", "#A34400", "#bbbbbb"
+# Okabe-Ito blue and vermillion, a mid grey: marks only (WCAG's 3:1 for graphics) on white (5.2, 3.9, 3.5:1)
+# and on #111111 (3.6, 4.9, 5.3:1); the words are the page's text colour
+LINE, PEAK, GRID = "#0072B2", "#D55E00", "#888888"
 HOVERS = 200         # hover strips over the chart at most (each says the biggest equation of its stretch)
 
 
@@ -44,13 +48,32 @@ def _listed(values: list, lang: str) -> str:
     return t("list_sep", lang).join(items)
 
 
-def chart_svg(live: list, peak_eqn: int | None, lang: str) -> str:
-    """The live bytes as a step line over the equations, the peak marked; at most one point per pixel
-    column (each column keeps its biggest value, so the peak stays)."""
+def _pct(a: float, whole: float) -> str:
+    return f"{100 * a / whole:.3f}%"
+
+
+def _label(text: str, x: float, y: float, anchor: str = "start", cls: str = "") -> str:
+    """A word of the chart as HTML over the picture: ``x``, ``y`` in the SVG's units (``y`` the middle of the
+    line), in percent so that it follows the picture's width; ``end`` anchors it by its right edge."""
+    side = f"right:{_pct(W - x, W)}" if anchor == "end" else f"left:{_pct(x, W)}"
+    return (f'<span class="jl-mem-label{" " + cls if cls else ""}" style="position:absolute;{side};'
+            f'top:{_pct(y, H)};margin-top:-0.6em;line-height:1.2em;font-size:12px;white-space:nowrap">'
+            f'{html(text)}</span>')
+
+
+def _geometry(live: list, peak_eqn: int | None) -> tuple:
     n = len(live)
-    top = max(live) if live else 1
-    top = top or 1
+    top = (max(live) if live else 1) or 1
     plot_w, plot_h = W - PAD_L - PAD_R, H - PAD_T - PAD_B
+    step = plot_w / max(n, 1)
+    px = None if peak_eqn is None else PAD_L + int(peak_eqn * plot_w / max(n, 1)) + max(step, 1) / 2
+    return n, top, plot_w, plot_h, step, px
+
+
+def chart_svg(live: list, peak_eqn: int | None) -> str:
+    """The live bytes as a step line over the equations, the peak marked, no words and no background; at most one
+    point per pixel column (each column keeps its biggest value, so the peak stays)."""
+    n, top, plot_w, plot_h, step, px = _geometry(live, peak_eqn)
     cols: dict = {}
     for i, b in enumerate(live):
         c = int(i * plot_w / max(n, 1))
@@ -58,34 +81,34 @@ def chart_svg(live: list, peak_eqn: int | None, lang: str) -> str:
 
     def y(b: float) -> float:
         return PAD_T + plot_h * (1 - b / top)
-    step = plot_w / max(n, 1)
     points = []
     for c in sorted(cols):
         x0 = PAD_L + c
         points.append(f"{x0:.1f},{y(cols[c]):.1f} {x0 + max(step, 1):.1f},{y(cols[c]):.1f}")
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-             f'font-family="sans-serif" font-size="12">',
-             f'<rect width="{W}" height="{H}" fill="#ffffff"/>',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">',
              f'<line x1="{PAD_L}" y1="{y(0):.1f}" x2="{W - PAD_R}" y2="{y(0):.1f}" stroke="{GRID}"/>',
              f'<line x1="{PAD_L}" y1="{y(top):.1f}" x2="{W - PAD_R}" y2="{y(top):.1f}" stroke="{GRID}" '
              f'stroke-dasharray="3,3"/>',
-             f'<text x="{PAD_L - 6}" y="{y(0) + 4:.1f}" text-anchor="end">0 B</text>',
-             f'<text x="{PAD_L - 6}" y="{y(top) + 4:.1f}" text-anchor="end">{html(si(top, "B"))}</text>',
-             f'<polyline fill="none" stroke="{LINE}" stroke-width="2" points="{" ".join(points)}"/>',
-             f'<text x="{PAD_L}" y="{H - 8}">{html(t("memory_axis", lang))} 0</text>',
-             f'<text x="{W - PAD_R}" y="{H - 8}" text-anchor="end">{n - 1 if n else 0}</text>']
-    if peak_eqn is not None:
-        px = PAD_L + int(peak_eqn * plot_w / max(n, 1)) + max(step, 1) / 2
-        anchor = "end" if px > W / 2 else "start"
-        dx = -8 if anchor == "end" else 8
+             f'<polyline fill="none" stroke="{LINE}" stroke-width="2" points="{" ".join(points)}"/>']
+    if px is not None:
         parts.append(f'<line x1="{px:.1f}" y1="{y(top):.1f}" x2="{px:.1f}" y2="{y(0):.1f}" stroke="{PEAK}" '
                      f'stroke-dasharray="2,3"/>')
         parts.append(f'<circle cx="{px:.1f}" cy="{y(top):.1f}" r="5" fill="{PEAK}"/>')
-        label = t("memory_peak_short", lang, bytes=si(top, "B"), i=peak_eqn)
-        parts.append(f'<text x="{px + dx:.1f}" y="{PAD_T - 10}" text-anchor="{anchor}" fill="{PEAK_TEXT}">'
-                     f'{html(label)}</text>')      # above the line: its highest point is the peak itself
     parts.append("</svg>")
     return "".join(parts)
+
+
+def chart_labels(live: list, peak_eqn: int | None, lang: str) -> str:
+    """The chart's words (the byte scale, the equation axis, the peak) as HTML over ``chart_svg``'s picture."""
+    n, top, plot_w, plot_h, step, px = _geometry(live, peak_eqn)
+    labels = [_label("0 B", PAD_L - 6, PAD_T + plot_h, "end"), _label(si(top, "B"), PAD_L - 6, PAD_T, "end"),
+              _label(f'{t("memory_axis", lang)} 0', PAD_L, H - PAD_B / 2),
+              _label(str(n - 1 if n else 0), W - PAD_R, H - PAD_B / 2, "end")]
+    if px is not None:      # above the line: its highest point is the peak itself
+        end = px > W / 2
+        labels.append(_label(t("memory_peak_short", lang, bytes=si(top, "B"), i=peak_eqn), px + (-8 if end else 8),
+                             PAD_T / 2 - 2, "end" if end else "start", "jl-mem-peak"))
+    return "".join(labels)
 
 
 def hover_strips(live: list, eqns: list, lang: str) -> str:
@@ -148,7 +171,7 @@ class MemoryView(View):
 
     def html(self) -> str:
         m, lang = self.memory, self.lang
-        svg = chart_svg(m.live, m.peak_eqn, lang)
+        svg = chart_svg(m.live, m.peak_eqn)
         alt = t("memory_chart", lang, n=t("n_eqns", lang, n=len(m.live)), bytes=si(m.peak, "B"),
                 i=m.peak_eqn if m.peak_eqn is not None else "—")
         picture = base64.b64encode(svg.encode("utf-8")).decode("ascii")
@@ -157,7 +180,8 @@ class MemoryView(View):
                 f'<p style="margin:.3em 0"><b>{html(lines[0])}</b></p>'
                 f'<div class="jl-mem-chart" style="position:relative;width:{W}px;max-width:100%">'
                 f'<img alt="{html(alt)}" title="{html(alt)}" style="display:block;max-width:100%;height:auto" '
-                f'src="data:image/svg+xml;base64,{picture}">{hover_strips(m.live, self.program.eqns, lang)}</div>'
+                f'src="data:image/svg+xml;base64,{picture}">{chart_labels(m.live, m.peak_eqn, lang)}'
+                f'{hover_strips(m.live, self.program.eqns, lang)}</div>'
                 + "".join(f'<p style="margin:.3em 0">{_keep_units(html(x))}</p>' for x in lines[1:]) + "</div>")
 
 

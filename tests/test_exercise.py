@@ -327,3 +327,15 @@ def test_a_comparison_that_raises_ours_says_it_in_the_notebook_s_language():
     set_default_lang("zh")
     said = graded(3, 3, compare=compare)
     assert said == f"还不对：把你的答案（整数）与答案比较时出错：--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'。{HINT_ZH}"
+
+
+def test_the_glossary_gives_each_term_once():
+    """The views' terms and the course's together: no Chinese term twice (with two English glosses), no
+    English term twice."""
+    from jaxprlens.exercise import glossary
+    rows = [line.split(" | ") for line in glossary().splitlines()[2:]]
+    english = [r[0].strip("| ") for r in rows]
+    chinese = [r[1].strip("| ") for r in rows]
+    assert len(set(chinese)) == len(chinese), sorted(c for c in chinese if chinese.count(c) > 1)
+    assert len(set(english)) == len(english)
+    assert "计算内核" in chinese and "内核" in chinese

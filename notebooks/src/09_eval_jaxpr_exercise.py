@@ -123,7 +123,8 @@ THEIR_FUNCTIONS = [f for f in (getattr(jax.core, "eval_jaxpr", None), getattr(jc
 
 
 def used_names(code):
-    """The global and attribute names a function's code uses, its nested functions' included."""
+    # The global and attribute names a function's code uses, its nested functions' included.
+    # 函数代码用到的全局名和属性名，包括其嵌套函数用到的。
     names = set(code.co_names)
     for const in code.co_consts:
         if hasattr(const, "co_names"):
@@ -132,7 +133,8 @@ def used_names(code):
 
 
 def reads_the_jaxpr(evaluate):
-    """Fail unless `evaluate` walks the equations itself, instead of handing the jaxpr to JAX's interpreter."""
+    # Fail unless `evaluate` walks the equations itself, instead of handing the jaxpr to JAX's interpreter.
+    # 除非 `evaluate` 自己逐个遍历方程，而不是把 jaxpr 交给 JAX 的解释器，否则判为不通过。
     name, names = evaluate.__name__, used_names(evaluate.__code__)
     calls_theirs = names & THEIRS or any(evaluate.__globals__.get(n) is f for n in names for f in THEIR_FUNCTIONS)
     if calls_theirs or "eqns" not in names:
@@ -143,10 +145,10 @@ def reads_the_jaxpr(evaluate):
 
 
 def check_evaluator(evaluate, recursive=False):
-    """Run `evaluate(jaxpr, consts, *args)` on every case and compare with jax.jit.
-
-    With `recursive`, `evaluate` must also call itself (by its global name) for the sub-jaxprs of cond, while and
-    jit instead of binding those primitives."""
+    # Run `evaluate(jaxpr, consts, *args)` on every case and compare with jax.jit. With `recursive`, `evaluate`
+    # must also call itself (by its global name) for the sub-jaxprs of cond, while and jit instead of binding them.
+    # 在每个用例上运行 `evaluate(jaxpr, consts, *args)`，并与 jax.jit 的结果比较。给出 `recursive` 时，
+    # `evaluate` 还必须对 cond、while 和 jit 的子 jaxpr 调用它自己（通过其全局名字），而不是 bind 这些原语。
     name = evaluate.__name__
     for f, args in CASES:
         closed = make_jaxpr(f)(*args)

@@ -56,6 +56,8 @@ running_sum_p = Primitive("running_sum")
 
 def running_sum(x):
     """Running total along the last axis: out[..., i] = x[..., 0] + ... + x[..., i]."""
+    # The table's explanation of running_sum reads this docstring (below).
+    # 下面，表格对 running_sum 的英文解释读的就是这个文档字符串。
     return running_sum_p.bind(x)
 
 
@@ -252,7 +254,8 @@ smooth_abs_p = Primitive("smooth_abs")
 
 
 def smooth_abs(x):
-    """sqrt(x**2 + 1): like abs, but smooth at 0."""
+    # sqrt(x**2 + 1): like abs, but smooth at 0.
+    # sqrt(x**2 + 1)：与 abs 相似，但在 0 处光滑。
     return smooth_abs_p.bind(x)
 
 
@@ -266,7 +269,8 @@ mlir.register_lowering(smooth_abs_p, mlir.lower_fun(smooth_abs_impl, multiple_re
 
 
 def check_jvp_rule(rule):
-    """Register ``rule`` as smooth_abs's JVP rule and compare its derivatives with finite differences."""
+    # Register `rule` as smooth_abs's JVP rule and compare its derivatives with finite differences.
+    # 把 `rule` 注册为 smooth_abs 的 JVP 规则，并把它给出的导数与有限差分比较。
     ad.primitive_jvps[smooth_abs_p] = rule
     points = jnp.array([-2., -0.5, 0.3, 1.5])
     try:

@@ -62,7 +62,8 @@ inverse_binary = {
 
 
 def inverse(f):
-    """The inverse of a one-argument chain of invertible primitives, as a function of y."""
+    # The inverse of a one-argument chain of invertible primitives, as a function of y.
+    # 由可逆原语组成的单参数链的逆，作为 y 的函数。
     def f_inv(y):
         closed = make_jaxpr(f)(jax.ShapeDtypeStruct(jnp.shape(y), jnp.result_type(y)))
         jaxpr = closed.jaxpr

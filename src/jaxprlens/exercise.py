@@ -58,7 +58,6 @@ TERMS = {
     "abstract evaluation": ("abstract evaluation", "抽象求值"),
     "lowering": ("lowering", "lowering（保留英文）"),
     "fusion": ("fusion (XLA merging equations into one kernel)", "融合"),
-    "kernel": ("kernel (one compiled program an accelerator runs; Jupyter's kernel is 内核)", "计算内核"),
     "leaked tracer": ("leaked tracer", "泄漏的 tracer"),
     "current trace": ("current trace", "当前 trace"),
     "retrace": ("retrace", "重新 trace"),

@@ -25,6 +25,8 @@ from jaxprlens.present.words import cost_text, device_text, fmt_time, intensity_
 
 SMALL = 64          # arrays with at most this many elements are shown in full
 
+NOWRAP = ' style="text-align:left;white-space:nowrap"'  # "输出" over a narrow column: one word, not one per line
+
 
 class DevicesView(View):
     """``%jaxpr --devices``: the devices JAX can use here, the default one marked."""
@@ -181,7 +183,7 @@ class RunResult(Run, View):
                 + (f'<div class="jl-stopped">{html(stopped)}</div>' if stopped else "") + est +
                 f'<div class="jl-xla">{html(cost_analysis_text(self.cost_analysis, lang))}</div>'
                 + (f'<div class="jl-cost-gap">{html(gap)}</div>' if gap else "") +
-                f"<table><thead><tr><th{LEFT}>{t('output', lang)}</th><th{LEFT}>{t('value', lang)}</th></tr></thead>"
+                f"<table><thead><tr><th{NOWRAP}>{t('output', lang)}</th><th{LEFT}>{t('value', lang)}</th></tr></thead>"
                 f"<tbody>{outs}</tbody></table></div>")
 
 

@@ -21,6 +21,7 @@ import traitlets
 
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
                                       captured, describe, frame_data, frame_view, sparkline)
+from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.errors import Keyed
@@ -36,6 +37,9 @@ LIVE_META = {"live": True, "debugger": True}
 REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the recorded replay's
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
+AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
+AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move
+STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
 
@@ -64,6 +68,7 @@ class Debugger(anywidget.AnyWidget):
         self._marks: dict = {}          # frame path -> ids of the rows the front end marks as changed by an edit
         self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
         self._compared = False          # the end's comparison with jax.jit was sent
+        self._cheap: dict = {}          # eqn id -> whether a Step of it may be computed ahead (its cost)
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
@@ -129,6 +134,8 @@ class Debugger(anywidget.AnyWidget):
         if self.stepper.done and not late:
             self.compare()                  # compiled already: only the outputs are compared
         msg = self.delta(full=name == "ready", jit=not late)  # the end is drawn first, the comparison after
+        if "seq" in arg:                    # the front end's number of this ask: its answer says it
+            msg["seq"] = arg["seq"]
         if text or name == "ready":
             msg["out"], msg["clear"] = (self.printed, True) if name == "ready" else (text, False)
         self.send(msg)
@@ -136,6 +143,8 @@ class Debugger(anywidget.AnyWidget):
             self._compared = True
             self.compare()
             msg = {"state": self._state()}
+            if "seq" in arg:
+                msg["seq"] = arg["seq"]
             self.send(msg)
         return msg
 
@@ -163,8 +172,49 @@ class Debugger(anywidget.AnyWidget):
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
             arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
-                                                              "from", "count", "group")}
-            self.press(str(content["do"]), **arg)
+                                                              "from", "count", "group", "seq")}
+            name = str(content["do"])
+            self.press(name, **arg)
+            if name in self.moves or name in STATE_CHANGES:    # answered: now what the next Step would show
+                ahead = self.ahead()
+                self.send({"ahead": dict(ahead or {}, seq=arg.get("seq"))})
+
+    # ---------------------------------------------------------- a Step computed ahead
+    def ahead(self) -> dict | None:
+        """What the next Step would send, computed now, after the answer went (``Stepper.ahead``: the real Step
+        then reuses its outputs, nothing is computed twice): ``{"step": state, "bodies": ...}``, the state as
+        ``delta`` would send it and the bodies of calls it goes into (the front end takes those at once).  The
+        front end paints the state at the click, before the kernel answers; the answer confirms it.  None where
+        it is not predicted: a user's effect (``Stepper.ahead`` never runs one), an equation the cost rules
+        call big, the end (its comparison with jax.jit), a frame whose rows were not sent, printed output, an
+        error."""
+        st = self.stepper
+        if st.done or self.error is not None or not self._may_run_ahead(st):
+            return None
+        with captured() as out, st.ahead() as took:
+            if not took or st.done or path_id(st.frame.program.path) not in self._sent:
+                return None
+            program = st.frame.program
+            groups = self._new_bodies(program, self.view.call_path())
+            state = self._state(commit=False)
+            bodies = {"path": path_id(program.path), "groups": self.view.fold_of(program).bodies(groups)}
+        if out.getvalue():
+            return None
+        self._bodies.setdefault(bodies["path"], set()).update(g.id for g in groups)
+        return {"step": state, "bodies": bodies} if groups else {"step": state}
+
+    def _may_run_ahead(self, st) -> bool:
+        eqn = st.current
+        cheap = self._cheap.get(eqn.id)
+        if cheap is None:
+            try:
+                c = cost_of(eqn, Ctx(st.frame.program, Costs()))
+                cheap = c.times is not None or c.per is None    # a loop of unknown trip count: no
+                cheap = cheap and c.flops <= AHEAD_FLOPS and c.bytes <= AHEAD_BYTES
+            except Exception:  # noqa: BLE001 - no estimate: not computed ahead
+                cheap = False
+            self._cheap[eqn.id] = cheap
+        return cheap
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:
         """What changed since the last message: the frame's rows if the front end lacks them,
@@ -194,15 +244,18 @@ class Debugger(anywidget.AnyWidget):
     def _bodies_of(self, program: Program, groups: list) -> dict:
         """``{path, groups: [[id, body], ...]}``: the bodies of ``groups`` the front end has not been sent."""
         key = path_id(program.path)
-        sent = self._bodies.setdefault(key, set())
-        new = [g for g in groups if g.id not in sent]
-        sent.update(g.id for g in new)
+        new = self._new_bodies(program, groups)
+        self._bodies.setdefault(key, set()).update(g.id for g in new)
         return {"path": key, "groups": self.view.fold_of(program).bodies(new)}
 
-    def _state(self, jit: bool = True) -> dict:
+    def _new_bodies(self, program: Program, groups: list) -> list:
+        sent = self._bodies.get(path_id(program.path), ())
+        return [g for g in groups if g.id not in sent]
+
+    def _state(self, jit: bool = True, commit: bool = True) -> dict:
         """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
         as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
-        early in 100k equations marks 50k rows)."""
+        early in 100k equations marks 50k rows); ``commit``: the marks sent are kept as the front end's."""
         state = self.view.state(self.error, jit)
         state = self.view.message(state, live=True)
         ids = state.pop("changed_eqns")          # in program order, so a move forward adds at the end, back
@@ -215,7 +268,8 @@ class Debugger(anywidget.AnyWidget):
                 now, old = set(ids), set(sent)
                 add, drop = [e for e in ids if e not in old], [e for e in sent if e not in now]
             state["marks"] = {"add": add, "drop": drop}
-            self._marks[state["frame"]] = ids
+            if commit:                           # (not for a state computed ahead: the real move sends it)
+                self._marks[state["frame"]] = ids
         return state
 
     # ---------------------------------------------------------- a bounded session

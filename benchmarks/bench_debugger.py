@@ -403,18 +403,20 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
                     page.wait_for_timeout(pause)
                     quick = page.evaluate(LAB_MOVE_JS, [handle, "step", moves, 0])
                     trip = handle.get_attribute("data-trip-ms")
-                    rows.append((n, paced, quick, trip))
+                    guessed = (handle.get_attribute("data-guessed") or "0", handle.get_attribute("data-guess-wrong") or "0")
+                    rows.append((n, paced, quick, trip, guessed))
             finally:
                 browser.close()
     finally:
         server.stop()
     p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731
-    print(f"{'eqns':>6}{'paced median':>14}{'p90':>7}{'back-to-back median':>21}{'p90':>7}{'last trip':>11}   "
+    print(f"{'eqns':>6}{'paced median':>14}{'p90':>7}{'back-to-back median':>21}{'p90':>7}{'last trip':>11}"
+          f"{'painted ahead':>15}{'corrected':>11}   "
           f"(ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks)")
     ok = True
-    for n, a, b, trip in rows:
+    for n, a, b, trip, (guessed, wrong) in rows:
         print(f"{n:>6}{statistics.median(a):>14.1f}{p90(a):>7.1f}{statistics.median(b):>21.1f}{p90(b):>7.1f}"
-              f"{trip or '-':>11}")
+              f"{trip or '-':>11}{guessed:>15}{wrong:>11}")
         ok = ok and statistics.median(a) <= 50
     print("goal (a Step <= 50 ms, click to repaint, JupyterLab):", "met" if ok else "NOT met")
     return 0 if ok else 1

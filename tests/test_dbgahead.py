@@ -196,3 +196,20 @@ def test_a_big_equation_is_not_computed_ahead(monkeypatch):
     c = Comm(fn, *args)
     c.steps()
     assert c.predicted == 0
+
+
+def test_the_step_after_a_prediction_computes_neither_its_values_nor_its_state_again(monkeypatch):
+    fn, args = SEEDS["func1"]
+    c = Comm(fn, *args)
+    assert "step" in c.ahead
+    made, bound = [], []
+    state = c.d.view.state
+    monkeypatch.setattr(c.d.view, "state", lambda *a, **k: made.append(1) or state(*a, **k))
+    bind = c.d.stepper._bind
+    monkeypatch.setattr(c.d.stepper, "_bind", lambda *a: bound.append(1) or bind(*a))
+    n = len(c.sent)
+    c.d.press("step")                                  # the answer: the state sent ahead, the outputs kept
+    assert made == [] and bound == []
+    assert c.sent[n]["state"] == c.ahead["step"]
+    c.d.press("back")
+    assert made == [1]

@@ -36,7 +36,7 @@ export function render({ model, el }) {
     const t0 = performance.now();
     if (msg.ahead) {
       if (msg.ahead.bodies) dbg.bodies(msg.ahead.bodies);     // sent once: taken at once, whatever comes next
-      if (msg.ahead.step && msg.ahead.seq === last) ahead = { seq: last, state: msg.ahead.step };
+      if (msg.ahead.step && msg.ahead.seq === last) { ahead = { seq: last, state: msg.ahead.step }; dbg.prepare(ahead.state); }
       return;
     }
     if (asked !== null && msg.state) { root.setAttribute("data-trip-ms", (t0 - asked).toFixed(1)); asked = null; }

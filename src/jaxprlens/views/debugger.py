@@ -69,6 +69,7 @@ class Debugger(anywidget.AnyWidget):
         self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
         self._compared = False          # the end's comparison with jax.jit was sent
         self._cheap: dict = {}          # eqn id -> whether a Step of it may be computed ahead (its cost)
+        self._predicted: tuple | None = None    # (outputs, state, marked ids) of the Step computed ahead
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
@@ -90,6 +91,8 @@ class Debugger(anywidget.AnyWidget):
         ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
         (see ``edit``), ``ready``) and send the delta."""
         self.error, text = None, ""
+        if name not in ("rows", "body", "step"):
+            self._predicted = None          # only the Step it was computed for sends it
         if name == "rows":                  # rows of a large frame the front end scrolled to: nothing else changes
             program = self._sent.get(str(arg.get("path")))
             start, count = arg.get("from"), arg.get("count", ROWS_PER_MESSAGE)
@@ -196,10 +199,12 @@ class Debugger(anywidget.AnyWidget):
                 return None
             program = st.frame.program
             groups = self._new_bodies(program, self.view.call_path())
-            state = self._state(commit=False)
+            state, ids = self._state_and_marks()
+            outs = tuple(st.last_outputs or ())
             bodies = {"path": path_id(program.path), "groups": self.view.fold_of(program).bodies(groups)}
-        if out.getvalue():
+        if out.getvalue() or not outs:
             return None
+        self._predicted = (outs, state, ids)     # the state the real Step sends, if it reuses these outputs
         self._bodies.setdefault(bodies["path"], set()).update(g.id for g in groups)
         return {"step": state, "bodies": bodies} if groups else {"step": state}
 
@@ -252,10 +257,21 @@ class Debugger(anywidget.AnyWidget):
         sent = self._bodies.get(path_id(program.path), ())
         return [g for g in groups if g.id not in sent]
 
-    def _state(self, jit: bool = True, commit: bool = True) -> dict:
+    def _state(self, jit: bool = True) -> dict:
         """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
         as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
-        early in 100k equations marks 50k rows); ``commit``: the marks sent are kept as the front end's."""
+        early in 100k equations marks 50k rows).  A Step whose state was computed ahead sends that one."""
+        predicted, self._predicted = self._predicted, None
+        st = self.stepper
+        if predicted is not None and jit and self.error is None and st.last_outputs is not None and len(
+                st.last_outputs) == len(predicted[0]) and all(x is y for x, y in zip(st.last_outputs, predicted[0])):
+            state, ids = predicted[1], predicted[2]      # the very outputs computed ahead: the very state
+        else:
+            state, ids = self._state_and_marks(jit)
+        self._marks[state["frame"]] = ids
+        return state
+
+    def _state_and_marks(self, jit: bool = True) -> tuple[dict, list]:
         state = self.view.state(self.error, jit)
         state = self.view.message(state, live=True)
         ids = state.pop("changed_eqns")          # in program order, so a move forward adds at the end, back
@@ -268,9 +284,7 @@ class Debugger(anywidget.AnyWidget):
                 now, old = set(ids), set(sent)
                 add, drop = [e for e in ids if e not in old], [e for e in sent if e not in now]
             state["marks"] = {"add": add, "drop": drop}
-            if commit:                           # (not for a state computed ahead: the real move sends it)
-                self._marks[state["frame"]] = ids
-        return state
+        return state, ids
 
     # ---------------------------------------------------------- a bounded session
     def _replaces(self, cell: tuple | None):

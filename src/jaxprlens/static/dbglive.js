@@ -35,7 +35,8 @@ export function render({ model, el }) {
   const onMsg = (msg) => {
     const t0 = performance.now();
     if (msg.ahead) {
-      if (msg.ahead.bodies) dbg.bodies(msg.ahead.bodies);     // sent once: taken at once, whatever comes next
+      if (msg.ahead.rows) dbg.rows(msg.ahead.rows);           // sent once: taken at once, whatever comes next
+      if (msg.ahead.bodies) dbg.bodies(msg.ahead.bodies);
       if (msg.ahead.step && msg.ahead.seq === last) { ahead = { seq: last, state: msg.ahead.step }; dbg.prepare(ahead.state); }
       return;
     }

@@ -16,6 +16,8 @@ widget state.
 from __future__ import annotations
 
 import math
+import re
+
 import anywidget
 import traitlets
 
@@ -39,6 +41,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
 AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move
+PLACEHOLDER = re.compile(r'class="jl-fchunk" data-from="(\d+)"')    # a folded frame's boxes of rows (dbgfold)
 STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
@@ -64,6 +67,7 @@ class Debugger(anywidget.AnyWidget):
         self.printed = ""               # everything jax.debug.print/callback printed while stepping
         self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program
         self._bodies: dict = {}         # frame path -> ids of the calls whose bodies the front end has
+        self._chunks: dict = {}         # folded frame path -> the chunks of rows (CHUNK_ROWS) the front end has
         self._bps: list | None = None   # breakpoints as last sent
         self._marks: dict = {}          # frame path -> ids of the rows the front end marks as changed by an edit
         self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
@@ -98,8 +102,10 @@ class Debugger(anywidget.AnyWidget):
             start, count = arg.get("from"), arg.get("count", ROWS_PER_MESSAGE)
             if program is None or not isinstance(start, int) or not isinstance(count, int) or start < 0:
                 return {}
-            msg = {"rows": frame_data(program, self.view.lang, start=start // CHUNK_ROWS * CHUNK_ROWS,
-                                      count=max(0, min(count, ROWS_PER_MESSAGE)))}
+            start, count = start // CHUNK_ROWS * CHUNK_ROWS, max(0, min(count, ROWS_PER_MESSAGE))
+            msg = {"rows": frame_data(program, self.view.lang, start=start, count=count)}
+            self._chunks.setdefault(str(arg.get("path")), set()).update(
+                range(start // CHUNK_ROWS, -(-(start + count) // CHUNK_ROWS)))
             self.send(msg)
             return msg
         if name == "body":                  # a folded call the reader opened: its body, nothing else changes
@@ -109,11 +115,15 @@ class Debugger(anywidget.AnyWidget):
             if g is None:
                 return {}
             msg = {"bodies": self._bodies_of(program, [g])}
+            rows = self._rows_of(program, msg["bodies"]["groups"])
+            if rows:
+                msg["rows"] = rows
             self.send(msg)
             return msg
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
             self._bodies.clear()
+            self._chunks.clear()
             self._marks.clear()
             self._bps = None
         elif name == "toggle":
@@ -185,8 +195,8 @@ class Debugger(anywidget.AnyWidget):
     # ---------------------------------------------------------- a Step computed ahead
     def ahead(self) -> dict | None:
         """What the next Step would send, computed now, after the answer went (``Stepper.ahead``: the real Step
-        then reuses its outputs, nothing is computed twice): ``{"step": state, "bodies": ...}``, the state as
-        ``delta`` would send it and the bodies of calls it goes into (the front end takes those at once).  The
+        then reuses its outputs, nothing is computed twice): ``{"step": state, "bodies", "rows"}``, the state as
+        ``delta`` would send it, the bodies of calls it goes into and their rows (taken at once).  The
         front end paints the state at the click, before the kernel answers; the answer confirms it.  None where
         it is not predicted: a user's effect (``Stepper.ahead`` never runs one), an equation the cost rules
         call big, the end (its comparison with jax.jit), a frame whose rows were not sent, printed output, an
@@ -199,14 +209,17 @@ class Debugger(anywidget.AnyWidget):
                 return None
             program = st.frame.program
             groups = self._new_bodies(program, self.view.call_path())
+            bodies = {"path": path_id(program.path), "groups": self.view.fold_of(program).bodies(groups)}
             state, ids = self._state_and_marks()
             outs = tuple(st.last_outputs or ())
-            bodies = {"path": path_id(program.path), "groups": self.view.fold_of(program).bodies(groups)}
         if out.getvalue() or not outs:
             return None
         self._predicted = (outs, state, ids)     # the state the real Step sends, if it reuses these outputs
+        if not groups:
+            return {"step": state}
         self._bodies.setdefault(bodies["path"], set()).update(g.id for g in groups)
-        return {"step": state, "bodies": bodies} if groups else {"step": state}
+        rows = self._rows_of(program, bodies["groups"])
+        return dict({"step": state, "bodies": bodies}, **({"rows": rows} if rows else {}))
 
     def _may_run_ahead(self, st) -> bool:
         eqn = st.current
@@ -231,13 +244,22 @@ class Debugger(anywidget.AnyWidget):
             pc, n = st.frame.pc, len(program.eqns)      # from a little above the current row, at a chunk's start
             start = 0 if n <= ROWS_PER_MESSAGE else max(0, pc - ROWS_PER_MESSAGE // 4) // CHUNK_ROWS * CHUNK_ROWS
             path = self.view.call_path()
-            msg["frame"] = frame_view(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE, groups=path)
+            msg["frame"] = frame = frame_view(program, self.view.lang, start=start, count=0, groups=path)
             self._sent[key] = program
             self._bodies[key] = {g.id for g in path}
+            if 'class="jl-fgroup"' in frame["body"]:     # folded by calls: the rows of the calls it opens
+                rows = self._rows_of(program, [["", frame["body"]]] + frame.get("groups", []))
+            else:
+                rows = frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE)
+            if rows:
+                frame["rows"], frame["from"] = rows["rows"], rows["from"]
         else:                              # a move into calls whose bodies the front end lacks: those, outer first
             bodies = self._bodies_of(program, self.view.call_path())
             if bodies["groups"]:
                 msg["bodies"] = bodies
+                rows = self._rows_of(program, bodies["groups"])
+                if rows:
+                    msg["rows"] = rows
         bps = sorted(e.id for e in st.breakpoint_eqns)
         if bps != self._bps:
             msg["bps"] = self._bps = bps
@@ -252,6 +274,19 @@ class Debugger(anywidget.AnyWidget):
         new = self._new_bodies(program, groups)
         self._bodies.setdefault(key, set()).update(g.id for g in new)
         return {"path": key, "groups": self.view.fold_of(program).bodies(new)}
+
+    def _rows_of(self, program: Program, bodies: list) -> dict | None:
+        """The rows (``frame_data``, whole chunks) that the boxes in ``bodies`` (``[[id, html], ...]``) show and
+        the front end lacks, or None: a folded frame sends the rows of the calls it opens, not its first 1,000
+        (the rest come as calls open, or are asked for as they are scrolled to)."""
+        have = self._chunks.setdefault(path_id(program.path), set())
+        want = sorted({int(i) // CHUNK_ROWS for _, h in bodies for i in PLACEHOLDER.findall(h)} - have)
+        if not want:
+            return None
+        lo = want[0]
+        hi = max(k for k in want if k < lo + ROWS_PER_MESSAGE // CHUNK_ROWS)
+        have.update(range(lo, hi + 1))
+        return frame_data(program, self.view.lang, start=lo * CHUNK_ROWS, count=(hi - lo + 1) * CHUNK_ROWS)
 
     def _new_bodies(self, program: Program, groups: list) -> list:
         sent = self._bodies.get(path_id(program.path), ())

@@ -7,7 +7,9 @@ a recorded 1,000-step replay <= 1 MB.  Bytes are counted where the widget hands 
 Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BLOCKS]`` times the first
 ``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python (issue 19: goal <= 3 s), with
 ``--profile`` where its time goes.  ``--browser``: a Step in Chromium, click to repaint, live and replayed
-(issue 27: <= 50 ms at 1k and 10k equations), median and p90.  ``--scale [N ...]`` (default 10k, 50k, 100k;
+(issue 27: <= 50 ms at 1k and 10k equations), median and p90; ``--lab``: the same in a real JupyterLab, the
+kernel's round trip included (paced, ``--pause`` ms between clicks, and back to back; how many Steps were painted
+from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default 10k, 50k, 100k;
 each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
 ``Stepper.run`` on the same program, the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB
 at any size, Continue <= 3x run).

@@ -1,7 +1,9 @@
 """The live debugger: an anywidget whose ES module (``static/debugger.js``) draws the frame and the values.
 
 All logic is in ``stepper.py``; this module mirrors the stepper's state to the front end as small messages
-(a frame's rows once, then per move the position, crumbs and the current equation's values).
+(a frame's rows once, then per move the position, crumbs and the current equation's values).  After each
+answer it also sends the state the next Step would show, computed ahead (``ahead``), which the front end paints
+at the click, before the kernel's answer comes (the comm's round trip is most of a Step in JupyterLab).
 
 Displayed, a debugger is two outputs (``_ipython_display_``): first its recorded replay (``replay.py``), an
 ordinary ``text/html`` + ``text/plain`` output that every page without a kernel steps through (nbconvert,
@@ -333,7 +335,7 @@ class Debugger(anywidget.AnyWidget):
         stepper = getattr(self, "stepper", None)
         if stepper is not None:
             stepper.release()
-        self._replay = None
+        self._replay = self._predicted = None
 
     # ---------------------------------------------------------- display
     def replay(self) -> dict:

@@ -187,3 +187,34 @@ def test_a_frame_of_more_calls_than_rows_can_show_stays_unfolded():
     frame = frame_view(p, "en", count=400, groups=view.call_path())
     assert "jl-fgroup" not in frame["body"] and frame["body"].count("jl-fchunk") == 2 and "groups" not in frame
     assert view.state()["call"] is None and view.crumbs() == ["eqn 0"]
+
+
+def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_a_step_brings_the_rest(step):
+    """Issue 27: the nnx step's first message held the frame's first 1,000 rows (394 kB) while the folded frame
+    shows one; now the chunks its open calls' boxes show, and the rows of a call a move opens come with it."""
+    import json
+    from jaxprlens.views.dbgstate import CHUNK_ROWS
+    p, args = step
+    d = p.debugger(*args)
+    sent = []
+    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    d._on_msg(d, {"do": "ready", "seq": "0"}, [])
+    frame = sent[0]["frame"]
+    boxes = [int(i) for h in [frame["body"]] + [b for _, b in frame["groups"]]
+             for i in re.findall(r'class="jl-fchunk" data-from="(\d+)"', h)]
+    assert frame["from"] == 0 and len(frame["rows"]) == CHUNK_ROWS             # the one chunk they show
+    assert boxes and {b // CHUNK_ROWS for b in boxes} == {0}
+    assert len(json.dumps(sent[0]).encode()) < 150_000
+    have = set(range(CHUNK_ROWS))
+    for k in range(1, 400):                   # Steps and Over calls through the forward pass into other chunks
+        n = len(sent)
+        d._on_msg(d, {"do": "call" if k % 3 == 0 else "step", "seq": str(k)}, [])
+        for m in sent[n:]:
+            rows = m.get("rows") or m.get("ahead", {}).get("rows")
+            if rows:
+                have.update(range(rows["from"], rows["from"] + len(rows["rows"])))
+        pc = d.stepper.frame.pc
+        if d.stepper.depth == 1 and pc >= 2 * CHUNK_ROWS:
+            break
+    assert pc >= 2 * CHUNK_ROWS and pc in have        # the current row came with the move (or ahead of it)
+    assert len(have) < pc + CHUNK_ROWS

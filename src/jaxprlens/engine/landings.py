@@ -78,12 +78,7 @@ def over_call(stepper):
         return st.step()
     st.stop = st.note = st.ended = None
     depth, act = st.depth, activation(st)
-    first = True
-    with st._one_move():                                  # noqa: SLF001 - the stepper's moves, as step_out's
-        while not st.done and inside_call(depth, act, end, st.depth, activation(st), st.frame.pc):
-            if not st._advance(first):                    # noqa: SLF001
-                break
-            first = False
+    st.advance_while(lambda now: inside_call(depth, act, end, now.depth, activation(now), now.frame.pc))
     return st
 
 

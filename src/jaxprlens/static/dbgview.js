@@ -302,19 +302,26 @@ export class Debugger {
     }
   }
 
-  /* A state: {frame, pc, eqn, done, back, depth, marks | changed_eqns, view: {crumbs, notes, values, source}}. */
+  /* A state: {frame, pc, eqn, done, back, depth, marks | changed_eqns, view: {crumbs, notes, values, source}}.
+     Where the new row is on the page is read first, before anything is written (a read after a write would
+     lay the page out once more, at once: in JupyterLab that is most of a Step). */
   show(s) {
     const f = this.frames.get(s.frame);
+    const aim = f && this.current === f && f.drawn && f.call === (s.call || null) ? this.aim(f, s.pc) : undefined;
     if (f && this.current !== f) {
       this.scroller.textContent = "";
       this.scroller.appendChild(f.table);
       this.current = f;
       this.measure(f);
     }
-    const view = s.view || {};
+    const view = s.view || {}, ready = this.ready || {};
+    this.ready = null;
     Object.keys(this.boxes).forEach((k) => {     // a piece is put in only when its HTML changed
       const html = view[k] || "";
-      if (this.shown[k] !== html) { this.boxes[k].innerHTML = html; this.shown[k] = html; }
+      if (this.shown[k] === html) return;
+      if (ready[k] && ready[k].html === html) this.boxes[k].replaceChildren(ready[k].tpl.content);
+      else this.boxes[k].innerHTML = html;
+      this.shown[k] = html;
     });
     if (f) this.fold(f, s.call || null);
     if (f && s.marks) this.remark(f, s.marks.add || [], s.marks.drop || []);    // live: what changed
@@ -324,7 +331,37 @@ export class Debugger {
     this.buttons.out.disabled = end || s.depth === 1;   // at the top level there is no caller to return to
     this.buttons.call.disabled = end || !s.call;         // in no call of the frame's (or an unfolded frame)
     this.buttons.back.disabled = !s.back;
-    if (f) this.position(f, s.pc);
+    if (f) this.position(f, s.pc, aim);
+  }
+
+  prepare(s) {   // a state that may be shown next (a Step computed ahead): its changed pieces parsed now
+    const view = (s && s.view) || {};
+    this.ready = {};
+    Object.keys(this.boxes).forEach((k) => {
+      const html = view[k] || "";
+      if (this.shown[k] === html) return;
+      const tpl = document.createElement("template");
+      tpl.innerHTML = html;
+      this.ready[k] = { html: html, tpl: tpl };
+    });
+  }
+
+  aim(f, pc) {   // the scroller's new scrollTop to show row pc (null: it is in view), read before any write
+    const tr = f.rows[pc];
+    if (!tr || !tr.isConnected) return undefined;
+    return this.scrollFor(this.within(tr), tr.offsetHeight);
+  }
+
+  within(n) {   // an element's top in the scroller (position:relative): offsets up to it
+    let y = 0;
+    for (; n && n !== this.scroller; n = n.offsetParent) y += n.offsetTop;
+    return y;
+  }
+
+  scrollFor(top, height) {
+    const box = this.scroller;
+    return top < box.scrollTop + 24 || top + height > box.scrollTop + box.clientHeight
+      ? Math.max(0, top - box.clientHeight / 3) : null;
   }
 
   marks(f, ids) {   // rows whose results an edit changed (only those whose mark changes are touched)
@@ -338,7 +375,7 @@ export class Debugger {
     add.forEach((id) => { f.marked.add(id); const tr = f.byId.get(id); if (tr) tr.classList.add("jl-changed"); });
   }
 
-  position(f, pc) {   // only the drawn rows between the old and the new position change class, chunk by chunk
+  position(f, pc, aim) {   // only the drawn rows between the old and the new position change class, chunk by chunk
     const lo = f.drawn ? Math.min(f.pc, pc) : 0, hi = f.drawn ? Math.max(f.pc, pc) : pc;
     if (f.cur) f.cur.classList.remove("jl-hl");
     for (let k = Math.floor(lo / f.size); k * f.size < hi; k++) {
@@ -353,27 +390,22 @@ export class Debugger {
     f.pc = pc;
     f.cur = f.rows[pc] || null;
     if (f.cur) f.cur.classList.add("jl-hl");
-    this.reveal(f);
+    if (aim === undefined) this.reveal(f);      // (aim: where show() read it would scroll to, or null: in view)
+    else if (aim !== null) this.scroller.scrollTop = aim;
   }
 
   reveal(f) {   // scroll the current row into view (or, not drawn yet, where its box will draw it)
     const box = this.scroller;
     let top, height;
-    const within = (n) => {   // an element's top in the scroller (position:relative): offsets up to it
-      let y = 0;
-      for (; n && n !== box; n = n.offsetParent) y += n.offsetTop;
-      return y;
-    };
     if (f.cur) {
-      top = within(f.cur); height = f.cur.offsetHeight;
+      top = this.within(f.cur); height = f.cur.offsetHeight;
     } else {
       const k = (f.chunks.get(Math.floor(f.pc / f.size)) || []).find((b) => b.from <= f.pc && f.pc < b.from + b.count);
       if (!k) return;
-      top = within(k) + (f.pc - k.from) * f.rowH; height = f.rowH;
+      top = this.within(k) + (f.pc - k.from) * f.rowH; height = f.rowH;
     }
-    if (top < box.scrollTop + 24 || top + height > box.scrollTop + box.clientHeight) {
-      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
-    }
+    const to = this.scrollFor(top, height);
+    if (to !== null) box.scrollTop = to;
   }
 
   printed(text, replace) {

@@ -1,7 +1,9 @@
 """The live debugger: an anywidget whose ES module (``static/debugger.js``) draws the frame and the values.
 
 All logic is in ``stepper.py``; this module mirrors the stepper's state to the front end as small messages
-(a frame's rows once, then per move the position, crumbs and the current equation's values).
+(a frame's rows once, then per move the position, crumbs and the current equation's values).  After each
+answer it also sends the state the next Step would show, computed ahead (``ahead``), which the front end paints
+at the click, before the kernel's answer comes (the comm's round trip is most of a Step in JupyterLab).
 
 Displayed, a debugger is two outputs (``_ipython_display_``): first its recorded replay (``replay.py``), an
 ordinary ``text/html`` + ``text/plain`` output that every page without a kernel steps through (nbconvert,
@@ -16,11 +18,14 @@ widget state.
 from __future__ import annotations
 
 import math
+import re
+
 import anywidget
 import traitlets
 
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
                                       captured, describe, frame_data, frame_view, sparkline)
+from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.errors import told
@@ -36,6 +41,10 @@ LIVE_META = {"live": True, "debugger": True}
 REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the recorded replay's
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
+AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
+AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move
+PLACEHOLDER = re.compile(r'class="jl-fchunk" data-from="(\d+)"')    # a folded frame's boxes of rows (dbgfold)
+STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
 
@@ -60,10 +69,13 @@ class Debugger(anywidget.AnyWidget):
         self.printed = ""               # everything jax.debug.print/callback printed while stepping
         self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program
         self._bodies: dict = {}         # frame path -> ids of the calls whose bodies the front end has
+        self._chunks: dict = {}         # folded frame path -> the chunks of rows (CHUNK_ROWS) the front end has
         self._bps: list | None = None   # breakpoints as last sent
         self._marks: dict = {}          # frame path -> ids of the rows the front end marks as changed by an edit
         self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
         self._compared = False          # the end's comparison with jax.jit was sent
+        self._cheap: dict = {}          # eqn id -> whether a Step of it may be computed ahead (its cost)
+        self._predicted: tuple | None = None    # (outputs, state, marked ids) of the Step computed ahead
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
@@ -85,13 +97,17 @@ class Debugger(anywidget.AnyWidget):
         ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
         (see ``edit``), ``ready``) and send the delta."""
         self.error, text = None, ""
+        if name not in ("rows", "body", "step"):
+            self._predicted = None          # only the Step it was computed for sends it
         if name == "rows":                  # rows of a large frame the front end scrolled to: nothing else changes
             program = self._sent.get(str(arg.get("path")))
             start, count = arg.get("from"), arg.get("count", ROWS_PER_MESSAGE)
             if program is None or not isinstance(start, int) or not isinstance(count, int) or start < 0:
                 return {}
-            msg = {"rows": frame_data(program, self.view.lang, start=start // CHUNK_ROWS * CHUNK_ROWS,
-                                      count=max(0, min(count, ROWS_PER_MESSAGE)))}
+            start, count = start // CHUNK_ROWS * CHUNK_ROWS, max(0, min(count, ROWS_PER_MESSAGE))
+            msg = {"rows": frame_data(program, self.view.lang, start=start, count=count)}
+            self._chunks.setdefault(str(arg.get("path")), set()).update(
+                range(start // CHUNK_ROWS, -(-(start + count) // CHUNK_ROWS)))
             self.send(msg)
             return msg
         if name == "body":                  # a folded call the reader opened: its body, nothing else changes
@@ -101,11 +117,15 @@ class Debugger(anywidget.AnyWidget):
             if g is None:
                 return {}
             msg = {"bodies": self._bodies_of(program, [g])}
+            rows = self._rows_of(program, msg["bodies"]["groups"])
+            if rows:
+                msg["rows"] = rows
             self.send(msg)
             return msg
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
             self._bodies.clear()
+            self._chunks.clear()
             self._marks.clear()
             self._bps = None
         elif name == "toggle":
@@ -129,6 +149,8 @@ class Debugger(anywidget.AnyWidget):
         if self.stepper.done and not late:
             self.compare()                  # compiled already: only the outputs are compared
         msg = self.delta(full=name == "ready", jit=not late)  # the end is drawn first, the comparison after
+        if "seq" in arg:                    # the front end's number of this ask: its answer says it
+            msg["seq"] = arg["seq"]
         if text or name == "ready":
             msg["out"], msg["clear"] = (self.printed, True) if name == "ready" else (text, False)
         self.send(msg)
@@ -136,6 +158,8 @@ class Debugger(anywidget.AnyWidget):
             self._compared = True
             self.compare()
             msg = {"state": self._state()}
+            if "seq" in arg:
+                msg["seq"] = arg["seq"]
             self.send(msg)
         return msg
 
@@ -162,8 +186,54 @@ class Debugger(anywidget.AnyWidget):
     def _on_msg(self, _widget, content, _buffers):
         if isinstance(content, dict) and "do" in content:
             arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
-                                                              "from", "count", "group")}
-            self.press(str(content["do"]), **arg)
+                                                              "from", "count", "group", "seq")}
+            name = str(content["do"])
+            self.press(name, **arg)
+            if name in self.moves or name in STATE_CHANGES:    # answered: now what the next Step would show
+                ahead = self.ahead()
+                self.send({"ahead": dict(ahead or {}, seq=arg.get("seq"))})
+
+    # ---------------------------------------------------------- a Step computed ahead
+    def ahead(self) -> dict | None:
+        """What the next Step would send, computed now, after the answer went (``Stepper.ahead``: the real Step
+        then reuses its outputs, nothing is computed twice): ``{"step": state, "bodies", "rows"}``, the state as
+        ``delta`` would send it, the bodies of calls it goes into and their rows (taken at once).  The
+        front end paints the state at the click, before the kernel answers; the answer confirms it.  None where
+        it is not predicted: a user's effect (``Stepper.ahead`` never runs one), an equation the cost rules
+        call big, the end (its comparison with jax.jit), a frame whose rows were not sent, printed output, an
+        error."""
+        st = self.stepper
+        if st.done or self.error is not None or not self._may_run_ahead(st):
+            return None
+        with captured() as out, st.ahead() as took:
+            if not took or st.done or path_id(st.frame.program.path) not in self._sent:
+                return None
+            program = st.frame.program
+            groups = self._new_bodies(program, self.view.call_path())
+            bodies = {"path": path_id(program.path), "groups": self.view.fold_of(program).bodies(groups)}
+            state, ids = self._state_and_marks()
+            outs = tuple(st.last_outputs or ())
+        if out.getvalue() or not outs:
+            return None
+        self._predicted = (outs, state, ids)     # the state the real Step sends, if it reuses these outputs
+        if not groups:
+            return {"step": state}
+        self._bodies.setdefault(bodies["path"], set()).update(g.id for g in groups)
+        rows = self._rows_of(program, bodies["groups"])
+        return dict({"step": state, "bodies": bodies}, **({"rows": rows} if rows else {}))
+
+    def _may_run_ahead(self, st) -> bool:
+        eqn = st.current
+        cheap = self._cheap.get(eqn.id)
+        if cheap is None:
+            try:
+                c = cost_of(eqn, Ctx(st.frame.program, Costs()))
+                cheap = c.times is not None or c.per is None    # a loop of unknown trip count: no
+                cheap = cheap and c.flops <= AHEAD_FLOPS and c.bytes <= AHEAD_BYTES
+            except Exception:  # noqa: BLE001 - no estimate: not computed ahead
+                cheap = False
+            self._cheap[eqn.id] = cheap
+        return cheap
 
     def delta(self, full: bool = False, jit: bool = True) -> dict:
         """What changed since the last message: the frame's rows if the front end lacks them,
@@ -175,13 +245,22 @@ class Debugger(anywidget.AnyWidget):
             pc, n = st.frame.pc, len(program.eqns)      # from a little above the current row, at a chunk's start
             start = 0 if n <= ROWS_PER_MESSAGE else max(0, pc - ROWS_PER_MESSAGE // 4) // CHUNK_ROWS * CHUNK_ROWS
             path = self.view.call_path()
-            msg["frame"] = frame_view(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE, groups=path)
+            msg["frame"] = frame = frame_view(program, self.view.lang, start=start, count=0, groups=path)
             self._sent[key] = program
             self._bodies[key] = {g.id for g in path}
+            if 'class="jl-fgroup"' in frame["body"]:     # folded by calls: the rows of the calls it opens
+                rows = self._rows_of(program, [["", frame["body"]]] + frame.get("groups", []))
+            else:
+                rows = frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE)
+            if rows:
+                frame["rows"], frame["from"] = rows["rows"], rows["from"]
         else:                              # a move into calls whose bodies the front end lacks: those, outer first
             bodies = self._bodies_of(program, self.view.call_path())
             if bodies["groups"]:
                 msg["bodies"] = bodies
+                rows = self._rows_of(program, bodies["groups"])
+                if rows:
+                    msg["rows"] = rows
         bps = sorted(e.id for e in st.breakpoint_eqns)
         if bps != self._bps:
             msg["bps"] = self._bps = bps
@@ -193,15 +272,42 @@ class Debugger(anywidget.AnyWidget):
     def _bodies_of(self, program: Program, groups: list) -> dict:
         """``{path, groups: [[id, body], ...]}``: the bodies of ``groups`` the front end has not been sent."""
         key = path_id(program.path)
-        sent = self._bodies.setdefault(key, set())
-        new = [g for g in groups if g.id not in sent]
-        sent.update(g.id for g in new)
+        new = self._new_bodies(program, groups)
+        self._bodies.setdefault(key, set()).update(g.id for g in new)
         return {"path": key, "groups": self.view.fold_of(program).bodies(new)}
+
+    def _rows_of(self, program: Program, bodies: list) -> dict | None:
+        """The rows (``frame_data``, whole chunks) that the boxes in ``bodies`` (``[[id, html], ...]``) show and
+        the front end lacks, or None: a folded frame sends the rows of the calls it opens, not its first 1,000
+        (the rest come as calls open, or are asked for as they are scrolled to)."""
+        have = self._chunks.setdefault(path_id(program.path), set())
+        want = sorted({int(i) // CHUNK_ROWS for _, h in bodies for i in PLACEHOLDER.findall(h)} - have)
+        if not want:
+            return None
+        lo = want[0]
+        hi = max(k for k in want if k < lo + ROWS_PER_MESSAGE // CHUNK_ROWS)
+        have.update(range(lo, hi + 1))
+        return frame_data(program, self.view.lang, start=lo * CHUNK_ROWS, count=(hi - lo + 1) * CHUNK_ROWS)
+
+    def _new_bodies(self, program: Program, groups: list) -> list:
+        sent = self._bodies.get(path_id(program.path), ())
+        return [g for g in groups if g.id not in sent]
 
     def _state(self, jit: bool = True) -> dict:
         """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
         as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
-        early in 100k equations marks 50k rows)."""
+        early in 100k equations marks 50k rows).  A Step whose state was computed ahead sends that one."""
+        predicted, self._predicted = self._predicted, None
+        st = self.stepper
+        if predicted is not None and jit and self.error is None and st.last_outputs is not None and len(
+                st.last_outputs) == len(predicted[0]) and all(x is y for x, y in zip(st.last_outputs, predicted[0])):
+            state, ids = predicted[1], predicted[2]      # the very outputs computed ahead: the very state
+        else:
+            state, ids = self._state_and_marks(jit)
+        self._marks[state["frame"]] = ids
+        return state
+
+    def _state_and_marks(self, jit: bool = True) -> tuple[dict, list]:
         state = self.view.state(self.error, jit)
         state = self.view.message(state, live=True)
         ids = state.pop("changed_eqns")          # in program order, so a move forward adds at the end, back
@@ -214,8 +320,7 @@ class Debugger(anywidget.AnyWidget):
                 now, old = set(ids), set(sent)
                 add, drop = [e for e in ids if e not in old], [e for e in sent if e not in now]
             state["marks"] = {"add": add, "drop": drop}
-            self._marks[state["frame"]] = ids
-        return state
+        return state, ids
 
     # ---------------------------------------------------------- a bounded session
     def _replaces(self, cell: tuple | None):
@@ -229,7 +334,7 @@ class Debugger(anywidget.AnyWidget):
         stepper = getattr(self, "stepper", None)
         if stepper is not None:
             stepper.release()
-        self._replay = None
+        self._replay = self._predicted = None
 
     # ---------------------------------------------------------- display
     def replay(self) -> dict:

@@ -68,7 +68,8 @@ def value_html(it: dict, title: str, lang: str, live: bool, changed: bool, stati
     left = LEFT if static else ""
     cls = "jl-value" + (" jl-nonfinite" if it["nan"] or it["inf"] else "") + (" jl-changed" if changed else "")
     tip = f' title="{html(t("changed_by_edit", lang))}"' if changed else ""
-    path = f'<span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else ""
+    # a space before the path: where a sanitizer strips the stylesheet (its margin), ``b params['w1']`` still
+    path = f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else ""
     head = (f'<tr class="{cls}" data-var="{html(it["name"])}"{tip}><td class="jl-vtitle"{left}>{html(title)}</td>'
             f'<td class="jl-vname"{left}><var>{html(it["name"])}</var>{path}</td>'
             f'<td{left}>{html(it["shape"])}</td><td{left}>{html(it["dtype"])}</td></tr>')

@@ -506,7 +506,7 @@ def test_the_nnx_train_step_frame_folded_by_calls_at_970px(lab_saving, open_note
     page = open_notebook(lab_saving, [LOAD, NNX_STEP, "%%jaxpr --debug\ntrain_step(model, optimizer, tokens, targets)"],
                          width=1402)
     out = live(page, 2)
-    wait_hl(out, "0", timeout=120_000)
+    wait_hl(out, "0", timeout=240_000)
     assert round(out.evaluate("e => e.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
     assert out.evaluate(OPEN_CALLS) == ["train_step (forward)", "nnx.value_and_grad(…)", "loss_fn",
                                         "model · Transformer", "embed · Embed"]

@@ -13,7 +13,8 @@ profiler.
 
 Two programs per size: ``chain`` (elementwise equations over f32[64], benchmarks/bench_stepper.py: XLA fuses
 long runs of them) and ``layers`` (a tanh MLP of 16×16 matmuls, a dot every third equation: many kernels).
-Usage: ``python benchmarks/bench_fusion.py [--eqns 1000 10000] [--only chain]``; prints one JSON line per program.
+Usage: ``python benchmarks/bench_fusion.py [--eqns 1000 10000] [--only chain] [--rounds 3]``; prints one JSON line
+per program (with ``--rounds``, each time the least of the rounds: the machine's other load only adds).
 """
 from __future__ import annotations
 
@@ -85,12 +86,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--eqns", type=int, nargs="*", default=[1000, 10000])
     ap.add_argument("--only", nargs="*", default=["chain", "layers"])
+    ap.add_argument("--rounds", type=int, default=1, help="measure each program this many times; seconds: the least")
     opts = ap.parse_args()
     jax.jit(lambda x: x + 1).lower(1.0).compile()      # JAX's first compile starts its backend: not the floor's
     for n in opts.eqns:
         for name, p in programs(n):
             if name in opts.only:
-                print(json.dumps(measure(name, p)), flush=True)
+                rounds = [measure(name, p) for _ in range(max(opts.rounds, 1))]
+                print(json.dumps({k: min(r[k] for r in rounds) if k.endswith("_s") else v
+                                  for k, v in rounds[0].items()}), flush=True)
 
 
 if __name__ == "__main__":

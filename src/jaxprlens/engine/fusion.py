@@ -6,8 +6,10 @@ stack in every instruction's ``op_name`` metadata (``jit(run)/e2/while/body/e2_b
 so reading the optimized HLO maps each equation to the kernel its instructions landed in: the top-level
 instruction of a computation the program runs (the entry, a loop's body, a branch), or the fusion an
 instruction was fused into.  With ``profile=True`` the same compiled program then runs under the profiler and
-each kernel gets its measured time (``engine.kerneltime``).  Returns data (``FusionMap``); ``views.fusion``
-shows it."""
+each kernel gets its measured time (``engine.kerneltime``).  The compile is most of a map's time (XLA's: a minute
+at 10,000 equations; benchmarks/bench_fusion.py), so it is made once per program and device and kept in
+``program.memo``: a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()`` reuse it.
+Returns data (``FusionMap``); ``views.fusion`` shows it."""
 from __future__ import annotations
 
 import re

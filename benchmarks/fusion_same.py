@@ -1,6 +1,6 @@
 """The fusion map and memory_analysis, dumped as JSON per program, to show a speed change kept them the same.
 
-``python benchmarks/fusion_same.py OUT.json [--eqns 1000]``: for the test seeds, the fusion tests' programs and the
+``python benchmarks/fusion_same.py OUT.json [--eqns 1000] [--only chain]``: for the test seeds, the fusion tests' programs and the
 bench programs (``bench_fusion.programs``) it writes every kernel (name, kind, computation, equations, FLOPs, bytes,
 saved bytes), ``of``, ``removed``, ``inlined``, ``spread``, ``absorbed``, ``n_eqns``, the hash of the compiled HLO's computations, and
 ``memory(program, compiled=True)``'s totals.  Run it before and after a change and compare the files
@@ -41,13 +41,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--eqns", type=int, nargs="*", default=[1000])
+    ap.add_argument("--only", nargs="*", default=["chain", "layers"], help="the bench programs dumped")
     opts = ap.parse_args()
     from test_fusion import PROGRAMS
     from bench_fusion import programs
     out = {name: dump(jaxprlens.trace(fn, *args)) for name, (fn, args) in PROGRAMS.items()}
     for n in opts.eqns:
         for name, p in programs(n):
-            out[f"{name}{n}"] = dump(p)
+            if name in opts.only:
+                out[f"{name}{n}"] = dump(p)
     with open(opts.out, "w") as f:
         json.dump(out, f, sort_keys=True, indent=0)
 

@@ -13,7 +13,8 @@ from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
 from jaxprlens.views.fusion import FusionView
 from seeds import SEEDS
 
-SESSION = pytest.mark.skipif(not hasattr(jax.profiler, "ProfileSession"),
+SESSION_OK = hasattr(jax.profiler, "ProfileSession")
+SESSION = pytest.mark.skipif(not SESSION_OK,
                              reason="jax.profiler.ProfileSession is JAX 0.11+ (this JAX says so instead: a kerneltime test)")
 RECORDED = pytest.mark.skipif(tuple(int(x) for x in jax.__version__.split(".")[:2]) < (0, 12),
                               reason="tests/traces was recorded on JAX 0.12; an older XLA names the loop's kernels apart")
@@ -193,6 +194,38 @@ def test_the_magic_option(ip):
                              "def f(x):\n    return jnp.sin(x) * 2\nf(jnp.ones(3))")
     assert isinstance(view, FusionView) and view.lang == "zh"
     assert view.text().splitlines()[1] == "2 个方程 → 1 个计算内核；未写入内存的中间值：12 B"
+
+
+
+def _count_compiles(monkeypatch) -> list:
+    """A list that gets an item per XLA compile of a lowered program from now on."""
+    calls, real = [], jax.stages.Lowered.compile
+    monkeypatch.setattr(jax.stages.Lowered, "compile", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    return calls
+
+
+def test_fusion_and_memory_in_one_cell_compile_once(ip, monkeypatch):
+    calls = _count_compiles(monkeypatch)
+    out = ip.run_cell_magic("jaxpr", "--fusion --memory", "import jax.numpy as jnp\n"
+                            "def f(x):\n    return jnp.sin(x) * 2\nf(jnp.ones(3))")
+    fusion, mem = out.parts
+    assert isinstance(fusion, FusionView) and mem.compiled["argument"] == 12 and len(calls) == 1
+
+
+def test_a_map_made_again_reuses_the_compile_and_is_the_same(monkeypatch):
+    program = jaxprlens.trace(mlp, *MLP_ARGS)
+    first = fusion_map(program)
+    calls = _count_compiles(monkeypatch)
+    again, profiled = fusion_map(program), fusion_map(program, profile=True, repeat=2) if SESSION_OK else None
+    assert not calls and again is not first and again.kernels is not first.kernels
+    assert [(k.name, k.kind, k.eqns, k.cost, k.saved) for k in again.kernels] == \
+        [(k.name, k.kind, k.eqns, k.cost, k.saved) for k in first.kernels]
+    assert (again.of, again.removed, again.absorbed, again.hlo) == (first.of, first.removed, first.absorbed, first.hlo)
+    assert all(k.time is None for k in first.kernels + again.kernels)   # a profile's times are its own map's
+    if profiled is not None:
+        assert profiled.times is not None and profiled.of == first.of
+    other = jaxprlens.trace(mlp, *MLP_ARGS)          # another program (the same function) compiles its own
+    assert fusion_map(other).of == first.of and len(calls) == 1
 
 
 # ---------------------------------------------------------------- the graph coloured by kernel

@@ -6,8 +6,10 @@ stack in every instruction's ``op_name`` metadata (``jit(run)/e2/while/body/e2_b
 so reading the optimized HLO maps each equation to the kernel its instructions landed in: the top-level
 instruction of a computation the program runs (the entry, a loop's body, a branch), or the fusion an
 instruction was fused into.  With ``profile=True`` the same compiled program then runs under the profiler and
-each kernel gets its measured time (``engine.kerneltime``).  Returns data (``FusionMap``); ``views.fusion``
-shows it."""
+each kernel gets its measured time (``engine.kerneltime``).  The compile is most of a map's time (XLA's: a minute
+at 10,000 equations; benchmarks/bench_fusion.py), so it is made once per program and device and kept in
+``program.memo``: a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()`` reuse it.
+Returns data (``FusionMap``); ``views.fusion`` shows it."""
 from __future__ import annotations
 
 import re
@@ -69,25 +71,52 @@ def compile_scoped(program: Program, device=None):
     """``(compiled, tokens)``: the program compiled as ``--run`` compiles it (its arguments placed on
     ``device``; a program without recorded arguments on their types), each equation under its scope name;
     ``tokens``: scope name -> equation id."""
-    compiled, tokens, _, _ = _scoped(program, device)
-    return compiled, tokens
+    made = _scoped(program, device)
+    return made.compiled, made.tokens
 
 
-def _scoped(program: Program, device=None):
-    """``compile_scoped`` and what a run needs: ``(compiled, tokens, args, device)``, ``args`` the placed
-    arguments (their types when the program has no recorded arguments)."""
+@dataclass(frozen=True)
+class Scoped:
+    """The scoped program compiled once for a program and device (``_scoped``): ``args`` the placed arguments (their
+    types when the program has no recorded arguments), ``device`` where it runs, ``text`` its optimized HLO and
+    ``parsed`` that text read (``parse_hlo``)."""
+    compiled: object
+    tokens: dict
+    args: list
+    device: object
+    text: str
+    parsed: tuple
+
+
+def _scoped(program: Program, device=None) -> Scoped:
+    """The scoped program compiled (see ``compile_scoped``), once per program and device: kept in ``program.memo``,
+    so a second map, a profile, XLA's ``memory_analysis()`` (``engine.memory``) and a view made again reuse the
+    compile (XLA's compile is most of a map's time: a minute at 10,000 equations)."""
+    dev = resolve_device(device)
+    key = ("fusion.scoped", device is not None, dev)
+    made = program.memo.get(key)
+    if made is not None:
+        return made
     tokens: dict = {}
     scoped = _rewrite(program, program.jaxpr, tokens)
     fn = jax.jit(jex.jaxpr_as_fun(scoped))
-    dev = resolve_device(device)
+    run_on = dev
     if len(program.args) == len(program.invars) and (program.args or not program.invars):
         args = place(program, dev, explicit=device is not None)
-        dev = placed_on(args, dev)
+        run_on = placed_on(args, dev)
     else:
         args = _specs(program)
-    with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
+    with on_device(run_on, [a for a in args if isinstance(a, jax.Array)]):
         compiled = fn.lower(*args).compile()
-    return compiled, tokens, args, dev
+    text = compiled.as_text() or ""
+    made = program.memo[key] = Scoped(compiled, tokens, args, run_on, text, parse_hlo(text))
+    return made
+
+
+def compiled_program(program: Program):
+    """The program compiled as ``fusion_map`` (and ``--run``) compiles it on the default device, shared with the map:
+    what ``engine.memory`` asks XLA's ``memory_analysis()`` of."""
+    return _scoped(program).compiled
 
 
 # ---------------------------------------------------------------- the optimized HLO, read
@@ -182,6 +211,7 @@ class FusionMap:
     times: kerneltime.KernelTimes | None = None     # profiled: what the profiler measured (``engine.kerneltime``)
     others: list = field(default_factory=list)      # profiled: kernels no equation comes from that took time
     looped: dict = field(default_factory=dict)      # kernel in a loop's body -> the entry's kernel that runs the loop
+    parsed: tuple | None = field(default=None, repr=False, compare=False)   # ``parse_hlo(hlo)``, when read already
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)
@@ -268,9 +298,9 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
     if profile:
         _check(repeat, budget)
         _check_args(program)
-    compiled, tokens, args, dev = _scoped(program, device)
-    text = compiled.as_text() or ""
-    instructions, entry, called = parse_hlo(text)
+    made = _scoped(program, device)
+    compiled, tokens, args, dev, text = made.compiled, made.tokens, made.args, made.device, made.text
+    instructions, entry, called = made.parsed
     by_name = {ins.name: ins for ins in instructions}
 
     def kernel_of(ins: Instruction) -> Instruction | None:
@@ -302,7 +332,9 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
         names = list(dict.fromkeys(p[3] for p in sorted(places, key=lambda p: -p[2])))
         if len(names) > 1:
             spread[eid] = names
-    table = costs(program)
+    table = program.memo.get("fusion.costs")
+    if table is None:
+        table = program.memo["fusion.costs"] = costs(program)
     kernels: dict = {}
     used = set(of.values())
     for ins in instructions:
@@ -329,7 +361,8 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
         if eqn.id in of:
             first.setdefault(of[eqn.id], i)
     ordered = sorted(kernels.values(), key=lambda k: first[k.name])      # in the order the program reads
-    fmap = FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text)
+    fmap = FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text,
+                     parsed=made.parsed)
     if profile:
         with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
             times = kerneltime.profile(compiled, args, kerneltime.module_name(text), repeat, budget)
@@ -356,7 +389,7 @@ def timed(fmap: FusionMap, times: kerneltime.KernelTimes) -> FusionMap:
     ``kerneltime.read_trace``): each kernel's ``time``, as ``others`` the instructions that took time but that no
     equation comes from (XLA's copies, layout changes) in the HLO's order (names its text lacks last), and
     ``looped``."""
-    found, _, called = parse_hlo(fmap.hlo)
+    found, _, called = fmap.parsed or parse_hlo(fmap.hlo)
     instructions = {ins.name: ins for ins in found}
     fmap.times = times
     fmap.looped = _looped(fmap.kernels, instructions, called)

@@ -141,12 +141,12 @@ def residuals(program: Program, values: dict | None = None) -> list | None:
 
 def compiled_memory(program: Program) -> dict | None:
     """XLA's ``memory_analysis()`` of the program compiled as ``--run`` compiles it: argument, output,
-    temporary and alias bytes (None where the backend does not say)."""
-    import jax
-    import jax.extend.core as jex
-    from jaxprlens.engine.fusion import _specs
+    temporary and alias bytes (None where the backend does not say).  The compile is the fusion map's
+    (``engine.fusion.compiled_program``: the same program, its equations under name scopes, which XLA's
+    buffers do not see): ``--fusion --memory`` compiles once."""
+    from jaxprlens.engine.fusion import compiled_program
     try:
-        stats = jax.jit(jex.jaxpr_as_fun(program.jaxpr)).lower(*_specs(program)).compile().memory_analysis()
+        stats = compiled_program(program).memory_analysis()
     except Exception:  # noqa: BLE001 - not every backend implements it
         return None
     if stats is None:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check (issues 5 and 22): say which of jaxprlens's dependencies are here, run every seed program with
 # --device gpu (or $1) and compare its outputs with the CPU's within float32 tolerance, time them, run the
-# run-vs-jit benchmark on that device and, with --suite, the unit suite there (JAX_PLATFORMS unset).
+# run-vs-jit benchmark on that device, each compiled kernel's profiled time (--profile --fusion) with a trace
+# recorded for tests/test_kerneltime.py, and, with --suite, the unit suite there (JAX_PLATFORMS unset).
 # Installs nothing and needs no network; a GPU machine may have JAX with CUDA and none of IPython,
 # ipywidgets, anywidget, graphviz-pure or nbval: each missing one is named with what needs it, and the
 # parts that can run without it still run.
@@ -130,6 +131,46 @@ echo
 bench_rc=0
 "$PY" benchmarks/bench_run.py --device "$DEVICE" --rounds 5 --repeat 100 || bench_rc=$?
 
+# ------------------------------------------------------------------ --profile --fusion on the device (issue 30)
+# Each compiled kernel's own time, read from the profiler's device planes (never run on a GPU before): a
+# fori_loop + cond and an MLP; says how many kernels were measured and how their sum compares with the run's
+# median; then records a trace of the first (tests/traces/record.py DEVICE) for tests/test_kerneltime.py.
+echo
+profile_rc=0
+"$PY" - "$DEVICE" <<'PYEOF' || profile_rc=$?
+import sys
+
+import jax
+import jax.numpy as jnp
+
+sys.path.insert(0, "tests/traces")
+import jaxprlens  # noqa: E402
+from record import ARGS, loop_cond  # noqa: E402
+from jaxprlens.views.fusion import FusionView  # noqa: E402
+
+
+def mlp(x, ws):
+    for w in ws:
+        x = jnp.tanh(x @ w)
+    return x
+
+
+device = sys.argv[1]
+cases = {"loop_cond": (loop_cond, ARGS),
+         "mlp": (mlp, (jnp.ones((256, 512)), [jnp.ones((512, 512)) * .01] * 4))}
+bad = 0
+for name, (fn, args) in cases.items():
+    view = FusionView(jaxprlens.trace(fn, *args), device=device, profile=True, repeat=20)
+    print(view.text())
+    timed = [k for k in view.kernels if k.time is not None]
+    total = sum(k.time for k in timed)
+    print(f"gpu_check: {name}: {len(timed)} of {len(view.kernels)} kernels measured, {total * 1e6:.1f} us per run "
+          f"in all")
+    bad += not timed
+sys.exit(1 if bad else 0)
+PYEOF
+"$PY" tests/traces/record.py "$DEVICE" || profile_rc=$?
+
 # ------------------------------------------------------------------ the unit suite there (--suite)
 suite_rc=0
 if [ "$SUITE" -eq 1 ]; then
@@ -152,7 +193,7 @@ if [ "$SUITE" -eq 1 ]; then
       "${ignore[@]}" || suite_rc=$?
   fi
 fi
-summary="gpu_check: seeds rc=$seeds_rc, benchmark rc=$bench_rc"
+summary="gpu_check: seeds rc=$seeds_rc, benchmark rc=$bench_rc, kernel profile rc=$profile_rc"
 [ "$SUITE" -eq 1 ] && summary="$summary, suite rc=$suite_rc"
 echo "$summary"
-exit $(( seeds_rc || bench_rc || suite_rc ))
+exit $(( seeds_rc || bench_rc || profile_rc || suite_rc ))

@@ -10,7 +10,7 @@ from html import unescape
 from typing import Callable
 
 from jaxprlens.present.escape import html
-from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t, where_text
+from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
 from jaxprlens.present.nouns import Param, Row, atom_text, source_text, statement_pieces, var_text, vars_text
@@ -47,9 +47,16 @@ def param_html(p: Param) -> str:
 
 
 def source_html(src: Source, lang: str) -> str:
-    """``source_text`` as HTML: where, then the line as code."""
-    where = html(where_text(src, lang))
-    return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
+    """``source_text`` as HTML: where, then the line as code (written once per line and language: a
+    program's rows come from a few lines)."""
+    def make() -> str:
+        where = html(where_text(src, lang))
+        return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
+    return remembered(_SOURCE_HTML, (src.where, src.line, src.text, lang), lang, make)
+
+
+_SOURCE_HTML: dict = {}     # (where, line, text, lang) -> HTML
+_ROLE_HEADS: dict = {}      # (role, one?, lang) -> the start of its group (``Rows._role_head``)
 
 
 def explain_html(text: str) -> str:
@@ -155,12 +162,19 @@ class Rows:
             return " ".join(atoms)
         out, i = [], 0
         for key, n in eqn.roles.groups:
-            word = html(role_word(key, n, self.lang))
             inner = " ".join(atoms[i:i + n]) or "∅"
-            out.append(f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}{t("colon", self.lang)}</span>'
-                       f"{inner}</span>")
+            out.append(f"{self._role_head(key, n)}{inner}</span>")
             i += n
         return f'<span class="jl-inputs">{" ".join(out)}</span>'
+
+    def _role_head(self, key: str, n: int) -> str:
+        """The start of a role group, ``<span class="jl-role" ...><span class="jl-rolename">carry: </span>``
+        (made once per role, number and language)."""
+        def make() -> str:
+            word = html(role_word(key, n, self.lang))
+            return (f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}'
+                    f'{t("colon", self.lang)}</span>')
+        return remembered(_ROLE_HEADS, (key, n == 1, self.lang), self.lang, make)
 
 
 def explained(rows: list, lang: str) -> list:

@@ -35,13 +35,31 @@ def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
     """``var_text`` as HTML: the name as ``atom_html`` writes it, then its type (a literal has its own)."""
     if type(v) is Lit:
         return atom_html(v)
+    if came_from is None and v not in constvars:      # most binders: written once per name and type
+        key = (v.name, v.type)
+        out = _BINDERS.get(key)
+        if out is None:
+            if len(_BINDERS) >= 4096:
+                _BINDERS.clear()
+            out = _BINDERS[key] = f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>'
+        return out
     return f'{atom_html(v, constvars, came_from)}<span class="jl-type">:{html(v.type)}</span>'
+
+
+_BINDERS: dict = {}     # (name, type) -> a plain binder's HTML
+_PARAMS: dict = {}      # (key, text, hidden?) -> a short param's HTML
 
 
 def param_html(p: Param) -> str:
     cls = "jl-param jl-default" if p.default else "jl-param"
-    if not p.folded:
-        return f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
+    if not p.folded:         # short: written once per key and value (a jit equation shows ten hidden defaults)
+        key = (p.key, p.text, p.default)
+        out = _PARAMS.get(key)
+        if out is None:
+            if len(_PARAMS) >= 4096:
+                _PARAMS.clear()
+            out = _PARAMS[key] = f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
+        return out
     return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
             f"<div>{html(p.text)}</div></details></span>")
 
@@ -86,7 +104,9 @@ class Rows:
 
     def __init__(self, lang: str | None = "en", cost_text: Callable[[Eqn], str] | None = None):
         # resolved once: every cell of every row speaks it (None would look the kernel default up per cell)
-        self.lang, self.cost_text = resolve(lang), cost_text
+        lang = resolve(lang)
+        self.lang, self.cost_text = lang, cost_text
+        self._no_frame = f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>'    # said once
 
     def header_html(self) -> str:
         """The column heads of an equation table (also the debugger's frame table)."""
@@ -126,7 +146,7 @@ class Rows:
             if not row.same_source:      # a run of rows from one line shows it once
                 notes.append(f'<div class="jl-src" title="{html(src.function)}">{source_html(src, lang)}</div>')
         elif eqn.depth or eqn.subs or row.explain:
-            notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
+            notes.append(self._no_frame)
         if row.explain:
             notes.append(f'<div class="jl-explain">{explain_html(row.explain)}</div>')
         cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq"{LEFT}>{self.line_html(row, consts)}</td>',

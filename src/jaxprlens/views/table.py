@@ -44,6 +44,7 @@ class Table(View):
         self.layout = lay.Layout(program, self.count(program))
         self._records: list | None = None      # made on first use (HTML and text both read them)
         self._consts = set(program.constvars)
+        self._colon = t("colon", self.lang)
 
     @property
     def tree(self):
@@ -236,8 +237,8 @@ class Table(View):
     def _row_lines(self, row, pad: str) -> list[str]:
         """An equation as text: ``  3  c:f32[] = sin b``, then its source and meaning, cost and roles."""
         eqn, lang = row.eqn, self.lang
-        colon = t("colon", lang)
-        note = explain(eqn.primitive, lang)
+        colon = self._colon
+        note = row.explain if row.explain is not None else explain(eqn.primitive, lang)   # the HTML's too
         if eqn.source:
             note = f"{source_text(eqn.source, lang)}  — {note}"
         lines = [f"{pad}{eqn.index:>3}  {eqn_text(eqn, None, row.params)}", f"{pad}       {note}"]
@@ -249,7 +250,7 @@ class Table(View):
 
     def _text_lines(self, doc: Block, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
         p, lang, pad = doc.program, self.lang, "  " * depth
-        colon = t("colon", lang)
+        colon = self._colon
         lines = signature_lines(p, lang, pad, binding)
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")

@@ -107,9 +107,16 @@ class Rows:
         lang = resolve(lang)
         self.lang, self.cost_text = lang, cost_text
         self._no_frame = f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>'    # said once
+        self._header: str | None = None
 
     def header_html(self) -> str:
-        """The column heads of an equation table (also the debugger's frame table)."""
+        """The column heads of an equation table (also the debugger's frame table); made once per ``Rows`` (a
+        table repeats them in every sub-jaxpr's table)."""
+        if self._header is None:
+            self._header = self._make_header()
+        return self._header
+
+    def _make_header(self) -> str:
         keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
         # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Program, path_id
-from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets, labels, packed
@@ -54,8 +53,8 @@ class Table(View):
     def count(self, p: Program) -> int:
         """Equations at every depth of ``p`` (counted once per sub-program)."""
         n = self._counts.get(id(p))
-        if n is None:
-            n = self._counts[id(p)] = _count_eqns(p)
+        if n is None:      # as ``count_eqns``, each sub-program counted once for all the tables that show it
+            n = self._counts[id(p)] = len(p.eqns) + sum(self.count(s.program) for e in p.eqns for s in e.subs)
         return n
 
     # -------------------------------------------------------------- the records
@@ -71,8 +70,10 @@ class Table(View):
         out, run = [], []
 
         def flush():
-            if run:
-                out.extend(explained(block(replace(self.program, eqns=list(run)), self.lang).rows, self.lang))
+            if run:      # the whole top level (a table not folded): the program itself, not a copy
+                whole = run == self.program.eqns
+                part = self.program if whole else replace(self.program, eqns=list(run))
+                out.extend(explained(block(part, self.lang).rows, self.lang))
                 run.clear()
         for c in items:
             if isinstance(c, Eqn):

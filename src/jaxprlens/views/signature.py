@@ -186,7 +186,7 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
 def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list[str]:
     """The signature as text lines (``binding`` as ``signature_html`` takes it), each side listing at most
     ``SIG_LINES`` values."""
-    colon = t("colon", lang)
+    colon, inputs, results = t("colon", lang), t("inputs_title", lang), t("results", lang)
 
     def paren(x: str) -> str:
         return f"（{x}）" if lang == "zh" else f"  ({x})"
@@ -198,7 +198,7 @@ def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list
              for v, value in zip(p.constvars, p.consts)]
     plain = binding is not None or len(p.invars) <= TREE_AT
     if not plain:      # pytrees of arguments: a line per subtree
-        lines.extend(pad + x for x in sig_lines(t("inputs_title", lang), [(v.path or "", v) for v in p.invars], lang))
+        lines.extend(pad + x for x in sig_lines(inputs, [(v.path or "", v) for v in p.invars], lang))
     for i, v in enumerate(p.invars[:bounded(p.invars)] if plain else ()):
         if binding and binding[i]:
             outer, role = binding[i]
@@ -206,16 +206,16 @@ def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list
                 f"  {v.path}" if v.path else "")
         else:
             where = paren(v.path) if v.path else ""
-        lines.append(f"{pad}{t('inputs_title', lang)}{colon}{var_text(v)}{where}")
+        lines.append(f"{pad}{inputs}{colon}{var_text(v)}{where}")
     if bounded(p.invars) < len(p.invars) and plain:
         lines.append(f"{pad}{t('sig_more', lang, n=len(p.invars) - SIG_LINES)}")
     plain = binding is not None or len(p.outvars) <= TREE_AT
     if not plain:
         paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
-        lines.extend(pad + x for x in sig_lines(t("results", lang), list(zip(paths, p.outvars)), lang))
+        lines.extend(pad + x for x in sig_lines(results, list(zip(paths, p.outvars)), lang))
     for i, v in enumerate(p.outvars[:bounded(p.outvars)] if plain else ()):
         path = p.out_paths[i] if i < len(p.out_paths) else ""
-        lines.append(f"{pad}{t('results', lang)}{colon}{var_text(v)}" + (paren(path) if path else ""))
+        lines.append(f"{pad}{results}{colon}{var_text(v)}" + (paren(path) if path else ""))
     if bounded(p.outvars) < len(p.outvars) and plain:
         lines.append(f"{pad}{t('sig_more', lang, n=len(p.outvars) - SIG_LINES)}")
     return lines

@@ -36,32 +36,33 @@ def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
     if type(v) is Lit:
         return atom_html(v)
     if came_from is None and v not in constvars:      # most binders: written once per name and type
-        key = (v.name, v.type)
-        out = _BINDERS.get(key)
-        if out is None:
-            if len(_BINDERS) >= 4096:
-                _BINDERS.clear()
-            out = _BINDERS[key] = f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>'
-        return out
+        return _kept(_BINDERS, (v.name, v.type),
+                     lambda: f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>')
     return f'{atom_html(v, constvars, came_from)}<span class="jl-type">:{html(v.type)}</span>'
+
+
+def param_html(p: Param) -> str:
+    cls = "jl-param jl-default" if p.default else "jl-param"
+    if not p.folded:         # short: written once per key and value (a jit equation shows ten hidden defaults)
+        return _kept(_PARAMS, (p.key, p.text, p.default),
+                     lambda: f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>')
+    return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
+            f"<div>{html(p.text)}</div></details></span>")
 
 
 _BINDERS: dict = {}     # (name, type) -> a plain binder's HTML
 _PARAMS: dict = {}      # (key, text, hidden?) -> a short param's HTML
 
 
-def param_html(p: Param) -> str:
-    cls = "jl-param jl-default" if p.default else "jl-param"
-    if not p.folded:         # short: written once per key and value (a jit equation shows ten hidden defaults)
-        key = (p.key, p.text, p.default)
-        out = _PARAMS.get(key)
-        if out is None:
-            if len(_PARAMS) >= 4096:
-                _PARAMS.clear()
-            out = _PARAMS[key] = f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
-        return out
-    return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
-            f"<div>{html(p.text)}</div></details></span>")
+def _kept(cache: dict, key: tuple, make) -> str:
+    """``make()``, kept in ``cache`` under ``key`` (at most 4,096 pieces: a table writes the same few names,
+    types and params on many rows, and every re-trace writes them again)."""
+    out = cache.get(key)
+    if out is None:
+        if len(cache) >= 4096:
+            cache.clear()
+        out = cache[key] = make()
+    return out
 
 
 def source_html(src: Source, lang: str) -> str:

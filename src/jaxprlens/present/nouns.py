@@ -173,12 +173,15 @@ def _line_of(src: Source | None):
     return None if src is None else (src.where, src.line, src.text)
 
 
-def block(program: Program, lang: str = "en", seen: set | None = None, deep: bool = True) -> Block:
-    """The rows of ``program`` and (``deep``) of its sub-jaxprs; ``seen`` holds primitives already explained."""
+def block(program: Program, lang: str = "en", seen: set | None = None, deep: bool = True,
+          eqns: list | None = None) -> Block:
+    """The rows of ``program`` and (``deep``) of its sub-jaxprs; ``seen`` holds primitives already explained;
+    ``eqns``: a run of the program's equations to make the rows of (a folded table's), instead of all."""
     seen = set() if seen is None else seen
     rows = []
-    again = repeats([_line_of(e.source) for e in program.eqns])
-    for eqn, same in zip(program.eqns, again):
+    eqns = program.eqns if eqns is None else eqns
+    again = repeats([_line_of(e.source) for e in eqns])
+    for eqn, same in zip(eqns, again):
         first = eqn.primitive not in seen
         seen.add(eqn.primitive)
         row = Row(eqn, params_of(eqn), eqn.source, same, explain(eqn.primitive, lang) if first else None)

@@ -70,10 +70,8 @@ class Table(View):
         out, run = [], []
 
         def flush():
-            if run:      # the whole top level (a table not folded): the program itself, not a copy
-                whole = run == self.program.eqns
-                part = self.program if whole else replace(self.program, eqns=list(run))
-                out.extend(explained(block(part, self.lang).rows, self.lang))
+            if run:
+                out.extend(explained(block(self.program, self.lang, eqns=list(run)).rows, self.lang))
                 run.clear()
         for c in items:
             if isinstance(c, Eqn):

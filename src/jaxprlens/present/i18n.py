@@ -176,8 +176,8 @@ _ROLES: dict = {}       # (groups, detail, lang) -> text: a program's jit equati
 def role_summary(roles, lang: str | None = None) -> str:
     """``0 cond consts, 2 body consts, 3 carry`` (en) / ``0 个条件常量、2 个循环体常量、3 个携带值`` (zh)."""
     lang = resolve(lang)
-    try:
-        key = (tuple(roles.groups), tuple(roles.detail.items()), lang)
+    try:          # the detail's types in the key: ``reverse=False`` is said unlike ``reverse=0``
+        key = (tuple(roles.groups), tuple((k, type(v), v) for k, v in roles.detail.items()), lang)
         hash(key)
     except TypeError:          # a detail of an unhashable value (a list): said each time
         return _role_summary(roles, lang)

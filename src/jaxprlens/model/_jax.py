@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import linecache
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
+import jax
 import jax.extend.core as jex
 from jax._src import core as _core
 from jax._src import pretty_printer as _pp
@@ -19,6 +21,25 @@ from jax._src import source_info_util as _siu
 Var = jex.Var
 Literal = jex.Literal
 DropVar = jex.DropVar
+
+
+def make_jaxpr(fn: Any, static_argnums: tuple, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """``jax.make_jaxpr(fn, static_argnums, return_shape=True)(*args, **kwargs)`` as ``(jaxpr, the outputs'
+    treedef)``, made as ``make_jaxpr`` makes it (a ``jit``'s trace, its consts put back as consts) without the
+    ``ShapeDtypeStruct`` of every output that ``return_shape`` builds and the model never reads (a small
+    program's trace paid for them); ``make_jaxpr`` itself where a ``Traced`` lacks the parts read here."""
+    try:
+        hash(fn)
+        weakref.ref(fn)
+    except TypeError:               # as make_jaxpr does: jit keys its caches by the function
+        fn = functools.partial(fn)
+    traced = jax.jit(fn, static_argnums=static_argnums).trace(*args, **kwargs)
+    consts, out_tree = getattr(traced, "_consts", None), getattr(traced, "out_tree", None)
+    jaxpr = traced.jaxpr
+    if consts is None or out_tree is None or (consts and not hasattr(jaxpr, "with_consts")):
+        closed, shape = jax.make_jaxpr(fn, static_argnums=static_argnums, return_shape=True)(*args, **kwargs)
+        return closed, jax.tree_util.tree_structure(shape)
+    return (jaxpr.with_consts(consts) if consts else jaxpr), out_tree
 
 
 def open_jaxpr(j: Any):

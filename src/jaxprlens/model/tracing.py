@@ -142,7 +142,7 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
     held = [i for i, (_, leaf) in enumerate(with_paths) if not _traceable(leaf)]
     try:
         if not held:
-            closed, out_shape = jax.make_jaxpr(fn, static_argnums=static, return_shape=True)(*args, **kwargs)
+            closed, out_tree = _jax.make_jaxpr(fn, static, args, kwargs)
         else:                                # trace the arrays only; the other leaves are fixed values
             leaves = [leaf for _, leaf in with_paths]
 
@@ -156,7 +156,7 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
             held_set = set(held)
             functools.update_wrapper(call, fn, assigned=("__name__", "__qualname__"), updated=())
             with_paths = [kl for i, kl in enumerate(with_paths) if i not in held_set]
-            closed, out_shape = jax.make_jaxpr(call, return_shape=True)(*(leaf for _, leaf in with_paths))
+            closed, out_tree = _jax.make_jaxpr(call, (), tuple(leaf for _, leaf in with_paths), {})
             fn, in_tree = call, jax.tree_util.tree_structure((tuple(leaf for _, leaf in with_paths), {}))
     except TypeError as e:      # a jax.jit'd function given a leaf that is no array: what works
         advice = _jit_advice(e)
@@ -172,9 +172,8 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
         else:
             head = str(key.key)
         in_paths.append(head + jax.tree_util.keystr(tuple(rest)))
-    _, out_tree = jax.tree_util.tree_flatten(out_shape)
-    out_paths = ["out" + jax.tree_util.keystr(tuple(kp))
-                 for kp, _ in jax.tree_util.tree_flatten_with_path(out_shape)[0]]
+    outs = jax.tree_util.tree_unflatten(out_tree, closed.out_avals)      # the outputs' types, for their paths
+    out_paths = ["out" + jax.tree_util.keystr(tuple(kp)) for kp, _ in jax.tree_util.tree_flatten_with_path(outs)[0]]
 
     printed = _jax.print_jaxpr(closed, text=False)      # the printer's names; its text when asked (str)
     program = build_program(printed.names, closed)

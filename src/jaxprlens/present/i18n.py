@@ -81,15 +81,20 @@ def t(key: str, lang: str | None = None, **fields) -> str:
     """The catalogue's text for ``key`` in ``lang``, filled in: ``t("n_eqns", "zh", n=14)`` is
     ``14 个方程``.  With no fields the template comes back as it is.  English singulars (``1 equation``)
     come from ``ONE`` when ``n == 1``."""
-    lang = lang if lang in TEXT else resolve(lang)
-    table = TEXT[lang]
+    table = TEXT.get(lang)
+    if table is None:                    # None (the default) or a language to check
+        lang = resolve(lang)
+        table = TEXT[lang]
+    if not fields:                       # most calls: a word, said as it is (a table asks ~200 a render)
+        text = table.get(key)
+        return TEXT["en"][key] if text is None else text
     if fields.get("n") == 1 and key in ONE.get(lang, {}):
         text = ONE[lang][key]
     elif key in table:
         text = table[key]
     else:
         text = TEXT["en"][key]           # a KeyError here is a missing catalogue entry: add it
-    return text.format(**fields) if fields else text
+    return text.format(**fields)
 
 
 Keyed.wording = t          # the model's and engines' errors (KeyedError, TraceError) are worded by this catalogue
@@ -165,9 +170,21 @@ def count_word(n: int, word: str, lang: str | None = None) -> str:
     return f"{n} 个{' ' if word[:1].isascii() else ''}{word}"
 
 
+_ROLES: dict = {}       # (groups, detail, lang) -> text: a program's jit equations say ``1 arg; calls f`` often
+
+
 def role_summary(roles, lang: str | None = None) -> str:
     """``0 cond consts, 2 body consts, 3 carry`` (en) / ``0 个条件常量、2 个循环体常量、3 个携带值`` (zh)."""
     lang = resolve(lang)
+    try:          # the detail's types in the key: ``reverse=False`` is said unlike ``reverse=0``
+        key = (tuple(roles.groups), tuple((k, type(v), v) for k, v in roles.detail.items()), lang)
+        hash(key)
+    except TypeError:          # a detail of an unhashable value (a list): said each time
+        return _role_summary(roles, lang)
+    return remembered(_ROLES, key, lang, lambda: _role_summary(roles, lang))
+
+
+def _role_summary(roles, lang: str) -> str:
     parts = [count_word(n, role_word(k, n, lang), lang) for k, n in roles.groups]
     text = t("list_sep", lang).join(parts)
     extra = detail_text(roles.detail, lang)

@@ -55,15 +55,17 @@ default_param_rules: dict[str, dict] = {"jit": _JIT_DEFAULTS, "pjit": _JIT_DEFAU
 class Param:
     """``key=value`` of an equation: ``text`` is the value's full text (no memory addresses), written on first
     use (a hidden default's only when "all params" is drawn); ``default``: JAX's printer hides it."""
-    __slots__ = ("key", "default", "_text", "_value")
+    __slots__ = ("key", "default", "_text", "_value", "_line")
 
     def __init__(self, key: str, text: str | None = None, default: bool = False, value: Any = None):
         self.key, self.default, self._text, self._value = key, default, text, value
+        self._line: str | None = None
 
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text, self._value = param_text(self._value), None
+            value = self._value
+            self._text, self._value = default_text(self.key, value) if self.default else param_text(value), None
         return self._text
 
     def __repr__(self) -> str:
@@ -71,8 +73,11 @@ class Param:
 
     @property
     def line(self) -> str:
-        """The text on one line (``debug_print``'s ``fmt`` may hold newlines): one row per equation."""
-        return self.text.replace("\r\n", "\\n").replace("\n", "\\n")
+        """The text on one line (``debug_print``'s ``fmt`` may hold newlines): one row per equation (made once:
+        the row's HTML, its text and its search text all read it)."""
+        if self._line is None:
+            self._line = self.text.replace("\r\n", "\\n").replace("\n", "\\n")
+        return self._line
 
     @property
     def folded(self) -> bool:
@@ -82,6 +87,25 @@ class Param:
     def short(self) -> str:
         """``key=value`` as an equation line shows it: on one line, cut at ``FOLD`` characters."""
         return shorten(self.line, FOLD)
+
+
+_DEFAULTS_SEEN: dict = {}     # (key, types, value) of a hidden default -> its text: every jit equation has ten
+
+
+def default_text(key: str, value: Any) -> str:
+    """``param_text`` of a default JAX's printer hides (``in_shardings=(UnspecifiedValue,)``, ``inline=...``),
+    written once per value: the same few values come back on every jit equation.  The key holds the types
+    (of a tuple's items too), so that equal values of other types (``(0,)``, ``(False,)``) are told apart."""
+    try:
+        seen = (key, type(value), tuple(map(type, value)) if type(value) is tuple else (), value)
+        text = _DEFAULTS_SEEN.get(seen)
+    except TypeError:             # an unhashable value: written each time
+        return param_text(value)
+    if text is None:
+        if len(_DEFAULTS_SEEN) >= 1024:
+            _DEFAULTS_SEEN.clear()
+        text = _DEFAULTS_SEEN[seen] = param_text(value)
+    return text
 
 
 def params_of(eqn: Eqn) -> tuple[Param, ...]:
@@ -149,12 +173,15 @@ def _line_of(src: Source | None):
     return None if src is None else (src.where, src.line, src.text)
 
 
-def block(program: Program, lang: str = "en", seen: set | None = None, deep: bool = True) -> Block:
-    """The rows of ``program`` and (``deep``) of its sub-jaxprs; ``seen`` holds primitives already explained."""
+def block(program: Program, lang: str = "en", seen: set | None = None, deep: bool = True,
+          eqns: list | None = None) -> Block:
+    """The rows of ``program`` and (``deep``) of its sub-jaxprs; ``seen`` holds primitives already explained;
+    ``eqns``: a run of the program's equations to make the rows of (a folded table's), instead of all."""
     seen = set() if seen is None else seen
     rows = []
-    again = repeats([_line_of(e.source) for e in program.eqns])
-    for eqn, same in zip(program.eqns, again):
+    eqns = program.eqns if eqns is None else eqns
+    again = repeats([_line_of(e.source) for e in eqns])
+    for eqn, same in zip(eqns, again):
         first = eqn.primitive not in seen
         seen.add(eqn.primitive)
         row = Row(eqn, params_of(eqn), eqn.source, same, explain(eqn.primitive, lang) if first else None)

@@ -10,7 +10,7 @@ from html import unescape
 from typing import Callable
 
 from jaxprlens.present.escape import html
-from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t, where_text
+from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
 from jaxprlens.present.nouns import Param, Row, atom_text, source_text, statement_pieces, var_text, vars_text
@@ -35,21 +35,47 @@ def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
     """``var_text`` as HTML: the name as ``atom_html`` writes it, then its type (a literal has its own)."""
     if type(v) is Lit:
         return atom_html(v)
+    if came_from is None and v not in constvars:      # most binders: written once per name and type
+        return _kept(_BINDERS, (v.name, v.type),
+                     lambda: f'<var>{html(v.name)}</var><span class="jl-type">:{html(v.type)}</span>')
     return f'{atom_html(v, constvars, came_from)}<span class="jl-type">:{html(v.type)}</span>'
 
 
 def param_html(p: Param) -> str:
     cls = "jl-param jl-default" if p.default else "jl-param"
-    if not p.folded:
-        return f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>'
+    if not p.folded:         # short: written once per key and value (a jit equation shows ten hidden defaults)
+        return _kept(_PARAMS, (p.key, p.text, p.default),
+                     lambda: f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>')
     return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
             f"<div>{html(p.text)}</div></details></span>")
 
 
+_BINDERS: dict = {}     # (name, type) -> a plain binder's HTML
+_PARAMS: dict = {}      # (key, text, hidden?) -> a short param's HTML
+
+
+def _kept(cache: dict, key: tuple, make) -> str:
+    """``make()``, kept in ``cache`` under ``key`` (at most 4,096 pieces: a table writes the same few names,
+    types and params on many rows, and every re-trace writes them again)."""
+    out = cache.get(key)
+    if out is None:
+        if len(cache) >= 4096:
+            cache.clear()
+        out = cache[key] = make()
+    return out
+
+
 def source_html(src: Source, lang: str) -> str:
-    """``source_text`` as HTML: where, then the line as code."""
-    where = html(where_text(src, lang))
-    return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
+    """``source_text`` as HTML: where, then the line as code (written once per line and language: a
+    program's rows come from a few lines)."""
+    def make() -> str:
+        where = html(where_text(src, lang))
+        return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
+    return remembered(_SOURCE_HTML, (src.where, src.line, src.text, lang), lang, make)
+
+
+_SOURCE_HTML: dict = {}     # (where, line, text, lang) -> HTML
+_ROLE_HEADS: dict = {}      # (role, one?, lang) -> the start of its group (``Rows._role_head``)
 
 
 def explain_html(text: str) -> str:
@@ -79,10 +105,19 @@ class Rows:
 
     def __init__(self, lang: str | None = "en", cost_text: Callable[[Eqn], str] | None = None):
         # resolved once: every cell of every row speaks it (None would look the kernel default up per cell)
-        self.lang, self.cost_text = resolve(lang), cost_text
+        lang = resolve(lang)
+        self.lang, self.cost_text = lang, cost_text
+        self._no_frame = f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>'    # said once
+        self._header: str | None = None
 
     def header_html(self) -> str:
-        """The column heads of an equation table (also the debugger's frame table)."""
+        """The column heads of an equation table (also the debugger's frame table); made once per ``Rows`` (a
+        table repeats them in every sub-jaxpr's table)."""
+        if self._header is None:
+            self._header = self._make_header()
+        return self._header
+
+    def _make_header(self) -> str:
         keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
         # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide
@@ -119,7 +154,7 @@ class Rows:
             if not row.same_source:      # a run of rows from one line shows it once
                 notes.append(f'<div class="jl-src" title="{html(src.function)}">{source_html(src, lang)}</div>')
         elif eqn.depth or eqn.subs or row.explain:
-            notes.append(f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>')
+            notes.append(self._no_frame)
         if row.explain:
             notes.append(f'<div class="jl-explain">{explain_html(row.explain)}</div>')
         cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq"{LEFT}>{self.line_html(row, consts)}</td>',
@@ -155,12 +190,19 @@ class Rows:
             return " ".join(atoms)
         out, i = [], 0
         for key, n in eqn.roles.groups:
-            word = html(role_word(key, n, self.lang))
             inner = " ".join(atoms[i:i + n]) or "∅"
-            out.append(f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}{t("colon", self.lang)}</span>'
-                       f"{inner}</span>")
+            out.append(f"{self._role_head(key, n)}{inner}</span>")
             i += n
         return f'<span class="jl-inputs">{" ".join(out)}</span>'
+
+    def _role_head(self, key: str, n: int) -> str:
+        """The start of a role group, ``<span class="jl-role" ...><span class="jl-rolename">carry: </span>``
+        (made once per role, number and language)."""
+        def make() -> str:
+            word = html(role_word(key, n, self.lang))
+            return (f'<span class="jl-role" data-role="{html(key)}"><span class="jl-rolename">{word}'
+                    f'{t("colon", self.lang)}</span>')
+        return remembered(_ROLE_HEADS, (key, n == 1, self.lang), self.lang, make)
 
 
 def explained(rows: list, lang: str) -> list:

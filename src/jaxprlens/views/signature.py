@@ -154,11 +154,12 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
     sub-jaxpr's): for each input, ``(outer operand, role word)`` it is bound from, or None."""
     rows = []
     consts = set(p.constvars)
+    inputs, results = t("inputs_title", lang), t("results", lang)     # said once, on every row
     for v, value in zip(p.constvars, p.consts):
         rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td{LEFT}>{binder_html(v)}</td>'
                     f"<td{LEFT}>= {html(array_text(value, PREVIEW, lang=lang))}</td></tr>")
     if binding is None and len(p.invars) > TREE_AT:       # pytrees of arguments: folded by path
-        rows.append(sig_tree("jl-invar", t("inputs_title", lang), [(v.path or "", v) for v in p.invars], lang))
+        rows.append(sig_tree("jl-invar", inputs, [(v.path or "", v) for v in p.invars], lang))
     for i, v in enumerate(p.invars if binding is not None or len(p.invars) <= TREE_AT else ()):
         where, bound = html(v.path or ""), binder_html(v)
         if binding is not None and binding[i]:
@@ -167,14 +168,13 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
                 f' <span class="jl-path">{html(v.path)}</span>' if v.path else "")
             if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
                 bound = binder_html(v, came_from=outer)
-        rows.append(f'<tr class="jl-invar"><td>{t("inputs_title", lang)}</td><td{LEFT}>{bound}</td>'
-                    f"<td{LEFT}>{where}</td></tr>")
+        rows.append(f'<tr class="jl-invar"><td>{inputs}</td><td{LEFT}>{bound}</td><td{LEFT}>{where}</td></tr>')
     if binding is None and len(p.outvars) > TREE_AT:
         paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
-        rows.append(sig_tree("jl-outvar", t("results", lang), list(zip(paths, p.outvars)), lang, consts))
+        rows.append(sig_tree("jl-outvar", results, list(zip(paths, p.outvars)), lang, consts))
     for i, v in enumerate(p.outvars if binding is not None or len(p.outvars) <= TREE_AT else ()):
         path = p.out_paths[i] if i < len(p.out_paths) else ""
-        rows.append(f'<tr class="jl-outvar"><td>{t("results", lang)}</td><td{LEFT}>{binder_html(v, consts)}</td>'
+        rows.append(f'<tr class="jl-outvar"><td>{results}</td><td{LEFT}>{binder_html(v, consts)}</td>'
                     f"<td{LEFT}>{html(path)}</td></tr>")
     title = f"{html(program_title(p, lang))} — " if p.title else ""
     seen = seen_through_note(p, lang) if binding is None else ""
@@ -186,7 +186,7 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
 def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list[str]:
     """The signature as text lines (``binding`` as ``signature_html`` takes it), each side listing at most
     ``SIG_LINES`` values."""
-    colon = t("colon", lang)
+    colon, inputs, results = t("colon", lang), t("inputs_title", lang), t("results", lang)
 
     def paren(x: str) -> str:
         return f"（{x}）" if lang == "zh" else f"  ({x})"
@@ -198,7 +198,7 @@ def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list
              for v, value in zip(p.constvars, p.consts)]
     plain = binding is not None or len(p.invars) <= TREE_AT
     if not plain:      # pytrees of arguments: a line per subtree
-        lines.extend(pad + x for x in sig_lines(t("inputs_title", lang), [(v.path or "", v) for v in p.invars], lang))
+        lines.extend(pad + x for x in sig_lines(inputs, [(v.path or "", v) for v in p.invars], lang))
     for i, v in enumerate(p.invars[:bounded(p.invars)] if plain else ()):
         if binding and binding[i]:
             outer, role = binding[i]
@@ -206,16 +206,16 @@ def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list
                 f"  {v.path}" if v.path else "")
         else:
             where = paren(v.path) if v.path else ""
-        lines.append(f"{pad}{t('inputs_title', lang)}{colon}{var_text(v)}{where}")
+        lines.append(f"{pad}{inputs}{colon}{var_text(v)}{where}")
     if bounded(p.invars) < len(p.invars) and plain:
         lines.append(f"{pad}{t('sig_more', lang, n=len(p.invars) - SIG_LINES)}")
     plain = binding is not None or len(p.outvars) <= TREE_AT
     if not plain:
         paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
-        lines.extend(pad + x for x in sig_lines(t("results", lang), list(zip(paths, p.outvars)), lang))
+        lines.extend(pad + x for x in sig_lines(results, list(zip(paths, p.outvars)), lang))
     for i, v in enumerate(p.outvars[:bounded(p.outvars)] if plain else ()):
         path = p.out_paths[i] if i < len(p.out_paths) else ""
-        lines.append(f"{pad}{t('results', lang)}{colon}{var_text(v)}" + (paren(path) if path else ""))
+        lines.append(f"{pad}{results}{colon}{var_text(v)}" + (paren(path) if path else ""))
     if bounded(p.outvars) < len(p.outvars) and plain:
         lines.append(f"{pad}{t('sig_more', lang, n=len(p.outvars) - SIG_LINES)}")
     return lines

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Program, path_id
-from jaxprlens.model.program import count_eqns as _count_eqns
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import assets, labels, packed
@@ -44,6 +43,7 @@ class Table(View):
         self.layout = lay.Layout(program, self.count(program))
         self._records: list | None = None      # made on first use (HTML and text both read them)
         self._consts = set(program.constvars)
+        self._colon = t("colon", self.lang)
 
     @property
     def tree(self):
@@ -53,8 +53,8 @@ class Table(View):
     def count(self, p: Program) -> int:
         """Equations at every depth of ``p`` (counted once per sub-program)."""
         n = self._counts.get(id(p))
-        if n is None:
-            n = self._counts[id(p)] = _count_eqns(p)
+        if n is None:      # as ``count_eqns``, each sub-program counted once for all the tables that show it
+            n = self._counts[id(p)] = len(p.eqns) + sum(self.count(s.program) for e in p.eqns for s in e.subs)
         return n
 
     # -------------------------------------------------------------- the records
@@ -71,7 +71,7 @@ class Table(View):
 
         def flush():
             if run:
-                out.extend(explained(block(replace(self.program, eqns=list(run)), self.lang).rows, self.lang))
+                out.extend(explained(block(self.program, self.lang, eqns=list(run)).rows, self.lang))
                 run.clear()
         for c in items:
             if isinstance(c, Eqn):
@@ -236,8 +236,8 @@ class Table(View):
     def _row_lines(self, row, pad: str) -> list[str]:
         """An equation as text: ``  3  c:f32[] = sin b``, then its source and meaning, cost and roles."""
         eqn, lang = row.eqn, self.lang
-        colon = t("colon", lang)
-        note = explain(eqn.primitive, lang)
+        colon = self._colon
+        note = row.explain if row.explain is not None else explain(eqn.primitive, lang)   # the HTML's too
         if eqn.source:
             note = f"{source_text(eqn.source, lang)}  — {note}"
         lines = [f"{pad}{eqn.index:>3}  {eqn_text(eqn, None, row.params)}", f"{pad}       {note}"]
@@ -249,7 +249,7 @@ class Table(View):
 
     def _text_lines(self, doc: Block, depth: int, binding: list | None = None, limit: int | None = None) -> list[str]:
         p, lang, pad = doc.program, self.lang, "  " * depth
-        colon = t("colon", lang)
+        colon = self._colon
         lines = signature_lines(p, lang, pad, binding)
         if not p.eqns:
             lines.append(f"{pad}{t('no_eqns', lang)}")

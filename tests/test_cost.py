@@ -147,7 +147,8 @@ def test_table_cost_column_and_totals():
     soup = BeautifulSoup(table.html(), "html.parser")
     assert len(soup.select("tr.jl-row td.jl-cost")) == len(p.eqns)
     cells = [td.get_text() for td in soup.select_one("tr.jl-total").select("td")]
-    assert cells == ["total", "31 FLOP, 264 B; intensity 0.12 FLOP/B"]     # "total" said once
+    # "total" said once; each measure kept with its unit (no line breaks between them)
+    assert cells == ["total", "31\xa0FLOP, 264\xa0B; intensity 0.12\xa0FLOP/B"]
     assert "cost" not in p.table().text()
 
 
@@ -157,7 +158,7 @@ def test_table_totals_in_chinese():
     assert table.text().splitlines()[-1] == "合计 31 FLOP，264 B；算术强度 0.12 FLOP/B"
     from bs4 import BeautifulSoup
     row = BeautifulSoup(table.html(), "html.parser").select_one("tr.jl-total")
-    assert [td.get_text() for td in row.select("td")] == ["合计", "31 FLOP，264 B；算术强度 0.12 FLOP/B"]
+    assert [td.get_text() for td in row.select("td")] == ["合计", "31\xa0FLOP，264\xa0B；算术强度 0.12\xa0FLOP/B"]
 
 
 def test_table_totals_per_sub_jaxpr():

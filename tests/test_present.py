@@ -259,3 +259,9 @@ def test_no_module_outside_the_presentation_layer_writes_name_colon_type():
             continue
         found += [f"{rel}:{n}" for n in hand_made(path.read_text(encoding="utf-8"))]
     assert found == [], f"write variables with var_text (present.nouns / model.program), not by hand: {found}"
+
+
+def test_html_units_keeps_each_measure_with_its_unit():
+    from jaxprlens.present.escape import html_units
+    assert html_units("1.3 MB, 2.0 kFLOP; 45 µs < 3 s") == "1.3&nbsp;MB, 2.0&nbsp;kFLOP; 45&nbsp;µs &lt; 3&nbsp;s"
+    assert html_units("3 steps of 2 blocks") == "3 steps of 2 blocks"       # words are not units

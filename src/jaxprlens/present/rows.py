@@ -9,7 +9,7 @@ import re
 from html import unescape
 from typing import Callable
 
-from jaxprlens.present.escape import html
+from jaxprlens.present.escape import html, html_units
 from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
@@ -160,7 +160,7 @@ class Rows:
         cells = [f"<td>{eqn.index}</td>", f'<td class="jl-eq"{LEFT}>{self.line_html(row, consts)}</td>',
                  f'<td class="jl-note"{LEFT}>{"".join(notes)}</td>']
         if self.cost_text is not None:
-            cells.append(f'<td class="jl-cost">{html(self.cost_text(eqn))}</td>')
+            cells.append(f'<td class="jl-cost">{html_units(self.cost_text(eqn))}</td>')
         same = " data-same" if src is not None and row.same_source else ""   # search reads the run's line here too
         return (f'<tr class="jl-row{" " + cls if cls else ""}" data-eqn="{html(eqn.id)}" '
                 f'data-primitive="{html(eqn.primitive)}"{same}>{"".join(cells)}</tr>')

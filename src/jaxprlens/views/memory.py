@@ -9,18 +9,16 @@ or not (an SVG image cannot read the page's theme, and the sanitizer keeps no st
 from __future__ import annotations
 
 import base64
-import re
 
 from jaxprlens.engine.cost import si
 from jaxprlens.engine.memory import Memory, Value, memory
 from jaxprlens.model.program import Program
 from jaxprlens.present.display import View
-from jaxprlens.present.escape import html
+from jaxprlens.present.escape import html, html_units
 from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
 from jaxprlens.views.compare import ROOT
 
-_SIZE = re.compile(r"(\d) ([kMGT]?B)\b")
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
@@ -34,11 +32,6 @@ def _value_text(v: Value, lang: str) -> str:
     where = (t("memory_input", lang, path=v.path or v.name) if v.kind == "input"
              else t("memory_made", lang, i=v.eqn) if v.eqn is not None else v.kind)
     return t("paren_after", lang, text=f"{var_text(v)} {si(v.bytes, 'B')}", x=where)
-
-
-def _keep_units(text: str) -> str:
-    """``320&nbsp;B``: a size never wraps between its number and its unit (monospace lines break at any space)."""
-    return _SIZE.sub(r"\1&nbsp;\2", text)
 
 
 def _listed(values: list, lang: str) -> str:
@@ -182,7 +175,7 @@ class MemoryView(View):
                 f'<img alt="{html(alt)}" title="{html(alt)}" style="display:block;max-width:100%;height:auto" '
                 f'src="data:image/svg+xml;base64,{picture}">{chart_labels(m.live, m.peak_eqn, lang)}'
                 f'{hover_strips(m.live, self.program.eqns, lang)}</div>'
-                + "".join(f'<p style="margin:.3em 0">{_keep_units(html(x))}</p>' for x in lines[1:]) + "</div>")
+                + "".join(f'<p style="margin:.3em 0">{html_units(x)}</p>' for x in lines[1:]) + "</div>")
 
 
 def memory_view(program: Program, lang: str | None = None, compiled: bool = True) -> MemoryView:

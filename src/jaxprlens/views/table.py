@@ -12,7 +12,7 @@ from dataclasses import replace
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Program, path_id
 from jaxprlens.present.display import View
-from jaxprlens.present.escape import html
+from jaxprlens.present.escape import html, html_units
 from jaxprlens.present.front import assets, labels, packed
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t
 from jaxprlens.present.nouns import Block, Row, block, eqn_text, source_text
@@ -169,7 +169,7 @@ class Table(View):
     def _total_html(self, p: Program, ncols: int) -> str:
         text = self._total_text(p, word=False)      # the row's first cell says "total"
         return (f'<tfoot><tr class="jl-total"><td colspan="{ncols - 1}">{t("total", self.lang)}</td>'
-                f'<td class="jl-cost">{html(text)}</td></tr></tfoot>') if text else ""
+                f'<td class="jl-cost">{html_units(text)}</td></tr></tfoot>') if text else ""
 
     def _binding(self, eqn: Eqn, sub) -> list:
         """For each binder of ``sub``: ``(operand, role word)`` it is bound from, or None from inside."""

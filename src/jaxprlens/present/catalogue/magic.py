@@ -120,7 +120,7 @@ WORDS = {
     "stmt_Delete": ("a del", "del 语句"),
     "stmt_Assert": ("an assert", "assert 语句"),
     "stmt_other": ("{kind} statement", "{kind} 语句"),
-    # new keys (helper words): the magics' --help (present/usage.py): its section title, each magic's
+    # the magics' --help (present/usage.py): its section title, each magic's
     # description (in English, its docstring: tests/test_magic.py holds them equal) and each option's help
     "help.options": ("options", "选项"),
     "help.jaxpr": (

@@ -105,7 +105,7 @@ WORDS = {
                     "%%jaxpr --text prints them all)",
                     "方程按 trace 时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印"
                     "）"),
-    # new keys (helper words): the row server's answers to a malformed message (views/live.py RowServer.answer)
+    # the row server's answers to a malformed message (views/live.py RowServer.answer)
     "live_not_object": ("a message must be an object with 'do' (one of {actions})",
                         "消息必须是带有 'do' 的对象（'do' 是以下之一：{actions}）"),
     "live_unknown_do": ("unknown request {do} (must be one of {actions})",

@@ -11,6 +11,7 @@ the rows around the current one (``static_html``), readable as text.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from jaxprlens.model.calls import Group
@@ -20,6 +21,7 @@ from jaxprlens.present.nouns import block
 from jaxprlens.present.rows import Rows, group_data, group_html
 from jaxprlens.views.layout import fold_tree, top_group
 
+_CHUNK_AT = re.compile(r'class="jl-fchunk" data-from="(\d+)"')    # a placeholder as ``_runs`` writes it
 CHUNK_ROWS = 200    # the script draws a frame in boxes of at most this many rows, each asked for when scrolled to
 MAX_CALLS = 100     # a body making more calls than this shows its rows instead (a chain of 10k one-line calls)
 OPEN, SHUT = "▾", "▸"
@@ -143,6 +145,17 @@ class FrameFold:
                 out.append(f'<div class="jl-fchunk" data-from="{i}" data-count="{j - i}"></div>')
                 i = j
         return "".join(out)
+
+    @staticmethod
+    def chunks_shown(bodies: list) -> set:
+        """The chunks (row // ``CHUNK_ROWS``) whose rows the placeholders in ``bodies`` (``[[id, html], ...]``,
+        as ``bodies`` and ``frame_view`` make them) show."""
+        return {int(i) // CHUNK_ROWS for _, h in bodies for i in _CHUNK_AT.findall(h)}
+
+    @staticmethod
+    def folded(body: str) -> bool:
+        """Whether a frame's body HTML is folded by calls (it holds a call's box, ``group_box``)."""
+        return 'class="jl-fgroup"' in body
 
     def bodies(self, groups, upto: int | None = None) -> list:
         """``[[call id, body HTML], ...]`` of ``groups``, outer calls first (the script draws a body into its box)."""

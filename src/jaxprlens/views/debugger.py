@@ -18,7 +18,6 @@ widget state.
 from __future__ import annotations
 
 import math
-import re
 
 import anywidget
 import traitlets
@@ -26,6 +25,7 @@ import traitlets
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
                                       captured, describe, frame_data, frame_view, sparkline)
 from jaxprlens.engine.cost import Costs, Ctx, cost_of
+from jaxprlens.views.dbgfold import FrameFold
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import widget_css, widget_module
 from jaxprlens.model.errors import told
@@ -43,7 +43,6 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
 AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move
-PLACEHOLDER = re.compile(r'class="jl-fchunk" data-from="(\d+)"')    # a folded frame's boxes of rows (dbgfold)
 STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
@@ -248,7 +247,7 @@ class Debugger(anywidget.AnyWidget):
             msg["frame"] = frame = frame_view(program, self.view.lang, start=start, count=0, groups=path)
             self._sent[key] = program
             self._bodies[key] = {g.id for g in path}
-            if 'class="jl-fgroup"' in frame["body"]:     # folded by calls: the rows of the calls it opens
+            if FrameFold.folded(frame["body"]):     # folded by calls: the rows of the calls it opens
                 rows = self._rows_of(program, [["", frame["body"]]] + frame.get("groups", []))
             else:
                 rows = frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE)
@@ -281,7 +280,7 @@ class Debugger(anywidget.AnyWidget):
         the front end lacks, or None: a folded frame sends the rows of the calls it opens, not its first 1,000
         (the rest come as calls open, or are asked for as they are scrolled to)."""
         have = self._chunks.setdefault(path_id(program.path), set())
-        want = sorted({int(i) // CHUNK_ROWS for _, h in bodies for i in PLACEHOLDER.findall(h)} - have)
+        want = sorted(FrameFold.chunks_shown(bodies) - have)
         if not want:
             return None
         lo = want[0]

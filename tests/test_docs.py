@@ -155,28 +155,35 @@ SPILLS = """() => [...document.querySelectorAll('.cell_output .jaxprlens td')]
   .map(td => td.className + ': ' + td.textContent.slice(0, 60))"""
 
 
-@pytest.mark.slow
-@pytest.mark.browser
-def test_no_table_cell_runs_over_the_next(site):
-    """Every course page at 1280 px: no cell of a view's table spills into its neighbour (a long param wraps)."""
+def _on_course_pages(site, notebooks, script: str) -> dict:
+    """``script``'s answer on each course page of ``notebooks`` at 1280 px, with the current stylesheet:
+    ``{"en/08_debugger_and_graph": ...}`` (skipped without Chromium)."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"no Chromium at {CHROMIUM}")
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     css = (ROOT / "src" / "jaxprlens" / "static" / "jaxprlens.css").read_text(encoding="utf-8")
-    spills = {}
+    found = {}
 
     def measure():
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
-                for nb in lectures("en"):
-                    page.goto((site / "course" / "en" / f"{nb.stem}.html").as_uri())
+                for nb in notebooks:
+                    page.goto((site / "course" / nb.parent.name / f"{nb.stem}.html").as_uri())
                     page.evaluate(CURRENT_CSS, css)
-                    spills[nb.stem] = page.evaluate(SPILLS)
+                    found[f"{nb.parent.name}/{nb.stem}"] = page.evaluate(script)
             finally:
                 browser.close()
     in_own_thread(measure)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_no_table_cell_runs_over_the_next(site):
+    """Every course page at 1280 px: no cell of a view's table spills into its neighbour (a long param wraps)."""
+    spills = _on_course_pages(site, lectures("en"), SPILLS)
     assert {k: v for k, v in spills.items() if v} == {}
 
 
@@ -193,22 +200,5 @@ SMALL = """() => [...document.querySelectorAll('.cell_output .jaxprlens, .cell_o
 def test_no_view_text_below_11px(site):
     """The views' text on every course page at 11 px or more: the theme's inline code (87.5%) inside a note column
     (90%) drew the source snippets at 9.45 px."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    css = (ROOT / "src" / "jaxprlens" / "static" / "jaxprlens.css").read_text(encoding="utf-8")
-    small = {}
-
-    def measure():
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                for nb in lectures("en") + lectures("zh"):
-                    page.goto((site / "course" / nb.parent.name / f"{nb.stem}.html").as_uri())
-                    page.evaluate(CURRENT_CSS, css)
-                    small[f"{nb.parent.name}/{nb.stem}"] = page.evaluate(SMALL)[:5]
-            finally:
-                browser.close()
-    in_own_thread(measure)
+    small = {k: v[:5] for k, v in _on_course_pages(site, lectures("en") + lectures("zh"), SMALL).items()}
     assert {k: v for k, v in small.items() if v} == {}

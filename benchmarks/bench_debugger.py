@@ -221,12 +221,14 @@ def cold(blocks: int = 2, profile: bool = False) -> dict:
 # kernel at all) is timed the same way.  Debian's Chromium through Playwright (``tests/browser``'s harness).
 # Goal: a Step <= 50 ms at 1k and 10k equations.
 
-# click, then wait (MutationObserver) until another row is highlighted and a frame has been painted after it
+# click, then wait (MutationObserver) until another row is highlighted and a frame has been painted after it;
+# ``root``: the debugger (null: the page's first), ``pause``: ms before each click (a person reading the new row)
 MOVE_JS = """
-async ([name, n]) => {
-  const root = document.querySelector('.jl-dbg');
+async ([root, name, n, pause]) => {
+  root = root || document.querySelector('.jl-dbg');
   const times = [];
   for (let k = 0; k < n; k++) {
+    if (pause) await new Promise((r) => setTimeout(r, pause));
     const before = root.querySelector('tr.jl-hl');
     const t0 = performance.now();
     await new Promise((resolve) => {
@@ -296,8 +298,8 @@ def time_moves(browser, html: str, path, moves: int, ready: str) -> list:
         page.goto(path.as_uri())
         page.wait_for_selector(ready, timeout=60_000)
         page.wait_for_timeout(300)
-        page.evaluate(MOVE_JS, ["step", 3])                        # warm up
-        return page.evaluate(MOVE_JS, ["step", moves])
+        page.evaluate(MOVE_JS, [None, "step", 3, 0])                        # warm up
+        return page.evaluate(MOVE_JS, [None, "step", moves, 0])
     finally:
         page.close()
 
@@ -335,32 +337,11 @@ def browser_bench(sizes: list, moves: int = 30) -> int:
     return 0 if ok else 1
 
 
-
 # ---------------------------------------------------------------- JupyterLab: the whole Step, round trip included
 # A private JupyterLab (tests/browser's harness) runs a notebook that opens the debugger of a 1k and a 10k chain;
 # Chromium clicks Step and waits until another row is highlighted and a frame has been painted after it.  Paced:
 # a pause between clicks, as a person reads the new row (the kernel's answer to a move, and what it sends ahead,
 # have come by then); back to back: the next click as soon as the row is painted.
-LAB_MOVE_JS = """
-async ([root, name, n, pause]) => {
-  const times = [];
-  for (let k = 0; k < n; k++) {
-    if (pause) await new Promise((r) => setTimeout(r, pause));
-    const before = root.querySelector('tr.jl-hl');
-    const t0 = performance.now();
-    await new Promise((resolve) => {
-      const obs = new MutationObserver(() => {
-        const hl = root.querySelector('tr.jl-hl');
-        if (hl && hl !== before) { obs.disconnect(); requestAnimationFrame(() => setTimeout(resolve, 0)); }
-      });
-      obs.observe(root, {subtree: true, attributes: true, attributeFilter: ['class'], childList: true});
-      root.querySelector(`button[data-do=${name}]`).click();
-    });
-    times.push(performance.now() - t0);
-  }
-  return times;
-}
-"""
 LAB_CELLS = ["%load_ext jaxprlens", """\
 import sys, numpy as np
 sys.path.insert(0, BENCH)
@@ -400,10 +381,10 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
                     out.locator(".jl-frame tr.jl-hl[data-eqn='0']").wait_for(timeout=120_000)
                     handle = out.locator(".jl-dbg[data-mode='live']").element_handle()
                     handle.scroll_into_view_if_needed()
-                    page.evaluate(LAB_MOVE_JS, [handle, "step", 3, pause])              # warm up
-                    paced = page.evaluate(LAB_MOVE_JS, [handle, "step", moves, pause])
+                    page.evaluate(MOVE_JS, [handle, "step", 3, pause])              # warm up
+                    paced = page.evaluate(MOVE_JS, [handle, "step", moves, pause])
                     page.wait_for_timeout(pause)
-                    quick = page.evaluate(LAB_MOVE_JS, [handle, "step", moves, 0])
+                    quick = page.evaluate(MOVE_JS, [handle, "step", moves, 0])
                     trip = handle.get_attribute("data-trip-ms")
                     guessed = (handle.get_attribute("data-guessed") or "0", handle.get_attribute("data-guess-wrong") or "0")
                     rows.append((n, paced, quick, trip, guessed))

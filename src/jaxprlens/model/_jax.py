@@ -161,6 +161,59 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     return Printed(text=text, names=names)
 
 
+_CLOSED = getattr(_core, "ClosedJaxpr", None)
+_IN_CONTEXT = tuple({_core.Jaxpr, _CLOSED} - {None})   # the params the printer writes in its one context
+
+
+def is_context_jaxpr(v: Any) -> bool:
+    """Whether the printer writes the param ``v`` as a jaxpr in its own name context (a Jaxpr; JAX 0.10's
+    ClosedJaxpr too): a tuple param of them is written item by item; anything else holding one (a namedtuple,
+    a tuple mixed with None) through ``str``, each jaxpr named apart."""
+    return isinstance(v, _IN_CONTEXT)
+
+
+def jaxprs_in_params(params: dict):
+    """The jaxprs among an equation's params (a tuple's items too), open, as the printer finds them to hoist."""
+    return _core.jaxprs_in_params(params)
+
+
+class _Rules:
+    """How the printer writes each primitive's equations, read from its rule tables (a library may add rules
+    when imported, so each lookup reads the table)."""
+
+    _KINDS = {("jax._src.pjit", "_pjit_pp_rule"): "jit",
+              ("jax._src.custom_derivatives", "_custom_jvp_call_pp_rule"): "custom",
+              ("jax._src.custom_derivatives", "_custom_vjp_call_pp_rule"): "custom"}
+
+    def __init__(self):
+        self.eqn_rules = getattr(_core, "pp_eqn_rules", {})
+        self.sub_rules = getattr(_core, "pp_subjaxprs_rules", {})
+
+    def kind(self, primitive) -> str | None:
+        """None: written as ``_pp_eqn`` writes it (results, params by key, operands), by no rule or one that
+        only picks params; ``"jit"``: pjit's rule (the body's binders take the call's names first, then as
+        ``_pp_eqn``); ``"custom"``: custom_jvp/vjp's rule (params renamed, named as ``_pp_eqn``); ``"other"``."""
+        rule = self.eqn_rules.get(primitive)
+        if rule is None:
+            return None
+        module = getattr(rule, "__module__", "")
+        if module in _PARAMS_ONLY_MODULES:
+            return None
+        return self._KINDS.get((module, getattr(rule, "__name__", "")), "other")
+
+    def subjaxprs(self, primitive) -> bool:
+        """Whether the printer finds the jaxprs of ``primitive``'s equations by a rule of their own."""
+        return primitive in self.sub_rules
+
+
+def printing_rules() -> _Rules:
+    return _Rules()
+
+
+def holds_jaxpr(v: Any) -> bool:
+    return _holds_jaxpr(v)
+
+
 def _holds_jaxpr(v: Any) -> bool:
     """Whether a param is a jaxpr or a tuple of them (a namedtuple too, or one mixed with None): the values
     whose printed text names variables."""

@@ -15,6 +15,7 @@ from jaxprlens.model import _jax
 from jaxprlens.model.build import build_program
 from jaxprlens.model.errors import Keyed
 from jaxprlens.model.jitbody import name_binders, seen_through
+from jaxprlens.model.printnames import printer_names
 from jaxprlens.model.program import Program
 
 
@@ -175,8 +176,7 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
     outs = jax.tree_util.tree_unflatten(out_tree, closed.out_avals)      # the outputs' types, for their paths
     out_paths = ["out" + jax.tree_util.keystr(tuple(kp)) for kp, _ in jax.tree_util.tree_flatten_with_path(outs)[0]]
 
-    printed = _jax.print_jaxpr(closed, text=False)      # the printer's names; its text when asked (str)
-    program = build_program(printed.names, closed)
+    program = build_program(printer_names(closed), closed)     # the printer's names; its text when asked (str)
     program.fn, program.args = fn, tuple(flat_args)
     program.static = {i: args[i] for i in static} if not held else {}
     program.in_tree, program.out_tree = in_tree, out_tree

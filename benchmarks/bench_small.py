@@ -9,7 +9,8 @@ tests/seeds.py and the programs of tests/corpus.py; ``--libraries`` adds tests/l
 
 Each program is timed as bench_trace.py times it (a fresh wrapper function every round, so that make_jaxpr's
 cache never hits; the garbage collector off inside a round; JAX and jaxprlens in turn, alternating which goes
-first); the table is ``program.table()._repr_mimebundle_()``, text and HTML, as the magic shows it.  A
+first), its rounds interleaved with every other program's (round 1 of all, then round 2 of all, ...: a burst
+of load elsewhere on the machine costs one round of several programs, not every round of one); the table is ``program.table()._repr_mimebundle_()``, text and HTML, as the magic shows it.  A
 program's ratio is best-of-``--repeat``: (best trace + best table) / (best make_jaxpr + best print).  The
 spread column is the ratio of each round's pair, max / min, as an honest measure of the noise on a loaded
 machine.  ``--profile N`` runs cProfile over the N worst programs' jaxprlens side and prints the top costs.
@@ -106,24 +107,45 @@ def programs(only: str = "", libraries: bool = False) -> dict:
 
 # ---------------------------------------------------------------- timing
 
-def best_of(fn, args, repeat: int, make=None) -> dict:
-    """Best of ``repeat`` rounds of each side (and each round's paired ratio, for the spread)."""
-    bench_trace.time_jax(fn, args), bench_trace.time_ours(fn, args)     # warm-up
-    jx, ours = [], []
-    gc.collect()
+def _round(fn, args, make, first: str, jx: list, ours: list):
+    """One round of a program: JAX's side and ours, ``first`` going first, the collector off meanwhile."""
     gc.disable()
     try:
-        for i in range(repeat):
-            for which in (("jax", "ours") if i % 2 == 0 else ("ours", "jax")):
-                if make is not None:
-                    gc.enable()
-                    fn, args = make()
-                    gc.disable()
-                (jx if which == "jax" else ours).append(
-                    (bench_trace.time_jax if which == "jax" else bench_trace.time_ours)(fn, args))
-            gc.enable(), gc.collect(), gc.disable()
+        for which in ((first, "ours" if first == "jax" else "jax")):
+            if make is not None:
+                gc.enable()
+                fn, args = make()
+                gc.disable()
+            (jx if which == "jax" else ours).append(
+                (bench_trace.time_jax if which == "jax" else bench_trace.time_ours)(fn, args))
     finally:
         gc.enable()
+
+
+def best_of_all(progs: dict, repeat: int, report=None) -> dict:
+    """``{label: result}``: best of ``repeat`` rounds of each side of every program in ``progs`` (``{label:
+    (fn, args, make)}``), and each round's paired ratio (for the spread).  The rounds are interleaved: round
+    ``i`` of every program, then round ``i + 1`` of every program, so that a burst of load from elsewhere on
+    the machine (a second or two) slows one round of many programs, which best-of drops, not every round of
+    one program.  ``report(label, result)`` is called as each program's last round ends."""
+    times = {label: ([], []) for label in progs}
+    for fn, args, _ in progs.values():
+        bench_trace.time_jax(fn, args), bench_trace.time_ours(fn, args)     # warm-up
+    for i in range(repeat):
+        for label, (fn, args, make) in progs.items():
+            gc.collect()
+            _round(fn, args, make, "jax" if i % 2 == 0 else "ours", *times[label])
+            if i == repeat - 1 and report is not None:
+                report(label, _result(*times[label]))
+    return {label: _result(jx, ours) for label, (jx, ours) in times.items()}
+
+
+def best_of(fn, args, repeat: int, make=None) -> dict:
+    """Best of ``repeat`` rounds of each side of one program (and each round's paired ratio, for the spread)."""
+    return best_of_all({"": (fn, args, make)}, repeat)[""]
+
+
+def _result(jx: list, ours: list) -> dict:
     mj, pp = min(a for a, _ in jx), min(b for _, b in jx)
     tr, tb = min(a for a, _ in ours), min(b for _, b in ours)
     paired = [(a + b) / (c + d) for (a, b), (c, d) in zip(ours, jx)]
@@ -165,13 +187,14 @@ def main(argv=None) -> int:
           f"best of {a.repeat} rounds (ms{', CPU time' if a.cpu_time else ''})")
     print(f"{'program':<34}{'eqns':>6}{'make_jaxpr':>11}{'pp':>7}{'trace':>8}{'table':>8}{'ratio':>7}"
           f"{'spread':>8}")
-    results = {}
-    for label, (fn, args, make) in programs(a.only, a.libraries).items():
-        eqns = count_eqns(trace(fn, *args))
-        r = best_of(fn, args, a.repeat, make)
-        results[label] = (r, fn, args)
-        print(f"{label:<34}{eqns:>6}{r['make_jaxpr'] * 1e3:>11.2f}{r['pp'] * 1e3:>7.2f}{r['trace'] * 1e3:>8.2f}"
-              f"{r['table'] * 1e3:>8.2f}{r['ratio']:>7.2f}{r['spread']:>8.2f}", flush=True)
+    progs = programs(a.only, a.libraries)
+    eqns = {label: count_eqns(trace(fn, *args)) for label, (fn, args, _) in progs.items()}
+
+    def report(label, r):
+        print(f"{label:<34}{eqns[label]:>6}{r['make_jaxpr'] * 1e3:>11.2f}{r['pp'] * 1e3:>7.2f}"
+              f"{r['trace'] * 1e3:>8.2f}{r['table'] * 1e3:>8.2f}{r['ratio']:>7.2f}{r['spread']:>8.2f}", flush=True)
+    best = best_of_all(progs, a.repeat, report)
+    results = {label: (best[label], fn, args) for label, (fn, args, _) in progs.items()}
     ratios = [r["ratio"] for r, _, _ in results.values()]
     spreads = [r["spread"] for r, _, _ in results.values()]
     worst = max(ratios, default=0.0)

@@ -233,6 +233,12 @@ def statement_primitives() -> frozenset:
                      if getattr(rule, "__module__", "") in _STATEMENT_MODULES)
 
 
+def prints_as_statement(eqn: Any) -> bool:
+    """Whether JAX's printer writes ``eqn`` by a rule of its own as a statement (``statement_text``)."""
+    rule = (getattr(_core, "pp_eqn_rules", None) or {}).get(eqn.primitive)
+    return rule is not None and getattr(rule, "__module__", "") in _STATEMENT_MODULES
+
+
 def statement_text(eqn: Any, names: dict) -> str | None:
     """``eqn`` as JAX's printer writes it with its own rule (a ref read ``c:f32[3] <- b[...]``), its
     variables named by ``names`` ({JAX Var: name}; a dropped result ``_``); None for an equation its

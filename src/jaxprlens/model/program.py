@@ -304,8 +304,11 @@ def statement(eqn: Eqn) -> str | None:
     ``b[1] += e``, a swap ``g:f32[4], d[...] <- d[...], f``; None for every other equation (made once)."""
     memo = eqn.memo
     if "statement" not in memo:
-        names = {v.raw: v.name for v in (*eqn.outvars, *eqn.invars) if isinstance(v, Var)}
-        memo["statement"] = _jax.statement_text(eqn.raw, names)
+        if _jax.prints_as_statement(eqn.raw):
+            names = {v.raw: v.name for v in (*eqn.outvars, *eqn.invars) if isinstance(v, Var)}
+            memo["statement"] = _jax.statement_text(eqn.raw, names)
+        else:                    # most equations: ``outs = prim[params] ins``
+            memo["statement"] = None
     return memo["statement"]
 
 

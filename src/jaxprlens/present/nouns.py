@@ -119,8 +119,11 @@ def params_of(eqn: Eqn) -> tuple[Param, ...]:
 
 
 def _params_of(eqn: Eqn) -> list[Param]:
+    hidden = default_param_rules.get(eqn.primitive)
+    if hidden is None and not eqn.subs:         # most equations: every param but None, as written
+        return [Param(k, param_text(v)) for k, v in eqn.params.items() if v is not None]
     subs = {s.param for s in eqn.subs} if eqn.subs else ()
-    hidden = default_param_rules.get(eqn.primitive, {})
+    hidden = hidden or {}
     out = []
     for k, v in eqn.params.items():
         if v is None or k in subs:

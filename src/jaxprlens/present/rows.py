@@ -44,8 +44,10 @@ def binder_html(v, constvars=(), came_from: Var | None = None) -> str:
 def param_html(p: Param) -> str:
     cls = "jl-param jl-default" if p.default else "jl-param"
     if not p.folded:         # short: written once per key and value (a jit equation shows ten hidden defaults)
-        return _kept(_PARAMS, (p.key, p.text, p.default),
-                     lambda: f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>')
+        key = (p.key, p.text, p.default)
+        out = _PARAMS.get(key)
+        return out if out is not None else _kept(
+            _PARAMS, key, lambda: f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>')
     return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
             f"<div>{html(p.text)}</div></details></span>")
 

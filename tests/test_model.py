@@ -434,3 +434,17 @@ def test_a_jitted_function_given_a_module_is_told_what_works():
     assert e.text("zh").startswith("`step` 经过 jax.jit，而它位于 `model.activation` 的实参是 custom_jvp 类型")
     assert isinstance(e.__cause__, TypeError)
     assert jaxprlens.trace(eqx.filter_jit(step.__wrapped__), mlp, jnp.ones(2)).eqns    # what the advice says
+
+
+def test_literals_that_compare_equal_keep_their_own_text_across_traces():
+    """The literal text kept across traces is keyed by the value as printed: -0.0 is not 0.0, True is not 1,
+    and a weak-typed 2 is not a float32 2.0."""
+    def f(x, i, b):
+        return x * -0.0 + x * 0.0 + x * 2, i + 1, jnp.logical_and(b, True)
+    args = (jnp.ones(2), jnp.ones(2, jnp.int32), jnp.ones(2, bool))
+    for _ in range(2):                        # the second trace reads the texts the first one kept
+        p = jaxprlens.trace(f, *args)
+        expected = jax.make_jaxpr(f)(*args).pretty_print(use_color=False)
+        assert str(p) == expected
+        lits = [a.text for e in p.eqns for a in e.invars if isinstance(a, jaxprlens.Lit)]
+        assert [x for x in lits if x in expected] == lits and len(set(lits)) == len(lits) >= 4

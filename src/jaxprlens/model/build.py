@@ -16,6 +16,8 @@ from jaxprlens.model.sources import in_library, source_of
 
 
 _TYPES: dict = {}     # aval -> its printed type, across traces: programs (and re-traces) share a few avals
+_LITERALS: dict = {}  # (aval, kind, value's repr or bytes) of a scalar literal -> its text, across traces likewise
+_SCALARS = frozenset((int, float, bool, complex))
 _own_source = functools.lru_cache(maxsize=8192)(source_of)    # the user's line: equations share a few
 
 
@@ -26,7 +28,6 @@ class _Builder:
         self.names = names
         self.vars: dict = {}
         self.sources: dict = {}   # traceback -> Source: eqns made by one line share a stack
-        self.literals: dict = {}  # (aval, dtype, bytes) of a 0-d literal -> its printed text
 
     def type(self, aval) -> str:
         try:
@@ -55,12 +56,21 @@ class _Builder:
 
     def literal_text(self, a) -> str:
         val = a.val
-        if not (isinstance(val, np.ndarray) and val.ndim == 0):   # Python scalars, arrays: as printed
+        kind = type(val)
+        if kind in _SCALARS:                      # repr, not ==: -0.0 prints unlike 0.0, True unlike 1
+            key = (a.aval, kind, repr(val))
+        elif isinstance(val, np.ndarray) and val.ndim == 0:
+            key = (a.aval, val.dtype, val.tobytes())      # bytes, not ==, likewise
+        else:                                     # arrays: as printed
             return _jax.literal_text(a)
-        key = (a.aval, val.dtype, val.tobytes())  # bytes, not ==: -0.0 prints unlike 0.0
-        text = self.literals.get(key)
+        try:
+            text = _LITERALS.get(key)
+        except TypeError:                         # an unhashable aval
+            return _jax.literal_text(a)
         if text is None:
-            text = self.literals[key] = _jax.literal_text(a)
+            if len(_LITERALS) >= 4096:
+                _LITERALS.clear()
+            text = _LITERALS[key] = _jax.literal_text(a)
         return text
 
     def source(self, e) -> Source | None:

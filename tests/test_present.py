@@ -265,3 +265,28 @@ def test_html_units_keeps_each_measure_with_its_unit():
     from jaxprlens.present.escape import html_units
     assert html_units("1.3 MB, 2.0 kFLOP; 45 µs < 3 s") == "1.3&nbsp;MB, 2.0&nbsp;kFLOP; 45&nbsp;µs &lt; 3&nbsp;s"
     assert html_units("3 steps of 2 blocks") == "3 steps of 2 blocks"       # words are not units
+
+
+def test_the_last_param_and_its_closing_bracket_are_one_unit():
+    """A wrap in a narrow column never leaves ``]`` alone on a line: the last param (a sub-jaxpr's reference on
+    a jit or while row) and ``]`` sit in one ``jl-tail`` span, which the stylesheet keeps on one line."""
+    from jaxprlens.present.nouns import block
+    from jaxprlens.present.rows import Rows
+    import jax
+    from jax import lax
+    p = trace(lambda x: (jnp.sum(x, axis=0), lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0),
+                         jax.jit(jnp.cos)(x)), jnp.ones((2, 3)))
+    rows = Rows("en")
+    for row in block(p, deep=False).rows:
+        cell = BeautifulSoup(rows.line_html(row, set()), "html.parser")
+        tails = cell.select("span.jl-tail")
+        if not row.params and not row.eqn.subs:
+            assert not tails and "[" not in cell.get_text()
+            continue
+        assert len(tails) == 1 and tails[0].get_text().endswith("]")
+        last = tails[0].find("span")
+        assert "jl-param" in last["class"] and not last.find_next_sibling("span")
+        assert "jl-default" not in last["class"]                   # never a hidden one: "]" would stand alone
+        assert cell.get_text().count("]") == cell.get_text().count("[")
+    css = (pathlib.Path(__file__).parents[1] / "src/jaxprlens/static/jaxprlens.css").read_text()
+    assert re.search(r"\.jl-tail\{display:inline-block;", css)

@@ -141,8 +141,9 @@ class Rows:
         params += [f'<span class="jl-param jl-subref">{html(k)}={{{html(", ".join(v))}}}</span>'
                    for k, v in by_param.items()]
         head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
-        if params:
-            head += "[" + " ".join(params) + "]"
+        if params:               # the last param and "]" kept on one line: a wrap never leaves "]" alone
+            params[-1] = f'<span class="jl-tail">{params[-1]}]</span>'
+            head += "[" + " ".join(params)
         return (f"{outs} = " if outs else "") + head + " " + self.inputs_html(eqn, consts)
 
     def row_html(self, row: Row, consts: set, cls: str = "") -> str:

@@ -470,6 +470,16 @@ def test_page_draws_the_folded_calls_ahead_with_breadcrumbs(model_grad):
     assert "block（第 3 次调用，共 6 次）" in zh.source and "model_loss（反向）" in zh.source
 
 
+def test_ahead_false_stores_the_drawing_alone(model_grad):
+    """``graph(ahead=False)``: the top-level drawing, no folded call drawn ahead (the course's model-sized
+    graph stays light), the same picture as the page with them."""
+    light, full = model_grad.graph(ahead=False).html(), model_grad.graph().html()
+    groups = re.findall(r'<div class="jl-gview" data-group="([^"]*)"', light)
+    assert groups == [""] and " hidden>" not in light
+    assert pictures(light) == pictures(full)[:1] and len(light) < len(full) // 4
+
+
+
 def test_overview_renders_its_blocks_to_svg(model_grad):
     svg = model_grad.graph().svg()                                # its speed: benchmarks/bench_fold.py
     blocks = set(re.findall(r'id="grp&#45;(model_loss(?:~bwd)?/block\.\d(?:~bwd)?)"', svg))

@@ -149,19 +149,17 @@ jax.grad(predict)(w1, w2, x)
 #
 # In your notebook, `%%jaxpr --graph` on the last line draws this graph with the blocks drawn ahead of time, so
 # a click opens one even without a kernel. That is some 800 kB of pictures; to keep this notebook light enough
-# for GitHub's preview, the cell below stores only the top level, as one SVG from the same `Graph` object.
+# for GitHub's preview, the cell below stores only the top level: `ahead=False` draws no call ahead of time.
 #
 # 超过 60 个方程时，图会自动折叠。下面是一个有六个 block（每个包含 layer norm、attention 和 MLP）的玩具 transformer 的
 # 梯度：一千多个方程排成一张扁平列表，画出来是前向的六个 block 和反向的六个 block。这样规模的程序，表格为每次调用显示
 # 一行，点击即可展开。
 #
 # 在你自己的 notebook 里，对最后一行用 `%%jaxpr --graph` 会画出这张图，并预先画好各个 block，即使没有内核也能点击展开。
-# 那样的图片约有 800 kB；为了让本 notebook 足够轻，能在 GitHub 上预览，下面的单元格只保存顶层：由同一个 `Graph`
-# 对象得到的一张 SVG。
+# 那样的图片约有 800 kB；为了让本 notebook 足够轻，能在 GitHub 上预览，下面的单元格只保存顶层：`ahead=False` 不预先
+# 绘制任何调用。
 
 # %%
-from IPython.display import SVG
-
 def layer_norm(x, g):
     m = jnp.mean(x, -1, keepdims=True)
     v = jnp.mean((x - m) ** 2, -1, keepdims=True)
@@ -189,9 +187,9 @@ params = [{k: rng.randn(*s).astype("f4") * 0.1 for k, s in
            [("wq", (16, 16)), ("wk", (16, 16)), ("wv", (16, 16)), ("wo", (16, 16)), ("w1", (16, 32)),
             ("w2", (32, 16)), ("g1", (16,)), ("g2", (16,))]} for _ in range(6)]
 big = trace(jax.grad(model_loss), params, np.ones((8, 16), "f4"))
-top = big.graph()
+top = big.graph(ahead=False)
 print(top.summary())
-SVG(top.svg())
+top
 
 # %% [markdown]
 # **Try it / 动手试试.** Predict how many calls of `layer_norm` the backward pass of one block holds, then look

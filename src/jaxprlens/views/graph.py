@@ -31,10 +31,12 @@ def _kernels(program: Program, fusion):
 
 
 class Graph:
-    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None)``: the dataflow
-    graph, as DOT and SVG; ``cost="flops"`` (or ``"bytes"``) colours each equation and call by its share of the
-    cost; ``fusion=True`` (or a ``program.fusion()`` view or map) outlines each equation in the colour of the
-    compiled kernel it landed in, the kernels in the legend (``%%jaxpr --graph --fusion``).
+    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None, ahead=True)``: the
+    dataflow graph, as DOT and SVG; ``cost="flops"`` (or ``"bytes"``) colours each equation and call by its share
+    of the cost; ``fusion=True`` (or a ``program.fusion()`` view or map) outlines each equation in the colour of
+    the compiled kernel it landed in, the kernels in the legend (``%%jaxpr --graph --fusion``).  ``ahead=False``
+    stores the drawing alone, none of its folded calls drawn ahead of time (a click on one says how to draw it,
+    ``path=``): a light output for a notebook shared as a file.
 
     A program of more than ``max_nodes`` equations is drawn by the Python calls that tracing inlined
     (``overview.py``); ``path`` shows a nested program (``2/body``), a call (``model_loss/block.3``), or both.
@@ -42,8 +44,8 @@ class Graph:
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
                  path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None,
-                 cost: Metric | None = None, shares: Shares | None = None, fusion=None):
-        self.program, self.lang = program, resolve(lang)
+                 cost: Metric | None = None, shares: Shares | None = None, fusion=None, ahead: bool = True):
+        self.program, self.lang, self.ahead = program, resolve(lang), bool(ahead)
         self.cost = cost_metric(cost)
         self.shares = shares if shares is not None or self.cost is None else Shares(program, self.cost)
         self.fusion = _kernels(program, fusion)
@@ -137,7 +139,7 @@ class Graph:
         """The drawing as a picture (an ``<img>`` of the SVG: sanitizers keep it, untrusted pages show it),
         with the calls left folded drawn ahead of time; where trusted the script makes each picture the live
         SVG (pan, zoom, a click opens a call, a breadcrumb goes back) and links nodes with table rows."""
-        views = self.views()
+        views = self.views() if self.ahead else []
         try:
             svgs = render.svg_many([self.source] + [v.source for v in views]) if views else [self.svg()]
         except render.RenderError as e:

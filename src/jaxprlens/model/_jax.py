@@ -103,7 +103,7 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
     def names_only(k, v, context, settings):
         """A param as the printer writes it when it may hold a jaxpr (whose binders get names); any other
         value's text names nothing (``str(v)``, no context): left out of a document nobody reads."""
-        if _holds_jaxpr(v):
+        if holds_jaxpr(v):
             return kv_pair(k, v, context, settings)
         return _pp.nil()
 
@@ -114,7 +114,7 @@ def print_jaxpr(closed: Any, text: bool = True) -> Printed:
         builds no document (most of the pass)."""
         rule = rules.get(eqn.primitive)
         if (rule is not None and getattr(rule, "__module__", "") not in _PARAMS_ONLY_MODULES) or \
-                any(_holds_jaxpr(v) for v in eqn.params.values()):
+                any(holds_jaxpr(v) for v in eqn.params.values()):
             return pp_eqn(eqn, context, settings)
         for v in eqn.outvars:
             v.pretty_print(context)
@@ -172,11 +172,6 @@ def is_context_jaxpr(v: Any) -> bool:
     return isinstance(v, _IN_CONTEXT)
 
 
-def jaxprs_in_params(params: dict):
-    """The jaxprs among an equation's params (a tuple's items too), open, as the printer finds them to hoist."""
-    return _core.jaxprs_in_params(params)
-
-
 class _Rules:
     """How the printer writes each primitive's equations, read from its rule tables (a library may add rules
     when imported, so each lookup reads the table)."""
@@ -211,10 +206,6 @@ def printing_rules() -> _Rules:
 
 
 def holds_jaxpr(v: Any) -> bool:
-    return _holds_jaxpr(v)
-
-
-def _holds_jaxpr(v: Any) -> bool:
     """Whether a param is a jaxpr or a tuple of them (a namedtuple too, or one mixed with None): the values
     whose printed text names variables."""
     return isinstance(v, _JAXPRS) or (isinstance(v, tuple) and any(isinstance(x, _JAXPRS) for x in v))
@@ -243,10 +234,9 @@ def statement_text(eqn: Any, names: dict) -> str | None:
     """``eqn`` as JAX's printer writes it with its own rule (a ref read ``c:f32[3] <- b[...]``), its
     variables named by ``names`` ({JAX Var: name}; a dropped result ``_``); None for an equation its
     printer writes as ``outs = prim[params] ins``, or when the rule fails on it."""
-    rules = getattr(_core, "pp_eqn_rules", None) or {}
-    rule = rules.get(eqn.primitive)
-    if rule is None or getattr(rule, "__module__", "") not in _STATEMENT_MODULES:
+    if not prints_as_statement(eqn):
         return None
+    rule = _core.pp_eqn_rules[eqn.primitive]
     context = _core.JaxprPpContext()
     for v in (*eqn.outvars, *eqn.invars):
         if isinstance(v, _core.DropVar):

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+import jax.extend.core as jex
+
 from jaxprlens.model import _jax
 
 _Var, _DropVar = _jax.Var, _jax.DropVar
@@ -74,7 +76,7 @@ class _Walk:
             for e in j.eqns:
                 if not e.params:
                     continue
-                subs = list(_jax.jaxprs_in_params(e.params))
+                subs = list(jex.jaxprs_in_params(e.params))
                 if not subs:
                     continue
                 if self.rules.subjaxprs(e.primitive):

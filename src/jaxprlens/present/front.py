@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import json
 import re
 import zlib
@@ -124,10 +125,22 @@ def css(needs: frozenset) -> str:
 
 @functools.cache
 def assets(needs: frozenset | tuple | set) -> str:
-    """The CSS and script of the views in ``needs``, compressed behind the loader: put once at the end of an
-    output (the loader enhances its parent, every view in it)."""
-    z = _deflated(css(frozenset(needs)) + "\0" + bundle(frozenset(needs)))
-    return f'<script data-z="{z}">{_min_js(_asset("loader.js"))}</script>'
+    """The CSS and script of the views in ``needs``, compressed (base64 deflate-raw): what ``output``'s loader
+    carries in its text."""
+    return _deflated(css(frozenset(needs)) + "\0" + bundle(frozenset(needs)))
+
+
+def output(body: str, needs) -> str:
+    """One output: ``body`` (the views' HTML, complete without scripts) in a box named by a key made from it, and
+    the front end of ``needs`` behind a loader that finds that box by its key.  Key and data travel in the
+    script's text, which every front end keeps when it runs a script (JupyterLab, nbclassic's jQuery, VS Code's
+    renderer, Colab's output frame), so no front end needs ``document.currentScript`` or the script's
+    attributes.  A body that needs no front end is returned as it is."""
+    if not needs:
+        return body
+    key = "jl-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:16]
+    return (f'<div class="jl-out" data-jl-out="{key}">{body}'
+            f'<script>{_min_js(_asset("loader.js"))}("{key}","{assets(frozenset(needs))}");</script></div>')
 
 
 def _deflated(text: str, level: int = 9) -> str:

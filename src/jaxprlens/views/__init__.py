@@ -5,7 +5,7 @@ from dataclasses import dataclass, fields, replace
 
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import assets
+from jaxprlens.present.front import output
 from jaxprlens.present.i18n import resolve
 from jaxprlens.present.shares import Metric, Shares
 
@@ -21,13 +21,14 @@ class Stack:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         from jaxprlens.views.live import live_bundle      # a table's rows past those stored, from a live kernel
-        return live_bundle(self._bundle(), self.parts)
+        text, body, needs = self._parts()
+        return live_bundle({"text/plain": text, "text/html": output(body, needs)}, self.parts, body)
 
-    def _bundle(self) -> dict:
-        """The stored form: every part's text and HTML, the front end once."""
+    def _parts(self) -> tuple[str, str, frozenset]:
+        """Every part's text, every part's HTML, and the front end they need (carried once, after them)."""
         htmls, texts, needs = [], [], set()
         for part in self.parts:
-            if hasattr(part, "body") and hasattr(part, "needs"):   # the front end once, after every part
+            if hasattr(part, "body") and hasattr(part, "needs"):
                 texts.append(part.text() if hasattr(part, "text") else repr(part))
                 htmls.append(part.body())
                 needs.update(part.needs)
@@ -42,9 +43,12 @@ class Stack:
                 htmls.append(f'<div class="jaxprlens jl-svg">{bundle["image/svg+xml"]}</div>')
             else:
                 htmls.append(f"<pre>{html(bundle.get('text/plain', ''))}</pre>")
-        if needs:
-            htmls.append(assets(frozenset(needs)))
-        return {"text/plain": "\n\n".join(texts), "text/html": "\n".join(htmls)}
+        return "\n\n".join(texts), "\n".join(htmls), frozenset(needs)
+
+    def _bundle(self) -> dict:
+        """The stored form: every part's text and HTML, the front end once."""
+        text, body, needs = self._parts()
+        return {"text/plain": text, "text/html": output(body, needs)}
 
     def __repr__(self) -> str:
         return self._bundle()["text/plain"]

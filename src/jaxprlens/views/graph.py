@@ -12,7 +12,7 @@ from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.escape import html
 from jaxprlens.present.rows import explain_html
 from jaxprlens.present.i18n import resolve, t
-from jaxprlens.present.front import assets, labels
+from jaxprlens.present.front import output, labels
 from jaxprlens.views.render import missing_html, missing_text
 from jaxprlens.model.program import Program, count_eqns, path_id
 from jaxprlens.present.shares import Metric, Shares, cost_metric
@@ -133,7 +133,7 @@ class Graph:
     needs = ("graph",)     # the front end this view's HTML uses (``front.assets``; a Stack carries it once)
 
     def html(self) -> str:
-        return self.body() + assets(self.needs)
+        return output(self.body(), self.needs)
 
     def body(self) -> str:
         """The drawing as a picture (an ``<img>`` of the SVG: sanitizers keep it, untrusted pages show it),

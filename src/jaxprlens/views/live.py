@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import Eqn
-from jaxprlens.present.front import assets, bundle, css
+from jaxprlens.present.front import bundle, css
 from jaxprlens.present.i18n import t
 from jaxprlens.present.rows import group_data, walk
 from jaxprlens.views import cells
@@ -246,7 +246,7 @@ def _kernel() -> bool:
     return cells.draws_widgets() is True
 
 
-def live_bundle(bundle: dict, parts: list):
+def live_bundle(bundle: dict, parts: list, body: str | None = None):
     """``bundle`` (an output's ``text/plain`` + ``text/html``) as it is; in a live kernel, when a table
     among ``parts`` has rows its output does not store, ``(bundle + widget view, metadata)``: the widget
     draws the same HTML and serves those rows.  Anything wrong on the way: ``bundle`` as it is."""
@@ -258,10 +258,7 @@ def live_bundle(bundle: dict, parts: list):
         if server is None:
             cells.replace_in_cell(_cells, cell)
             return bundle
-        needs = frozenset(n for p in parts for n in getattr(p, "needs", ()))
-        page = bundle["text/html"]
-        loader = assets(needs) if needs else ""
-        widget = widget_class()(server, page[:-len(loader)] if loader and page.endswith(loader) else page, cell)
+        widget = widget_class()(server, server.table.body() if body is None else body, cell)
         view = widget._repr_mimebundle_()
         view = (view[0] if isinstance(view, tuple) else view or {}).get(WIDGET_VIEW)
         if view is None:

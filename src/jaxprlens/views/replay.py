@@ -13,7 +13,7 @@ import numpy as np
 from jaxprlens.views.dbgpanel import PIECES, notes_html
 from jaxprlens.views.dbgstate import StateView, captured, frame_view
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import assets
+from jaxprlens.present.front import output
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import path_id
@@ -285,7 +285,7 @@ NEEDS = ("debugger",)        # the front end a replay uses (``front.assets``)
 
 def replay_html(data: dict, lang: str, static: str = "") -> str:
     """The replay as one HTML output: the snapshot (shown where scripts do not run), the data, the front end."""
-    return replay_body(data, lang, static) + assets(NEEDS)
+    return output(replay_body(data, lang, static), NEEDS)
 
 
 def replay_body(data: dict, lang: str, static: str = "") -> str:

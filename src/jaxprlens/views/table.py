@@ -13,7 +13,7 @@ from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Program, path_id
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html, html_units
-from jaxprlens.present.front import assets, labels, packed
+from jaxprlens.present.front import output, labels, packed
 from jaxprlens.present.i18n import resolve, role_summary, role_word, sub_label, t
 from jaxprlens.present.nouns import Block, Row, block, eqn_text, source_text
 from jaxprlens.present.rows import LEFT, Rows, explained, group_data, group_html, walk
@@ -97,7 +97,7 @@ class Table(View):
     needs = ("table",)     # the front end this view's HTML uses (``front.assets``; a Stack carries it once)
 
     def html(self) -> str:
-        return self.body() + assets(self.needs)
+        return output(self.body(), self.needs)
 
     def body(self) -> str:
         """The table's HTML without the front end (complete without it: scripts only add interaction)."""

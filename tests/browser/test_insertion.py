@@ -1,0 +1,160 @@
+"""Every way a front end puts an output's HTML on the page, replayed in Chromium on stored outputs (a table with
+its graph, a debugger's replay): each must bring the views alive.
+
+- ``lab``: JupyterLab's ``evalInnerHTMLScriptTags`` (@jupyterlab/rendermime ``renderers.ts``): the HTML set as
+  ``innerHTML`` in a detached node, each script replaced in place by a copy with every attribute, then attached.
+- ``jquery``: nbclassic's output area appends with jQuery 3, whose ``domManip`` inserts the nodes with their
+  scripts disabled, then runs each script's *text* through ``DOMEval``: a new script in the page's ``<head>``,
+  removed at once (no attributes, not in the output).
+- ``vscode``: VS Code's built-in renderer (microsoft/vscode ``extensions/notebook-renderers/src/index.ts``,
+  ``renderHTML`` + ``domEval``): ``innerHTML`` into a new ``div``, the ``div`` attached, then each script
+  re-created from its ``innerText`` with only ``type/src/nonce/noModule/async``, appended and removed.
+- ``frame``: the HTML parsed as a page in its own frame (Colab's per-output frame; nbconvert's and Voilà's
+  exported pages), scripts run by the parser.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+
+import pytest
+
+import browser_harness as harness
+
+pytestmark = pytest.mark.browser
+
+INSERT = {
+    "lab": """(html) => {
+        const host = document.createElement('div');
+        host.innerHTML = html;
+        for (const s of Array.from(host.getElementsByTagName('script'))) {
+          const c = document.createElement('script');
+          for (const a of Array.from(s.attributes)) c.setAttribute(a.name, a.value);
+          c.textContent = s.textContent;
+          s.parentNode.replaceChild(c, s);
+        }
+        document.getElementById('out').appendChild(host);
+    }""",
+    "jquery": """(html) => {
+        const t = document.createElement('template');
+        t.innerHTML = html;
+        const scripts = Array.from(t.content.querySelectorAll('script'));
+        const run = scripts.filter(s => /^$|^module$|\\/(?:java|ecma)script/i.test(s.type));
+        run.forEach(s => { s.type = 'true/' + s.type; });          // disableScript
+        const out = document.createElement('div');
+        out.appendChild(t.content);
+        document.getElementById('out').appendChild(out);
+        run.forEach(s => {                                          // restoreScript, then DOMEval
+          s.removeAttribute('type');
+          const e = document.createElement('script');
+          e.text = s.textContent;
+          document.head.appendChild(e).parentNode.removeChild(e);
+        });
+    }""",
+    "vscode": """(html) => {
+        const container = document.getElementById('out');
+        const element = document.createElement('div');
+        element.innerHTML = html;
+        container.appendChild(element);
+        for (const node of Array.from(element.getElementsByTagName('script'))) {
+          const tag = document.createElement('script');
+          tag.text = node.innerText;
+          for (const key of ['type', 'src', 'nonce', 'noModule', 'async']) {
+            const val = node[key] || node.getAttribute(key);
+            if (val) tag.setAttribute(key, val);
+          }
+          element.appendChild(tag).parentNode.removeChild(tag);
+        }
+    }""",
+}
+MODES = [*INSERT, "frame"]
+
+
+@pytest.fixture(scope="module")
+def outputs():
+    """Stored outputs as a notebook holds them: a table and its graph in one output, and a debugger's replay."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    import jaxprlens
+    from jaxprlens.views import Stack
+
+    def func10(arg, n):
+        ones = jnp.ones(arg.shape)
+        return lax.fori_loop(0, n, lambda i, carry: carry + ones * 3. + arg, arg + ones)
+
+    p = jaxprlens.trace(func10, jnp.ones(8), 5)
+    both = Stack([p.table(), p.graph()])._repr_mimebundle_()["text/html"]
+    replay = p.debugger()._repr_mimebundle_()
+    replay = (replay[0] if isinstance(replay, tuple) else replay)["text/html"]
+    return {"both": both, "replay": replay}
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A plain page served over http (blob: modules need an origin), with a box outputs go into."""
+    root = tmp_path_factory.mktemp("insertion")
+    (root / "index.html").write_text('<!doctype html><meta charset="utf-8"><body><div id="out"></div></body>',
+                                     encoding="utf-8")
+    handler = functools.partial(_Quiet, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", harness.free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _open(browser, site, outputs, mode):
+    root, url = site
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    if mode == "frame":
+        (root / "frame.html").write_text('<!doctype html><meta charset="utf-8"><body><div id="out">'
+                                         + outputs["both"] + outputs["replay"] + "</div></body>", encoding="utf-8")
+        page.goto(url + "/frame.html")
+    else:
+        page.goto(url + "/index.html")
+        for html in (outputs["both"], outputs["replay"]):
+            page.evaluate(INSERT[mode], html)
+    return page, errors
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_views_come_alive(browser, site, outputs, mode):
+    page, errors = _open(browser, site, outputs, mode)
+    try:
+        # each view marks itself once its script has run: the table, the graph, the replay
+        page.wait_for_selector('.jl-table[data-jl-ready]', state="attached")
+        page.wait_for_selector('.jl-graph.jl-live', state="attached")
+        page.wait_for_selector('.jl-dbg-replay[data-jl-ready]', state="attached")
+        assert page.locator("[data-jl-out][data-jl-on]").count() == 2           # each output claimed once
+        assert page.locator("[data-jl-out] > style").count() == 2               # and given its stylesheet once
+        assert page.locator(".jl-dbg-static").count() == 0                      # the replay replaced its snapshot
+        # the replay steps: its position moves on a Step
+        where = page.locator(".jl-dbg-replay .jl-hl").first.get_attribute("data-eqn")
+        page.locator(".jl-dbg-replay button", has_text="Step").first.click()
+        page.wait_for_function("(w) => { const r = document.querySelector('.jl-dbg-replay .jl-hl');"
+                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where)
+        assert errors == []
+    finally:
+        harness.OUTPUT.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(harness.OUTPUT / f"insertion-{mode}.png"), full_page=True)
+        page.close()
+
+
+def test_an_output_shown_twice_is_booted_twice(browser, site, outputs):
+    """The same output twice on a page (a cell's output copied, two views of one notebook): one loader boots
+    every copy not yet booted; the second loader finds none left and does nothing."""
+    page, errors = _open(browser, site, outputs, "vscode")
+    try:
+        page.evaluate(INSERT["vscode"], outputs["both"])
+        page.wait_for_function("() => document.querySelectorAll('.jl-table[data-jl-ready]').length === 2")
+        assert page.locator("[data-jl-out] > style").count() == 3 and errors == []
+    finally:
+        page.close()

@@ -142,7 +142,11 @@ def test_seed_svg(name):
         assert f'id="eqn&#45;{eqn.id}"' in svg
     assert svg == p.graph().svg()                                 # byte-identical twice
     bundle = g._repr_mimebundle_()
-    assert set(bundle) == {"text/plain", "text/html"}            # the SVG once, inside the HTML
+    assert set(bundle) == {"text/plain", "text/html", "image/png"}   # the SVG once, inside the HTML
+    png = base64.b64decode(bundle["image/png"])                  # and a picture for LaTeX/PDF exports
+    assert png.startswith(b"\x89PNG") and png == g.pipe("png")
+    assert set(g._repr_mimebundle_(exclude={"image/png"})) == {"text/plain", "text/html"}   # only what is asked
+    assert set(g._repr_mimebundle_(include={"text/html", "text/plain"})) == {"text/plain", "text/html"}
     page = bundle["text/html"]
     assert "<svg" not in page and pictures(page)[0] == render.inline_svg(svg)   # the SVG once, as a picture
     assert 'class="jl-hint"' in page and len(loaders(page)) == 1      # one front end, its loader

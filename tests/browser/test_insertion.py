@@ -158,3 +158,33 @@ def test_an_output_shown_twice_is_booted_twice(browser, site, outputs):
         assert page.locator("[data-jl-out] > style").count() == 3 and errors == []
     finally:
         page.close()
+
+
+PORT_JS = """() => {
+  const view = document.querySelector('.jl-graph .jl-gview:not([hidden])'), port = view.querySelector('.jl-port');
+  const box = port.getBoundingClientRect(), svg = port.querySelector('svg');
+  const nodes = [...view.querySelectorAll('g.node')].map(n => n.getBoundingClientRect());
+  const out = nodes.filter(r => r.left < box.left - 1 || r.right > box.right + 1
+                                || r.top < box.top - 1 || r.bottom > box.bottom + 1);
+  return {nodes: nodes.length, out: out.length, transform: svg ? svg.style.transform : null};
+}"""
+
+
+def test_graph_refits_to_its_box_and_prints_whole(browser, site, outputs):
+    """A narrowed window fits the drawing again; printed (Ctrl+P, webpdf), every node is on the page."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
+        wide = page.evaluate(PORT_JS)
+        assert wide["nodes"] > 5
+        page.set_viewport_size({"width": 260, "height": 900})
+        page.wait_for_function("(t) => document.querySelector('.jl-graph .jl-port>svg').style.transform !== t",
+                               arg=wide["transform"])
+        narrow = page.evaluate(PORT_JS)
+        assert narrow["out"] > 0               # on screen, the narrow box clips the drawing (zoom never below 75 %)
+        page.emulate_media(media="print")
+        printed = page.evaluate(PORT_JS)
+        assert printed["nodes"] == wide["nodes"] and printed["out"] == 0, printed
+        assert errors == []
+    finally:
+        page.close()

@@ -28,7 +28,9 @@ function viewer(box, view) {
     port.classList.toggle("jl-clipped", below);
     more.hidden = !below;
   };
+  let moved = false;      // once the reader zooms or pans, a change of the box's size keeps their view
   const fit = (floor) => {
+    moved = false;
     const W = port.clientWidth || 970, H = Math.max(200, window.innerHeight * 0.85);
     let s = Math.min(1, W / z.w, H / z.h);
     if (floor) s = Math.max(MIN, s);
@@ -37,6 +39,7 @@ function viewer(box, view) {
     apply();
   };
   const zoomAt = (f, cx, cy) => {
+    moved = true;
     const s = Math.min(4, Math.max(0.05, z.s * f));
     z.x = cx - (cx - z.x) * s / z.s; z.y = cy - (cy - z.y) * s / z.s; z.s = s;
     apply();
@@ -44,7 +47,7 @@ function viewer(box, view) {
   };
   const bar = el("span", "jl-zoom");
   [["fit", word(box, "fit", "fit"), () => fit(false)],
-   ["one", word(box, "one", "1:1"), () => { z.s = 1; z.x = 0; z.y = 0; apply(); }],
+   ["one", word(box, "one", "1:1"), () => { moved = true; z.s = 1; z.x = 0; z.y = 0; apply(); }],
    ["out", "\u2212", () => zoomAt(1 / 1.25, port.clientWidth / 2, port.clientHeight / 2)],
    ["in", "+", () => zoomAt(1.25, port.clientWidth / 2, port.clientHeight / 2)]].forEach(([key, text, act]) => {
     const b = el("button", "jl-z-" + key, text);
@@ -70,6 +73,7 @@ function viewer(box, view) {
       port.classList.add("jl-drag");
       if (port.setPointerCapture) port.setPointerCapture(e.pointerId);
     }
+    moved = true;
     z.x += dx; z.y += dy; drag.x = e.clientX; drag.y = e.clientY;
     apply();
   });
@@ -82,6 +86,15 @@ function viewer(box, view) {
     if (dragged) { dragged = false; e.stopPropagation(); e.preventDefault(); }
   }, true);
   fit(true);
+  // the box changes width (a narrowed window, a side panel, a slide, a print layout): fit again, unless the
+  // reader has moved the view; a hidden view (another call's drawing) is fitted when it is shown
+  let width = port.clientWidth;
+  if (window.ResizeObserver) {
+    new ResizeObserver(() => {
+      const w = port.clientWidth;
+      if (w && w !== width && !moved) { width = w; fit(true); }
+    }).observe(port);
+  }
 }
 
 export function enhance(box) {

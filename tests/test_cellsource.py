@@ -32,3 +32,9 @@ def test_the_lines_around_an_equation_come_from_its_cell():
                                    (3, "    y = jnp.sin(x)", False), (4, "    return y * 2.", True)]
     assert source_context(mul, radius=0) == [(4, "    return y * 2.", True)]
     assert source_context(None) == []
+
+
+def test_marimo_cells_are_cells():
+    from jaxprlens.model.sources import where_label
+    assert where_label("/tmp/marimo_1234/__marimo__cell_MJUe_.py") == "cell"
+    assert where_label("/home/me/lecture.py") == "lecture.py"

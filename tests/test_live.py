@@ -322,3 +322,20 @@ def test_a_folded_table_s_long_top_level_past_stored(monkeypatch):
     calls = [r for r in found["rows"] if 'class="jl-grow"' in r]
     recs = table.records()[table.layout.head + 300:]
     assert calls and found["count"] == sum(1 for r in _rows(recs) if "cos" in table.rows.search_text(r))
+
+
+def test_in_marimo_every_table_and_graph_is_a_widget_that_boots_its_html(monkeypatch):
+    """marimo runs no script of an HTML output but draws anywidgets: there a table or graph that stores all its
+    rows is still a widget, drawing the same HTML with the front end's boot (static/main.js ``show``)."""
+    monkeypatch.setattr(live.cells, "in_marimo", lambda: True)
+    monkeypatch.setattr(live.cells, "draws_widgets", lambda: None)
+    p = jaxprlens.trace(lambda x: jnp.sin(x) * 2., jnp.ones(3))
+    for view in (p.table(), p.graph()):
+        data = view._repr_mimebundle_()
+        data = data[0] if isinstance(data, tuple) else data
+        w = widget(data[live.WIDGET_VIEW]["model_id"])
+        assert type(w).__name__ == "Shown" and w.html == view.body() and not loaders(w.html)
+        assert "show" in w._esm and "text/html" in data          # the stored form stays beside it
+        w.close()
+    monkeypatch.setattr(live.cells, "in_marimo", lambda: False)   # elsewhere (no widgets drawn): HTML alone
+    assert live.WIDGET_VIEW not in p.table()._repr_mimebundle_()

@@ -49,7 +49,8 @@ def in_library(filename: str) -> bool:
             or f"{os.sep}dist-packages{os.sep}" in filename)
 
 
-_CELL_FILE = re.compile(r"^<ipython-input-|/ipykernel_\d+/|^<jaxprlens-cell")
+# IPython's and ipykernel's cell files, ours (tests), marimo's (``__marimo__cell_MJUe_.py``)
+_CELL_FILE = re.compile(r"^<ipython-input-|/ipykernel_\d+/|^<jaxprlens-cell|__marimo__cell_\w+_\.py$")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,6 +1,6 @@
 /* The one entry of the front end: boot(host) enhances every view in an output (data-jl-view names its
-   module) and links a graph with a table beside it; render is anywidget's: the debugger widget's, or a live
-   table's (live.js; a widget's bundle holds one of them).
+   module) and links a graph with a table beside it; render is anywidget's: the debugger widget's, a live
+   table's (live.js; a widget's bundle holds one of them), or else an output's HTML booted as the loader does.
    An output carries only the modules its views need: a module left out is an empty namespace here. */
 import * as table from "./table.js";
 import * as graph from "./graph.js";
@@ -17,4 +17,12 @@ export function boot(host) {
   if (graph.link) graph.link(host);
 }
 
-export const render = debug.render || live.render;
+/* An output's HTML drawn as a widget (views/live.py shown_class: marimo runs no script of an HTML output). */
+function show({ model, el }) {
+  const host = document.createElement("div");
+  host.innerHTML = model.get("html");     // the output's own HTML, escaped once by the kernel (present/escape.py)
+  el.appendChild(host);
+  boot(host);
+}
+
+export const render = debug.render || live.render || show;

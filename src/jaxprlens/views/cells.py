@@ -6,6 +6,16 @@ import sys
 import weakref
 
 
+def in_marimo() -> bool:
+    """Whether a marimo notebook (``marimo edit`` / ``marimo run``) runs this: it shows no script of an HTML
+    output, but draws anywidgets itself."""
+    marimo = sys.modules.get("marimo")
+    try:
+        return bool(marimo is not None and marimo.running_in_notebook())
+    except Exception:  # noqa: BLE001 - a marimo without running_in_notebook
+        return False
+
+
 def cell_key() -> tuple | None:
     """``(cell id, message id)`` of the execution running now, when the front end says which cell it is
     (JupyterLab and Notebook 7 send ``cellId`` in the request's metadata); None elsewhere."""

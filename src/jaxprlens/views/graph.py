@@ -186,11 +186,12 @@ class Graph:
             return {"text/plain": missing_text(e, self.source, self.lang),
                     "text/html": missing_html(e, self.source, self.lang)}
         del svg          # the SVG travels once, as the HTML's picture (the script makes it live)
+        from jaxprlens.views.live import live_bundle        # marimo: drawn as a widget (no script runs there)
         bundle = {"text/plain": self.summary(), "text/html": self.html()}
         if (include is None or "image/png" in include) and not (exclude and "image/png" in exclude):
             # what LaTeX/PDF exports (nbconvert --to latex/pdf) and other readers without HTML show
             bundle["image/png"] = base64.b64encode(self.pipe("png")).decode("ascii")
-        return bundle
+        return live_bundle(bundle, [self])
 
     def __repr__(self) -> str:
         return self.summary()

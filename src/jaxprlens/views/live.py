@@ -10,6 +10,8 @@ widget view, so the saved notebook holds exactly the stored form.
 """
 from __future__ import annotations
 
+import functools
+
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.front import bundle, css
@@ -239,17 +241,38 @@ def widget_class():
     return _LiveTable
 
 
+@functools.cache
+def shown_class():
+    """An output's HTML drawn by the front end's own script as a widget: for marimo, which runs no script of an
+    HTML output but draws anywidgets (``static/main.js`` ``show``: the same boot as the loader's)."""
+    import anywidget
+    import traitlets
+
+    class Shown(anywidget.AnyWidget):
+        _esm = bundle(frozenset({"table", "graph"}))
+        _css = css(frozenset({"table", "graph"}))
+        html = traitlets.Unicode("").tag(sync=True)
+
+    return Shown
+
+
+def _widget_view(widget) -> dict | None:
+    view = widget._repr_mimebundle_()
+    return (view[0] if isinstance(view, tuple) else view or {}).get(WIDGET_VIEW)
+
+
 def _kernel() -> bool:
     """A kernel whose front end draws widgets runs this (JupyterLab, Notebook 7, VS Code, Colab): not plain
     Python, a terminal IPython, nor nbclient (``nbconvert --execute``, myst-nb), which would store the widget's
     state and make converters show a dead widget instead of the stored table."""
-    return cells.draws_widgets() is True
+    return cells.draws_widgets() is True or cells.in_marimo()
 
 
 def live_bundle(bundle: dict, parts: list, body: str | None = None):
     """``bundle`` (an output's ``text/plain`` + ``text/html``) as it is; in a live kernel, when a table
     among ``parts`` has rows its output does not store, ``(bundle + widget view, metadata)``: the widget
-    draws the same HTML and serves those rows.  Anything wrong on the way: ``bundle`` as it is."""
+    draws the same HTML and serves those rows; in marimo, which runs no script of an HTML output, every such
+    output is that widget (``shown_class``).  Anything wrong on the way: ``bundle`` as it is."""
     if not _kernel():
         return bundle
     cell = cells.cell_key()
@@ -257,10 +280,12 @@ def live_bundle(bundle: dict, parts: list, body: str | None = None):
         server = next((s for s in (RowServer(p) for p in parts if isinstance(p, tv.Table)) if s.cut()), None)
         if server is None:
             cells.replace_in_cell(_cells, cell)
-            return bundle
-        widget = widget_class()(server, server.table.body() if body is None else body, cell)
-        view = widget._repr_mimebundle_()
-        view = (view[0] if isinstance(view, tuple) else view or {}).get(WIDGET_VIEW)
+            if not cells.in_marimo():
+                return bundle
+        body = parts[0].body() if body is None else body
+        # marimo: the same HTML, its script run as a widget's; elsewhere a table that serves its rows
+        widget = shown_class()(html=body) if server is None else widget_class()(server, body, cell)
+        view = _widget_view(widget)
         if view is None:
             widget.close()
             return bundle

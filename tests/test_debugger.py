@@ -293,6 +293,7 @@ def test_mimebundle_replay_then_live_widget_and_saved_form():
     assert da["text/plain"].startswith("jaxprlens debugger at scan[eqn 1] › body › iteration 0 › eqn 1")
     html = da["text/html"]
     assert 'class="jaxprlens jl-dbg-replay"' in html and len(loaders(html)) == 1   # the front end's loader
+    assert html.startswith(f'<div class="jl-out" data-jl-out="{a.replay_box}">')   # the box the live view hides
     assert html.count("</script>") == 2 and 'data-jl-view="replay"' in html   # the data, then the loader
     assert 'class="jl-row jl-hl" data-eqn="0"' in html          # the snapshot: the replay's start
     live, lmeta = a.widget_bundle()                              # the live widget: its view alone, no replay

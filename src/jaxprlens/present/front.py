@@ -130,6 +130,11 @@ def assets(needs: frozenset | tuple | set) -> str:
     return _deflated(css(frozenset(needs)) + "\0" + bundle(frozenset(needs)))
 
 
+def output_key(body: str) -> str:
+    """The key of the box ``output`` puts ``body`` in: made from the body, so a stored output stays the same."""
+    return "jl-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:16]
+
+
 def output(body: str, needs) -> str:
     """One output: ``body`` (the views' HTML, complete without scripts) in a box named by a key made from it, and
     the front end of ``needs`` behind a loader that finds that box by its key.  Key and data travel in the
@@ -138,7 +143,7 @@ def output(body: str, needs) -> str:
     attributes.  A body that needs no front end is returned as it is."""
     if not needs:
         return body
-    key = "jl-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:16]
+    key = output_key(body)
     return (f'<div class="jl-out" data-jl-out="{key}">{body}'
             f'<script>{_min_js(_asset("loader.js"))}("{key}","{assets(frozenset(needs))}");</script></div>')
 

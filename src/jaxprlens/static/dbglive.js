@@ -53,6 +53,7 @@ export function render({ model, el }) {
         dbg.show(msg.state);
       }
       if (mine) shown = null;
+      if (!root.classList.contains("jl-dbg-live")) hideReplay(el, model.get("replay_box"));
       root.classList.add("jl-dbg-live");          // its kernel answered: shown
     }
     if (msg.out !== undefined) dbg.printed(msg.out, !!msg.clear);
@@ -65,4 +66,14 @@ export function render({ model, el }) {
   last = seq;
   model.send({ do: "ready", seq: seq });
   return () => model.off("msg:custom", onMsg);
+}
+
+/* The replay stored before this live view (views/debugger.py: the cell's first output) steps aside once the kernel
+   answered: the box with its key that comes last before this view on the page, in any front end (JupyterLab,
+   Notebook 7, nbclassic, VS Code, Voila).  Where no kernel answers, the replay is the debugger. */
+function hideReplay(el, key) {
+  if (!key) return;
+  const before = [...document.querySelectorAll('[data-jl-out="' + key + '"]')]
+    .filter((b) => b.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+  if (before.length) before[before.length - 1].hidden = true;
 }

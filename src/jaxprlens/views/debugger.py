@@ -27,10 +27,10 @@ from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE,
 from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.views.dbgfold import FrameFold
 from jaxprlens.engine.landings import over_call
-from jaxprlens.present.front import widget_css, widget_module
+from jaxprlens.present.front import output, output_key, widget_css, widget_module
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
-from jaxprlens.views.replay import labels, record, replay_html
+from jaxprlens.views.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
 from jaxprlens.engine.stepper import Stepper
 from jaxprlens.views.cells import cell_key, draws_widgets, replace_in_cell  # noqa: F401 - public here too
 from jaxprlens.present.i18n import t
@@ -54,6 +54,7 @@ class Debugger(anywidget.AnyWidget):
     _css = widget_css()
     labels = traitlets.Dict().tag(sync=True)
     lang = traitlets.Unicode("en").tag(sync=True)
+    replay_box = traitlets.Unicode("").tag(sync=True)    # the key of the replay's output (front.output_key)
 
     def __init__(self, program: Program, *args, device=None, lang: str | None = None, cell: tuple | None = None,
                  **options):
@@ -349,9 +350,10 @@ class Debugger(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs):
         """The stored form: the recorded replay (``text/html``: its snapshot where no script runs) and the
         debugger's state as text; the live widget is a display of its own (``widget_bundle``)."""
-        data = {"text/plain": self.view.text(self.error),
-                "text/html": replay_html(self.replay(), self.view.lang, static=StateView(
-                    Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())}
+        body = replay_body(self.replay(), self.view.lang, static=StateView(
+            Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())
+        self.replay_box = output_key(body)         # the live view hides this box once its kernel answers
+        data = {"text/plain": self.view.text(self.error), "text/html": output(body, REPLAY_NEEDS)}
         return data, {LIVE_KEY: dict(REPLAY_META)}
 
     def widget_bundle(self) -> tuple[dict, dict] | None:

@@ -288,6 +288,7 @@ def replay_html(data: dict, lang: str, static: str = "") -> str:
     return output(replay_body(data, lang, static), NEEDS)
 
 
+
 def replay_body(data: dict, lang: str, static: str = "") -> str:
     """The replay without the front end: the snapshot and the recorded data, deflated (``stored``;
     ``static/dbgreplay.js`` inflates and replays it)."""

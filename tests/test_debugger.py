@@ -719,8 +719,11 @@ def test_the_untrusted_snapshot_says_how_to_get_the_replay():
     from jaxprlens.views.debugger import StateView
     fn, args = SEEDS["func1"]
     program = trace(fn, *args)
-    for lang, said in (("en", "trust the notebook (JupyterLab: command palette › Trust Notebook) or run the cell to "
-                              "step through it"), ("zh", "信任此笔记本（命令面板 › 信任笔记本）或运行此单元格，即可逐步执行")):
+    for lang, said in (("en", "run the cell, or trust the notebook (JupyterLab, Notebook 7: command palette › Trust "
+                              "Notebook; nbclassic: File › Trust Notebook; VS Code: trust the folder), to step through "
+                              "it"),
+                       ("zh", "运行此单元格，或信任此笔记本（JupyterLab、Notebook 7：命令面板 › 信任笔记本；nbclassic：文件 › "
+                              "信任笔记本；VS Code：信任该文件夹），即可逐步执行")):
         note = BeautifulSoup(StateView(program.stepper(), lang).html(), "html.parser").select_one(".jl-snapshot")
         assert note.select_one(".jl-snapshot-how").get_text() == said
 

@@ -243,7 +243,8 @@ def visible(html_text: str) -> str:
 NAMES = {"jaxpr", "jaxprlens", "stablehlo", "hlo", "xla", "flop", "nan", "dot", "svg", "graphviz", "pip",
          "install", "graphviz_pure", "path", "depth", "max_nodes", "source", "save", "graph", "xs", "true",
          "false", "jaxprlens_lang", "jaxprlens_renderer", "mul", "dot_general", "jax", "jit", "cpu", "gpu",
-         "jvp", "linearize", "en", "zh"}          # the last: transforms and languages the --help names
+         "jvp", "linearize", "en", "zh",           # transforms and languages the --help names
+         "jupyterlab", "notebook", "nbclassic", "vs", "code"}     # front ends, named as their makers name them
 
 
 def english_words() -> set:

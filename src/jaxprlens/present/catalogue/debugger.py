@@ -71,9 +71,10 @@ WORDS = {
     "dbg_snapshot": ("debugger snapshot at the first equation (scripts do not run here; the recorded replay needs "
                      "them)",
                      "调试器在第一个方程处的快照（此处不运行脚本，录制回放需要脚本）"),
-    "dbg_snapshot_how": ("trust the notebook (JupyterLab: command palette › Trust Notebook) or run the cell to step "
-                         "through it",
-                         "信任此笔记本（命令面板 › 信任笔记本）或运行此单元格，即可逐步执行"),
+    "dbg_snapshot_how": ("run the cell, or trust the notebook (JupyterLab, Notebook 7: command palette › Trust "
+                         "Notebook; nbclassic: File › Trust Notebook; VS Code: trust the folder), to step through it",
+                         "运行此单元格，或信任此笔记本（JupyterLab、Notebook 7：命令面板 › 信任笔记本；nbclassic：文"
+                         "件 › 信任笔记本；VS Code：信任该文件夹），即可逐步执行"),
     "stop_when": ("stop when a value has", "当某个值满足时停止："),
     "cond_example": ("max > 1e3, any Inf", "例如 max > 1e3 或 any Inf"),
     "mode_live": ("live", "实时"),

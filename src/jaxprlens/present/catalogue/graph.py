@@ -50,10 +50,12 @@ WORDS = {
     "graph_counts": ("{n} equations, {drawn} drawn", "{n} 个方程，绘制了 {drawn} 个", "{n} equation, {drawn} drawn"),
     "graph_folded": ("; folded: {items}", "；已折叠：{items}"),
     "folded_item": ("{path} ({n} eqns)", "{path}（{n} 个方程）", "{path} ({n} eqn)"),
-    "graph_untrusted": ("A picture of the graph. To pan, zoom and open its calls, trust the notebook (JupyterLab: "
-                        "command palette › Trust Notebook) or re-run the cell.",
-                        "这是数据流图的图片。要平移、缩放并展开其中的调用，请信任此笔记本（命令面板 › 信任笔记本）或"
-                        "重新运行该单元格。"),
+    "graph_untrusted": ("A picture of the graph. To pan, zoom and open its calls, re-run the cell or trust the "
+                        "notebook (JupyterLab, Notebook 7: command palette › Trust Notebook; nbclassic: File › Trust "
+                        "Notebook; VS Code: trust the folder).",
+                        "这是数据流图的图片。要平移、缩放并展开其中的调用，请重新运行该单元格或信任此笔记本（"
+                        "JupyterLab、Notebook 7：命令面板 › 信任笔记本；nbclassic：文件 › 信任笔记本；VS Code：信任该"
+                        "文件夹）。"),
     "graph_hint": ("Drag to pan; Ctrl/⌘ + wheel or pinch to zoom (a plain wheel scrolls the page); click a folded "
                    "call to open it.",
                    "拖动可平移；⌃/⌘ + 滚轮或双指捏合可缩放（普通滚轮滚动页面）；点击折叠的调用可展开。"),

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The browser modules' unit tests (tests/js/*.test.mjs, static/*.js under Node's test runner and jsdom).
+# The browser modules' linter (eslint) and unit tests (tests/js/*.test.mjs, static/*.js under Node's test runner
+# and jsdom).
 # Installs Debian's nodejs (and npm) when `node` is missing and we are root, like ensure_chromium.sh; jsdom
 # comes from tests/js/package-lock.json (npm ci); the fixtures are what the Python side emits, written fresh.
 # Usage: PY=.venv/bin/python sh scripts/js_tests.sh
@@ -22,9 +23,11 @@ if [ "$major" -lt 18 ]; then
   echo "tests/js need Node.js >= 18 (node --test, jsdom 24); this is $(node --version)" >&2
   exit 1
 fi
-# jsdom, as pinned; again only when the lock file changed since the last install
+# jsdom and eslint, as pinned; again only when the lock file changed since the last install
 if [ ! -f tests/js/node_modules/.package-lock.json ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
   (cd tests/js && npm ci --no-audit --no-fund --silent)
 fi
+# the linter first (tests/js/eslint.config.mjs): a mistake it catches needs no test run to find
+tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.mjs --max-warnings 0 src/jaxprlens/static
 JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure "$PY" tests/js/fixtures.py tests/js/.fixtures
 node --test tests/js/*.test.mjs

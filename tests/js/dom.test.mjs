@@ -1,4 +1,4 @@
-/* static/dom.js: the one DOM helper, the stored data, the kernel's words. */
+/* static/dom.js: the one DOM helper, the kernel's words, the stored rows. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { load, page } from "./page.mjs";
@@ -13,16 +13,6 @@ test("el makes an element whose text never becomes markup", () => {
   assert.equal(b.innerHTML, "&lt;img src=x onerror=alert(1)&gt;");
   assert.equal(dom.el("td", "", 0).textContent, "0");                  // a zero is text too
   assert.equal(dom.el("td").textContent, "");
-});
-
-test("data reads the JSON a view stores beside its HTML; broken or missing JSON is empty data", () => {
-  const doc = page('<div id=a><script type="application/json" class="jl-data">{"rows": [1, 2]}</script></div>' +
-                   '<div id=b><script type="application/json" class="jl-data">{not json</script></div>' +
-                   '<div id=c><script type="application/json" class="jl-other">{"x": 1}</script></div>');
-  assert.deepEqual(dom.data(doc.getElementById("a")), { rows: [1, 2] });
-  assert.deepEqual(dom.data(doc.getElementById("b")), {});
-  assert.deepEqual(dom.data(doc.getElementById("c")), {});
-  assert.deepEqual(dom.data(doc.getElementById("c"), "jl-other"), { x: 1 });
 });
 
 test("word reads the kernel's words in the reader's language, else the fallback", () => {

@@ -159,14 +159,6 @@ def style() -> str:
     return f"<style>{css(frozenset({'views'}))}</style>"
 
 
-def data(payload: dict, cls: str = "jl-data") -> str:
-    """Data for a script, stored once per output (``<`` escaped so it can never close the tag)."""
-    # keys in the order the code builds them (deterministic); sorting every row's keys cost a fifth of a table
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"),
-                      check_circular=False).replace("<", "\\u003c")     # a tree of rows: no cycles to look for
-    return f'<script type="application/json" class="{cls}">{text}</script>'
-
-
 def packed(payload: dict, cls: str) -> str:
     """Data for a script stored compressed (``data`` deflated, base64; ``static/dom.js`` unpack reads it): for
     thousands of row fragments that repeat their markup (level 3: a tenth of level 9's time, a fifth bigger).

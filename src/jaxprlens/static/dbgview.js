@@ -156,9 +156,9 @@ export class Debugger {
     this.rows(f);
   }
 
-  place(e, el) {   // the boxes a new piece of the frame holds: calls, and placeholders of rows
-    el.querySelectorAll(".jl-fgroup").forEach((g) => { if (!e.groups.has(g.getAttribute("data-group"))) e.groups.set(g.getAttribute("data-group"), g); });
-    el.querySelectorAll(".jl-fchunk").forEach((box) => {
+  place(e, piece) {   // the boxes a new piece of the frame holds: calls, and placeholders of rows
+    piece.querySelectorAll(".jl-fgroup").forEach((g) => { if (!e.groups.has(g.getAttribute("data-group"))) e.groups.set(g.getAttribute("data-group"), g); });
+    piece.querySelectorAll(".jl-fchunk").forEach((box) => {
       if (box.from !== undefined) return;
       box.from = Number(box.getAttribute("data-from")); box.count = Number(box.getAttribute("data-count"));
       box.path = e.path;

@@ -197,11 +197,11 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
   box.addEventListener("input", () => search(box.value, counter));
   bar.append(box, counter);
   function allParams() {
-    const label = el("label"), check = el("input");
+    const tick = el("label"), check = el("input");
     check.type = "checkbox";
     check.addEventListener("change", () => root.classList.toggle("jl-allparams", check.checked));
-    label.append(check, " " + word(root, "allparams"));
-    bar.append(label);
+    tick.append(check, " " + word(root, "allparams"));
+    bar.append(tick);
   }
   if (root.querySelector(".jl-param.jl-default")) allParams();
   root.prepend(bar);

@@ -1,4 +1,5 @@
-"""The course's exercises: what a check says of an answer (exercise.check), the kinds of value it names.
+"""The course's exercises: what a check says of an answer (exercise.check), graded or in self-study, the kinds
+of value it names.
 
 The shape of an entry: ``catalogue/__init__.py``.
 """
@@ -6,6 +7,12 @@ The shape of an entry: ``catalogue/__init__.py``.
 WORDS = {
     "ex_pending": ("Not answered yet: {what}, then run this cell again.", "尚未作答：{what}，再运行本单元格。"),
     "ex_replace": ("replace None with your prediction", "把 None 换成你的预测"),
+    "ex_unanswered": ("Not answered: {what}.", "未作答：{what}。"),
+    "ex_replace_blank": ("replace {blank} with your answer", "把 {blank} 换成你的答案"),
+    "ex_answered_ok": ("Answered. The hidden test grades it when your work is collected.",
+                       "已作答。收齐作业后由隐藏测试评分。"),
+    "ex_not_a_value": ("your answer is {got}, not a value: answer with a value.",
+                       "你的答案是{got}，不是一个值：请用值作答。"),
     "ex_correct": ("Correct!", "正确！"),
     "ex_wrong": ("Not quite: {what} {hint}", "还不对：{what}{hint}"),
     "ex_answered": ("you answered {answer}.", "你的答案是 {answer}。"),

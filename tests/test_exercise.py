@@ -418,7 +418,8 @@ def test_a_graded_message_is_short_lines_with_the_hint_on_lines_of_its_own():
 def test_a_graded_message_fits_a_graders_dialog_whatever_the_answer():
     """Every line within 72 columns (a Chinese character is two), the first within 72 less "AssertionError: ",
     and a long answer cut short."""
-    from jaxprlens.exercise import WIDTH, _width
+    from jaxprlens.exercise import WIDTH
+    from jaxprlens.present.i18n import width as _width
     answers = [(list(range(200)), [0, 1]), (np.arange(500.), np.zeros(500)), ("x" * 300, "x"),
                ({"k" * 30: [1.5] * 30}, {"k" * 30: [1.5] * 29}), ((1, "a") * 40, (1, "a"))]
     for lang in ("en", "zh"):
@@ -430,16 +431,6 @@ def test_a_graded_message_fits_a_graders_dialog_whatever_the_answer():
             assert all(_width(line) <= WIDTH for line in lines), said
             assert len(said) < 400 and "…" in said
             assert lines[-1].endswith(("not an equation.", "不是方程。")), said
-
-
-def test_wrap_breaks_english_at_spaces_and_chinese_between_characters():
-    from jaxprlens.exercise import wrap
-    assert wrap("aaa bbb ccc ddd", width=7) == "aaa bbb\nccc ddd"
-    assert wrap("aaa bbb ccc", width=8, first=3) == "aaa\nbbb ccc"
-    assert wrap("一二三四五六", width=6) == "一二三\n四五六"
-    assert wrap("一二，三四五", width=4) == "一\n二，\n三四\n五"     # no line starts with '，'
-    assert wrap("xxxxxxxxxx yy", width=4) == "xxxxxxxxxx\nyy"              # a long word stays whole
-    assert wrap("one two\nthree", width=20) == "one two\nthree"
 
 
 def test_answered_is_the_self_check_beside_a_hidden_test(capsys):

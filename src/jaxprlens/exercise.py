@@ -27,7 +27,6 @@ import os
 import re
 import sys
 import types
-import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from itertools import islice
@@ -36,6 +35,7 @@ import numpy as np
 
 from jaxprlens.model.errors import KeyedError, told
 from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang, t
+from jaxprlens.present.usage import wrap
 
 # The course's words beyond the views' ``GLOSSARY``: one Chinese term per concept, and the synonyms a lecture
 # must not use for it (tests/test_course.py reads every Chinese paragraph for them).
@@ -194,8 +194,8 @@ def _raise(what: str, hint: str = "", *, key: str = "wrong", graded: bool = Fals
     notebook wraps it), short wrapped lines with the hint on lines of its own when graded."""
     __tracebackhide__ = True
     if graded:
-        head = wrap(word(key, what=what, hint="").rstrip(), first=WIDTH - _LEAD)
-        text = f"{head}\n{wrap(hint)}" if hint else head
+        text = "\n".join([*wrap(word(key, what=what, hint="").rstrip(), WIDTH, first=WIDTH - _LEAD),
+                          *wrap(hint, WIDTH)])
     else:
         text = word(key, what=what, hint=hint).rstrip()
     _show_from_the_cell()
@@ -242,43 +242,6 @@ def users_part(tb: types.TracebackType | None) -> types.TracebackType | None:
     for e in reversed(entries[:shown[-1] + 1]):
         cut = types.TracebackType(cut, e.tb_frame, e.tb_lasti, e.tb_lineno)
     return cut
-
-
-# ---------------------------------------------------------------- wrapping, Chinese too
-
-_WIDE = "\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3" \
-        "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
-_NO_START = "，。：；、）！？」』》,.:;)!?"
-# A word, or one Chinese character, with the punctuation that may not start a line.
-_TOKEN = re.compile(rf"\s+|(?:[{_WIDE}]|[^\s{_WIDE}]+)[{_NO_START}]*")
-
-
-def _width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def wrap(text: str, width: int = WIDTH, first: int | None = None) -> str:
-    """``text`` in lines of at most ``width`` columns (``first`` for its first line), English at spaces and
-    Chinese between characters (a Chinese character is two columns wide), never before ``，。：）``; a word
-    wider than a line is left whole. Its own line breaks are kept."""
-    out = []
-    for i, para in enumerate(text.split("\n")):
-        limit = first if (first is not None and i == 0) else width
-        lines, line, used, gap = [], "", 0, False
-        for token in _TOKEN.findall(para):
-            if token.isspace():
-                gap = bool(line)
-                continue
-            sep = " " if gap else ""
-            w = _width(token)
-            if line and used + len(sep) + w > limit:
-                lines.append(line)
-                line, used, limit = token, w, width
-            else:
-                line, used = line + sep + token, used + len(sep) + w
-            gap = False
-        out.append("\n".join([*lines, line]))
-    return "\n".join(out)
 
 
 # ---------------------------------------------------------------- grading

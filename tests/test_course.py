@@ -682,6 +682,21 @@ def test_check_fails_on_wrong_answers_and_passes_on_the_solution(path, n):
         assert CJK.search(str(err_zh.value)) and str(err_zh.value) != str(err.value)
 
 
+@pytest.mark.parametrize("path, n", EXERCISES, ids=lambda x: x.stem if isinstance(x, Path) else str(x))
+def test_an_untouched_exercise_fails_when_graded_and_its_solution_passes(path, n, monkeypatch):
+    """Under nbgrader (NBGRADER_EXECUTION set) a blank answer scores nothing: the check of the untouched
+    exercise fails, "not answered"; the solution still passes."""
+    from jaxprlens import exercise
+    monkeypatch.setattr(exercise, "GRADED", None)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    parts = exercises(path)[n]
+    ns = _prepared(path, n)
+    with pytest.raises(AssertionError, match=r"^Not answered: "):
+        _run(parts["check"]["source"], ns)
+    _run(parts["solution"]["source"], ns)
+    assert "Correct!" in _run(parts["check"]["source"], ns)
+
+
 # ---------------------------------------------------------------- the stored notebooks
 
 NOTEBOOK_BYTES = 500_000        # GitHub's notebook preview gives up on larger files

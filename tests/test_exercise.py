@@ -24,6 +24,8 @@ HINT_EN, HINT_ZH = "Count the equations.", "数一数方程。"
 @pytest.fixture(autouse=True)
 def _english(monkeypatch):
     monkeypatch.delenv("JAXPRLENS_LANG", raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)     # self-study, whoever runs the tests
+    monkeypatch.setattr(exercise, "GRADED", None)
     set_default_lang(None)
     yield
     set_default_lang(None)
@@ -339,3 +341,174 @@ def test_the_glossary_gives_each_term_once():
     assert len(set(chinese)) == len(chinese), sorted(c for c in chinese if chinese.count(c) > 1)
     assert len(set(english)) == len(english)
     assert "计算内核" in chinese and "内核" in chinese
+
+
+# ---------------------------------------------------------------- graded: a blank answer fails
+
+HINT_LONG_EN = ("Count one equation per primitive applied; a scalar literal such as 2. is an operand, not an "
+                "equation.")
+HINT_LONG_ZH = "每施加一个原语就有一个方程；2. 这样的标量字面量只是操作数，不是方程。"
+
+
+def graded_says(answer, truth, hint_en=HINT_EN, hint_zh=HINT_ZH, **options) -> str:
+    """What a graded check says: ``Correct!`` when it passes, the AssertionError's message when it fails (it
+    must never print "Not answered yet" and pass)."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            check(answer, truth, hint_en, hint_zh, **options)
+    except AssertionError as e:
+        return str(e)
+    said = out.getvalue().strip()
+    assert said == "Correct!" or said == "正确！", said
+    return said
+
+
+@pytest.mark.parametrize("how", ["autograde", "validate", "argument", "switch"])
+def test_a_blank_answer_fails_when_graded(monkeypatch, how):
+    """nbgrader sets NBGRADER_EXECUTION in the kernels it runs (autograde, validate); check(..., graded=True)
+    and exercise.GRADED say the same anywhere else."""
+    options = {}
+    if how in ("autograde", "validate"):
+        monkeypatch.setenv("NBGRADER_EXECUTION", how)
+    elif how == "argument":
+        options["graded"] = True
+    else:
+        monkeypatch.setattr(exercise, "GRADED", True)
+    for truth in (3, np.ones(3), [1, 2], "sqrt"):
+        assert graded_says(None, truth, **options) == "Not answered: replace None with your answer."
+        assert graded_says(..., truth, **options) == "Not answered: replace ... with your answer."
+        assert graded_says(NotImplemented, truth, **options) == \
+            "Not answered: replace NotImplemented with your answer."
+    with pytest.raises(AssertionError, match="^Not answered: write tanh.$"):
+        pending("write tanh", "写好 tanh", **options)
+    with pytest.raises(AssertionError, match="^Not answered: replace None with your prediction.$"):
+        pending(**options)
+
+
+def test_self_study_is_untouched_by_an_empty_variable_or_a_switch_turned_off(monkeypatch, capsys):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "")
+    assert graded(None, 3).startswith("Not answered yet")
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.setattr(exercise, "GRADED", False)          # the teacher's own run of a graded notebook
+    assert graded(None, 3).startswith("Not answered yet")
+    assert graded(None, 3, graded=True) == "Not answered: replace None with your answer."
+    monkeypatch.setattr(exercise, "GRADED", None)
+    assert graded(None, 3, graded=False).startswith("Not answered yet")
+    pending("write tanh", "写好 tanh", graded=False)
+    assert capsys.readouterr().out == "Not answered yet: write tanh, then run this cell again.\n"
+
+
+@pytest.mark.parametrize("answer, truth", RIGHT, ids=[f"{shown(a):.30}-for-{shown(t):.30}" for a, t in RIGHT])
+def test_right_answers_still_pass_when_graded(answer, truth):
+    assert graded_says(answer, truth, graded=True) == "Correct!"
+
+
+def test_a_graded_message_is_short_lines_with_the_hint_on_lines_of_its_own():
+    said = graded_says(5, 4, HINT_LONG_EN, HINT_LONG_ZH, graded=True)
+    assert said == ("Not quite: you answered 5.\n"
+                    "Count one equation per primitive applied; a scalar literal such as 2. is\n"
+                    "an operand, not an equation.")
+    assert graded(5, 4) == f"Not quite: you answered 5. {HINT_EN}"        # self-study: one paragraph, as ever
+    set_default_lang("zh")
+    assert graded_says(5, 4, HINT_LONG_EN, HINT_LONG_ZH, graded=True) == f"还不对：你的答案是 5。\n{HINT_LONG_ZH}"
+    assert graded_says("4", 4, graded=True) == "还不对：值对了，类型不对：你的答案 '4' 是字符串，而答案\n是整数。"
+
+
+def test_a_graded_message_fits_a_graders_dialog_whatever_the_answer():
+    """Every line within 72 columns (a Chinese character is two), the first within 72 less "AssertionError: ",
+    and a long answer cut short."""
+    from jaxprlens.exercise import WIDTH
+    from jaxprlens.present.i18n import width as _width
+    answers = [(list(range(200)), [0, 1]), (np.arange(500.), np.zeros(500)), ("x" * 300, "x"),
+               ({"k" * 30: [1.5] * 30}, {"k" * 30: [1.5] * 29}), ((1, "a") * 40, (1, "a"))]
+    for lang in ("en", "zh"):
+        set_default_lang(lang)
+        for answer, truth in answers:
+            said = graded_says(answer, truth, HINT_LONG_EN, HINT_LONG_ZH, graded=True)
+            lines = said.split("\n")
+            assert _width(lines[0]) <= WIDTH - len("AssertionError: "), lines[0]
+            assert all(_width(line) <= WIDTH for line in lines), said
+            assert len(said) < 400 and "…" in said
+            assert lines[-1].endswith(("not an equation.", "不是方程。")), said
+
+
+def test_answered_is_the_self_check_beside_a_hidden_test(capsys):
+    from jaxprlens.exercise import answered
+    answered(4, ["mul"], graded=True)
+    assert capsys.readouterr().out == "Answered. The hidden test grades it when your work is collected.\n"
+    with pytest.raises(AssertionError, match=r"^Not answered: replace None with your answer.$"):
+        answered(4, None, graded=True)
+    with pytest.raises(AssertionError, match=r"^Not quite: your answer is a function, not a value"):
+        answered(len, graded=True)
+    answered(None, graded=False)
+    assert capsys.readouterr().out.startswith("Not answered yet")
+    set_default_lang("zh")
+    with pytest.raises(AssertionError, match=r"^未作答：把 \.\.\. 换成你的答案。$"):
+        answered(..., graded=True)
+
+
+def test_a_graded_failure_is_an_assertion_error_named_as_such():
+    with pytest.raises(AssertionError) as err:
+        check(5, 4, graded=True)
+    assert type(err.value).__name__ == "AssertionError" and isinstance(err.value, exercise.Unmet)
+    assert "".join(__import__("traceback").format_exception_only(err.value)).startswith("AssertionError: ")
+
+
+# ---------------------------------------------------------------- the student's frames, not ours
+
+def test_our_frames_are_marked_hidden():
+    """pytest and IPython leave out a frame whose ``__tracebackhide__`` is true."""
+    for fn in (check, pending, fail, exercise.answered, exercise._raise):
+        assert "__tracebackhide__" in fn.__code__.co_varnames, fn.__name__
+
+
+def test_users_part_cuts_the_traceback_after_the_students_last_frame():
+    def ours():
+        __tracebackhide__ = True
+        raise ValueError("x")
+
+    def students():
+        ours()
+
+    try:
+        students()
+    except ValueError as e:
+        tb = e.__traceback__
+    names = []
+    cut = exercise.users_part(tb)
+    while cut is not None:
+        names.append(cut.tb_frame.f_code.co_name)
+        cut = cut.tb_next
+    assert names == ["test_users_part_cuts_the_traceback_after_the_students_last_frame", "students"]
+
+
+def test_in_ipython_the_traceback_ends_in_the_students_cell(capsys):
+    """The cell's own line is the last frame shown: no line of exercise.py, no "skipping hidden frames"."""
+    import re
+
+    from IPython.testing.globalipapp import get_ipython
+    ip = get_ipython()
+    saved = ip.custom_exceptions, ip.CustomTB
+    try:
+        ip.set_custom_exc((), None)
+        capsys.readouterr()
+        result = ip.run_cell("from jaxprlens.exercise import check\n"
+                             "answer_1 = 5\n"
+                             f"check(answer_1, 4, {HINT_LONG_EN!r}, '', graded=True)")
+        shown_tb = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+        assert isinstance(result.error_in_exec, AssertionError)
+        assert ip.custom_exceptions == (exercise.Unmet,)
+        assert "exercise.py" not in shown_tb and "hidden" not in shown_tb, shown_tb
+        assert re.search(r"----> 3 check\(answer_1, 4,", shown_tb), shown_tb
+        assert shown_tb.rstrip().endswith("AssertionError: Not quite: you answered 5.\n"
+                                          "Count one equation per primitive applied; a scalar literal such as 2. is\n"
+                                          "an operand, not an equation."), shown_tb
+
+        def theirs(shell, etype, value, tb, tb_offset=None):
+            return ["theirs"]
+        ip.set_custom_exc((KeyError,), theirs)          # another extension's handler is left alone
+        ip.run_cell("check(5, 4, graded=True)")
+        assert ip.custom_exceptions == (KeyError,)
+    finally:
+        ip.custom_exceptions, ip.CustomTB = saved

@@ -95,6 +95,8 @@ def test_wrap(cols, lines):
     assert wrap(text, cols) == lines and "".join(lines).replace(" ", "") == text.replace(" ", "")
     assert wrap("一二三四，五", 8) == ["一二三", "四，五"]       # a closing mark does not start a line
     assert wrap("  a  b ", 5) == ["a b"] and wrap("", 5) == [] and wrap("abcdefgh", 3) == ["abcdefgh"]
+    assert wrap("aaa bbb ccc", 8, first=3) == ["aaa", "bbb ccc"]             # a first line kept shorter
+    assert wrap("一二三四五六七", 6, first=2) == ["一", "二三四", "五六七"]
 
 
 @pytest.mark.parametrize("lang, said", [

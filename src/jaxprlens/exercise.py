@@ -12,11 +12,20 @@ the cell fails the way a test does, with the hint as its message::
 ``check`` reads an answer as a teacher would: arrays and numbers by value within a tolerance, lists and
 tuples alike, booleans and strings strictly, and "right values, wrong type" when only the type differs.
 Checks that test code rather than a value use ``pending``, ``fail`` and ``passed`` directly.
+
+Self-study and grading differ only for a blank answer (``None``, ``...``, a stub that raised
+``NotImplementedError``): in self-study it prints "Not answered yet" and the cell runs on; when graded it fails
+like a wrong answer, so an untouched copy scores nothing. A check grades when an autograder runs the notebook
+(nbgrader sets ``NBGRADER_EXECUTION``), when ``GRADED`` is ``True``, or when called with ``graded=True``; a
+graded message is short and wrapped to ``WIDTH`` columns with its hint on lines of its own, for a grader's
+dialog that cuts long lines.
 """
 from __future__ import annotations
 
 import numbers
+import os
 import re
+import sys
 import types
 import warnings
 from collections.abc import Iterable, Mapping
@@ -26,6 +35,7 @@ import numpy as np
 
 from jaxprlens.model.errors import KeyedError, told
 from jaxprlens.present.i18n import AVOID, GLOSSARY, default_lang, t
+from jaxprlens.present.usage import wrap
 
 # The course's words beyond the views' ``GLOSSARY``: one Chinese term per concept, and the synonyms a lecture
 # must not use for it (tests/test_course.py reads every Chinese paragraph for them).
@@ -109,9 +119,36 @@ def word(key: str, **fields) -> str:
     return t(f"ex_{key}", default_lang(), **fields)
 
 
-def pending(what_en: str | None = None, what_zh: str | None = None) -> None:
-    """Print that the exercise is not answered yet (``what``: what the student still has to do)."""
+# ---------------------------------------------------------------- self-study or graded
+
+#: Whether checks grade: ``True``, a blank answer fails (an assignment); ``False``, it is "not answered yet"
+#: even under an autograder; ``None`` (the default), checks grade when an autograder runs the notebook.
+GRADED: bool | None = None
+#: The columns a graded message is wrapped to: a grader's dialog cuts lines at about 80.
+WIDTH = 72
+#: What starts the last line of a traceback before the message: the message's first line is that much shorter.
+_LEAD = len("AssertionError: ")
+#: Answers that are no answer: the course's placeholder, ``...``, ``NotImplemented``.
+BLANKS = (None, Ellipsis, NotImplemented)
+
+
+def grading(graded: bool | None = None) -> bool:
+    """Whether a check grades: ``graded`` when given, else ``GRADED``, else whether an autograder runs this
+    kernel (nbgrader sets ``NBGRADER_EXECUTION`` to ``autograde`` or ``validate``)."""
+    if graded is not None:
+        return bool(graded)
+    if GRADED is not None:
+        return bool(GRADED)
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+def pending(what_en: str | None = None, what_zh: str | None = None, *, graded: bool | None = None) -> None:
+    """Say that the exercise is not answered yet (``what``: what the student still has to do): printed in
+    self-study, a failure when graded."""
+    __tracebackhide__ = True
     what = say(what_en, what_zh) if what_en else word("replace")
+    if grading(graded):
+        _raise(what, key="unanswered", graded=True)
     print(word("pending", what=what))
 
 
@@ -120,13 +157,91 @@ def passed() -> None:
     print(word("correct"))
 
 
-def fail(what_en: str, what_zh: str, hint_en: str = "", hint_zh: str = ""):
+def fail(what_en: str, what_zh: str, hint_en: str = "", hint_zh: str = "", *, graded: bool | None = None):
     """Raise the ``AssertionError`` a wrong answer gets: what was wrong, then where to look."""
-    _raise(say(what_en, what_zh), say(hint_en, hint_zh))
+    __tracebackhide__ = True
+    _raise(say(what_en, what_zh), say(hint_en, hint_zh), graded=grading(graded))
 
 
-def _raise(what: str, hint: str = ""):
-    raise AssertionError(word("wrong", what=what, hint=hint).rstrip())
+def answered(*answers, graded: bool | None = None) -> None:
+    """The self-check a graded notebook shows beside its hidden test: each answer is given, and is a value
+    (not a function or a module), without saying whether it is right. In self-study a blank answer is
+    "not answered yet", as in ``check``."""
+    __tracebackhide__ = True
+    graded = grading(graded)
+    for answer in answers:
+        if _blank(answer):
+            if not graded:
+                pending(graded=False)
+                return
+            _raise(word("replace_blank", blank=_blank_text(answer)), key="unanswered", graded=True)
+        if _kind(answer) in ("callable", "module"):
+            _raise(word("not_a_value", got=kind_of(answer)), graded=graded)
+    print(word("answered_ok"))
+
+
+class Unmet(AssertionError):
+    """What a check raises: an ``AssertionError`` (nbgrader counts the test failed) whose traceback, in a
+    notebook, ends in the student's cell."""
+
+
+# A student reads "AssertionError: Not quite: ...", as a failed test of nbgrader's own says it.
+Unmet.__module__, Unmet.__qualname__, Unmet.__name__ = "builtins", "AssertionError", "AssertionError"
+
+
+def _raise(what: str, hint: str = "", *, key: str = "wrong", graded: bool = False):
+    """Fail with the catalogue's ``ex_<key>`` of ``what``, then ``hint``: one paragraph in self-study (a
+    notebook wraps it), short wrapped lines with the hint on lines of its own when graded."""
+    __tracebackhide__ = True
+    if graded:
+        text = "\n".join([*wrap(word(key, what=what, hint="").rstrip(), WIDTH, first=WIDTH - _LEAD),
+                          *wrap(hint, WIDTH)])
+    else:
+        text = word(key, what=what, hint=hint).rstrip()
+    _show_from_the_cell()
+    raise Unmet(text)
+
+
+def _blank(answer) -> bool:
+    return any(answer is b for b in BLANKS)
+
+
+def _blank_text(answer) -> str:
+    """A blank answer as the student wrote it: ``None``, ``...``, ``NotImplemented``."""
+    return "..." if answer is Ellipsis else repr(answer)
+
+
+# ---------------------------------------------------------------- the student's frames only
+
+def _show_from_the_cell() -> None:
+    """In IPython, show ``Unmet`` with the traceback cut after the student's last frame: the cell that called
+    the check, not the lines of this module. Another handler of IPython's one slot is left alone."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "custom_exceptions", None) not in ((), (Unmet,)):
+        return
+    if shell.custom_exceptions == ():
+        shell.set_custom_exc((Unmet,), _show_unmet)
+
+
+def _show_unmet(shell, etype, value, tb, tb_offset=None):
+    shell.showtraceback((etype, value, users_part(tb)), tb_offset=tb_offset)
+
+
+def users_part(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """A traceback up to its last frame that is not hidden (``__tracebackhide__``, as pytest and IPython mark
+    frames of their own): the frames of the check that raised are left out."""
+    entries = []
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    shown = [i for i, e in enumerate(entries) if not e.tb_frame.f_locals.get("__tracebackhide__")]
+    if not shown:
+        return entries[0] if entries else None
+    cut = None
+    for e in reversed(entries[:shown[-1] + 1]):
+        cut = types.TracebackType(cut, e.tb_frame, e.tb_lasti, e.tb_lineno)
+    return cut
 
 
 # ---------------------------------------------------------------- grading
@@ -139,11 +254,12 @@ ATOL = 1e-8
 
 
 def check(answer, truth, hint_en: str = "", hint_zh: str = "", *, rtol: float = RTOL, atol: float = ATOL,
-          compare=None) -> None:
+          compare=None, graded: bool | None = None) -> None:
     """Compare a prediction with ``truth`` (computed from JAX) the way a teacher reads it; print ``Correct!``
     or raise ``AssertionError`` with what is wrong, and the hints on what to look at when the values are wrong.
 
-    - ``None`` is the placeholder: it prints "Not answered yet" and passes nothing.
+    - ``None`` is the placeholder: in self-study it prints "Not answered yet" and passes nothing; when graded
+      (``graded=True``, ``GRADED``, or under nbgrader) it fails, and so do ``...`` and ``NotImplemented``.
     - Arrays (NumPy, ``jax.Array``, nested lists of numbers) are compared by value: the same shape, and
       ``numpy.allclose(answer, truth, rtol, atol)`` (NaN equals NaN); integers and booleans exactly.
     - Lists and tuples are alike, element by element (``[4, "b"]`` is ``(4, "b")``, ``[16, 3]`` a shape
@@ -156,40 +272,62 @@ def check(answer, truth, hint_en: str = "", hint_zh: str = "", *, rtol: float = 
     - A function, a module or an object with no value to compare gets a message saying what to answer with.
     - ``compare(answer, truth)``, when given, decides instead: truthy passes; if it raises, the message says so.
     """
-    if answer is None:
-        pending()
+    __tracebackhide__ = True
+    graded = grading(graded)
+    if answer is None and not graded:
+        pending(graded=False)
         return
     if rtol < 0 or atol < 0:
         raise KeyedError("ex_tolerance", rtol=repr(rtol), atol=repr(atol))
-    hint = say(hint_en, hint_zh)
+    if graded and _blank(answer):
+        _raise(word("replace_blank", blank=_blank_text(answer)), key="unanswered", graded=True)
+    said = _verdict(answer, truth, say(hint_en, hint_zh), (rtol, atol), compare, graded)
+    if said is None:
+        passed()
+        return
+    _raise(*said, graded=graded)
+
+
+def _verdict(answer, truth, hint: str, tol, compare, graded: bool) -> tuple[str, str] | None:
+    """``None`` when the answer is right, else what to say of it and the hint to give (``""`` for none)."""
+    def seen(value) -> str:
+        return _brief(shown(value)) if graded else shown(value)
+
     if compare is not None:
         try:
             ok = _truth_value(compare(answer, truth))
         except Exception as e:  # a student's answer the teacher's comparison cannot take: say so
-            _raise(word("compare_error", got=kind_of(answer), error=_error_text(e)), hint)
-        if not ok:
-            _raise(word("answered", answer=shown(answer)), hint)
-        passed()
-        return
-    verdict = _compare(answer, truth, (rtol, atol))
+            return word("compare_error", got=kind_of(answer), error=_error_text(e)), hint
+        return None if ok else (word("answered", answer=seen(answer)), hint)
+    verdict = _compare(answer, truth, tol)
     how = verdict[0]
     if how == SAME:
-        passed()
-    elif how == TYPE:
+        return None
+    if how == TYPE:
         part, want = verdict[1], verdict[2]
         if part is answer:
-            _raise(word("type", answer=shown(answer), got=kind_of(answer), want=kind_of(want)))
-        _raise(word("type_part", answer=shown(answer), part=shown(part), got=kind_of(part), want=kind_of(want)))
-    elif how == SHAPE:
-        _raise(word("shape", shape=verdict[1]), hint)
-    elif how == UNCOMPARABLE:
-        _raise(word("uncomparable", got=kind_of(answer), want=kind_of(truth)))
-    elif how == UNCALLED:
-        _raise(word("uncalled", got=kind_of(answer), want=kind_of(truth)))
-    elif how == ERROR:
-        _raise(word("compare_error", got=kind_of(answer), error=verdict[1]), hint)
-    else:
-        _raise(word("answered", answer=shown(answer)), hint)
+            return word("type", answer=seen(answer), got=kind_of(answer), want=kind_of(want)), ""
+        return word("type_part", answer=seen(answer), part=seen(part), got=kind_of(part),
+                    want=kind_of(want)), ""
+    if how == SHAPE:
+        return word("shape", shape=verdict[1]), hint
+    if how == UNCOMPARABLE:
+        return word("uncomparable", got=kind_of(answer), want=kind_of(truth)), ""
+    if how == UNCALLED:
+        return word("uncalled", got=kind_of(answer), want=kind_of(truth)), ""
+    if how == ERROR:
+        return word("compare_error", got=kind_of(answer), error=verdict[1]), hint
+    return word("answered", answer=seen(answer)), hint
+
+
+#: How much of an answer a graded message shows.
+BRIEF = 40
+
+
+def _brief(text: str) -> str:
+    """The first line of ``text``, cut to ``BRIEF`` characters."""
+    first = text.split("\n")[0]
+    return first if len(first) <= BRIEF and first == text else first[:BRIEF - 1].rstrip() + "…"
 
 
 # What _compare finds: the first item of its tuple.

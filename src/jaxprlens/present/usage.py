@@ -61,13 +61,15 @@ def _wide(cls):
 _CLOSING, _OPENING = "，。、；：）」！？", "（「"
 
 
-def wrap(text: str, cols: int) -> list[str]:
-    """``text`` (whitespace collapsed) in lines of at most ``cols`` display columns, broken at spaces or
-    between Chinese characters; an ASCII word longer than a line stays whole."""
+def wrap(text: str, cols: int, first: int | None = None) -> list[str]:
+    """``text`` (whitespace collapsed) in lines of at most ``cols`` display columns (``first`` for the first
+    line, when given), broken at spaces or between Chinese characters; an ASCII word longer than a line stays
+    whole."""
     tokens = re.findall(r" |[!-~]+|.", " ".join(text.split()))
     lines, line = [], []
     for tok in tokens:
-        if line and tok != " " and width("".join(line) + tok) > cols:
+        room = first if first is not None and not lines else cols
+        if line and tok != " " and width("".join(line) + tok) > room:
             carry = [line.pop()] if tok in _CLOSING and len(line) > 1 and line[-1] != " " else []
             while len(line) > 1 and line[-1] in _OPENING:
                 carry.insert(0, line.pop())

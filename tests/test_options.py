@@ -131,6 +131,21 @@ def test_what_a_refused_option_needs_in_both_languages(ip, opts, en, zh):
         assert str(info.value) == said
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "--compare shows the original and the transformed program side by side, with only --lower or --compiled "
+           "below: drop --text --graph or --compare"),
+    ("zh", "--compare 并排显示原程序和变换后的程序，下面只能再加 --lower 或 --compiled：请去掉 --text --graph 或 --compare"),
+])
+def test_compare_is_an_output_of_its_own(ip, built, lang, said):
+    """Views --compare would not show are refused with it, as an option without its view is."""
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"--lang {lang} --transform grad --compare --text --graph --depth 1", CALL)
+    assert str(info.value) == said
+    with pytest.raises(UsageError, match=r"^--cost only works with --table or --graph"):
+        ip.run_cell_magic("jaxpr", "--transform grad --compare --cost", CALL)       # no table below a comparison
+    assert built.run_cell_magic("jaxpr", "--transform grad --compare --lower --compiled", CALL)[1].compare
+
+
 def test_options_at_their_defaults_or_with_their_view_pass(built):
     for opts in ("--repeat 20", "--graph --depth 0 --path 0", "--profile --fusion --repeat 2", "--debug --device cpu",
                  "--cost", "--table --cost bytes", "--transform vmap --batched --in-axes 0,None"):

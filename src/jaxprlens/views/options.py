@@ -93,6 +93,13 @@ def _transform(opts: "Options") -> None:
     check_options(opts.transform, opts.transform_options)
 
 
+def _compare(opts: "Options") -> None:
+    """``--compare`` is an output of its own (the two programs side by side, ``--lower``/``--compiled`` below)."""
+    others = [s.flag for s in VIEWS if getattr(opts, s.name) and s.shows not in (SPEC["lower"].shows,)]
+    if others:
+        raise KeyedError("compare_alone", given=" ".join(others))
+
+
 def _max_nodes() -> int:
     from jaxprlens.views.draw import MAX_NODES
     return MAX_NODES
@@ -133,7 +140,7 @@ class Options:
     in_axes: tuple[int | None, ...] | None = option(None, value=str, parse=_axes, needs=("transform",),
                                                     example="--transform vmap --in-axes 0,None")
     batched: bool = option(False, needs=(("transform", "vmap"),), example="--transform vmap --batched")
-    compare: bool = option(False, needs=("transform",), example="--transform grad --compare")
+    compare: bool = option(False, check=_compare, needs=("transform",), example="--transform grad --compare")
     lower: bool = option(False, shows="jaxprlens.views.lower:part", at=40)
     compiled: bool = option(False, shows="jaxprlens.views.lower:part", at=40)     # the same part: StableHLO and HLO
     fusion: bool = option(False, shows="jaxprlens.views.fusion:part", at=50)
@@ -168,8 +175,10 @@ class Options:
         return getattr(self, name) != SPEC[name].default
 
     def shown(self, name: str) -> bool:
-        """Whether the view option ``name`` shows its part: given, or the table when no view is."""
-        return bool(getattr(self, name)) or (name == DEFAULT_VIEW and not any(getattr(self, s.name) for s in VIEWS))
+        """Whether the view option ``name`` shows its part: given, or the table when no view is (and no
+        ``--compare``, which is an output of its own)."""
+        return bool(getattr(self, name)) or (name == DEFAULT_VIEW and not self.compare
+                                             and not any(getattr(self, s.name) for s in VIEWS))
 
     def _has(self, need) -> bool:
         name, value = need if isinstance(need, tuple) else (need, None)

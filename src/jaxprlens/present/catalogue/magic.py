@@ -70,6 +70,10 @@ WORDS = {
                      "{given} 只能与 {needs} 一起使用，例如 `%%jaxpr {example}`",
                      "{given} only works with {needs}, e.g. `%%jaxpr {example}`"),
     "or": (" or ", " 或 "),
+    "compare_alone": ("--compare shows the original and the transformed program side by side, with only --lower or "
+                      "--compiled below: drop {given} or --compare",
+                      "--compare 并排显示原程序和变换后的程序，下面只能再加 --lower 或 --compiled：请去掉 {given} 或 "
+                      "--compare"),
     "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",

@@ -4,7 +4,8 @@ show a change to the magic kept what the course shows.
 ``python benchmarks/magic_same.py OUT.txt [NN ...]``: runs the cells of ``notebooks/src/NN_*.py`` (default: every
 lecture) in one IPython shell, in order, and for each magic cell writes every output it makes (what it
 displayed, then its result as IPython displays it), or the error it raised.  Timings (``--run``,
-``--profile``) are masked: digits vary from run to run.  Run it before and after a change and compare the files (``cmp``)."""
+``--profile``) are masked: digits vary from run to run.  Run it before and after a change and compare the files
+(``cmp``)."""
 from __future__ import annotations
 
 import glob

@@ -77,8 +77,8 @@ def test_split_line(line, split):
 
 
 def test_the_language_written_is_read_before_argparse():
-    assert [written(x, "lang") for x in ("--lang zh --grpah", "--lang=zh", "--la zh", "--text", "--lang en --lang zh")] \
-        == ["zh", "zh", "zh", None, "zh"]
+    lines = ("--lang zh --grpah", "--lang=zh", "--la zh", "--text", "--lang en --lang zh")
+    assert [written(x, "lang") for x in lines] == ["zh", "zh", "zh", None, "zh"]
 
 
 def test_every_example_works_and_shows_its_option():
@@ -113,7 +113,8 @@ def test_every_option_given_without_what_it_needs_is_refused_before_the_cell_run
 @pytest.mark.parametrize("opts, en, zh", [
     ("--depth 2", "--depth only works with --graph, e.g. `%%jaxpr --graph --depth 1`",
      "--depth 只能与 --graph 一起使用，例如 `%%jaxpr --graph --depth 1`"),
-    ("--device cpu", "--device only works with --run, --profile, --fusion or --debug, e.g. `%%jaxpr --run --device cpu`",
+    ("--device cpu",
+     "--device only works with --run, --profile, --fusion or --debug, e.g. `%%jaxpr --run --device cpu`",
      "--device 只能与 --run、--profile、--fusion 或 --debug 一起使用，例如 `%%jaxpr --run --device cpu`"),
     ("--lower --repeat 5 --budget 2", "--repeat --budget only work with --run or --profile, e.g. `%%jaxpr --run "
      "--repeat 5`", "--repeat --budget 只能与 --run 或 --profile 一起使用，例如 `%%jaxpr --run --repeat 5`"),
@@ -134,7 +135,8 @@ def test_what_a_refused_option_needs_in_both_languages(ip, opts, en, zh):
 @pytest.mark.parametrize("lang, said", [
     ("en", "--compare shows the original and the transformed program side by side, with only --lower or --compiled "
            "below: drop --text --graph or --compare"),
-    ("zh", "--compare 并排显示原程序和变换后的程序，下面只能再加 --lower 或 --compiled：请去掉 --text --graph 或 --compare"),
+    ("zh", "--compare 并排显示原程序和变换后的程序，下面只能再加 --lower 或 --compiled："
+           "请去掉 --text --graph 或 --compare"),
 ])
 def test_compare_is_an_output_of_its_own(ip, built, lang, said):
     """Views --compare would not show are refused with it, as an option without its view is."""

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from jaxprlens.engine.runner import BUDGET, REPEAT
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.i18n import check as check_lang, resolve, t
 from jaxprlens.present.shares import METRICS, Metric
+
+if TYPE_CHECKING:
+    import jax
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,8 @@ class Options:
     cost: Metric | None = option(None, value=str, choices=METRICS, const=METRICS[0], needs=("table", "graph"),
                                  example="--graph --cost bytes")
     devices: bool = option(False)                    # list the devices and stop (the magic, before any cell runs)
-    device: Any = option(None, value=str, parse=_device, needs=_ON_DEVICE, example="--run --device cpu")
+    device: jax.Device | None = option(None, value=str, parse=_device, needs=_ON_DEVICE,
+                                       example="--run --device cpu")
     repeat: int = option(REPEAT, value=int, check=_runs, needs=_TIMED, example="--run --repeat 5")
     budget: float = option(BUDGET, value=float, check=_runs, needs=_TIMED, example="--profile --budget 30")
     static_argnums: tuple[int, ...] = option((), value=str, parse=_ints("--static-argnums"))

@@ -124,8 +124,9 @@ def test_keyed_errors_are_worded_by_the_catalogue():
     assert str(e) == "--argnums takes comma-separated integers such as 0 or 0,1; got 'x'" == said(e)
     assert said(e, "zh") == e.text("zh") == "--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'"
     assert said(ValueError("plain"), "zh") == "plain"                # not ours: as Python says it
-    assert t("needs_transform", "en", given="--compare", n=1).startswith("--compare only works with")
-    assert t("needs_transform", "en", given="--a --b", n=2).startswith("--a --b only work with")
+    needs = dict(needs="--transform", example="--transform grad --compare")
+    assert t("option_needs", "en", given="--compare", n=1, **needs).startswith("--compare only works with")
+    assert t("option_needs", "en", given="--a --b", n=2, **needs).startswith("--a --b only work with")
     assert [i18n.a_noun(w, "en") for w in ("int", "str", "ellipsis")] == ["an int", "a str", "an ellipsis"]
     assert i18n.a_noun("int", "zh") == "int"
 

@@ -268,7 +268,7 @@ def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):
     ("--compare", "--compare only works with --transform, e.g. `%%jaxpr --transform grad --compare`",
      "--compare 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
     ("--argnums 0 --in-axes 0", "--argnums --in-axes only work with --transform, e.g. `%%jaxpr --transform grad "
-     "--compare`", "--argnums --in-axes 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
+     "--argnums 0,1`", "--argnums --in-axes 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --argnums 0,1`"),
     ("--run --repeat 0", "repeat must be at least 1, got 0", "repeat 至少为 1，收到的是 0"),
     ("--static-argnums 7", "static_argnums has 7, but the call has 2 positional argument(s)",
      "static_argnums 含有 7，但调用只有 2 个位置实参"),

@@ -27,11 +27,12 @@ def test_the_english_help_is_argparse_s_own(magic):
 
 @pytest.mark.parametrize("magic", sorted(PARSERS))
 def test_every_option_has_its_words_in_both_languages(magic):
-    """Each option's help is the catalogue's ``help.<magic>.<option>`` (argparse's English too), and the English
-    description the catalogue keeps for a translator is the magic's docstring, word for word."""
+    """Each option's help is the catalogue's ``help.<magic>.<option>`` (argparse's English too; a default it names
+    is the option's own, filled in), and the English description the catalogue keeps for a translator is the
+    magic's docstring, word for word."""
     parser = PARSERS[magic]
     actions = [a for a in parser._actions if a.option_strings]
-    assert actions and all(a.help == option_help(f"{magic}.{a.dest}") for a in actions)
+    assert actions and all(a.help == option_help(f"{magic}.{a.dest}", default=a.default) for a in actions)
     assert all(TEXT["zh"][f"help.{magic}.{a.dest}"] for a in actions)
     assert TEXT["en"][f"help.{magic}"] == inspect.cleandoc(parser.description)
     assert option_help("jaxpr.lang").endswith("(default: %%jaxpr_config --lang, else $JAXPRLENS_LANG, else en)")

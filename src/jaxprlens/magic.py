@@ -6,7 +6,6 @@ import ast
 import builtins
 import copy
 import os
-import re
 import types
 from typing import NamedTuple
 
@@ -21,39 +20,43 @@ from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
 from jaxprlens.present.usage import help_text, option_error, option_help
 from jaxprlens.views import Options, build_view
+from jaxprlens.views.options import SPECS, Spec, split_line, written
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-
-# Options that take a value (used to find where the line magic's call expression starts).
-_VALUED = {"--static-argnums", "--lang", "--device", "--depth", "--max-nodes", "--path", "--transform",
-           "--argnums", "--in-axes", "--repeat", "--budget"}
 
 # JAX's tracer errors that have one fix to suggest; the fix in words is the catalogue's ``fix_<name>``
 _TRACER_FIX = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError",
                "TracerArrayConversionError")
 
 
-def _split_line(line: str) -> tuple[str, str]:
-    """Split a line-magic line into (options, call expression)."""
-    pos, expect_value = 0, False
-    for m in re.finditer(r"\S+", line):
-        tok = m.group()
-        if expect_value:
-            expect_value = False
-            continue
-        if tok.startswith("-"):
-            expect_value = tok in _VALUED
-            continue
-        pos = m.start()
-        return line[:pos], line[pos:]
-    return line, ""
+def _argument(spec: Spec) -> argument:
+    """The ``@argument`` of one option, as its spec says (``views/options.py``)."""
+    kw: dict = {"default": spec.default, "help": option_help(f"jaxpr.{spec.name}", default=spec.default)}
+    if not spec.takes_value:
+        return argument(*spec.flags, action="store_true", **kw)
+    if spec.value is not str:
+        kw["type"] = spec.value
+    if spec.choices:
+        kw["choices"] = list(spec.choices)
+    if spec.const is not None:
+        kw.update(nargs="?", const=spec.const)
+    return argument(*spec.flags, **kw)
+
+
+def _options(specs):
+    """``@magic_arguments()`` and an ``@argument`` per spec, in order: the magic's parser, read from the specs."""
+    def decorate(fn):
+        for spec in reversed(specs):          # decorators apply from the bottom up
+            fn = _argument(spec)(fn)
+        return magic_arguments()(fn)
+    return decorate
 
 
 def _lang_of(opts_text: str) -> str:
     """The language to say a bad option in: the cell's ``--lang`` if one is readable and known, else the
     kernel's (``%jaxpr_config``), else English."""
-    m = re.search(r"--lang[=\s]+(\S+)", opts_text)
-    for lang in ((m.group(1),) if m else ()) + (None,):
+    given = written(opts_text, "lang")
+    for lang in ((given,) if given else ()) + (None,):
         try:
             return resolve(lang)
         except ValueError:
@@ -168,35 +171,7 @@ def _array_like(x) -> bool:
 class JaxprMagics(Magics):
     """Holds the ``jaxpr`` magic."""
 
-    @magic_arguments()
-    @argument("-h", "--help", action="store_true", help=option_help("jaxpr.help"))
-    @argument("--text", action="store_true", help=option_help("jaxpr.text"))
-    @argument("--table", action="store_true", help=option_help("jaxpr.table"))
-    @argument("--graph", action="store_true", help=option_help("jaxpr.graph"))
-    @argument("--debug", action="store_true", help=option_help("jaxpr.debug"))
-    @argument("--run", action="store_true", help=option_help("jaxpr.run"))
-    @argument("--profile", action="store_true", help=option_help("jaxpr.profile"))
-    @argument("--cost", nargs="?", const="flops", default=None, choices=["flops", "bytes"],
-              help=option_help("jaxpr.cost"))
-    @argument("--devices", action="store_true", help=option_help("jaxpr.devices"))
-    @argument("--device", default=None, help=option_help("jaxpr.device"))
-    @argument("--repeat", type=int, default=20, help=option_help("jaxpr.repeat"))
-    @argument("--budget", type=float, default=10.0, help=option_help("jaxpr.budget"))
-    @argument("--static-argnums", default=None, help=option_help("jaxpr.static_argnums"))
-    @argument("--outer", action="store_true", help=option_help("jaxpr.outer"))
-    @argument("--lang", default=None, help=option_help("jaxpr.lang"))
-    @argument("--depth", type=int, default=None, help=option_help("jaxpr.depth"))
-    @argument("--max-nodes", type=int, default=None, help=option_help("jaxpr.max_nodes"))
-    @argument("--path", default=None, help=option_help("jaxpr.path"))
-    @argument("--transform", default=None, help=option_help("jaxpr.transform"))
-    @argument("--argnums", default=None, help=option_help("jaxpr.argnums"))
-    @argument("--in-axes", default=None, help=option_help("jaxpr.in_axes"))
-    @argument("--batched", action="store_true", help=option_help("jaxpr.batched"))
-    @argument("--compare", action="store_true", help=option_help("jaxpr.compare"))
-    @argument("--lower", action="store_true", help=option_help("jaxpr.lower"))
-    @argument("--compiled", action="store_true", help=option_help("jaxpr.compiled"))
-    @argument("--fusion", action="store_true", help=option_help("jaxpr.fusion"))
-    @argument("--memory", action="store_true", help=option_help("jaxpr.memory"))
+    @_options(SPECS)
     @line_cell_magic
     def jaxpr(self, line: str = "", cell: str | None = None):
         """Trace a call and show its jaxpr: an annotated table, a graph, a debugger or a timed run.
@@ -231,7 +206,7 @@ class JaxprMagics(Magics):
             func1(jnp.zeros(8), jnp.ones(8))
         """
         if cell is None:
-            opts_text, call_text = _split_line(line)
+            opts_text, call_text = split_line(line)
         else:
             opts_text, call_text = line, None
         args = self._parse(self.jaxpr, opts_text)

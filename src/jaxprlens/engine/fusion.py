@@ -21,7 +21,7 @@ import jax.extend.core as jex
 from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
 from jaxprlens.engine import kerneltime
 from jaxprlens.engine.devices import resolve_device
-from jaxprlens.engine.runner import BUDGET, _check, _check_args, on_device, place, placed_on
+from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args, on_device, place, placed_on
 from jaxprlens.model.program import Program, Var
 
 # instructions that are no kernel: they name values, they compute nothing
@@ -291,7 +291,7 @@ def _absorbed(program: Program, of: dict, removed: set) -> dict:
     return out
 
 
-def fusion_map(program: Program, device=None, profile: bool = False, repeat: int = 20,
+def fusion_map(program: Program, device=None, profile: bool = False, repeat: int = REPEAT,
                budget: float = BUDGET) -> FusionMap:
     """Compile ``program`` (see ``compile_scoped``) and map every equation to its kernel; with ``profile``, run
     it ``repeat`` times (at most about ``budget`` seconds) under the profiler and time each kernel."""

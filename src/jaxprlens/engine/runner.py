@@ -23,6 +23,7 @@ from jaxprlens.model.program import Lit, Program
 from jaxprlens.model.errors import KeyedError
 
 BUDGET = 10.0        # seconds of timing per run() / profile() unless told otherwise
+REPEAT = 20          # timed runs per run() / profile() unless told otherwise (or the budget stops them first)
 KEPT = 1000          # timings kept to estimate the median and quartiles of a longer series
 
 
@@ -199,7 +200,7 @@ def time_calls(call, args: list, repeat: int, budget: float = BUDGET) -> Timings
             return series.summary(asked, stopped=True)
 
 
-def measure(program: Program, device=None, repeat: int = 20, estimate: bool = True,
+def measure(program: Program, device=None, repeat: int = REPEAT, estimate: bool = True,
             budget: float = BUDGET) -> Run:
     """Execute ``program`` compiled on ``device`` (see ``resolve_device``) and time ``repeat`` runs, or as
     many as fit in ``budget`` seconds."""
@@ -257,7 +258,7 @@ def _one_eqn_fun(eqn):
     return fun
 
 
-def measure_each(program: Program, device=None, repeat: int = 20, budget: float = BUDGET) -> tuple:
+def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: float = BUDGET) -> tuple:
     """Time every top-level equation on its own on ``device`` (compiled, warm, median of ``repeat``),
     feeding each the values the previous ones computed.  Returns the whole program's ``Run``, a
     ``ProfileRow`` per equation (with the estimate of ``cost.costs``) and those costs.

@@ -205,9 +205,9 @@ class Program:
         """The widget debugger (``jaxprlens.views.debugger.Debugger``)."""
         return _provided("debugger")(self, *args, **options)
 
-    def run(self, device=None, repeat: int = 20, **options):
-        """Run under ``jax.jit`` on a device, timed (``jaxprlens.views.run.run``)."""
-        return _provided("run")(self, device=device, repeat=repeat, **options)
+    def run(self, device=None, **options):
+        """Run under ``jax.jit`` on a device, timed (``jaxprlens.views.run.run``: ``repeat``, ``budget``, ...)."""
+        return _provided("run")(self, device=device, **options)
 
     def fusion(self, device=None, **options):
         """Which equations became which compiled kernel (``jaxprlens.views.fusion.FusionView``)."""

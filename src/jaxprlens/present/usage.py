@@ -14,10 +14,11 @@ import re
 from jaxprlens.present.i18n import t, width
 
 
-def option_help(key: str) -> str:
-    """An option's English help as argparse takes it: ``help.<key>`` with ``%`` doubled (argparse fills in
-    ``%(default)s`` and the like; the catalogue holds the words as the reader reads them)."""
-    return t(f"help.{key}", "en").replace("%", "%%")
+def option_help(key: str, **fields) -> str:
+    """An option's English help as argparse takes it: ``help.<key>`` (filled in with ``fields``: its ``default``)
+    with ``%`` doubled (argparse fills in ``%(default)s`` and the like; the catalogue holds the words as the reader
+    reads them)."""
+    return t(f"help.{key}", "en", **fields).replace("%", "%%")
 
 
 def help_text(parser, lang: str) -> str:
@@ -43,11 +44,12 @@ def help_text(parser, lang: str) -> str:
 
 
 def _worded(action, magic: str, lang: str):
-    """``action`` with its help in ``lang`` (a copy: the parser keeps its English)."""
+    """``action`` with its help in ``lang`` (a copy: the parser keeps its English), its default said where the
+    words name it."""
     if lang == "en" or not action.help:
         return action
     worded = copy.copy(action)
-    worded.help = t(f"help.{magic}.{action.dest}", lang).replace("%", "%%")
+    worded.help = t(f"help.{magic}.{action.dest}", lang, default=action.default).replace("%", "%%")
     return worded
 
 

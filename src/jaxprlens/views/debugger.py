@@ -378,3 +378,9 @@ class Debugger(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         return f"<jaxprlens.Debugger at {path_text(self.stepper, self.view.lang)}>"
+
+
+def part(cell) -> Debugger:
+    """``--debug``: the debugger on the program's example arguments (a part that displays itself: its replay, then
+    the live widget)."""
+    return Debugger(cell.program, device=cell.opts.device, lang=cell.opts.lang)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from jaxprlens.engine.cost import si
 from jaxprlens.engine.fusion import FusionMap, fusion_map
-from jaxprlens.engine.runner import BUDGET
+from jaxprlens.engine.runner import BUDGET, REPEAT
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve as resolve_lang, t, width
@@ -75,7 +75,7 @@ class FusionView(View):
     """The fusion map of ``program`` (``program.fusion()``); ``.map`` is the ``FusionMap``."""
 
     def __init__(self, program: Program, device=None, lang: str | None = None, profile: bool = False,
-                 repeat: int = 20, budget: float = BUDGET):
+                 repeat: int = REPEAT, budget: float = BUDGET):
         from jaxprlens.engine.devices import resolve_device
         self.program, self.lang, self.budget = program, resolve_lang(lang), budget
         self.map: FusionMap = fusion_map(program, device, profile=profile, repeat=repeat, budget=budget)
@@ -260,6 +260,11 @@ class FusionView(View):
                           for x in row[5:]))
 
 
-def fusion_view(program: Program, device=None, lang: str | None = None, profile: bool = False, repeat: int = 20,
+def fusion_view(program: Program, device=None, lang: str | None = None, profile: bool = False, repeat: int = REPEAT,
                 budget: float = BUDGET) -> FusionView:
     return FusionView(program, device=device, lang=lang, profile=profile, repeat=repeat, budget=budget)
+
+
+def part(cell) -> FusionView:
+    """``--fusion``: the fusion map, compiled once for this part and the graph's outlines."""
+    return cell.fused

@@ -195,3 +195,12 @@ class Graph:
 
     def __repr__(self) -> str:
         return self.summary()
+
+
+def part(cell) -> Graph:
+    """``--graph``: coloured by each equation's measured time with ``--profile`` (``--cost``: by the estimate),
+    each node outlined by its kernel with ``--fusion`` (the fusion map the ``--fusion`` part shows)."""
+    o = cell.opts
+    shares = Shares.measured(cell.program, cell.measured) if o.profile and not o.cost else None
+    return Graph(cell.program, depth=o.depth, max_nodes=o.max_nodes, path=o.path, lang=o.lang, cost=o.cost,
+                 shares=shares, fusion=cell.fused if o.fusion else None)

@@ -300,3 +300,8 @@ class ServedTable(tv.Table):
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return live_bundle(super()._repr_mimebundle_(include, exclude), [self])
+
+
+def part(cell) -> ServedTable:
+    """``--table``, the default: the annotated table (``--cost``: with its cost column)."""
+    return ServedTable(cell.program, lang=cell.opts.lang, cost=cell.opts.cost)

@@ -261,3 +261,8 @@ class Lowering(View):
 
 def lowering_view(program: Program, compiled: bool = False, lang: str | None = None) -> Lowering:
     return Lowering(program, compiled=compiled, lang=lang)
+
+
+def part(cell) -> Lowering:
+    """``--lower`` / ``--compiled``: one part, the StableHLO and (``--compiled``) XLA's optimized HLO."""
+    return lowering_view(cell.program, compiled=cell.opts.compiled, lang=cell.opts.lang)

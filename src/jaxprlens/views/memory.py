@@ -180,3 +180,8 @@ class MemoryView(View):
 
 def memory_view(program: Program, lang: str | None = None, compiled: bool = True) -> MemoryView:
     return MemoryView(program, lang=lang, compiled=compiled)
+
+
+def part(cell) -> MemoryView:
+    """``--memory``: bytes live along the program."""
+    return memory_view(cell.program, lang=cell.opts.lang)

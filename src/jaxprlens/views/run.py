@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from jaxprlens.engine import runner, values
 from jaxprlens.engine.cost import Costs, si
 from jaxprlens.engine.devices import DeviceInfo, available_devices, default_device
-from jaxprlens.engine.runner import BUDGET, ProfileRow, Run
+from jaxprlens.engine.runner import BUDGET, REPEAT, ProfileRow, Run
 from jaxprlens.model.program import Program
 from jaxprlens.present.display import View, array_text
 from jaxprlens.present.escape import html
@@ -279,7 +279,7 @@ class Profile(View):
                 + "".join(f'<div class="{cls}">{html(x)}</div>' for cls, x in self._after()) + "</div>")
 
 
-def run(program: Program, device=None, repeat: int = 20, estimate: bool = True,
+def run(program: Program, device=None, repeat: int = REPEAT, estimate: bool = True,
         lang: str | None = None, budget: float = BUDGET) -> RunResult:
     """Execute ``program`` compiled on ``device`` (see ``engine.devices.resolve_device``) and time ``repeat``
     runs, or as many as ``budget`` seconds allow (the result says when the budget stopped them)."""
@@ -291,10 +291,23 @@ def _shown(r: Run, lang: str) -> RunResult:
     return RunResult(**{f.name: getattr(r, f.name) for f in fields(Run)}, lang=lang)
 
 
-def profile(program: Program, device=None, repeat: int = 20, lang: str | None = None,
+def profile(program: Program, device=None, repeat: int = REPEAT, lang: str | None = None,
             budget: float = BUDGET) -> "Profile":
     """``--profile``: every top-level equation timed on its own (``engine.runner.measure_each``), in about
     ``budget`` seconds at most."""
     whole, rows, table_costs = runner.measure_each(program, device=device, repeat=repeat, budget=budget)
     lang = resolve(lang)
     return Profile(program, whole.device, rows, _shown(whole, lang), table_costs, lang)
+
+
+def run_part(cell) -> RunResult:
+    """``--run``: the program compiled and timed."""
+    o = cell.opts
+    return run(cell.program, device=o.device, repeat=o.repeat, lang=o.lang, budget=o.budget)
+
+
+def profile_part(cell) -> "Profile | None":
+    """``--profile``: each equation timed; with ``--fusion`` (and no graph to colour) the fusion part times each
+    kernel instead."""
+    o = cell.opts
+    return None if o.fusion and not o.graph else cell.measured

@@ -23,3 +23,8 @@ class TextView:
             "text/plain": self.text,
             "text/html": f'<pre class="jaxprlens jl-text">{html(self.text)}</pre>',
         }
+
+
+def part(cell) -> TextView:
+    """``--text``: the jaxpr as JAX prints it (a part of ``views.build_view``'s output)."""
+    return TextView(cell.program)

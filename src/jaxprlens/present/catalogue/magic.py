@@ -65,11 +65,15 @@ WORDS = {
     "opt_valid": ("valid options: {options}  (see {magic} --help)", "可用的选项：{options}（{magic} --help 查看帮助）"),
     "give_call": ("give a call to trace, e.g. `%jaxpr f(x, y)`, or use `%%jaxpr` on a cell whose last line is the call",
                   "请给出要 trace 的调用，例如 `%jaxpr f(x, y)`，或对最后一行是该调用的单元格使用 `%%jaxpr`"),
-    "needs_transform": ("{given} only work with --transform, e.g. `%%jaxpr --transform grad --compare`",
-                        "{given} 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`",
-                        "{given} only works with --transform, e.g. `%%jaxpr --transform grad --compare`"),
-    "batched_needs_vmap": ("--batched only works with --transform vmap, e.g. `%%jaxpr --transform vmap --batched`",
-                           "--batched 只能与 --transform vmap 一起使用，例如 `%%jaxpr --transform vmap --batched`"),
+    # an option given without the option or view it works with (views/options.py: Spec.needs)
+    "option_needs": ("{given} only work with {needs}, e.g. `%%jaxpr {example}`",
+                     "{given} 只能与 {needs} 一起使用，例如 `%%jaxpr {example}`",
+                     "{given} only works with {needs}, e.g. `%%jaxpr {example}`"),
+    "or": (" or ", " 或 "),
+    "compare_alone": ("--compare shows the original and the transformed program side by side, with only --lower or "
+                      "--compiled below: drop {given} or --compare",
+                      "--compare 并排显示原程序和变换后的程序，下面只能再加 --lower 或 --compiled：请去掉 {given} 或 "
+                      "--compare"),
     "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
@@ -199,10 +203,11 @@ WORDS = {
                         "--cost bytes：按搬运字节数中的份额）"),
     "help.jaxpr.devices": ("list the devices JAX can use and stop", "列出 JAX 可以使用的设备，然后停止"),
     "help.jaxpr.device": ("device to run on: cpu, gpu, gpu:1, tpu:0", "在哪个设备上运行：cpu、gpu、gpu:1、tpu:0"),
-    "help.jaxpr.repeat": ("timed repeats for --run/--profile (default 20)",
-                          "--run/--profile 计时重复的次数（默认 20）"),
-    "help.jaxpr.budget": ("seconds --run/--profile may spend timing (default 10); they stop early past it and say so",
-                          "--run/--profile 用于计时的秒数（默认 10）；超过时提前停止，并说明这一点"),
+    "help.jaxpr.repeat": ("timed repeats for --run/--profile (default {default:g})",
+                          "--run/--profile 计时重复的次数（默认 {default:g}）"),
+    "help.jaxpr.budget": ("seconds --run/--profile may spend timing (default {default:g}); they stop early past it "
+                          "and say so",
+                          "--run/--profile 用于计时的秒数（默认 {default:g}）；超过时提前停止，并说明这一点"),
     "help.jaxpr.static_argnums": ("positions of static arguments, e.g. 0,1", "静态实参的位置，例如 0,1"),
     "help.jaxpr.outer": ("a call that is one jit equation (a jitted step): show that equation, not its body",
                          "调用是一个 jit 方程时（被 jit 的一步）：显示这个方程本身，而不是它的函数体"),
@@ -211,10 +216,10 @@ WORDS = {
                         "本单元格视图的语言：en 或 zh（默认：%jaxpr_config --lang，否则 $JAXPRLENS_LANG，否则 en）"),
     "help.jaxpr.depth": ("graph: open inlined calls (and sub-jaxprs) up to this many levels",
                          "数据流图：把内联的调用（和子 jaxpr）展开到这么多层"),
-    "help.jaxpr.max_nodes": ("graph: draw about this many nodes at most (default 60); a bigger program is drawn by "
-                             "the Python calls tracing inlined, a bigger sub-jaxpr folded",
-                             "数据流图：最多画出大约这么多个节点（默认 60）；更大的程序按 trace 时内联的 Python 调用"
-                             "画出，更大的子 jaxpr 折叠起来"),
+    "help.jaxpr.max_nodes": ("graph: draw about this many nodes at most (default {default:g}); a bigger program is "
+                             "drawn by the Python calls tracing inlined, a bigger sub-jaxpr folded",
+                             "数据流图：最多画出大约这么多个节点（默认 {default:g}）；更大的程序按 trace 时内联的 "
+                             "Python 调用画出，更大的子 jaxpr 折叠起来"),
     "help.jaxpr.path": ("graph: show only this nested program or inlined call, e.g. 2/body or model_loss/block.3",
                         "数据流图：只显示这个子 jaxpr 或内联的调用，例如 2/cond 或 model_loss/block.3"),
     "help.jaxpr.transform": ("show the jaxpr of a transformed function: grad, jvp, vjp, vmap, linearize, ... (vmap "

@@ -14,7 +14,7 @@ import importlib
 
 from jaxprlens._registry import PROVIDED as _PROVIDED
 
-__all__ = ["trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError", "path_text",
+__all__ = ["trace", "show", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError", "path_text",
            "load_ipython_extension"]
 __version__ = "0.1.0"
 
@@ -55,6 +55,14 @@ for _method, _module, _name in [
 
 
 path_text = _lazy("jaxprlens.present.words", "path_text")   # where a stepper is, in words: ``while[eqn 2] › body › …``
+
+
+def show(fn, *args, kwargs: dict | None = None, **options):
+    """What ``%%jaxpr`` shows for the call ``fn(*args, **kwargs)``, its options as keywords, for front ends without
+    IPython's magics (marimo, scripts): ``jaxprlens.show(f, x, graph=True, lang="zh")`` is ``%%jaxpr --graph
+    --lang zh`` over ``f(x)``.  Every option: ``jaxprlens.views.show.show``."""
+    from jaxprlens.views.show import show as _show
+    return _show(fn, *args, kwargs=kwargs, **options)
 
 
 def load_ipython_extension(ipython):

@@ -51,6 +51,8 @@ WORDS = {
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
     "opt_bad": ("{error}", "选项有误：{error}"),
     # argparse's complaints about one option's value, said again (magic._option_error)
+    "show_unknown": ("jaxprlens.show() has no option {given}; its options: {names}",
+                     "jaxprlens.show() 没有选项 {given}；可用的选项：{names}"),
     "opt_choice": ("{option} takes one of {choices}; got {value}",
                    "{option} 只接受以下之一：{choices}；收到的是 {value}"),
     "opt_int": ("{option} takes a whole number, e.g. {option} 2; got {value}",

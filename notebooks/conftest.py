@@ -1,2 +1,2 @@
 """pytest --nbval collects the executed notebooks only; notebooks/src/*.py are their jupytext sources."""
-collect_ignore_glob = ["src/*", "conftest.py"]
+collect_ignore_glob = ["src/*", "marimo/*", "conftest.py"]

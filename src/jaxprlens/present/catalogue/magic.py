@@ -51,6 +51,12 @@ WORDS = {
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
     "opt_bad": ("{error}", "选项有误：{error}"),
     # argparse's complaints about one option's value, said again (magic._option_error)
+    "marimo_note": ("*In marimo:* marimo has no cell magics, so each `%%jaxpr OPTIONS` cell of this lecture is "
+                    "written with its last call as `jaxprlens.show(fn, *args, option=value)`: `%%jaxpr --graph` over "
+                    "`f(x)` is `jaxprlens.show(f, x, graph=True)`.",
+                    "*在 marimo 中：* marimo 没有单元格魔法，因此本讲中每个 `%%jaxpr 选项` 单元格的最后一个调用都写成 "
+                    "`jaxprlens.show(fn, *args, 选项=值)`：对 `f(x)` 使用 `%%jaxpr --graph` 即 "
+                    "`jaxprlens.show(f, x, graph=True)`。"),
     "show_unknown": ("jaxprlens.show() has no option {given}; its options: {names}",
                      "jaxprlens.show() 没有选项 {given}；可用的选项：{names}"),
     "opt_choice": ("{option} takes one of {choices}; got {value}",

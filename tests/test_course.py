@@ -363,7 +363,7 @@ def test_chinese_prose_keeps_to_one_term_per_concept():
         for cell in edition_of(path, "zh").cells:
             if cell.cell_type == "markdown":
                 plain = editions.CODE_SPAN.sub(" ", editions.FENCE.sub(" ", cell.source))
-                found += _avoided_in(plain, path.stem)
+                found += _avoided_in(editions.join_soft_breaks(plain), path.stem)
     assert found == []
 
 
@@ -374,8 +374,35 @@ def test_chinese_teachers_notes_keep_to_one_term_per_concept():
     for path in LECTURES:
         text = (ROOT / "docs" / "teachers" / f"{path.stem}.md").read_text(encoding="utf-8")
         zh = text[text.index("## 学生常见的错误"):]
-        found += _avoided_in(editions.CODE_SPAN.sub(" ", zh), f"teachers/{path.stem}", in_prose=True)
+        zh = editions.join_soft_breaks(editions.CODE_SPAN.sub(" ", zh))
+        found += _avoided_in(zh, f"teachers/{path.stem}", in_prose=True)
     assert found == []
+
+
+def test_a_term_split_by_a_line_break_is_still_found():
+    """The term tests read text with its soft breaks joined: a line break inside 单步引擎 once hid it."""
+    assert _avoided_in(editions.join_soft_breaks("jaxprlens 自己的单步\n引擎"), "x") == ["x: 单步引擎 (say 单步执行器)"]
+    assert _avoided_in(editions.join_soft_breaks("> 自己的单步\n> 引擎"), "x") == ["x: 单步引擎 (say 单步执行器)"]
+
+
+@pytest.mark.parametrize("text, joined", [
+    ("第一行\n第二行", "第一行第二行"),
+    ("> 引用的第一行，\n> 第二行", "> 引用的第一行，第二行"),
+    ("中文\n`code` 后", "中文\n`code` 后"),             # a break next to code stays (a space there is right)
+    ("中文：\n- 列表项", "中文：\n- 列表项"),            # a list item keeps its own line
+    ("English\nwords", "English\nwords"),
+])
+def test_the_zh_edition_joins_soft_breaks_between_chinese_characters(text, joined):
+    assert editions.join_soft_breaks(text) == joined
+    assert editions.split_markdown(text, "zh") == (joined if editions.language_of(text) == "zh" else "")
+
+
+def test_no_zh_lecture_keeps_a_break_between_chinese_characters():
+    """Markdown renders a soft break as a space; Chinese has none between characters."""
+    left = [f"{path.stem}: {m.group(0)!r}" for path in LECTURES for cell in edition_of(path, "zh").cells
+            if cell.cell_type == "markdown"
+            for m in re.finditer(rf".{{0,6}}{CJK.pattern}\n(?:> ?)?{CJK.pattern}.{{0,6}}", cell.source)]
+    assert left == []
 
 
 def test_the_glossary_names_the_stepper_as_the_views_do():

@@ -325,4 +325,4 @@ def my_eval_recursive(jaxpr, consts, *args):
 # lecture 8) is such an interpreter, one equation at a time.
 #
 # 为 `scan` 加一条规则（切片 xs、运行循环体 `length` 次、堆叠 ys），或者统计每个原语执行了多少次。jaxprlens 自己的单步
-# 引擎（`jaxprlens.trace(f, *args).stepper()`，第 8 讲）就是这样一个逐方程执行的解释器。
+# 执行器（`jaxprlens.trace(f, *args).stepper()`，第 8 讲）就是这样一个逐方程执行的解释器。

@@ -379,6 +379,37 @@ def test_chinese_teachers_notes_keep_to_one_term_per_concept():
     assert found == []
 
 
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_a_label_moves_to_the_chinese_paragraph_it_heads(path):
+    """A label that opens an English paragraph moves to the first Chinese paragraph after the English run: that is
+    its translation only when the run is that one paragraph (lecture 7's 再谈弱类型, the last of two English
+    paragraphs, once headed the translation of the first); a Chinese paragraph may also carry its own label."""
+    wrong = []
+    for i, cell in enumerate(jupytext.read(path, fmt="py:percent").cells):
+        if cell.cell_type != "markdown":
+            continue
+        blocks = editions._blocks(cell.source)
+        langs = [editions._block_language(b, "") for b in blocks]
+        for k, block in enumerate(blocks):
+            if langs[k] == "en" and editions._zh_label("\n".join(block)):
+                start, zh = k, k + 1
+                while start and langs[start - 1] == "en":
+                    start -= 1
+                while zh < len(blocks) and langs[zh] != "zh":
+                    zh += 1
+                own_label = zh < len(blocks) and blocks[zh][0].lstrip("> ").startswith("**")
+                if not own_label and (start != k or zh != k + 1):
+                    wrong.append(f"cell {i}: {block[0][:50]}")
+    assert wrong == []
+
+
+def test_l7s_weak_type_label_heads_its_own_paragraph():
+    zh = [c.source for c in edition_of(next(p for p in LECTURES if p.name.startswith("07")), "zh").cells
+          if c.cell_type == "markdown" and "再谈弱类型" in c.source][0]
+    assert re.search(r"\*\*再谈弱类型\*\*：`a`、`b` 上的 `convert_element_type", zh)
+    assert "**再谈弱类型**：`inner`" not in zh
+
+
 def test_a_term_split_by_a_line_break_is_still_found():
     """The term tests read text with its soft breaks joined: a line break inside 单步引擎 once hid it."""
     assert _avoided_in(editions.join_soft_breaks("jaxprlens 自己的单步\n引擎"), "x") == ["x: 单步引擎 (say 单步执行器)"]

@@ -74,6 +74,15 @@ def prose(prefix: str, errata: bool = True) -> str:
 # ---------------------------------------------------------------- corrected statements
 
 @pytest.mark.parametrize("prefix, wrong", [
+    # issue 43
+    ("12", "`linearize` is two steps. First the JVP"),
+    ("12", "`linearize` 分两步"),
+    ("12", "and `linearize` = JVP + partial evaluation"),
+    ("12", "而 `linearize` = JVP + 部分求值"),
+    ("12", "a JVP, partially evaluated: only the *linear* tangent equations remain"),
+    ("12", "对 JVP 做部分求值，只留下**线性**的切向量方程"),
+    ("12", "only two residuals remain, and the peak is less than half"),
+    ("12", "残差只剩两个，峰值不到原来的一半"),
     ("01", "then interpret it with rules specific to each transformation"),
     ("01", "再用各自的解释规则去解释它"),
     ("12", "trace it to a jaxpr and then **interpret** that jaxpr"),
@@ -232,12 +241,83 @@ def test_residual_counts_the_lectures_state_are_jaxs():
     assert _squash("Four `tanh` layers keep nine residuals") in text and _squash("only\ntwo residuals remain") in text
 
 
+def test_jax_linearizes_in_one_run_on_linearize_tracers_with_the_models_residuals():
+    """L12: on JAX 0.12, vjp, linearize and grad call f once each, on a LinearizeTracer (no JVP jaxpr is traced and
+    split), and keep the residuals the model (JVP, then partial evaluation) finds: cos a, a and sin a."""
+    import jax
+    import jax.numpy as jnp
+    from jax.interpreters import partial_eval as pe
+
+    def f(x):
+        return jnp.sum(jnp.sin(x) * x)
+
+    seen = []
+
+    def f_seen(x):
+        seen.append(type(x).__name__)
+        return f(x)
+
+    x = jnp.array([0., 1., 2.])
+    _, f_vjp = jax.vjp(f_seen, x)
+    jax.linearize(f_seen, x)
+    jax.grad(f_seen)(x)
+    assert seen == ["LinearizeTracer"] * 3
+    jvp_jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(f, (x,), (t,)))(x, jnp.ones(3))
+    known, _, _, residuals = pe.partial_eval_jaxpr_nounits(jvp_jaxpr, [False, True], instantiate=False)
+    model = jax.core.eval_jaxpr(known.jaxpr, known.consts, x)[-len(residuals):]
+    held = jax.tree_util.tree_leaves(f_vjp)
+    assert len(residuals) == len(held) == 3
+    as_sets = lambda arrays: sorted(tuple(round(v, 5) for v in a.tolist()) for a in arrays)
+    assert as_sets(model) == as_sets(held)
+
+
+def _xla_bytes(fn, *args):
+    import jax
+    return jax.jit(jax.grad(fn, argnums=1)).lower(*args).compile().memory_analysis().temp_size_in_bytes
+
+
+def test_a_whole_function_checkpoint_leaves_xla_s_memory_and_a_checkpointed_loop_body_lowers_it():
+    """L12: checkpointing all four layers hides the backward pass in one remat2 equation (the gradient is its
+    result) and leaves XLA's temporaries as they were; checkpointing a scan body cuts them by more than half."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def layers(x, W):
+        for _ in range(4):
+            x = jnp.tanh(x @ W)
+        return jnp.sum(x)
+
+    xs, W = jnp.ones((64, 128)), jnp.full((128, 128), 0.01)
+    last = jax.make_jaxpr(jax.grad(jax.checkpoint(layers), argnums=1))(xs, W).jaxpr.eqns[-1]
+    assert last.primitive.name == "remat2" and str(last.outvars[0].aval) == "float32[128,128]"
+    assert _xla_bytes(jax.checkpoint(layers), xs, W) == _xla_bytes(layers, xs, W)
+
+    def block(x, W1, W2):
+        return x + jnp.tanh(x @ W1) @ W2
+
+    def deep(body):
+        return lambda x, W1, W2: jnp.sum(lax.scan(lambda x, _: (body(x, W1, W2), None), x, None, length=8)[0])
+
+    args = (jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
+    plain, remat = _xla_bytes(deep(block), *args), _xla_bytes(deep(jax.checkpoint(block)), *args)
+    assert remat * 2 < plain
+    count = lambda fn: sum(a.size * 4 for a in jax.tree_util.tree_leaves(jax.vjp(fn, *args)[1]))
+    assert count(deep(jax.checkpoint(block))) < count(deep(block)) / 2
+
+
 @pytest.mark.parametrize("prefix, right", [
     ("11", "the JVP trace steps off the stack while its rule runs"),
     ("11", "规则运行期间，JVP trace 暂时离开栈顶"),
     ("11", "`lax.scan` instead calls its body **once**"),
-    ("12", "`jax.vjp` is `linearize` followed by the transpose of that unknown jaxpr"),
-    ("12", "`jax.vjp` 就是 `linearize` 再对未知部分做转置"),
+    ("12", "`jax.vjp` is `linearize` followed by the transpose of the linear jaxpr"),
+    ("12", "`jax.vjp` 就是 `linearize` 再对线性 jaxpr 做转置"),
+    ("12", "No JVP jaxpr is built and nothing is split: `linearize`, `vjp` and `grad` run `f` **once**, on "
+           "`LinearizeTracer`s"),
+    ("12", "不构造 JVP jaxpr，也不拆分任何东西：`linearize`、`vjp`、`grad` 在 `LinearizeTracer` 上把 `f` **运行一次**"),
+    ("12", "Partial evaluation survives only in the fallback for a primitive that has a JVP rule and no "
+           "linearization rule"),
+    ("12", "Yet XLA's own `memory_analysis`, the last line of both outputs, is 426.0 kB both times"),
     ("14", "jit traces once per **abstract signature** of its arguments"),
     ("14", "`jax.extend.core.check_jaxpr` is JAX's type checker"),
     ("14", "what was exported is the lowered module, not the jaxpr"),

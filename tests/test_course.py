@@ -75,6 +75,9 @@ def prose(prefix: str, errata: bool = True) -> str:
 
 @pytest.mark.parametrize("prefix, wrong", [
     # issue 43
+    ("13", "Forward mode adds a tangent for every floating-point carry"),
+    ("13", "前向模式给每个浮点携带值都加上一个切向量"),
+    ("13", "`jvp` adds a tangent beside every floating-point value, loop carries included"),
     ("12", "`linearize` is two steps. First the JVP"),
     ("12", "`linearize` 分两步"),
     ("12", "and `linearize` = JVP + partial evaluation"),
@@ -269,6 +272,17 @@ def test_jax_linearizes_in_one_run_on_linearize_tracers_with_the_models_residual
     assert len(residuals) == len(held) == 3
     as_sets = lambda arrays: sorted(tuple(round(v, 5) for v in a.tolist()) for a in arrays)
     assert as_sets(model) == as_sets(held)
+
+
+def test_forward_mode_gives_a_tangent_carry_only_where_the_tangent_can_be_nonzero():
+    """L13: a while with two float carries, one meeting the input, gains one tangent carry (zeros stay
+    symbolic), as the lecture's `two` prints."""
+    import jax
+    from jax import lax
+    code = next(c["source"] for c in lecture("13") if c["kind"] == "code" and "def two(x)" in c["source"])
+    before, after = _run(code, {"jax": jax, "lax": lax}).strip().split("\n")
+    assert len(eval(before)) == 3 and len(eval(after)) == 4
+    assert _squash("Its JVP's `while` gains one tangent carry, not two") in prose("13")
 
 
 def _xla_bytes(fn, *args):

@@ -75,6 +75,8 @@ def prose(prefix: str, errata: bool = True) -> str:
 
 @pytest.mark.parametrize("prefix, wrong", [
     # issue 43
+    ("11", "That is why a scan's carry must keep its type (lecture 6)"),
+    ("11", "所以 scan 的携带值必须保持类型不变（第 6 讲）"),
     ("13", "Forward mode adds a tangent for every floating-point carry"),
     ("13", "前向模式给每个浮点携带值都加上一个切向量"),
     ("13", "`jvp` adds a tangent beside every floating-point value, loop carries included"),
@@ -283,6 +285,22 @@ def test_forward_mode_gives_a_tangent_carry_only_where_the_tangent_can_be_nonzer
     before, after = _run(code, {"jax": jax, "lax": lax}).strip().split("\n")
     assert len(eval(before)) == 3 and len(eval(after)) == 4
     assert _squash("Its JVP's `while` gains one tangent carry, not two") in prose("13")
+
+
+def test_a_scan_carry_keeps_shape_and_dtype_but_may_change_weak_type():
+    """L11: the body must return the carry's shape and dtype (a TypeError otherwise); lecture 6's carry, the weak
+    Python scalar 0., comes back a strong f32 and JAX accepts it."""
+    import jax.numpy as jnp
+    from jax import lax
+    for body in (lambda c, _: (c.astype(jnp.int32), None), lambda c, _: (jnp.stack([c, c]), None)):
+        with pytest.raises(TypeError, match="carry input and carry output must have equal types"):
+            lax.scan(body, 0., None, length=3)
+    strong = jnp.ones(3, dtype=jnp.float32)
+    out, _ = lax.scan(lambda c, x: (c + x, None), 0., strong)
+    assert out.dtype == jnp.float32 and not out.weak_type and float(out) == 3.
+    assert _squash("A change of weak type alone is accepted: in lecture 6 the carry starts as the weakly typed "
+                   "Python scalar `0.`") in prose("11")
+    assert _squash("A Python scalar such as the initial carry `0.`") in prose("06")
 
 
 def _xla_bytes(fn, *args):

@@ -739,6 +739,88 @@ def _wrong(value) -> list:
 
 
 # Lecture 9's answers are interpreters; these are the wrong ones its checks must reject.
+LITERAL_UNREAD = """
+def my_eval_jaxpr(jaxpr, consts, *args):   # reads a Literal from env
+    env = {**dict(zip(jaxpr.constvars, consts)), **dict(zip(jaxpr.invars, args))}
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*[env[a] for a in eqn.invars], **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [env[a] for a in jaxpr.outvars]
+"""
+OLD_BIND_PARAMS = """
+def my_eval_jaxpr(jaxpr, consts, *args):   # get_bind_params as JAX before 0.9.2 returned it
+    env = {**dict(zip(jaxpr.constvars, consts)), **dict(zip(jaxpr.invars, args))}
+    read = lambda a: a.val if isinstance(a, jcore.Literal) else env[a]
+    for eqn in jaxpr.eqns:
+        subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [read(a) for a in jaxpr.outvars]
+"""
+# A right recursive evaluator written another way: one helper that recurses on itself, never through the
+# global name my_eval_recursive.
+HELPER_RECURSION = """
+def _walk(jaxpr, consts, args):
+    env = {**dict(zip(jaxpr.constvars, consts)), **dict(zip(jaxpr.invars, args))}
+    read = lambda a: a.val if isinstance(a, jcore.Literal) else env[a]
+    sub = lambda closed, *xs: _walk(closed.jaxpr, closed.consts, xs)
+    for eqn in jaxpr.eqns:
+        xs, p = [read(a) for a in eqn.invars], eqn.params
+        if eqn.primitive.name == "cond":
+            outs = sub(p["branches"][int(xs[0])], *xs[1:])
+        elif eqn.primitive.name == "while":
+            cn, bn = p["cond_nconsts"], p["body_nconsts"]
+            carry = xs[cn + bn:]
+            while sub(p["cond_jaxpr"], *xs[:cn], *carry)[0]:
+                carry = sub(p["body_jaxpr"], *xs[cn:cn + bn], *carry)
+            outs = list(carry)
+        elif eqn.primitive.name in ("jit", "pjit"):
+            outs = sub(p["jaxpr"], *xs)
+        else:
+            outs = eqn.primitive.bind(*xs, **eqn.primitive.get_bind_params(p))
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(a) for a in jaxpr.outvars]
+
+def my_eval_recursive(jaxpr, consts, *args):
+    return _walk(jaxpr, consts, args)
+"""
+
+
+@pytest.mark.parametrize("n, code, said", [
+    (1, LITERAL_UNREAD, "read must return atom.val when atom is a jcore.Literal"),
+    (1, OLD_BIND_PARAMS, "Since JAX 0.9.2 get_bind_params returns the params alone"),
+    (1, WRONG_CODE_FORGETS_CONSTS := """
+def my_eval_jaxpr(jaxpr, consts, *args):   # forgets the constvars
+    env = dict(zip(jaxpr.invars, args))
+    read = lambda a: a.val if isinstance(a, jcore.Literal) else env[a]
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [read(a) for a in jaxpr.outvars]
+""", "write the constvars and the invars before the first equation"),
+    (2, "my_eval_recursive = my_eval_jaxpr", "bound cond instead of running its sub-jaxprs itself"),
+])
+def test_l9s_evaluator_check_names_the_bug_it_found(n, code, said):
+    """Each bug gets its own hint, not one hint for every bug."""
+    path = next(p for p in LECTURES if p.name.startswith("09"))
+    trial = _prepared(path, n)
+    _run(exercises(path)[n]["solution"]["source"], trial)
+    _run(code, trial)
+    with pytest.raises(AssertionError) as err:
+        _run(exercises(path)[n]["check"]["source"], trial)
+    assert said in str(err.value)
+    others = ["read must return atom.val", "Since JAX 0.9.2", "write the constvars and the invars", "bound cond"]
+    assert [o for o in others if o in str(err.value)] == [o for o in others if o in said]
+
+
+def test_l9s_recursive_check_takes_a_right_evaluator_that_recurses_through_a_helper():
+    path = next(p for p in LECTURES if p.name.startswith("09"))
+    trial = _prepared(path, 2)
+    _run(HELPER_RECURSION, trial)
+    assert "Correct!" in _run(exercises(path)[2]["check"]["source"], trial)
+
+
 WRONG_EVALUATORS = {
     1: ["""
 def my_eval_jaxpr(jaxpr, consts, *args):   # forgets the constvars
@@ -761,7 +843,7 @@ def my_eval_jaxpr(jaxpr, consts, *args):   # the same under another name
 """, """
 def my_eval_jaxpr(jaxpr, consts, *args):   # the same through jaxpr_as_fun
     return jcore.jaxpr_as_fun(jcore.ClosedJaxpr(jaxpr, consts))(*args)
-"""],
+""", LITERAL_UNREAD, OLD_BIND_PARAMS],
     2: ["""
 my_eval_recursive = my_eval_jaxpr          # right values, but binds cond/while/jit instead of recursing
 """, """

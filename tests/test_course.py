@@ -730,6 +730,9 @@ def _wrong(value) -> list:
         cands = [value + "s", "add", *avoided().get(value, ())]     # a Chinese term's synonyms are wrong too
     elif isinstance(value, (list, tuple)):
         cands = [value[:-1], type(value)([*value, value[-1]]), type(value)(reversed(value))]
+    elif isinstance(value, (set, frozenset)):       # one left out, one too many (a set has no wrong order)
+        extra = next(x for x in ("a", "b", "e", "f", "i", "z", 0, -1) if x not in value)
+        cands = [value - {sorted(value)[-1]}, value | {extra}]
     elif isinstance(value, dict):
         first = next(iter(value))
         cands = [{**value, first: value[first] + 1}, {k: v for k, v in value.items() if k != first}]
@@ -812,6 +815,42 @@ def test_l9s_evaluator_check_names_the_bug_it_found(n, code, said):
     assert said in str(err.value)
     others = ["read must return atom.val", "Since JAX 0.9.2", "write the constvars and the invars", "bound cond"]
     assert [o for o in others if o in str(err.value)] == [o for o in others if o in said]
+
+
+@pytest.mark.parametrize("answer, right", [
+    (["c", "d", "g", "h"], True), (["h", "g", "d", "c"], True), ({"d", "c", "h", "g"}, True),
+    (("g", "c", "h", "d"), True),
+    (["c", "d", "g"], False), (["c", "d", "e", "g", "h"], False), (["c", "d", "g", "h", "i"], False),
+])
+def test_l8s_nan_exercise_takes_the_names_in_any_order(answer, right):
+    """L8 exercise 2: the answer is a set of names; another order is right, a missing or an extra name is not."""
+    path = next(p for p in LECTURES if p.name.startswith("08"))
+    trial = _prepared(path, 2)
+    trial["answer_2"] = answer
+    check = exercises(path)[2]["check"]["source"]
+    if right:
+        assert "Correct!" in _run(check, trial)
+    else:
+        with pytest.raises(AssertionError, match="Follow the dataflow from b"):
+            _run(check, trial)
+
+
+@pytest.mark.parametrize("prefix, natural, keys", [
+    ("05", [1, 1, 2], "'cond_consts', 'body_consts', 'carry'"),
+    ("05", (1, 1, 2), "'cond_consts', 'body_consts', 'carry'"),
+    ("06", [2, 2, 1], "'consts', 'carry', 'xs'"),
+    ("06", {"const": 2, "carries": 2, "x": 1}, "'consts', 'carry', 'xs'"),
+])
+def test_l5_and_l6_group_counts_in_another_form_get_a_form_message(prefix, natural, keys):
+    """Exercise 1 of lectures 5 and 6: the right counts as a list or under other keys are told the keys, not
+    the hint on what the groups hold."""
+    path = next(p for p in LECTURES if p.name.startswith(prefix))
+    trial = _prepared(path, 1)
+    trial["answer_1"] = natural
+    with pytest.raises(AssertionError) as err:
+        _run(exercises(path)[1]["check"]["source"], trial)
+    assert str(err.value).endswith(f"right values, wrong form: you answered {natural!r}; the answer is a dict "
+                                   f"with the keys {keys}.")
 
 
 def test_l9s_recursive_check_takes_a_right_evaluator_that_recurses_through_a_helper():

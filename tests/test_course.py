@@ -75,6 +75,8 @@ def prose(prefix: str, errata: bool = True) -> str:
 
 @pytest.mark.parametrize("prefix, wrong", [
     # issue 43
+    ("00", "A jaxpr names its values `a`, `b`, `c`, ... in the order they appear: the inputs first"),
+    ("00", "jaxpr 按出现的顺序为值命名 `a`、`b`、`c`……：先是输入"),
     ("11", "That is why a scan's carry must keep its type (lecture 6)"),
     ("11", "所以 scan 的携带值必须保持类型不变（第 6 讲）"),
     ("13", "Forward mode adds a tangent for every floating-point carry"),
@@ -301,6 +303,21 @@ def test_a_scan_carry_keeps_shape_and_dtype_but_may_change_weak_type():
     assert _squash("A change of weak type alone is accepted: in lecture 6 the carry starts as the weakly typed "
                    "Python scalar `0.`") in prose("11")
     assert _squash("A Python scalar such as the initial carry `0.`") in prose("06")
+
+
+def test_the_let_form_is_shown_before_lecture_0s_naming_exercise():
+    """L0: a sub-jaxpr used twice is printed once, first, as `let inner = {...} in`, so the program's inputs start
+    at d; the cell that shows it comes before exercise 2, which now says its rule holds without a let."""
+    import jax
+    import jax.numpy as jnp
+    from jax import make_jaxpr
+    source = lecture("00")
+    at = next(i for i, c in enumerate(source) if c["kind"] == "code" and "def twice" in c["source"])
+    assert at < next(i for i, c in enumerate(source) if "exercise-2" in c["tags"])
+    printed = _run(source[at]["source"], {"jax": jax, "jnp": jnp, "make_jaxpr": make_jaxpr})
+    assert printed.startswith("let inner = { lambda ; a:f32[3]. let")
+    assert "{ lambda ; d:f32[3] e:f32[3]. let" in printed and "jaxpr=inner" in printed
+    assert _squash("so the program's own inputs start at `d`") in prose("00")
 
 
 def _xla_bytes(fn, *args):

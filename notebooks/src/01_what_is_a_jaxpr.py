@@ -82,11 +82,14 @@ func1(jnp.zeros(8), jnp.ones(8))
 #
 # `jax.make_jaxpr` prints `{ lambda constvars ; invars . let eqns in (outs) }`: the variables before the `;` are
 # hoisted constants (constvars), those after it are the inputs (invars). Each equation applies one primitive to
-# atoms (variables or literals); parameters are printed in square brackets as `name=value`.
+# atoms (variables or literals); parameters are printed in square brackets as `name=value`. A program that uses
+# one sub-jaxpr more than once is printed after `let name = { lambda ... } in`, that sub-jaxpr printed once and
+# named first (lecture 0, before exercise 2).
 #
 # `jax.make_jaxpr` 打印的形式是 `{ lambda constvars ; invars . let eqns in (outs) }`：分号之前是被提升的常量变量
 # （constvars），之后是输入变量（invars）。每个方程把一个原语作用于若干原子（变量或字面量），参数以 `name=value`
-# 的形式写在方括号里。
+# 的形式写在方括号里。用到同一个子 jaxpr 不止一次的程序打印在 `let name = { lambda ... } in` 之后，那个子 jaxpr 只打印
+# 一次，并且最先命名（第 0 讲练习 2 之前）。
 
 # %%
 from jax import make_jaxpr

@@ -75,6 +75,8 @@ def prose(prefix: str, errata: bool = True) -> str:
 
 @pytest.mark.parametrize("prefix, wrong", [
     # issue 43
+    ("05", "`lax.fori_loop`, a helper that builds one"),
+    ("05", "基于它的辅助函数 `lax.fori_loop`"),
     ("00", "A jaxpr names its values `a`, `b`, `c`, ... in the order they appear: the inputs first"),
     ("00", "jaxpr 按出现的顺序为值命名 `a`、`b`、`c`……：先是输入"),
     ("11", "That is why a scan's carry must keep its type (lecture 6)"),
@@ -318,6 +320,20 @@ def test_the_let_form_is_shown_before_lecture_0s_naming_exercise():
     assert printed.startswith("let inner = { lambda ; a:f32[3]. let")
     assert "{ lambda ; d:f32[3] e:f32[3]. let" in printed and "jaxpr=inner" in printed
     assert _squash("so the program's own inputs start at `d`") in prose("00")
+
+
+def test_fori_loop_builds_a_while_for_a_runtime_bound_and_a_scan_for_static_ones():
+    """L5's opening: what lax.fori_loop builds depends on its bounds."""
+    import jax.numpy as jnp
+    from jax import lax, make_jaxpr
+
+    def loops(f, *args):
+        return [e.primitive.name for e in make_jaxpr(f)(*args).jaxpr.eqns if e.primitive.name in ("while", "scan")]
+
+    assert loops(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 2., x), 1., 5) == ["while"]
+    assert loops(lambda x: lax.fori_loop(0, 5, lambda i, c: c * 2., x), 1.) == ["scan"]
+    assert _squash("builds a `while` when a bound is a runtime value, and a `scan` when both bounds are known "
+                   "while tracing") in prose("05")
 
 
 def _xla_bytes(fn, *args):

@@ -75,6 +75,8 @@ def prose(prefix: str, errata: bool = True) -> str:
 
 @pytest.mark.parametrize("prefix, wrong", [
     # issue 43
+    ("14", "keeps what it traced in a **cache** keyed by the types of the arguments"),
+    ("14", "以实参类型为键的**缓存**"),
     ("05", "`lax.fori_loop`, a helper that builds one"),
     ("05", "基于它的辅助函数 `lax.fori_loop`"),
     ("00", "A jaxpr names its values `a`, `b`, `c`, ... in the order they appear: the inputs first"),
@@ -334,6 +336,13 @@ def test_fori_loop_builds_a_while_for_a_runtime_bound_and_a_scan_for_static_ones
     assert loops(lambda x: lax.fori_loop(0, 5, lambda i, c: c * 2., x), 1.) == ["scan"]
     assert _squash("builds a `while` when a bound is a runtime value, and a `scan` when both bounds are known "
                    "while tracing") in prose("05")
+
+
+def test_jits_cache_is_keyed_by_the_function_as_lecture_14_prints():
+    import jax
+    code = next(c["source"] for c in lecture("14") if c["kind"] == "code" and "def double" in c["source"])
+    assert _run(code, {"jax": jax}).strip() == "['double', 'lambda', 'lambda']"
+    assert _squash("keyed by the function and the types of its arguments") in prose("14")
 
 
 def _xla_bytes(fn, *args):

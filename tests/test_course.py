@@ -345,6 +345,38 @@ def test_jits_cache_is_keyed_by_the_function_as_lecture_14_prints():
     assert _squash("keyed by the function and the types of its arguments") in prose("14")
 
 
+def test_l15s_three_counts_of_normalize_are_jaxs_at_two_depths():
+    """L15: normalize made 5 equations at its own level and 20 at every depth (15 inside jnp.std's jit); the
+    program has 10 at the top level and 25 in all."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.extend.core import jaxprs_in_params
+
+    def every(jaxpr):
+        return sum(1 + sum(every(s) for s in jaxprs_in_params(e.params)) for e in jaxpr.eqns)
+
+    def normalize(x):
+        m = jnp.mean(x)
+        return (x - m) / jnp.std(x)
+
+    x = np.arange(4.0, dtype="f4")
+    mine = jax.make_jaxpr(normalize)(x).jaxpr
+    assert (len(mine.eqns), every(mine)) == (5, 20)
+    std = next(e for e in mine.eqns if e.primitive.name == "jit")
+    assert every(std.params["jaxpr"].jaxpr) == 15
+
+    def predict(w1, w2, x):
+        h = jnp.tanh(normalize(x) @ w1)
+        return jnp.tanh(h @ w2).sum()
+
+    whole = jax.make_jaxpr(predict)(np.ones((4, 3), "f4"), np.ones((3, 2), "f4"), x).jaxpr
+    assert (len(whole.eqns), every(whole)) == (10, 25)
+    text = prose("15")
+    assert _squash("those 5 plus the 15 inside `jnp.std`'s `jit`") in text
+    assert _squash("10 equations at the top level, 25 with every sub-jaxpr's") in text
+
+
 def _xla_bytes(fn, *args):
     import jax
     return jax.jit(jax.grad(fn, argnums=1)).lower(*args).compile().memory_analysis().temp_size_in_bytes

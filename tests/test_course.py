@@ -377,6 +377,15 @@ def test_l15s_three_counts_of_normalize_are_jaxs_at_two_depths():
     assert _squash("10 equations at the top level, 25 with every sub-jaxpr's") in text
 
 
+def test_l10s_profile_is_read_at_its_precision():
+    """L10: the profile takes the median of 100 runs and says which of its numbers mean something: the product's
+    500-fold FLOPs, not the order of three elementwise equations of tens of µs each."""
+    cell = next(c["source"] for c in lecture("10") if c["kind"] == "code" and "--profile" in c["source"])
+    assert int(re.search(r"--repeat (\d+)", cell).group(1)) >= 100
+    assert round(16.8e6 / 32.8e3, -2) == 500
+    assert _squash("their order among themselves changes with the machine and its load") in prose("10")
+
+
 def _xla_bytes(fn, *args):
     import jax
     return jax.jit(jax.grad(fn, argnums=1)).lower(*args).compile().memory_analysis().temp_size_in_bytes

@@ -386,6 +386,25 @@ def test_l10s_profile_is_read_at_its_precision():
     assert _squash("their order among themselves changes with the machine and its load") in prose("10")
 
 
+def test_l1_shows_make_jaxprs_own_parameters_as_jax_prints_them():
+    """L1: static_argnums unrolls and drops n, return_shape gives a ShapeDtypeStruct, axis_env lets psum trace."""
+    import jax
+    import jax.numpy as jnp
+    from jax import make_jaxpr
+    code = next(c["source"] for c in lecture("01") if c["kind"] == "code" and "axis_env" in c["source"])
+
+    def func1(first, second):
+        return jnp.sum(first + jnp.sin(second) * 3.)
+
+    lines = _run(code, {"make_jaxpr": make_jaxpr, "jnp": jnp, "func1": func1}).strip().split("\n")
+    assert lines[0] == "{ lambda ; a:f32[]. let b:f32[] = mul a a; c:f32[] = mul b b in (c,) }"
+    assert lines[1] == "ShapeDtypeStruct(shape=(), dtype=float32)"
+    assert "psum[axes=('batch',)" in lines[3]
+    with pytest.raises(NameError):
+        make_jaxpr(lambda x: jax.lax.psum(x, "batch"))(1.)
+    assert _squash("`static_argnums` marks arguments that are not traced") in prose("01")
+
+
 def _xla_bytes(fn, *args):
     import jax
     return jax.jit(jax.grad(fn, argnums=1)).lower(*args).compile().memory_analysis().temp_size_in_bytes

@@ -166,7 +166,7 @@ def twice(x, y):
     return inner(x) + inner(y)
 
 
-print(make_jaxpr(twice)(jnp.ones(3), jnp.ones(3)))
+print(make_jaxpr(twice)(jnp.ones(3), jnp.ones(3)).pretty_print(use_color=False))
 
 # %% [markdown]
 # **Exercise 2 / 练习 2.** `g` has no `let` in front: its inputs come first, then each equation's result. In the

@@ -154,10 +154,10 @@ def power(x, n):
     return x
 
 
-print(make_jaxpr(power, static_argnums=1)(2., 3))
+print(make_jaxpr(power, static_argnums=1)(2., 3).pretty_print(use_color=False))
 closed, shape = make_jaxpr(func1, return_shape=True)(jnp.zeros(8), jnp.ones(8))
 print(shape)
-print(make_jaxpr(lambda x: jax.lax.psum(x, "batch"), axis_env=[("batch", 4)])(1.))
+print(make_jaxpr(lambda x: jax.lax.psum(x, "batch"), axis_env=[("batch", 4)])(1.).pretty_print(use_color=False))
 
 # %% [markdown]
 # ## Exercises / 练习

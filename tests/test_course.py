@@ -405,6 +405,49 @@ def test_l1_shows_make_jaxprs_own_parameters_as_jax_prints_them():
     assert _squash("`static_argnums` marks arguments that are not traced") in prose("01")
 
 
+def test_the_capstone_states_what_jax_and_the_stepper_find():
+    """L19: the step is 131 equations in three parts; Adam holds 10 of the 14 arrays; with a learning rate of 1e38
+    the first NaN is the output product (its input t holds inf and no NaN, the weights d both signs), with 1e19
+    it is optax's last subtraction."""
+    pytest.importorskip("flax.nnx")
+    pytest.importorskip("optax")
+    import numpy as np
+    import jax
+    from jaxprlens.model.calls import call_tree
+    from jaxprlens.present.words import group_label
+    ns: dict = {}
+    for c in lecture("19"):
+        if "setup" in c["tags"]:
+            _run(c["source"], ns)
+    import jaxprlens
+    step, state, x, y = ns["make_step"](1e-2)[0], ns["make_step"](1e-2)[1], ns["x"], ns["y"]
+    program = jaxprlens.trace(step, state, x, y)
+    parts = [(group_label(c), len(c.eqns)) for c in call_tree(program).root.walk() if c.depth == 1]
+    assert len(program.eqns) == 131 and parts == [("train_step (forward)", 42), ("train_step (backward)", 27),
+                                                 ("train_step (optimizer update)", 62)]
+    assert len(jax.tree_util.tree_leaves(state)) == 14 and len(jax.tree_util.tree_leaves(state[1])) == 10
+
+    def first_nan(lr):
+        step, state = ns["make_step"](lr)
+        first, state = step(state, x, y)
+        second, _ = step(state, x, y)
+        stepper = jaxprlens.trace(step, state, x, y).stepper(break_on_nan=True)
+        stepper.run()
+        return float(first), float(second), stepper
+
+    first, second, stepper = first_nan(1e38)
+    assert np.isfinite(first) and np.isnan(second)
+    eqn = stepper.stop.eqn
+    assert (eqn.id, eqn.primitive, [v.name for v in eqn.invars]) == ("6", "dot_general", ["t", "d"])
+    t, d = (np.asarray(stepper.env_names[n]) for n in ("t", "d"))
+    assert np.isinf(t).any() and not np.isnan(t).any() and (d > 0).any() and (d < 0).any()
+    _, second, stepper = first_nan(1e19)
+    assert np.isnan(second) and stepper.stop.eqn.primitive == "sub" and stepper.stop.eqn.id == "39"
+    assert np.isfinite(np.asarray(stepper.env_names["q"])).all()        # the hidden product stays finite
+    assert np.isinf(np.asarray(stepper.env_names["y"])).any()           # the output product overflows
+    assert not np.isnan(np.asarray(stepper.env_names["y"])).any()
+
+
 def _xla_bytes(fn, *args):
     import jax
     return jax.jit(jax.grad(fn, argnums=1)).lower(*args).compile().memory_analysis().temp_size_in_bytes

@@ -109,7 +109,7 @@ train_step(state, x, y)
 # every parameter several times (two moments, their bias correction, the step).
 #
 # 一百多个方程平铺着读太多了。第 15 讲的调用树按产生它们的 Python 调用把方程分组，训练步分成三部分：前向过程、
-# 反向过程（转置后的切向量方程，第 12 讲）和优化器的更新。更新部分最大：Adam 对每个参数都要处理好几次（两个矩估计、
+# 反向过程（转置后的切向量方程，第 12 讲）和优化器的更新。更新部分最大：Adam 对每个参数都要处理好几次（两个矩、
 # 它们的偏差修正、更新步）。
 
 # %%
@@ -149,7 +149,7 @@ train_step(state, x, y)
 #
 # 反向过程要读取前向过程产生的值：残差（第 12 讲）。`--memory` 列出这些残差以及产生每个残差的方程。这里它们就是每一层
 # 求导所需要的：输入 `x`（用于隐藏层权重的梯度）、`relu` 之后的隐藏层激活值和 `relu` 的掩码（`bool`，用于它的导数）、
-# 输出层的权重（把余切传回输出层），以及 softmax 交叉熵的导数要读的值。参数和 Adam 的两个矩估计既是输入也是结果，从第一个
+# 输出层的权重（把余切传回输出层），以及 softmax 交叉熵的导数要读的值。参数和 Adam 的两个矩既是输入也是结果，从第一个
 # 方程一直存活到最后一个：模型这么小，决定峰值的是它们，而不是残差。
 
 # %%
@@ -236,13 +236,13 @@ _, optimizer_state = nnx.split(nnx.Optimizer(MLP(nnx.Rngs(0)), optax.adam(1e-2),
 check(answer_1, len(jax.tree_util.tree_leaves(optimizer_state)),
       "Four parameters; Adam keeps two moments of each (mu and nu), eight arrays; and two counters: Adam's own "
       "count of updates and the optimizer's step.",
-      "四个参数；Adam 为每个参数保存两个矩估计（mu 和 nu），共八个数组；再加上两个计数器：Adam 自己的更新计数和优化器的 step。")
+      "四个参数；Adam 为每个参数保存两个矩（mu 和 nu），共八个数组；再加上两个计数器：Adam 自己的更新计数和优化器的 step。")
 
 # %% tags=["solution-1"] jupyter={"source_hidden": true}
 # Solution: click to open
 # 参考答案：点击展开
 # mu and nu for hidden.kernel, hidden.bias, out.kernel, out.bias (8), Adam's count, the optimizer's step.
-# hidden.kernel、hidden.bias、out.kernel、out.bias 各自的 mu 与 nu（8 个）、Adam 的计数、优化器的 step。
+# 两层各自的权重和偏置（4 个参数）各有 mu 与 nu（8 个），再加上 Adam 的计数和优化器的 step。
 answer_1 = 10
 
 

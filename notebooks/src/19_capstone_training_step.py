@@ -128,14 +128,19 @@ for call in call_tree(program).root.walk():
 # The graph draws the same tree: with room for only a few nodes it draws three, the forward pass, the backward
 # pass and the update, each a node you can open in a notebook. It counts every equation at every depth (those
 # inside `relu`'s and optax's own `jit`s too), so its numbers are larger than the call tree's top-level ones
-# (lecture 15).
+# (lecture 15). `%%jaxpr --graph --max-nodes 8` draws it with every call drawn ahead of time, so that a click
+# opens one without a kernel; to keep this notebook light enough for GitHub's preview, the cell below stores the
+# top level alone (`ahead=False`, as in lecture 15).
 #
 # 图画的是同一棵树：只能画少数几个节点时，它画出三个：前向过程、反向过程和更新，在笔记本里可以点开每个节点。它统计所有深度上的
 # 方程（包括 `relu` 和 optax 自己的 `jit` 内部的方程），所以它的数字比调用树只算顶层的数字大（第 15 讲）。
+# `%%jaxpr --graph --max-nodes 8` 画图时会预先画好每个调用，没有内核也能点击展开；为了让本 notebook 足够轻、能在 GitHub 上
+# 预览，下面的单元格只保存顶层（`ahead=False`，与第 15 讲相同）。
 
 # %%
-%%jaxpr --graph --max-nodes 8
-train_step(state, x, y)
+folded = program.graph(max_nodes=8, ahead=False)
+print(folded.summary())
+folded
 
 # %% [markdown]
 # ## What grad keeps: `--memory` / grad 保留了什么：`--memory`

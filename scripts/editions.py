@@ -10,6 +10,8 @@ Conventions of ``notebooks/src/*.py`` (``split_markdown`` raises on a paragraph 
   opens an English paragraph is moved to the start of the Chinese paragraph that follows it;
 - in code, a comment line in Chinese next to one in English is a translation, and ``# English / 中文``
   after code is one comment in two languages; code itself is the same in both editions;
+- in a Chinese paragraph a line break between two Chinese characters is removed: Markdown turns a soft break
+  into a space, which Chinese text does not have;
 - a solution cell (tagged ``solution-N``, folded by ``source_hidden``) opens with ``SOLUTION_LINES``, the English
   line then the Chinese one: a folded cell shows its first line (JupyterLab, Notebook 7), which must not be
   the answer.
@@ -77,6 +79,14 @@ def _zh_label(text: str) -> str | None:
     return None
 
 
+SOFT_BREAK = re.compile(rf"(?<={CJK.pattern})\n(> ?)?[ \t]*(?={CJK.pattern})")
+
+
+def join_soft_breaks(text: str) -> str:
+    """``text`` with each line break between two Chinese characters removed (a blockquote's ``>`` with it)."""
+    return SOFT_BREAK.sub("", text)
+
+
 def _blocks(text: str) -> list[list[str]]:
     """Paragraphs: runs of lines between blank lines (or lone ``>`` lines); a fenced code block is one."""
     blocks, cur, fenced = [], [], False
@@ -128,6 +138,7 @@ def split_markdown(text: str, lang: str, where: str = "") -> str:
             body = prefix + carry + ("\n" + prefix if listed else "") + body[len(prefix):]
         if own == "zh":
             carry = None
+            body = join_soft_breaks(body)
         out.append((quoted, body))
     text = ""
     for i, (quoted, body) in enumerate(out):

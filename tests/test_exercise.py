@@ -118,6 +118,22 @@ def test_near_misses_fail_with_the_hint(answer, truth, shown):
     assert graded(answer, truth) == f"Not quite: you answered {shown}. {HINT_EN}"
 
 
+GROUPS = {"cond_consts": 1, "body_consts": 1, "carry": 2}       # lecture 5's exercise 1
+KEYS_SAID = "the answer is a dict with the keys 'cond_consts', 'body_consts', 'carry'."
+
+
+@pytest.mark.parametrize("answer", [[1, 1, 2], (1, 1, 2), {"cond": 1, "body": 1, "carry": 2},
+                                    {"consts": 1, "body_consts": 1, "carry": 2}])
+def test_a_dicts_right_values_in_another_form_name_the_keys_instead_of_the_hint(answer):
+    """Lectures 5 and 6, exercise 1: the counts right, as a list or under other keys, is a question of form."""
+    assert graded(answer, GROUPS) == f"Not quite: right values, wrong form: you answered {shown(answer)}; {KEYS_SAID}"
+
+
+@pytest.mark.parametrize("answer", [[1, 2, 1], (1, 1), [1, 1, 2, 0], {"cond": 2, "body": 1, "carry": 2}, 4])
+def test_a_dicts_wrong_values_in_another_form_get_the_hint(answer):
+    assert graded(answer, GROUPS).endswith(HINT_EN)
+
+
 def test_a_wrong_shape_says_so():
     assert graded(jnp.ones((2, 3)), np.ones((3, 2))) == \
         f"Not quite: your answer has shape (2, 3), not the answer's shape. {HINT_EN}"
@@ -254,6 +270,8 @@ def test_in_chinese():
     assert graded(4, 3) == f"还不对：你的答案是 4。{HINT_ZH}"
     assert graded(1, True) == "还不对：值对了，类型不对：你的答案 1 是整数，而答案是布尔值。"
     assert graded([1, 0], [True, False]) == "还不对：值对了，类型不对：你的答案 [1, 0] 中，1 是整数，而答案在这里是布尔值。"
+    assert graded([1, 1, 2], GROUPS) == ("还不对：值对了，形式不对：你的答案是 [1, 1, 2]；答案是以 'cond_consts'、"
+                                         "'body_consts'、'carry' 为键的字典。")
     assert graded(jnp.ones(2), np.ones(3)) == f"还不对：你的答案形状为 (2,)，与答案的形状不同。{HINT_ZH}"
     assert graded(len, 3) == "还不对：你的答案是函数，不是一个值：调用它得到值，或用整数作答。"
     assert graded(object(), (1, 2)) == "还不对：你的答案是object 类型的对象，无法与元组比较：请用元组作答。"

@@ -543,7 +543,7 @@ def test_cost_colours_each_node_by_its_share():
     by_bytes = p.graph(cost="bytes").source
     assert "· 57% of bytes moved" in by_bytes and "share of estimated bytes moved (total 900 B)" in by_bytes
     zh = p.graph(cost="flops", lang="zh").source
-    assert "占FLOPs的 89%" in zh and "估计FLOPs占比（总计 575 FLOP）" in zh
+    assert "占FLOPs的 89%" in zh and "估算FLOPs占比（总计 575 FLOP）" in zh
     assert "89%" not in p.graph().source                                 # no cost asked: no number
     with pytest.raises(ValueError, match=r"unknown cost 'time' \(must be one of \['flops', 'bytes'\]\)"):
         p.graph(cost="time")

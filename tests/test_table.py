@@ -188,6 +188,15 @@ def test_zh_column_titles():
     assert s.select_one(".jl-cap").get_text() == "签名：3 个方程（共 8 个）"
 
 
+def test_zh_sub_jaxpr_binders_say_their_role_in_full_width_brackets():
+    """The zh signature text and HTML agree: 来自 c（循环体常量）, as every other zh view brackets a note."""
+    s = soup(traced("func10").table(lang="zh"))
+    body = s.select_one('details.jl-sub[data-path="2/body"]')
+    binders = [r.get_text("", strip=True) for r in body.select("table.jl-sig tr.jl-invar")]
+    assert binders[0] == "输入f:f32[16]来自c（循环体常量）"
+    assert not any("(" in b for b in binders)
+
+
 def test_front_end_is_inlined_once_per_output():
     html_ = traced("func10").table()._repr_mimebundle_()["text/html"]
     s = BeautifulSoup(html_, "html.parser")

@@ -61,7 +61,7 @@ def test_the_chinese_help_of_jaxpr():
     for line in ["  -h, --help            用本单元格的语言（--lang，否则 %jaxpr_config --lang）显示本帮助，然后停止",
                  "  --text                按 JAX 打印的样子显示 jaxpr",
                  "  --cost <[{flops,bytes}]>",
-                 "                        在表格中加上 FLOPs/字节数的开销列；与 --graph 一起时，按每个节点在估计 FLOPs 中的"
+                 "                        在表格中加上 FLOPs/字节数的开销列；与 --graph 一起时，按每个节点在估算 FLOPs 中的"
                  "份额着色（--cost bytes：按搬运字节数中的份额）",
                  "  --lang LANG           本单元格视图的语言：en 或 zh（默认：%jaxpr_config --lang，否则 $JAXPRLENS_LANG，"
                  "否则 en）",

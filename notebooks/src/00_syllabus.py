@@ -146,12 +146,34 @@ check(answer_1, len(make_jaxpr(g)(jnp.ones(3), jnp.ones(3)).jaxpr.eqns),
 answer_1 = 3
 
 # %% [markdown]
-# **Exercise 2 / 练习 2.** A jaxpr names its values `a`, `b`, `c`, ... in the order they appear: the inputs
-# first, then each equation's result. In the jaxpr of `g`, what name does the result of `jnp.maximum` get?
-# Answer with a str.
+# **Names / 名字.** JAX's printer names values `a`, `b`, `c`, ... in the order it prints them. Usually that is
+# the inputs first, then each equation's result. One form changes the order: a sub-jaxpr that the program uses
+# more than once (here `inner`, a `jax.jit` function called twice) is printed once, at the top, as
+# `let inner = { lambda ... } in`, and the program after it refers to it by name (`jaxpr=inner`). Its names are
+# printed first, so the program's own inputs start at `d`:
 #
-# jaxpr 按出现的顺序为值命名 `a`、`b`、`c`……：先是输入，再是每个方程的结果。在 `g` 的 jaxpr 中，`jnp.maximum` 的结果
-# 叫什么名字？用字符串作答。
+# **名字**：JAX 的打印器按打印的先后为值命名 `a`、`b`、`c`……。通常先是输入，再是每个方程的结果。有一种形式会改变这个
+# 顺序：程序中用到不止一次的子 jaxpr（这里是被调用两次的 `jax.jit` 函数 `inner`）只在最上面打印一次，写成
+# `let inner = { lambda ... } in`，后面的程序按名字引用它（`jaxpr=inner`）。它的名字先打印，所以程序自己的输入从 `d` 开始：
+
+# %%
+@jax.jit
+def inner(x):
+    return jnp.sin(x) * 2.
+
+
+def twice(x, y):
+    return inner(x) + inner(y)
+
+
+print(make_jaxpr(twice)(jnp.ones(3), jnp.ones(3)).pretty_print(use_color=False))
+
+# %% [markdown]
+# **Exercise 2 / 练习 2.** `g` has no `let` in front: its inputs come first, then each equation's result. In the
+# jaxpr of `g`, what name does the result of `jnp.maximum` get? Answer with a str.
+#
+# `g` 的 jaxpr 前面没有 `let`：先是输入，再是每个方程的结果。在 `g` 的 jaxpr 中，`jnp.maximum` 的结果叫什么名字？
+# 用字符串作答。
 
 # %% tags=["exercise-2"]
 answer_2 = None  # a str / 一个字符串

@@ -82,11 +82,14 @@ func1(jnp.zeros(8), jnp.ones(8))
 #
 # `jax.make_jaxpr` prints `{ lambda constvars ; invars . let eqns in (outs) }`: the variables before the `;` are
 # hoisted constants (constvars), those after it are the inputs (invars). Each equation applies one primitive to
-# atoms (variables or literals); parameters are printed in square brackets as `name=value`.
+# atoms (variables or literals); parameters are printed in square brackets as `name=value`. A program that uses
+# one sub-jaxpr more than once is printed after `let name = { lambda ... } in`, that sub-jaxpr printed once and
+# named first (lecture 0, before exercise 2).
 #
 # `jax.make_jaxpr` 打印的形式是 `{ lambda constvars ; invars . let eqns in (outs) }`：分号之前是被提升的常量变量
 # （constvars），之后是输入变量（invars）。每个方程把一个原语作用于若干原子（变量或字面量），参数以 `name=value`
-# 的形式写在方括号里。
+# 的形式写在方括号里。用到同一个子 jaxpr 不止一次的程序打印在 `let name = { lambda ... } in` 之后，那个子 jaxpr 只打印
+# 一次，并且最先命名（第 0 讲练习 2 之前）。
 
 # %%
 from jax import make_jaxpr
@@ -124,6 +127,37 @@ func1(jnp.zeros(8), jnp.ones(8))
 # %% tags=["needs-feature"]
 %%jaxpr --graph
 func1(jnp.zeros(8), jnp.ones(8))
+
+# %% [markdown]
+# ## `make_jaxpr`'s own parameters / `make_jaxpr` 自己的参数
+#
+# `jax.make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False)` takes three parameters besides the
+# function. `static_argnums` marks arguments that are not traced: their Python values are read while tracing,
+# so `n` below unrolls the loop and is not an input of the jaxpr (it has one input, `a`; this short jaxpr prints
+# on one line). `return_shape=True` returns the jaxpr together with the shape and dtype of the output, as
+# `jax.ShapeDtypeStruct`s. `axis_env` names mapped axes and their sizes, so that a collective such as `psum`
+# over the axis `"batch"` can be traced outside `shard_map` or `vmap` (without it, JAX raises a `NameError`).
+#
+# `jax.make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False)` 除了函数之外还有三个参数。`static_argnums`
+# 标出不被 trace 的实参：trace 时读取它们的 Python 值，所以下面的 `n` 把循环展开了，而且不是 jaxpr 的输入（jaxpr 只有一个
+# 输入 `a`；这个很短的 jaxpr 打印在一行里）。`return_shape=True` 在返回 jaxpr 的同时返回输出的形状和 dtype，形式为
+# `jax.ShapeDtypeStruct`。`axis_env` 给出被映射的轴的名字和大小，这样对轴 `"batch"` 做 `psum` 这样的集合操作就能在
+# `shard_map` 或 `vmap` 之外 trace（没有它，JAX 抛出 `NameError`）。
+
+# %%
+import jax
+
+
+def power(x, n):
+    for _ in range(n - 1):
+        x = x * x
+    return x
+
+
+print(make_jaxpr(power, static_argnums=1)(2., 3).pretty_print(use_color=False))
+closed, shape = make_jaxpr(func1, return_shape=True)(jnp.zeros(8), jnp.ones(8))
+print(shape)
+print(make_jaxpr(lambda x: jax.lax.psum(x, "batch"), axis_env=[("batch", 4)])(1.).pretty_print(use_color=False))
 
 # %% [markdown]
 # ## Exercises / 练习

@@ -9,11 +9,12 @@
 # %% [markdown]
 # # Lecture 5 · `while`: loops at run time / 第 5 讲 · `while`：运行时的循环
 #
-# A Python loop is unrolled while tracing. To loop at run time use `lax.while_loop`, or `lax.fori_loop`,
-# a helper that builds one. `C` is the type of the loop **carry**.
+# A Python loop is unrolled while tracing. To loop at run time use `lax.while_loop`, or `lax.fori_loop`, a
+# helper that builds a `while` when a bound is a runtime value, and a `scan` when both bounds are known while
+# tracing (exercise 2). `C` is the type of the loop **carry**.
 #
-# Python 循环在 trace 时被展开。要在运行时循环，须使用 `lax.while_loop`，或基于它的辅助函数 `lax.fori_loop`。
-# `C` 是循环**携带值**的类型。
+# Python 循环在 trace 时被展开。要在运行时循环，须使用 `lax.while_loop`，或辅助函数 `lax.fori_loop`：上下界中有运行时的值时
+# 它生成 `while`，上下界在 trace 时都已知时它生成 `scan`（练习 2）。`C` 是循环**携带值**的类型。
 #
 # ```
 # lax.while_loop(cond_fun: (C -> bool), body_fun: (C -> C), init: C) -> C

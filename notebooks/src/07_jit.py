@@ -76,10 +76,6 @@ print(make_jaxpr(func12)(1.).pretty_print(use_color=False))
 # `while` and `scan` bodies get no suggestion: their binders simply continue the sequence (lectures 4-6).
 # jaxprlens keeps one name per value everywhere.
 #
-# **Weak types again / 再谈弱类型**: `convert_element_type[new_dtype=float32 weak_type=False]` on `a` and `b`
-# turns the weakly typed Python scalar `arg` (and `arg - 2.`) into a strong `f32` before it meets the strong
-# `f32[1]` from `jnp.ones(1)` (lecture 6).
-#
 # `inner` 捕获了 `arg`：闭包变成显式操作数，所以调用传入两个值 `a`（`arg`）与 `b`（`arg - 2.`），子 jaxpr 有两个输入。
 # `jnp.ones(1)` 在子 jaxpr 内部构造（`broadcast_in_dim`）。
 #
@@ -87,6 +83,10 @@ print(make_jaxpr(func12)(1.).pretty_print(use_color=False))
 # 因为操作数是 `a`、`b`，绑定变量就打印为 `a`、`b`；因为方程绑定的是 `c`，被调函数的结果也打印为 `c`。其余变量沿同一个
 # 序列继续（内部是 `d`、`e`、`f`、`g`，调用之后是 `h`、`i`）。`cond`、`while`、`scan` 的子 jaxpr 不沿用名字，它们的
 # 绑定变量直接沿序列继续编号（第 4–6 讲）。jaxprlens 则让同一个值在各处保持同一个名字。
+#
+# **Weak types again / 再谈弱类型**: `convert_element_type[new_dtype=float32 weak_type=False]` on `a` and `b`
+# turns the weakly typed Python scalar `arg` (and `arg - 2.`) into a strong `f32` before it meets the strong
+# `f32[1]` from `jnp.ones(1)` (lecture 6).
 #
 # `a`、`b` 上的 `convert_element_type[new_dtype=float32 weak_type=False]` 把弱类型的 Python 标量 `arg`（以及
 # `arg - 2.`）先变成强类型 `f32`，再与 `jnp.ones(1)` 产生的强类型 `f32[1]` 运算（见第 6 讲）。

@@ -191,11 +191,11 @@ answer_1 = "sqrt"
 
 # %% [markdown]
 # **Exercise 2 / 练习 2.** Read the jaxpr of `two_paths` printed below. If the input `w` (its variable `b`)
-# holds a NaN, which equations' results will the NaN reach? Answer with their names in alphabetical order
-# (`b` itself not included). The check edits `b` with `set_value` and reads `changed`.
+# holds a NaN, which equations' results will the NaN reach? Answer with their names, in any order (a list or
+# a set; `b` itself not included). The check edits `b` with `set_value` and reads `changed`.
 #
-# 读下面打印的 `two_paths` 的 jaxpr。如果输入 `w`（即变量 `b`）里有 NaN，NaN 会传到哪些方程的结果？按字母顺序
-# 列出它们的名字作答（不含 `b` 本身）。检查单元格用 `set_value` 修改 `b`，再读取 `changed`。
+# 读下面打印的 `two_paths` 的 jaxpr。如果输入 `w`（即变量 `b`）里有 NaN，NaN 会传到哪些方程的结果？列出它们的
+# 名字作答，顺序不限（列表或集合均可；不含 `b` 本身）。检查单元格用 `set_value` 修改 `b`，再读取 `changed`。
 
 # %% tags=["exercise-2"]
 def two_paths(x, w):
@@ -206,14 +206,14 @@ def two_paths(x, w):
 x2, w2 = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
 program2 = jaxprlens.trace(two_paths, x2, w2)
 print(program2)
-answer_2 = None  # a list of names (str) / 名字（字符串）组成的列表
+answer_2 = None  # names (str), any order / 名字（字符串），顺序不限
 
 # %% tags=["check-2"]
 w_var = next(v for v in program2.invars if v.path == "w")
 edit = program2.stepper()
 edit.set_value(w_var.name, np.full(w2.shape, np.nan, np.float32))
 edit.run()
-check(answer_2, sorted(v.name for v in edit.changed if v.name != w_var.name),
+check(answer_2, {v.name for v in edit.changed if v.name != w_var.name},
       "Follow the dataflow from b: an equation with an operand that holds a NaN gives a NaN, so the product, "
       "tanh, the mul by 2. and the add that uses it; the sum of x * x never reads b, and neither does the "
       "second output.",
@@ -225,7 +225,7 @@ check(answer_2, sorted(v.name for v in edit.changed if v.name != w_var.name),
 # 参考答案：点击展开
 # c = x @ w, d = tanh c, g = d * 2., h = g + f; e, f and i come from x alone.
 # c = x @ w，d = tanh c，g = d * 2.，h = g + f；e、f、i 只来自 x。
-answer_2 = ["c", "d", "g", "h"]
+answer_2 = {"c", "d", "g", "h"}
 
 # %% [markdown]
 # **Takeaway / 小结**: breakpoints by primitive, by equation or by source line turn the jaxpr into a map

@@ -76,6 +76,9 @@ print(type(eqn).__name__, eqn.primitive, [type(a).__name__ for a in eqn.invars],
 # `jax.jit` 的结果比较。
 
 # %% tags=["checks"]
+import os
+import sys
+
 import numpy as np
 import jax
 import jax.numpy as jnp
@@ -122,20 +125,30 @@ THEIRS = {"eval_jaxpr", "jaxpr_as_fun"}
 THEIR_FUNCTIONS = [f for f in (getattr(jax.core, "eval_jaxpr", None), getattr(jcore, "jaxpr_as_fun", None)) if f]
 
 
-def used_names(code):
-    # The global and attribute names a function's code uses, its nested functions' included.
-    # 函数代码用到的全局名和属性名，包括其嵌套函数用到的。
+def used_names(code, scope=None, seen=None):
+    # The global and attribute names a function's code uses, its nested functions' included, and with `scope`
+    # (its globals) those of the global functions it calls, so that a helper's names count as its own.
+    # 函数代码用到的全局名和属性名，包括其嵌套函数用到的；给出 `scope`（它的全局名字空间）时，还包括它调用的全局函数
+    # 用到的，这样辅助函数里的名字也算数。
+    seen = set() if seen is None else seen
+    if code in seen:
+        return set()
+    seen.add(code)
     names = set(code.co_names)
     for const in code.co_consts:
         if hasattr(const, "co_names"):
-            names |= used_names(const)
+            names |= used_names(const, scope, seen)
+    for name in code.co_names:
+        helper = (scope or {}).get(name)
+        if hasattr(helper, "__code__") and helper.__globals__ is scope:
+            names |= used_names(helper.__code__, scope, seen)
     return names
 
 
 def reads_the_jaxpr(evaluate):
     # Fail unless `evaluate` walks the equations itself, instead of handing the jaxpr to JAX's interpreter.
     # 除非 `evaluate` 自己逐个遍历方程，而不是把 jaxpr 交给 JAX 的解释器，否则判为不通过。
-    name, names = evaluate.__name__, used_names(evaluate.__code__)
+    name, names = evaluate.__name__, used_names(evaluate.__code__, evaluate.__globals__)
     calls_theirs = names & THEIRS or any(evaluate.__globals__.get(n) is f for n in names for f in THEIR_FUNCTIONS)
     if calls_theirs or "eqns" not in names:
         fail(f"{name} must interpret the jaxpr itself, not hand it to JAX's own eval_jaxpr.",
@@ -144,44 +157,77 @@ def reads_the_jaxpr(evaluate):
              "遍历 jaxpr.eqns：读入每个方程的输入，bind 它的原语，写入它的输出。")
 
 
+def why(error, evaluate):
+    # What to look at for an error the evaluator raised: an unhandled Literal, the pair `get_bind_params` returned
+    # before JAX 0.9.2, or a variable read before it was written.
+    # 求值器抛出的错误该从哪里查：没有处理的 Literal、JAX 0.9.2 之前 `get_bind_params` 返回的二元组，或者先读后写的变量。
+    key = error.args[0] if isinstance(error, KeyError) and error.args else None
+    if isinstance(key, jcore.Literal) or "unhashable type: 'Literal'" in str(error):
+        return ("A Literal (a constant written into its equation, such as 3.0) is not in env: read must return "
+                "atom.val when atom is a jcore.Literal.",
+                "Literal（直接写在方程里的常量，例如 3.0）不在 env 里：atom 是 jcore.Literal 时，read 要返回 atom.val。")
+    if "get_bind_params" in used_names(evaluate.__code__) and isinstance(error, (ValueError, TypeError)):
+        return ("Since JAX 0.9.2 get_bind_params returns the params alone: write "
+                "prim.bind(*values, **prim.get_bind_params(eqn.params)); the pair (subfuns, params) was older JAX's.",
+                "自 JAX 0.9.2 起 get_bind_params 只返回参数：写成 prim.bind(*values, **prim.get_bind_params(eqn.params))；"
+                "二元组 (subfuns, params) 是更早的 JAX 的写法。")
+    if isinstance(key, jcore.Var):
+        return ("A variable was read before it was written: write the constvars and the invars before the first "
+                "equation, and every outvar of each equation.",
+                "有变量在写入之前就被读取了：在第一个方程之前写入 constvars 与 invars，并写入每个方程的每个 outvar。")
+    return ("Print the jaxpr and find the equation your evaluator was running when the error came.",
+            "打印这个 jaxpr，找出出错时你的求值器正在运行哪个方程。")
+
+
+JAX_FILES = os.path.dirname(jax.__file__)
+
+
+def bound_by_you(run):
+    # Run `run()` and list the higher-order primitives bound from code outside JAX (yours); JAX binding `while`
+    # inside its own `scan` does not count.
+    # 运行 `run()`，列出从 JAX 之外的代码（你的代码）bind 的高阶原语；JAX 在自己的 `scan` 内部 bind 的 `while` 不算。
+    bound, before = [], sys.getprofile()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "bind":
+            prim, caller = frame.f_locals.get("self"), frame.f_back
+            if (getattr(prim, "name", None) in HIGHER_ORDER and caller is not None
+                    and not caller.f_code.co_filename.startswith(JAX_FILES)):
+                bound.append(prim.name)
+    sys.setprofile(profile)
+    try:
+        return run(), bound
+    finally:
+        sys.setprofile(before)
+
+
 def check_evaluator(evaluate, recursive=False):
     # Run `evaluate(jaxpr, consts, *args)` on every case and compare with jax.jit. With `recursive`, `evaluate`
-    # must also call itself (by its global name) for the sub-jaxprs of cond, while and jit instead of binding them.
+    # must run the sub-jaxprs of cond, while and jit itself (directly or through helpers) instead of binding them.
     # 在每个用例上运行 `evaluate(jaxpr, consts, *args)`，并与 jax.jit 的结果比较。给出 `recursive` 时，
-    # `evaluate` 还必须对 cond、while 和 jit 的子 jaxpr 调用它自己（通过其全局名字），而不是 bind 这些原语。
+    # `evaluate` 还必须自己（直接或通过辅助函数）运行 cond、while 和 jit 的子 jaxpr，而不是 bind 这些原语。
     name = evaluate.__name__
     for f, args in CASES:
         closed = make_jaxpr(f)(*args)
         expected = jax.tree_util.tree_leaves(jax.jit(f)(*args))
-        calls = []
-
-        def counting(*a, **k):
-            calls.append(a[0])
-            return evaluate(*a, **k)
-        globals()[name] = counting
         try:
-            ours = counting(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(args))
+            ours, bound = bound_by_you(lambda: evaluate(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(args)))
         except NotImplementedError:
             pending(f"write {name}", f"写好 {name}")
             return
         except Exception as e:  # the student's code: say which program broke it and how / 学生的代码：说明是哪个程序、出了什么错
             error = f"{type(e).__name__}: {e}"
             fail(f"{name} raised {error} while running {f.__name__}.",
-                 f"{name} 在运行 {f.__name__} 时出错（{error}）。",
-                 "Did you write the constvars and the invars before the first equation?",
-                 "是否在第一个方程之前写入了 constvars 与 invars？")
-        finally:
-            globals()[name] = evaluate
+                 f"{name} 在运行 {f.__name__} 时出错（{error}）。", *why(e, evaluate))
         ok = len(ours) == len(expected) and all(np.allclose(a, b) for a, b in zip(ours, expected))
         if not ok:
             got, want = [np.asarray(o).tolist() for o in ours], [np.asarray(o).tolist() for o in expected]
             fail(f"{name} gives {got} for {f.__name__}, jax.jit gives {want}.",
                  f"{name} 对 {f.__name__} 的结果是 {got}，jax.jit 的结果是 {want}。")
-        nested = [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name in HIGHER_ORDER]
-        if recursive and nested and len(calls) == 1:
-            fail(f"the values are right, but for {f.__name__} {name} never called itself: it bound {nested[0]} "
-                 "instead of running its sub-jaxprs.",
-                 f"结果正确，但对 {f.__name__}，{name} 没有递归调用自己，而是直接 bind 了 {nested[0]}。")
+        if recursive and bound:
+            fail(f"the values are right, but for {f.__name__} {name} bound {bound[0]} instead of running its "
+                 "sub-jaxprs itself.",
+                 f"结果正确，但对 {f.__name__}，{name} 直接 bind 了 {bound[0]}，而不是自己运行它的子 jaxpr。")
     reads_the_jaxpr(evaluate)
     passed()
 
@@ -325,4 +371,4 @@ def my_eval_recursive(jaxpr, consts, *args):
 # lecture 8) is such an interpreter, one equation at a time.
 #
 # 为 `scan` 加一条规则（切片 xs、运行循环体 `length` 次、堆叠 ys），或者统计每个原语执行了多少次。jaxprlens 自己的单步
-# 引擎（`jaxprlens.trace(f, *args).stepper()`，第 8 讲）就是这样一个逐方程执行的解释器。
+# 执行器（`jaxprlens.trace(f, *args).stepper()`，第 8 讲）就是这样一个逐方程执行的解释器。

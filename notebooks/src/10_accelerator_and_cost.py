@@ -93,12 +93,19 @@ layer(w, x)
 # ## Profile each equation / 逐方程计时
 #
 # `--profile` times every top-level equation on its own, beside the estimate, so you can see which one
-# dominates.
+# dominates. Read it at the precision it has. The product dominates on every run: it has 500 times the FLOPs of
+# each other equation. The three elementwise equations are each a few tens of µs, mostly the cost of starting a program and
+# moving its 262.1 kB, not their 32.8 kFLOP; their order among themselves changes with the machine and its load
+# (`tanh` may well come out faster than `mul`), so do not read it as a cost of the primitives. `--repeat 100`
+# takes the median of 100 runs, which steadies each number but cannot make a 30 µs gap mean anything.
 #
-# `--profile` 单独为每个顶层方程计时，并与估算值并列，方便看出哪个方程占主导。
+# `--profile` 单独为每个顶层方程计时，并与估算值并列，方便看出哪个方程占主导。读它的时候要看清它的精度。矩阵乘每次都占主导：
+# 它的 FLOP 是其他每个方程的 500 倍。三个逐元素方程各用几十 µs，主要花在启动程序和搬运它的 262.1 kB 上，而不是它们的
+# 32.8 kFLOP；它们之间的先后随机器和负载而变（`tanh` 完全可能比 `mul` 更快），所以不要把它读成这些原语的开销。
+# `--repeat 100` 取 100 次运行的中位数，让每个数字更稳定，但无法让 30 µs 的差别变得有意义。
 
 # %% tags=["needs-feature"]
-%%jaxpr --profile --device cpu
+%%jaxpr --profile --device cpu --repeat 100
 layer(w, x)
 
 # %% [markdown] tags=["needs-feature"] needs=["jaxprlens.engine.transform"]

@@ -406,16 +406,19 @@ print(say("same primitives as JAX's jvp:", "原语与 JAX 的 jvp 相同："),
 # A Python loop runs at trace time, once per round, and leaves its equations once per round (exercise 1 below).
 # `lax.scan` instead calls its body **once**, with tracers of a new sub-trace whose types are those of the carry
 # and of one slice of `xs`, and binds a single `scan` equation that holds the body's jaxpr (`jaxpr=`). That is
-# why a scan's carry must keep its type (lecture 6), and why a `print` in the body runs once however long the
-# loop is. `lax.cond` traces **every** branch the same way, before it knows which one will run, and binds one
+# why the body must return the carry with the shape and dtype it was given (the one jaxpr must fit every round;
+# JAX raises a `TypeError` otherwise), and why a `print` in the body runs once however long the loop is. A change
+# of weak type alone is accepted: in lecture 6 the carry starts as the weakly typed Python scalar `0.` and comes
+# back a strong `f32`. `lax.cond` traces **every** branch the same way, before it knows which one will run, and binds one
 # `cond` equation with all of them in `branches` (the false branch first: a bool becomes index 0 or 1). This is
 # also how a transformation reaches a body: its rule for `scan` or `cond` re-traces the body's jaxpr under its
 # own tracers (lecture 12).
 #
 # Python 循环在 trace 时执行，每轮执行一次，每轮都留下一份方程（见下面的练习 1）。`lax.scan` 则只调用它的循环体
 # **一次**：用一个新的子 trace 的 tracer 调用，其类型就是携带值和 `xs` 的一个切片的类型；然后只 bind 一个 `scan`
-# 方程，方程中保存循环体的 jaxpr（`jaxpr=`）。所以 scan 的携带值必须保持类型不变（第 6 讲），循环体里的 `print`
-# 不论循环多长都只运行一次。`lax.cond` 用同样的方式 trace **每一个**分支，此时它还不知道会执行哪一个；然后 bind 一个
+# 方程，方程中保存循环体的 jaxpr（`jaxpr=`）。所以循环体返回的携带值必须保持传入时的形状和 dtype（同一个 jaxpr 要适用于
+# 每一轮；否则 JAX 抛出 `TypeError`），循环体里的 `print` 不论循环多长也都只运行一次。只有弱类型变化是允许的：第 6 讲中
+# 携带值从弱类型的 Python 标量 `0.` 开始，返回时是强类型的 `f32`。`lax.cond` 用同样的方式 trace **每一个**分支，此时它还不知道会执行哪一个；然后 bind 一个
 # `cond` 方程，所有分支都放在 `branches` 里（假分支在前：布尔值被转换成索引 0 或 1）。变换也是这样进入函数体的：它对 `scan` 或 `cond` 的规则在自己的
 # tracer 下把函数体的 jaxpr 重新 trace 一遍（第 12 讲）。
 

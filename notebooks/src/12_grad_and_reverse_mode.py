@@ -34,11 +34,11 @@
 #
 # **Goal.** Read the jaxprs of `grad`, `linearize` and `transpose`, tell which equations each rule added, say
 # where the residuals of a backward pass come from (partial evaluation) and what `jax.checkpoint` changes in
-# memory. Lecture 13 reads `jvp`, `vmap` and the rules you write. **Time:** 45 minutes.
+# memory. Lecture 13 reads `jvp`, `vmap` and the rules you write. **Time:** 65 minutes.
 #
 # **目标**：读懂 `grad`、`linearize` 和 `transpose` 的 jaxpr，指出每条规则加入了哪些方程，说清反向过程的残差从哪里来
 # （部分求值），以及 `jax.checkpoint` 在内存上改变了什么。第 13 讲读 `jvp`、`vmap` 以及你自己写的规则。
-# **时长**：45 分钟。
+# **时长**：65 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -77,14 +77,14 @@ func1(jnp.zeros(8), jnp.ones(8))
 # %% [markdown]
 # ## linearize and transpose: the two halves of reverse mode / linearize 与 transpose：反向模式的两半
 #
-# `jax.grad` = `linearize` (a JVP, partially evaluated: only the *linear* tangent equations remain) followed
-# by `transpose` (the linear function run backwards). The linearized `func1` multiplies the tangent of
+# `jax.grad` = `linearize` (only the *linear* tangent equations of `f` at the given point, with the values they
+# read from the forward pass) followed by `transpose` (the linear function run backwards). The linearized `func1` multiplies the tangent of
 # `second` by `cos(second)` (computed once and kept as a constant) and by `3.0`, adds the tangent of `first`,
 # and sums. Here `3.0` is not a literal but the constvar `b:f32[]`: linearizing stored it as a 0-d `jax.Array`,
 # and an existing `jax.Array` is a constvar whatever its shape (lecture 3).
 #
-# `jax.grad` 等于 `linearize`（对 JVP 做部分求值，只留下**线性**的切向量方程）再接 `transpose`（把这个线性函数
-# 反过来运行）。线性化后的 `func1` 把 `second` 的切向量乘以 `cos(second)`（只算一次，作为常量保存）和 `3.0`，
+# `jax.grad` 等于 `linearize`（`f` 在给定点上**线性**的切向量方程，以及它们从前向过程读取的值）再接 `transpose`
+# （把这个线性函数反过来运行）。线性化后的 `func1` 把 `second` 的切向量乘以 `cos(second)`（只算一次，作为常量保存）和 `3.0`，
 # 加上 `first` 的切向量，再求和。这里的 `3.0` 不是字面量，而是 constvar `b:f32[]`：线性化把它保存成了 0 维的
 # `jax.Array`，而已经存在的 `jax.Array` 不论形状都是 constvar（第 3 讲）。
 
@@ -155,22 +155,36 @@ print(jax.jit(jax.grad(func1))(jnp.zeros(8), jnp.ones(8)))
 # %% [markdown]
 # ## Partial evaluation: where residuals come from / 部分求值：残差从哪里来
 #
-# `linearize` is two steps. First the JVP: trace `jax.jvp(f)` and you get one jaxpr where the primal equations
-# (`sin a`, `mul c a`) and the tangent equations (`mul b d`, `add_any`) are interleaved. Then **partial
-# evaluation**: the primal input is *known* now, the tangent is *unknown* (it comes later), so JAX splits the
-# jaxpr in two. The **known** jaxpr computes everything that needs only the primal, and also returns the values
-# the unknown part will need: the **residuals** (here `cos a`, `a` and `sin a`). The **unknown** jaxpr takes the
-# residuals and the tangent; it is linear in the tangent. `jax.vjp` is `linearize` followed by the transpose of
-# that unknown jaxpr, and the function it returns holds exactly the residuals. `jax.interpreters.partial_eval`
-# is the module JAX's own transformations use; `partial_eval_jaxpr_nounits` takes a list saying which inputs are
-# unknown:
+# **The model.** `linearize` can be read as two steps. First the JVP: trace `jax.jvp(f)` and you get one jaxpr
+# where the primal equations (`sin a`, `mul c a`) and the tangent equations (`mul b d`, `add_any`) are
+# interleaved. Then **partial evaluation**: the primal input is *known* now, the tangent is *unknown* (it comes
+# later), so the jaxpr splits in two. The **known** jaxpr computes everything that needs only the primal, and
+# also returns the values the unknown part will need: the **residuals** (here `cos a`, `a` and `sin a`). The
+# **unknown** jaxpr takes the residuals and the tangent; it is linear in the tangent. This is how JAX implemented
+# `linearize`, `vjp` and `grad` before version 0.7, and it is still the clearest account of what a residual is.
 #
-# `linearize` 分两步。第一步是 JVP：trace `jax.jvp(f)`，得到的一个 jaxpr 中原值方程（`sin a`、`mul c a`）与切向量方程
-# （`mul b d`、`add_any`）交错排列。第二步是**部分求值**：原值输入现在已知，切向量未知（以后才给），于是 JAX 把这个
+# **What JAX 0.12 does.** No JVP jaxpr is built and nothing is split: `linearize`, `vjp` and `grad` run `f`
+# **once**, on `LinearizeTracer`s (lectures 11 and 15). Each primitive's linearization rule computes the primal
+# value at once and emits its tangent equations straight into a separate linear jaxpr; the forward values those
+# equations read are the residuals. Partial evaluation survives only in the fallback for a primitive that has a
+# JVP rule and no linearization rule (`fallback_linearize_rule` in JAX's `ad.py` runs that one primitive's JVP
+# rule under a partial-evaluation trace). Both ways keep the same residuals, as the next two cells show.
+# `jax.vjp` is `linearize` followed by the transpose of the linear jaxpr, and the function it returns holds
+# exactly the residuals. Below, the model run by hand: `jax.interpreters.partial_eval` is the module JAX's own
+# transformations use, and `partial_eval_jaxpr_nounits` takes a list saying which inputs are unknown:
+#
+# **模型**：`linearize` 可以理解为两步。第一步是 JVP：trace `jax.jvp(f)`，得到的一个 jaxpr 中原值方程（`sin a`、`mul c a`）
+# 与切向量方程（`mul b d`、`add_any`）交错排列。第二步是**部分求值**：原值输入现在已知，切向量未知（以后才给），于是这个
 # jaxpr 一分为二。**已知**部分计算只依赖原值的一切，并且额外返回未知部分将要用到的值，也就是**残差**（这里是 `cos a`、
-# `a` 和 `sin a`）。**未知**部分接收残差和切向量，对切向量是线性的。`jax.vjp` 就是 `linearize` 再对未知部分做转置，
-# 它返回的函数里保存的正是这些残差。`jax.interpreters.partial_eval` 是 JAX 自己的变换所用的模块；
-# `partial_eval_jaxpr_nounits` 接收一个列表，说明哪些输入是未知的：
+# `a` 和 `sin a`）。**未知**部分接收残差和切向量，对切向量是线性的。JAX 0.7 之前的 `linearize`、`vjp`、`grad` 就是这样
+# 实现的，它至今仍是说明残差是什么的最清楚的方式。
+#
+# **JAX 0.12 的做法**：不构造 JVP jaxpr，也不拆分任何东西：`linearize`、`vjp`、`grad` 在 `LinearizeTracer` 上把 `f`
+# **运行一次**（第 11、15 讲）。每个原语的线性化规则当场算出原值，并把它的切向量方程直接写进另一个线性 jaxpr；这些方程
+# 读取的前向值就是残差。部分求值只留在一个后备规则里：某个原语有 JVP 规则而没有线性化规则时，JAX 的 `ad.py` 中的
+# `fallback_linearize_rule` 在部分求值 trace 下运行这一个原语的 JVP 规则。两种做法保留的残差相同，下面两个单元格会说明这一点。
+# `jax.vjp` 就是 `linearize` 再对线性 jaxpr 做转置，它返回的函数里保存的正是这些残差。下面手动运行这个模型：
+# `jax.interpreters.partial_eval` 是 JAX 自己的变换所用的模块，`partial_eval_jaxpr_nounits` 接收一个列表，说明哪些输入是未知的：
 
 # %%
 from jax.interpreters import partial_eval as pe
@@ -192,12 +206,21 @@ print(say("residuals:", "残差："), residuals)
 
 # %% [markdown]
 # The same three residuals, seen from the public API: the function `jax.vjp` returns holds three arrays, and
-# the linearized jaxpr has them as its three constvars.
+# the linearized jaxpr has them as its three constvars. `seen` records what `f` was called with: one call, on a
+# `LinearizeTracer`, with no JVP jaxpr in between.
 #
 # 从公开 API 看也是这三个残差：`jax.vjp` 返回的函数保存着三个数组，线性化后的 jaxpr 则把它们作为三个 constvar。
+# `seen` 记下 `f` 被调用时收到了什么：只调用一次，收到的是 `LinearizeTracer`，中间没有 JVP jaxpr。
 
 # %%
-y, f_vjp = jax.vjp(f, x)
+seen = []
+
+def f_seen(x):
+    seen.append(type(x).__name__)
+    return f(x)
+
+y, f_vjp = jax.vjp(f_seen, x)
+print(say("f was called with:", "f 收到的实参："), seen)
 print(say("held by f_vjp:", "f_vjp 保存的数组："), [a.tolist() for a in jax.tree_util.tree_leaves(f_vjp)])
 y, f_lin = jax.linearize(f, x)
 print(jax.make_jaxpr(f_lin)(x).pretty_print(use_color=False))
@@ -225,11 +248,23 @@ layers(jnp.ones((64, 128)), jnp.full((128, 128), 0.01))
 
 # %% [markdown]
 # `jax.checkpoint` (also called `jax.remat`) saves only the inputs of the function it wraps and recomputes the
-# rest in the backward pass. The gradient's jaxpr now has a `remat2` equation that redoes the forward layers; only
-# two residuals remain, and the peak is less than half:
+# rest in the backward pass. The gradient's jaxpr now has a `remat2` equation that redoes the forward layers and
+# then runs the backward pass; only two residuals remain, and this count's peak is less than half. Yet XLA's own
+# `memory_analysis`, the last line of both outputs, is 426.0 kB both times. Both are right about what they count.
+# `--memory` counts the values live *between top-level equations*, and the whole backward pass, recomputed layers
+# included, now sits inside the one `remat2` equation (its result `bs` is the gradient itself), so the values
+# inside it are not counted. XLA counts everything, and to XLA the two programs are the same: `grad` never reads
+# the forward pass's result, so equations 0-8 are dead code that XLA removes, and what is left, the recomputation
+# followed by the backward pass, is the plain gradient. Checkpointing the whole function saves nothing when the
+# recomputation runs right where the forward pass ran; the next example is one where it does save memory.
 #
 # `jax.checkpoint`（也叫 `jax.remat`）只保存被它包住的函数的输入，其余的值在反向过程中重新计算。梯度的 jaxpr 里现在有一个
-# `remat2` 方程，它重新执行前向的各层；残差只剩两个，峰值不到原来的一半：
+# `remat2` 方程，它先重新执行前向的各层，再执行反向过程；残差只剩两个，这里统计的峰值不到原来的一半。可是 XLA 自己的
+# `memory_analysis`（两个输出的最后一行）两次都是 426.0 kB。两者各自统计的东西都没错。`--memory` 统计的是**顶层方程之间**
+# 存活的值，而整个反向过程（包括重新计算的各层）现在都在这一个 `remat2` 方程里面（它的结果 `bs` 就是梯度本身），所以方程
+# 内部的值没有被计入。XLA 统计全部的值，而在 XLA 看来这两个程序是同一个：`grad` 从不读取前向过程的结果，所以方程 0-8 是
+# 死代码，被 XLA 删掉；剩下的“先重新计算、再反向”正是普通的梯度程序。重新计算就发生在原来前向过程所在的位置时，对整个函数做
+# checkpoint 什么也省不下；下一个例子才真正省下内存。
 
 # %%
 %%jaxpr --transform grad --argnums 1 --memory
@@ -252,6 +287,40 @@ xs, W = jnp.ones((64, 128)), jnp.full((128, 128), 0.01)
 for fn in (layers, layers_remat):
     print(fn.__name__, len(jax.tree_util.tree_leaves(jax.vjp(fn, xs, W)[1])))
 print_saved_residuals(layers_remat, xs, W)
+
+# %% [markdown]
+# **Where remat saves memory / 重计算在哪里省内存.** It saves memory when each part is recomputed only when the
+# backward pass reaches it, so that only one part's values are live at a time. `deep` runs eight residual blocks
+# in a `scan`, each with a hidden layer eight times wider than its input; its gradient keeps every block's hidden
+# activations, stacked as `f32[8,64,1024]`. With the body checkpointed, the forward scan keeps only the carries
+# (each block's input, `f32[8,64,128]`), and the backward scan recomputes one block per step. On the CPU the
+# residuals drop from 3.4 MB to 1.3 MB, this count's peak from 4.0 MB to 1.9 MB, and XLA's temporaries from
+# 3.2 MB to 1.1 MB:
+#
+# **重计算在哪里省内存**：只有当每一部分都等到反向过程走到它时才重新计算、同一时刻只有一部分的值存活时，重计算才省内存。
+# `deep` 在一个 `scan` 里运行八个残差块，每块的隐藏层比它的输入宽八倍；它的梯度保存每一块的隐藏层激活值，堆叠成
+# `f32[8,64,1024]`。对循环体做 checkpoint 后，前向 scan 只保存携带值（每一块的输入，`f32[8,64,128]`），反向 scan 每步
+# 重新计算一块。在 CPU 上，残差从 3.4 MB 降到 1.3 MB，这里统计的峰值从 4.0 MB 降到 1.9 MB，XLA 的临时内存从 3.2 MB
+# 降到 1.1 MB：
+
+# %%
+%%jaxpr --transform grad --argnums 1 --memory
+def block(x, W1, W2):
+    return x + jnp.tanh(x @ W1) @ W2
+
+def deep(x, W1, W2):
+    x, _ = lax.scan(lambda x, _: (block(x, W1, W2), None), x, None, length=8)
+    return jnp.sum(x)
+
+deep(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
+
+# %%
+%%jaxpr --transform grad --argnums 1 --memory
+def deep_remat(x, W1, W2):
+    x, _ = lax.scan(lambda x, _: (jax.checkpoint(block)(x, W1, W2), None), x, None, length=8)
+    return jnp.sum(x)
+
+deep_remat(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
 
 # %% [markdown]
 # ## Exercises / 练习
@@ -364,10 +433,14 @@ answer_3 = 2
 
 # %% [markdown]
 # **Takeaway / 小结**: transformations apply their rules while tracing, and `make_jaxpr` of the transformed
-# function shows what they emitted. `grad` = `linearize` + `transpose`, and `linearize` = JVP + partial
-# evaluation: the known part computes the primal and the residuals, the unknown part is linear. The residuals are
-# what the backward pass keeps in memory; `jax.checkpoint` trades them for recomputation.
+# function shows what they emitted. `grad` = `linearize` + `transpose`. The model of `linearize` is JVP + partial
+# evaluation: the known part computes the primal and the residuals, the unknown part is linear. JAX 0.12 gets the
+# same residuals in one run on `LinearizeTracer`s, each rule emitting its tangent equations directly. The
+# residuals are what the backward pass keeps in memory; `jax.checkpoint` trades them for recomputation, and saves
+# memory in XLA's program only where the recomputation can wait until the backward pass needs it (a checkpointed
+# loop body).
 #
 # 变换在 trace 过程中施加规则，对变换后的函数做 `make_jaxpr` 就能看到它们产生了什么。`grad` = `linearize` + `transpose`，
-# 而 `linearize` = JVP + 部分求值：已知部分计算原值和残差，未知部分是线性的。残差就是反向过程留在内存里的东西；
-# `jax.checkpoint` 用重新计算换掉它们。
+# `linearize` 的模型是 JVP + 部分求值：已知部分计算原值和残差，未知部分是线性的。JAX 0.12 在 `LinearizeTracer` 上运行一次
+# 就得到同样的残差，每条规则直接产生它的切向量方程。残差就是反向过程留在内存里的东西；`jax.checkpoint` 用重新计算换掉它们，
+# 而只有当重新计算可以等到反向过程需要时才进行（例如做了 checkpoint 的循环体），XLA 的程序才真正省下内存。

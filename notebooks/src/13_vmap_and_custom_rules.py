@@ -11,12 +11,14 @@
 #
 # Lecture 12 read reverse mode. This lecture reads the other transformations the same way: `make_jaxpr` of
 # `jax.jvp(f)` or `jax.vmap(f)` shows what their rules emitted while tracing. Forward mode adds a tangent to
-# every floating-point value, a loop's carry included; batching adds a batch axis and, where a branch depends on
+# every floating-point value that depends on the input, a loop's carry included (a tangent known to be zero stays
+# symbolic and costs nothing); batching adds a batch axis and, where a branch depends on
 # batched data, turns control flow into data. Last come the rules you write yourself, `jax.custom_jvp` and
 # `jax.custom_vjp`, which take the place of the rules of the equations in their bodies.
 #
 # 第 12 讲读的是反向模式。本讲用同样的方法读其他变换：对 `jax.jvp(f)` 或 `jax.vmap(f)` 做 `make_jaxpr`，就能看到它们
-# 的规则在 trace 过程中产生了什么。前向模式给每个浮点值加上一个切向量，循环的携带值也不例外；批处理加上一个批处理轴，
+# 的规则在 trace 过程中产生了什么。前向模式给每个依赖输入的浮点值加上一个切向量，循环的携带值也不例外（已知为零的切向量
+# 只以符号形式存在，不占任何方程）；批处理加上一个批处理轴，
 # 当分支依赖被批处理的数据时，还会把控制流变成数据。最后是你自己写的规则：`jax.custom_jvp` 与 `jax.custom_vjp`，
 # 它们取代函数体中各方程自己的规则。
 #
@@ -47,11 +49,15 @@ def func11(arr, extra):
 # %% [markdown]
 # ## jvp of a while loop: tangent carries / while 循环的 jvp：携带值带上切向量
 #
-# Forward mode adds a tangent for every floating-point carry. The `while` of `func10` now carries the
-# primal and its tangent side by side; the integer counter has no tangent.
+# Forward mode adds a tangent carry for each floating-point carry whose tangent can be nonzero. A tangent known to
+# be zero stays symbolic (JAX's `Zero`: no array, no equation), and the `while` rule finds which carries can get a
+# nonzero tangent by running the body's JVP until that set stops growing. The one float carry of `func10` starts
+# from `arg + ones`, so it gains a tangent: the `while` now carries the primal and its tangent side by side. The
+# integer counter has no tangent.
 #
-# 前向模式给每个浮点携带值都加上一个切向量。`func10` 的 `while` 现在同时携带原值和它的切向量；
-# 整数计数器没有切向量。
+# 前向模式只给切向量可能非零的浮点携带值加上切向量携带值。已知为零的切向量只以符号形式存在（JAX 的 `Zero`：没有数组，也没有
+# 方程）；`while` 的规则反复对循环体做 JVP，直到“切向量可能非零的携带值”这个集合不再增大，以此找出哪些携带值需要切向量。`func10`
+# 唯一的浮点携带值从 `arg + ones` 开始，所以它得到一个切向量：`while` 现在同时携带原值和它的切向量。整数计数器没有切向量。
 
 # %%
 %%jaxpr --transform jvp
@@ -62,6 +68,27 @@ def func10(arg, n):
                          arg + ones)
 
 func10(jnp.ones(16), 5)
+
+# %% [markdown]
+# `two` has two float carries; only `a` ever meets the input `x`, `b` only doubles a constant. Its JVP's `while`
+# gains one tangent carry, not two: four carries where the original has three.
+#
+# `two` 有两个浮点携带值；只有 `a` 与输入 `x` 打交道，`b` 只是把一个常量翻倍。它的 JVP 中的 `while` 只多了一个切向量携带值，
+# 而不是两个：原程序有三个携带值，JVP 有四个。
+
+# %%
+def two(x):
+    def body(c):
+        i, a, b = c
+        return i + 1, a * x, b * 2.
+    return lax.while_loop(lambda c: c[0] < 3, body, (0, x, 1.))
+
+def while_carries(closed):
+    loop = next(e for e in closed.jaxpr.eqns if e.primitive.name == "while")
+    return [str(v.aval) for v in loop.outvars]
+
+print(while_carries(jax.make_jaxpr(two)(2.)))
+print(while_carries(jax.make_jaxpr(lambda x, t: jax.jvp(two, (x,), (t,)))(2., 1.)))
 
 # %% [markdown]
 # ## vmap: a batched `cond` becomes `select_n` / vmap：批处理后的 `cond` 变成 `select_n`
@@ -259,10 +286,11 @@ answer_2 = False
 
 
 # %% [markdown]
-# **Takeaway / 小结**: `jvp` adds a tangent beside every floating-point value, loop carries included; `vmap` adds a
+# **Takeaway / 小结**: `jvp` adds a tangent beside every floating-point value that depends on the input, loop
+# carries included (a tangent known to be zero stays symbolic); `vmap` adds a
 # batch axis, and a `cond` whose predicate is batched becomes data (`select_n`). A `custom_jvp` or `custom_vjp`
 # rule replaces the rules of its body's equations, and the gradient's jaxpr shows the rule, not the body.
 #
-# `jvp` 给每个浮点值配上一个切向量，循环的携带值也不例外；`vmap` 加上一个批处理轴，谓词被批处理的 `cond` 变成数据
+# `jvp` 给每个依赖输入的浮点值配上一个切向量，循环的携带值也不例外（已知为零的切向量只以符号形式存在）；`vmap` 加上一个批处理轴，谓词被批处理的 `cond` 变成数据
 # （`select_n`）。`custom_jvp` 或 `custom_vjp` 的规则取代函数体中各方程的规则，梯度的 jaxpr 里看到的是这条规则，
 # 而不是函数体。

@@ -11,15 +11,15 @@
 #
 # `jax.jit(f)(x)` does three things in a row, and each can be done and looked at on its own: **trace** `f` to a
 # jaxpr, **lower** the jaxpr to a StableHLO module, **compile** the module with XLA into an executable. jit
-# keeps what it traced in a **cache** keyed by the types of the arguments, so a second call with the same types
-# neither traces nor compiles again. On the way down, equations whose results nobody reads are dropped
+# keeps what it traced in a **cache** keyed by the function and the types of its arguments, so a second call of
+# the same function with the same types neither traces nor compiles again. On the way down, equations whose results nobody reads are dropped
 # (**dead-code elimination**), unless they have an **effect** such as printing. And `jax.export` stores the
 # lowered program so that another process can run it without your Python code. This lecture reads each stage,
 # and checks a jaxpr with JAX's own type checker.
 #
 # `jax.jit(f)(x)` 依次做三件事，每一件都可以单独执行、单独查看：把 `f` **trace** 成 jaxpr，把 jaxpr **lower** 成 StableHLO
-# 模块，再用 XLA 把模块**编译**成可执行程序。jit 把 trace 的结果存进一个以实参类型为键的**缓存**，所以用同样类型的实参
-# 再次调用时，既不重新 trace 也不重新编译。在往下的过程中，结果没有被任何方程读取的方程会被删掉（**死代码消除**），
+# 模块，再用 XLA 把模块**编译**成可执行程序。jit 把 trace 的结果存进一个以函数及其实参类型为键的**缓存**，所以用同样类型的
+# 实参再次调用同一个函数时，既不重新 trace 也不重新编译。在往下的过程中，结果没有被任何方程读取的方程会被删掉（**死代码消除**），
 # 除非它带有**副作用**，例如打印。`jax.export` 则把 lower 之后的程序保存下来，让另一个进程不需要你的 Python 代码也能运行它。
 # 本讲逐个查看这些阶段，并用 JAX 自己的类型检查器检查一个 jaxpr。
 #
@@ -121,6 +121,26 @@ for args in [(1., 2), (2., 2), (jnp.ones(3), 2), (jnp.ones(3) * 5, 2), (jnp.ones
              (jnp.ones(3), 3)]:
     power(*args)
 print(len(traces), traces)
+
+# %% [markdown]
+# The function is part of the key too. `jax.jit(f)` made twice from the same `f` shares one trace; a `lambda` made
+# again on each round is a new function each time and traces each time, though its code is the same.
+#
+# 函数本身也是键的一部分。对同一个 `f` 调用两次 `jax.jit(f)`，两者共用一次 trace；每轮重新创建的 `lambda` 每次都是一个新的
+# 函数，所以每次都重新 trace，尽管它的代码完全相同。
+
+# %%
+seen = []
+
+def double(x):
+    seen.append("double")
+    return x * 2
+
+jax.jit(double)(1.)
+jax.jit(double)(1.)
+for _ in range(2):
+    jax.jit(lambda x: (seen.append("lambda"), x * 2)[1])(1.)
+print(seen)
 
 # %% [markdown]
 # ## Effects and dead-code elimination / 副作用与死代码消除

@@ -118,6 +118,19 @@ for call in call_tree(program).root.walk():
               + say(f": {n} eqns, in {ins} -> out {outs}", f"：{n} 个方程，输入 {ins} -> 输出 {outs}"))
 
 # %% [markdown]
+# **Three counts, one call / 同一个调用的三种计数.** The views count `normalize` as 5 and as 20 equations, and the
+# table's caption says `10 equations (25 in all)`: each counts at a different depth. The call tree counts the
+# equations a call made at its own level: `normalize` made 5, and `jnp.std` is one of them, a `jit` equation. The
+# folded graph counts every equation inside the call at every depth: those 5 plus the 15 inside `jnp.std`'s `jit`
+# (its own `jit`s, `_var` and `_where`, with their bodies), 20 in all. The caption counts the whole program both
+# ways: 10 equations at the top level, 25 with every sub-jaxpr's.
+#
+# **同一个调用的三种计数**：各个视图把 `normalize` 记为 5 个方程或 20 个方程，而表格标题写的是 `10 equations (25 in all)`：
+# 它们在不同的深度上计数。调用树统计调用在自己这一层产生的方程：`normalize` 产生了 5 个，`jnp.std` 就是其中之一，是一个 `jit`
+# 方程。折叠后的图统计调用内部所有深度上的方程：这 5 个，加上 `jnp.std` 的 `jit` 内部的 15 个（包括它自己的 `jit`，即
+# `_var` 和 `_where`，以及它们的函数体），一共 20 个。表格标题对整个程序两种都算：顶层 10 个方程，连同所有子 jaxpr 的一共 25 个。
+
+# %% [markdown]
 # ## Forward and backward / 前向与反向
 #
 # `jax.grad` linearizes `predict`: it traces it with `LinearizeTracer`s (direct linearization, the default

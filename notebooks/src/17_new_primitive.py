@@ -151,7 +151,7 @@ loss(x)
 # A running sum is **linear**: the tangent of `running_sum(x)` is `running_sum(t)`. The JVP rule returns the
 # primal result and the tangent result; a symbolic zero tangent is made concrete first.
 #
-# 累计和是**线性**的：`running_sum(x)` 的切向量就是 `running_sum(t)`。JVP 规则返回原始结果和切向量结果；
+# 累计和是**线性**的：`running_sum(x)` 的切向量就是 `running_sum(t)`。JVP 规则返回原值和切向量；
 # 符号零切向量先被实体化。
 
 # %% tags=["setup"]
@@ -285,7 +285,7 @@ def check_jvp_rule(rule):
              "d/dx sqrt(x² + 1) = x / sqrt(x² + 1)：把切向量乘上它。")
     except Exception as e:  # the student's code / 学生的代码
         fail(f"the rule raised {type(e).__name__}: {e}.", f"规则出错（{type(e).__name__}：{e}）。",
-             "Return a pair: the primal result and the tangent result.", "返回一对值：原始结果与切向量结果。")
+             "Return a pair: the primal result and the tangent result.", "返回一对值：原值与切向量。")
     else:
         passed()
 

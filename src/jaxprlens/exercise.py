@@ -92,7 +92,7 @@ TERMS_AVOID = {"钳制": ("夹紧",), "余切": ("余切向量",), "切向量": 
                "条件常量": ("cond 常量",), "循环体常量": ("body 常量",), "进入": ("步入",),
                "部分求值": ("偏求值", "局部求值"), "重计算": ("重物化", "再物化", "重新物化"),
                "死代码消除": ("死码消除", "无用代码消除"), "反向过程": ("反向传播",),
-               "trace（保留英文）": ("追踪", "跟踪"), "静态实参": ("静态参数",), "原值": ("原始值",)}
+               "trace（保留英文）": ("追踪", "跟踪"), "静态实参": ("静态参数",), "原值": ("原始值", "原始结果")}
 
 
 def glossary() -> str:
@@ -263,7 +263,9 @@ def check(answer, truth, hint_en: str = "", hint_zh: str = "", *, rtol: float = 
     - Arrays (NumPy, ``jax.Array``, nested lists of numbers) are compared by value: the same shape, and
       ``numpy.allclose(answer, truth, rtol, atol)`` (NaN equals NaN); integers and booleans exactly.
     - Lists and tuples are alike, element by element (``[4, "b"]`` is ``(4, "b")``, ``[16, 3]`` a shape
-      ``(16, 3)``); dicts by their keys, then each value; a set by its elements, in any order.
+      ``(16, 3)``); dicts by their keys, then each value; a set by its elements, in any order. A dict's values
+      in its order, as a list, a tuple or a dict with other keys, are "right values, wrong form", and the
+      message names the keys instead of giving the hint.
     - Numbers: an int truth wants that int (``3.0`` passes, as in Python); a float truth, any number within
       ``|answer - truth| <= atol + rtol * |truth|``.
     - Strings exactly; booleans strictly: ``1`` for ``True`` (or ``True`` for ``1``), ``"3"`` for ``3``, a
@@ -311,6 +313,8 @@ def _verdict(answer, truth, hint: str, tol, compare, graded: bool) -> tuple[str,
                     want=kind_of(want)), ""
     if how == SHAPE:
         return word("shape", shape=verdict[1]), hint
+    if how == KEYS:
+        return word("keys", answer=seen(answer), keys=say(", ", "、").join(shown(k) for k in truth)), ""
     if how == UNCOMPARABLE:
         return word("uncomparable", got=kind_of(answer), want=kind_of(truth)), ""
     if how == UNCALLED:
@@ -331,8 +335,8 @@ def _brief(text: str) -> str:
 
 
 # What _compare finds: the first item of its tuple.
-SAME, TYPE, WRONG, SHAPE, UNCOMPARABLE, UNCALLED, ERROR = (
-    "same", "type", "wrong", "shape", "uncomparable", "uncalled", "error")
+SAME, TYPE, WRONG, SHAPE, UNCOMPARABLE, UNCALLED, ERROR, KEYS = (
+    "same", "type", "wrong", "shape", "uncomparable", "uncalled", "error", "keys")
 _SCALARS = ("bool", "number", "str")
 
 
@@ -385,7 +389,7 @@ def _compare(a, b, tol) -> tuple:
         except TypeError:
             same_keys = False
         if not same_keys:
-            return (WRONG,)
+            return _dict_values(list(a.values()), b, tol)
         return _combine(_compare(a[k], b[k], tol) for k in b)
     if ka == kb == "bool":
         return (SAME,) if bool(a) == bool(b) else (WRONG,)
@@ -478,6 +482,8 @@ def _across(a, b, ka: str, kb: str, tol) -> tuple:
         items = [str(x) for x in b]
         same = tokens == items if kb == "seq" else sorted(tokens) == sorted(items)
         return (TYPE, a, b) if same else (WRONG,)
+    if ka == "seq" and kb == "dict":                                # [1, 1, 2] for {"a": 1, "b": 1, "c": 2}
+        return _dict_values(a, b, tol)
     if ka == "seq" and len(a) == 1 and kb in _SCALARS:             # [4] for 4
         return (TYPE, a, b) if _compare(a[0], b, tol)[0] == SAME else (WRONG,)
     if kb == "seq" and len(b) == 1 and ka in _SCALARS:             # 4 for [4]
@@ -501,6 +507,14 @@ def _across(a, b, ka: str, kb: str, tol) -> tuple:
             return (TYPE, a, b)
         return (UNCOMPARABLE,)
     return (WRONG,)
+
+
+def _dict_values(values, b: Mapping, tol) -> tuple:
+    """``values`` (a list, or another dict's values) against the values of the dict ``b`` in its order: the
+    right values in the wrong form, or wrong."""
+    if len(values) != len(b) or _all(values, list(b.values()), tol)[0] != SAME:
+        return (WRONG,)
+    return (KEYS,)
 
 
 def _generic(a, b, ka: str, kb: str) -> tuple:

@@ -164,7 +164,8 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
         where, bound = html(v.path or ""), binder_html(v)
         if binding is not None and binding[i]:
             outer, role = binding[i]
-            where = f"{t('bound_from', lang)} {atom_html(outer)} ({html(role)})" + (
+            role_html = f"（{html(role)}）" if lang == "zh" else f" ({html(role)})"
+            where = f"{t('bound_from', lang)} {atom_html(outer)}{role_html}" + (
                 f' <span class="jl-path">{html(v.path)}</span>' if v.path else "")
             if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
                 bound = binder_html(v, came_from=outer)

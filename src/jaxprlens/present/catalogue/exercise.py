@@ -22,6 +22,8 @@ WORDS = {
                 "值对了，类型不对：你的答案 {answer} 是{got}，而答案是{want}。"),
     "ex_type_part": ("right values, wrong type: in your answer {answer}, {part} is {got} where the answer has {want}.",
                      "值对了，类型不对：你的答案 {answer} 中，{part} 是{got}，而答案在这里是{want}。"),
+    "ex_keys": ("right values, wrong form: you answered {answer}; the answer is a dict with the keys {keys}.",
+                "值对了，形式不对：你的答案是 {answer}；答案是以 {keys} 为键的字典。"),
     "ex_uncomparable": ("your answer is {got}, which cannot be compared with {want}: answer with {want}.",
                         "你的答案是{got}，无法与{want}比较：请用{want}作答。"),
     "ex_uncalled": ("your answer is {got}, not a value: call it to get one, or answer with {want}.",

@@ -99,7 +99,7 @@ WORDS = {
     "share_of": ("{pct} of {what}", "占{what}的 {pct}"),
     "metric_flops": ("FLOPs", "FLOPs"),
     "metric_bytes": ("bytes moved", "访存字节"),
-    "share_legend": ("share of estimated {what} (total {total})", "估计{what}占比（总计 {total}）"),
+    "share_legend": ("share of estimated {what} (total {total})", "估算{what}占比（总计 {total}）"),
     "metric_time": ("measured time", "实测时间"),
     "share_legend_time": ("share of measured time (each equation run on its own: {total} in all)",
                           "实测时间占比（每个方程单独运行，合计 {total}）"),

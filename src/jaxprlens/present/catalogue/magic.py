@@ -207,7 +207,7 @@ WORDS = {
                            "在设备上为每个顶层方程计时（与 --fusion 一起：由 profiler 为每个编译后的计算内核计时）"),
     "help.jaxpr.cost": ("add the FLOPs/bytes cost column to the table; with --graph, colour each node by its share of "
                         "the estimated FLOPs (--cost bytes: of the bytes moved)",
-                        "在表格中加上 FLOPs/字节数的开销列；与 --graph 一起时，按每个节点在估计 FLOPs 中的份额着色（"
+                        "在表格中加上 FLOPs/字节数的开销列；与 --graph 一起时，按每个节点在估算 FLOPs 中的份额着色（"
                         "--cost bytes：按搬运字节数中的份额）"),
     "help.jaxpr.devices": ("list the devices JAX can use and stop", "列出 JAX 可以使用的设备，然后停止"),
     "help.jaxpr.device": ("device to run on: cpu, gpu, gpu:1, tpu:0", "在哪个设备上运行：cpu、gpu、gpu:1、tpu:0"),

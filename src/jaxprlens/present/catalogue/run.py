@@ -25,7 +25,7 @@ WORDS = {
     "iqr_note": ("(± half the interquartile range of {n} runs)",
                  "（± 为 {n} 次运行四分位距的一半）",
                  "(± half the interquartile range of {n} run)"),
-    "estimate_is": ("estimate: {cost}", "估计：{cost}"),
+    "estimate_is": ("estimate: {cost}", "估算：{cost}"),
     "outputs_head": ("outputs:", "输出："),
     "output": ("output", "输出"),
     "stats": ("min {min}, max {max}, mean {mean}", "最小值 {min}，最大值 {max}，均值 {mean}"),
@@ -34,10 +34,10 @@ WORDS = {
     "complex_stats": ("|x| max {max}, real {re}, imag {im}", "|x| 最大值 {max}，实部 {re}，虚部 {im}"),
     "profile_head": ("profile on {device}, each equation compiled and run on its own (median of {n} runs)",
                      "在 {device} 上逐个方程剖析，每个方程单独编译、运行（{n} 次运行的中位数）"),
-    "estimate": ("estimate", "估计"),
+    "estimate": ("estimate", "估算"),
     "measured_alone": ("measured on its own (% of the sum)", "单独测得（占总和的比例）"),
     "measured_share": ("measured {t} ({pct}% of sum)", "实测 {t}（占总和 {pct}%）"),
-    "estimated_total": ("estimated total: {cost}; {intensity}", "估计合计：{cost}；{intensity}"),
+    "estimated_total": ("estimated total: {cost}; {intensity}", "估算合计：{cost}；{intensity}"),
     "between_devices": ("{bytes} between devices", "设备间 {bytes}"),
     "per_iteration": ("per iteration {per}; unknown trip count", "每次迭代 {per}；迭代次数未知"),
     "repeated": ("{times}{unit} × ({per}) = {total}", "{times}{unit} ×（{per}）= {total}"),
@@ -70,11 +70,11 @@ WORDS = {
                  "every result written back, a transcendental (sin, exp, ...) counted as one FLOP per element; XLA "
                  "counts the program it compiled, after fusion (intermediate values stay on chip) and simplification, "
                  "transcendentals apart.",
-                 "为何不同：估计值把写出的每个方程相加，每个操作数都从内存读取、每个结果都写回内存，超越函数（正弦、"
+                 "为何不同：估算值把写出的每个方程相加，每个操作数都从内存读取、每个结果都写回内存，超越函数（正弦、"
                  "指数等）每个元素计 1 FLOP；XLA 计的是它编译出的程序：经过融合（中间值留在芯片上）和化简，超越函数单"
                  "独计数。"),
     "cost_gap_calls": (" XLA does not count inside the library calls it hands work to ({calls}): on a GPU, matmuls go "
                        "to cuBLAS and convolutions to cuDNN, so its FLOPs can be far below the estimate.",
                        "XLA 不计入它交给库完成的调用（{calls}）内部的开销：在 GPU 上，矩阵乘法交给 cuBLAS、卷积交给 "
-                       "cuDNN，所以它的 FLOP 数可能远低于估计值。"),
+                       "cuDNN，所以它的 FLOP 数可能远低于估算值。"),
 }

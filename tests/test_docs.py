@@ -211,7 +211,8 @@ def test_no_view_text_below_11px(site):
 # What a note to colleagues or an unfinished page says; none of it may reach a reader.
 UNFINISHED = re.compile(r"(?-i:\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b)|\bfills in\b|\bfill in (?:this|the) section\b"
                         r"|\bplaceholders?\b|\bthe lead\b|\bto be written\b|\bcoming soon\b|\blorem ipsum\b"
-                        r"|\bnot yet written\b", re.IGNORECASE)
+                        r"|\bnot yet written\b|\bissues? #?\d+\b|\b(?:this|next|last) (?:session|stop)\b",
+                        re.IGNORECASE)
 
 
 def reader_pages() -> list[Path]:
@@ -229,6 +230,8 @@ def test_unfinished_finds_notes_to_colleagues():
     assert unfinished("TODO: measure. Numbers TBD (to be written), a placeholder.") == [
         "TODO", "TBD", "to be written", "placeholder"]
     assert unfinished("The leading axis; a todo-list app; fill in `my_eval_jaxpr`.") == []
+    assert unfinished("(issue 22's numbers), as this session measured") == ["issue 22", "this session"]
+    assert unfinished("a known issue of JAX; the loop stops at 10") == []
 
 
 def test_no_page_holds_a_placeholder_or_a_note_to_colleagues():

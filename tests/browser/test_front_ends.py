@@ -186,3 +186,5 @@ def test_nbconvert_latex_includes_the_graph_picture(executed):
     picture = executed.parent / pictures[0]
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert picture.name == "executed_2_0.png"               # the third cell's: %%jaxpr --graph
+    assert "operand roles: 0 cond consts, 2 body consts, 3 carry" in tex   # the table, as its text
+    assert "jaxprlens debugger at eqn 0" in tex                           # the debugger's first step, as text

@@ -58,6 +58,9 @@ def _die_with_parent() -> None:
         pass
 
 
+MODULES = {"lab": "jupyterlab", "notebook": "notebook", "nbclassic": "nbclassic"}   # Server's app -> its module
+
+
 class Server:
     """``jupyter lab`` (or ``jupyter notebook``, ``jupyter nbclassic``) on 127.0.0.1:<free port> with a token and
     private dirs.
@@ -93,10 +96,8 @@ class Server:
         env.pop("JUPYTER_PREFER_ENV_PATH", None)
         return env
 
-    MODULES = {"lab": "jupyterlab", "notebook": "notebook", "nbclassic": "nbclassic"}
-
     def command(self) -> list[str]:
-        cmd = [sys.executable, "-m", self.MODULES[self.app], "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+        cmd = [sys.executable, "-m", MODULES[self.app], "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
                "--port-retries=0", f"--ServerApp.root_dir={self.root}",
                f"--IdentityProvider.token={self.token}", "--ServerApp.open_browser=False"]
         if self.app == "lab":

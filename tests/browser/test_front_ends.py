@@ -88,6 +88,8 @@ def test_nbclassic_table_graph_and_live_debugger(browser, nbclassic):
         page.wait_for_function(NBCLASSIC_DONE, timeout=120_000)
         assert page.locator(".output_error, .output_stderr").all_inner_texts() == []
         _alive(page)
+        fold = page.locator(".jl-table details.jl-sub > summary").first     # Bootstrap's summary{display:block}
+        assert fold.evaluate("e => getComputedStyle(e).display") == "list-item"   # would hide the fold marker
         live = page.locator(".jl-dbg[data-mode='live']")
         live.locator("button", has_text=STEP).first.wait_for()
         _steps(live)
@@ -135,7 +137,7 @@ def _tool(*args: str, cwd: Path) -> None:
     env = dict(os.environ, JAX_PLATFORMS="cpu", IPYTHONDIR=str(cwd / ".ipython"))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     done = subprocess.run([sys.executable, "-m", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, check=False)
     assert done.returncode == 0, f"{args} exited with {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
 
 

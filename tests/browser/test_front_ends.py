@@ -125,6 +125,7 @@ def test_voila_table_graph_and_live_debugger(browser, voila):
         live.locator("button", has_text=STEP).first.wait_for()
         _steps(live)
         assert _shown(page) == ["live"]
+        assert live.locator(".jl-badge").inner_text().strip() == "live"     # the note says which debugger
         assert errors == []
     finally:
         _shot(page, "voila")

@@ -332,6 +332,8 @@ def _in_kernel(monkeypatch, metadata=None):
     monkeypatch.setattr(IPython.display, "display",
                         lambda data, raw=False, metadata=None: shell.shown.append((data, metadata)))
     monkeypatch.delitem(__import__("sys").modules, "google.colab", raising=False)
+    for name in ("VOILA_BASE_URL", "SERVER_SOFTWARE", "JAXPRLENS_SERVER_PID", "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
     return shell
 
 
@@ -351,6 +353,40 @@ def test_draws_widgets_tells_a_front_end_from_nbclient(monkeypatch):
     monkeypatch.setattr(Widget, "_control_comm", None)
     monkeypatch.setitem(__import__("sys").modules, "google.colab", object())
     assert draws_widgets() is True                               # Colab
+    _in_kernel(monkeypatch, {})
+    monkeypatch.setenv("VOILA_BASE_URL", "/")
+    assert draws_widgets() is True                               # Voilà (nbclassic: below)
+
+
+def test_a_kernel_its_server_started_for_a_page_draws_widgets():
+    """nbclassic names no cell in its requests: its kernel is known by the environment the Jupyter server gave it
+    (the server extension's pid is the kernel's parent, and a notebook's session started it); nbclient started
+    from inside such a kernel (``!papermill``) inherits both names but has another parent; Voilà names itself."""
+    from jaxprlens import serverext
+    from jaxprlens.views.cells import SERVER_PID, served_to_a_page
+    assert serverext.SERVER_PID == SERVER_PID
+    page = {SERVER_PID: "41", "JPY_PARENT_PID": "41", "JPY_SESSION_NAME": "/course/lecture.ipynb"}
+    assert served_to_a_page(page) is True
+    assert served_to_a_page(dict(page, JPY_PARENT_PID="97")) is False          # nbclient inside that kernel
+    assert served_to_a_page({k: v for k, v in page.items() if k != "JPY_SESSION_NAME"}) is False   # no notebook
+    assert served_to_a_page({"JPY_PARENT_PID": "41", "JPY_SESSION_NAME": "a.ipynb"}) is False     # no extension
+    assert served_to_a_page({}) is False                                       # nbconvert --execute, papermill
+    assert served_to_a_page({"SERVER_SOFTWARE": "voila/0.5.13"}) is True
+    assert served_to_a_page({"VOILA_BASE_URL": "/", "VOILA_PREHEAT": "True"}) is True   # a preheated Voilà kernel
+
+
+def test_the_server_extension_names_its_process_for_its_kernels(monkeypatch):
+    import os
+    from types import SimpleNamespace
+    ioloop = pytest.importorskip("tornado.ioloop")
+    from jaxprlens import serverext
+    monkeypatch.delenv(serverext.SERVER_PID, raising=False)
+    hooked = []
+    monkeypatch.setattr(serverext, "_hook", hooked.append)
+    monkeypatch.setattr(ioloop.IOLoop, "current", lambda: SimpleNamespace(add_callback=lambda *a: None))
+    app = SimpleNamespace(log=SimpleNamespace(info=lambda *a: None))
+    serverext._load_jupyter_server_extension(app)
+    assert os.environ[serverext.SERVER_PID] == str(os.getpid()) and hooked == [app]
 
 
 def test_displayed_in_a_front_end_it_is_the_replay_then_the_live_widget(monkeypatch):

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE_KEY = "jaxprlens"
+SERVER_PID = "JAXPRLENS_SERVER_PID"   # views/cells.py reads it in a kernel (named here too: importing the views
+                                      # would load JAX into the server)
 
 
 def strip_live_widgets(nb) -> int:
@@ -88,8 +90,13 @@ def _hook(serverapp):
 
 
 def _load_jupyter_server_extension(serverapp):
+    import os
+
     from tornado.ioloop import IOLoop
     _hook(serverapp)
+    # The kernels this server starts for its pages inherit this: they draw the live debugger even where the page
+    # names no cell in its requests (nbclassic); nbclient started by one of them is told apart (views/cells.py).
+    os.environ[SERVER_PID] = str(os.getpid())
     # Another extension may replace the contents manager after this one loads (jupytext does): hook the
     # one in use once the server runs, after every extension has loaded.
     IOLoop.current().add_callback(_hook, serverapp)

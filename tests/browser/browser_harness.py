@@ -58,8 +58,12 @@ def _die_with_parent() -> None:
         pass
 
 
+MODULES = {"lab": "jupyterlab", "notebook": "notebook", "nbclassic": "nbclassic"}   # Server's app -> its module
+
+
 class Server:
-    """``jupyter lab`` (or ``jupyter notebook``) on 127.0.0.1:<free port> with a token and private dirs.
+    """``jupyter lab`` (or ``jupyter notebook``, ``jupyter nbclassic``) on 127.0.0.1:<free port> with a token and
+    private dirs.
 
     Config, runtime and data dirs live under ``home`` so the user's own settings and workspaces
     cannot leak in; ``JUPYTER_PATH`` keeps ``sys.prefix/share/jupyter``, where JupyterLab's assets,
@@ -92,15 +96,25 @@ class Server:
         env.pop("JUPYTER_PREFER_ENV_PATH", None)
         return env
 
-    def start(self, timeout: float = 60.0) -> "Server":
-        app = "jupyterlab" if self.app == "lab" else "notebook"
-        cmd = [sys.executable, "-m", app, "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+    def command(self) -> list[str]:
+        cmd = [sys.executable, "-m", MODULES[self.app], "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
                "--port-retries=0", f"--ServerApp.root_dir={self.root}",
-               f"--IdentityProvider.token={self.token}", "--ServerApp.open_browser=False",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.news_url="]
+               f"--IdentityProvider.token={self.token}", "--ServerApp.open_browser=False"]
+        if self.app == "lab":
+            cmd += ["--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url="]
         if os.geteuid() == 0:      # CI containers run as root
             cmd.append("--allow-root")
+        return cmd
+
+    def ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def start(self, timeout: float = 60.0) -> "Server":
+        cmd = self.command()
         self.proc = subprocess.Popen(cmd, env=self.env(), cwd=self.root, stdout=self.log.open("wb"),
                                      stderr=subprocess.STDOUT, start_new_session=True,
                                      preexec_fn=_die_with_parent)
@@ -108,14 +122,11 @@ class Server:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"jupyter {self.app} exited with {self.proc.returncode}:\n{self.log_text()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.3)
+            if self.ready():
+                return self
+            time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"jupyter {self.app} did not answer /api/status in {timeout:.0f}s:\n{self.log_text()}")
+        raise RuntimeError(f"jupyter {self.app} did not answer in {timeout:.0f}s:\n{self.log_text()}")
 
     def stop(self) -> None:
         """Terminate the whole process group (server and kernels); kill it if it lingers."""
@@ -147,7 +158,33 @@ class Server:
         earlier test is restored beside it."""
         if self.app == "lab":
             return f"{self.url}/lab/workspaces/{workspace}/tree/{notebook}?reset&token={self.token}"
+        if self.app == "nbclassic":
+            return f"{self.url}/nbclassic/notebooks/{notebook}?token={self.token}"
         return f"{self.url}/notebooks/{notebook}?token={self.token}"
+
+
+class Voila(Server):
+    """``voila NOTEBOOK`` (one notebook, as a teacher shares a dashboard) with a token and private dirs: every
+    visit of its page starts a kernel, runs the notebook and streams the outputs, widgets drawn live."""
+
+    def __init__(self, notebook: Path, home: Path):
+        super().__init__(notebook.parent, home, app="voila")
+        self.notebook = notebook
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "voila", str(self.notebook), "--no-browser", "--Voila.ip=127.0.0.1",
+                f"--port={self.port}", "--Voila.port_retries=0", f"--token={self.token}"]
+
+    def ready(self) -> bool:
+        """Listening (its own page would run the notebook: the socket is asked, not the page)."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=2):
+                return True
+        except OSError:
+            return False
+
+    def page_url(self, notebook: str = "", workspace: str = "") -> str:
+        return f"{self.url}/?token={self.token}"
 
 
 # ---------------------------------------------------------------- the page, as a person uses it

@@ -2,8 +2,11 @@
 (the live debugger and the live table keep one registry each)."""
 from __future__ import annotations
 
+import os
 import sys
 import weakref
+
+SERVER_PID = "JAXPRLENS_SERVER_PID"   # set by the server extension in its own environment (its kernels inherit it)
 
 
 def in_marimo() -> bool:
@@ -52,9 +55,11 @@ def replace_in_cell(registry: dict, cell: tuple | None, widget=None) -> None:
 
 def draws_widgets() -> bool | None:
     """Whether the front end running this cell draws widgets: True in JupyterLab, Notebook 7 and VS Code (they
-    say which cell runs: ``cellId`` in the request's metadata), Colab, or once a widget manager opened the
-    widgets' control channel; False in a kernel run by none of them (nbclient: ``nbconvert --execute``,
-    papermill, myst-nb, Jupyter Book); None outside a kernel (a script, a terminal, a test)."""
+    say which cell runs: ``cellId`` in the request's metadata), Colab, Voilà (its kernel's environment names it),
+    a kernel a Jupyter server with jaxprlens's server extension started for a page (nbclassic, whose requests
+    name no cell), or once a widget manager opened the widgets' control channel; False in a kernel run by none of
+    them (nbclient: ``nbconvert --execute``, papermill, myst-nb, Jupyter Book); None outside a kernel (a script,
+    a terminal, a test)."""
     try:
         from IPython import get_ipython
         shell = get_ipython()
@@ -67,8 +72,21 @@ def draws_widgets() -> bool | None:
     parent = getattr(shell, "parent_header", None) or {}
     if isinstance(parent, dict) and (parent.get("metadata") or {}).get("cellId"):
         return True
+    if served_to_a_page(os.environ):
+        return True
     try:
         from ipywidgets import Widget
         return Widget._control_comm is not None
     except Exception:  # noqa: BLE001 - an ipywidgets without the control channel
         return False
+
+
+def served_to_a_page(env) -> bool:
+    """Whether this kernel's environment ``env`` says a page draws its widgets: Voilà's kernels (``VOILA_BASE_URL``,
+    also when preheated), or a kernel started for a notebook (``JPY_SESSION_NAME``) by the Jupyter server whose
+    process set ``SERVER_PID`` (the kernel's ``JPY_PARENT_PID``); not nbclient run from inside such a kernel
+    (``!papermill``), which inherits both names but is started by another process."""
+    if env.get("VOILA_BASE_URL") is not None or str(env.get("SERVER_SOFTWARE", "")).startswith("voila/"):
+        return True
+    server = env.get(SERVER_PID)
+    return bool(server and env.get("JPY_SESSION_NAME") and env.get("JPY_PARENT_PID") == server)

@@ -20,6 +20,7 @@ from test_lab import LOAD
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import test_calls as toy  # noqa: E402
+from pages import loaders  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +30,6 @@ FLAT = f"""\
 %%jaxpr
 import jax.numpy as jnp
 from jax import lax
-from pages import loaders
 
 def chain(x):
     for _ in range({N}):

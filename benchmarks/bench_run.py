@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from jaxprlens import model  # noqa: E402
 from jaxprlens.engine.devices import resolve_device  # noqa: E402
 from jaxprlens.engine.runner import place, time_calls  # noqa: E402
-from jaxprlens.views.run import fmt_time, run  # noqa: E402
+from jaxprlens.views.run import fmt_time  # noqa: E402
 
 
 def mlp(x, w1, w2):

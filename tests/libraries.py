@@ -545,7 +545,7 @@ def outcomes(names):
         try:
             case = Case(name)
         except pytest.skip.Exception as e:
-            result[name] = {check: f"skip: {e.msg}" for check in checks}
+            result[name] = dict.fromkeys(checks, f"skip: {e.msg}")
             continue
         except Exception:
             result[name] = {check: traceback.format_exc() for check in checks}

@@ -326,7 +326,6 @@ def test_the_let_form_is_shown_before_lecture_0s_naming_exercise():
 
 def test_fori_loop_builds_a_while_for_a_runtime_bound_and_a_scan_for_static_ones():
     """L5's opening: what lax.fori_loop builds depends on its bounds."""
-    import jax.numpy as jnp
     from jax import lax, make_jaxpr
 
     def loops(f, *args):

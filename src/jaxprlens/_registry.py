@@ -4,6 +4,6 @@
 nothing, so ``import jaxprlens`` (the server extension's route: ``jaxprlens.serverext``) imports no JAX."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 PROVIDED: dict[str, Callable] = {}   # method name -> make(program, ...), registered by the facade

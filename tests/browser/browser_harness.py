@@ -113,7 +113,7 @@ class Server:
         except OSError:
             return False
 
-    def start(self, timeout: float = 60.0) -> "Server":
+    def start(self, timeout: float = 60.0) -> Server:
         cmd = self.command()
         self.proc = subprocess.Popen(cmd, env=self.env(), cwd=self.root, stdout=self.log.open("wb"),
                                      stderr=subprocess.STDOUT, start_new_session=True,

@@ -8,7 +8,7 @@ collectives) we call it; our own rules cover the rest and stand in when roofline
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+from collections.abc import Callable
 
 import math
 
@@ -49,7 +49,7 @@ class Cost:
     transcendentals: int = 0
     comm_bytes: int = 0          # bytes between devices (collectives), from roofline when it knows the mesh
     bound: str = "="
-    per: "Cost | None" = None
+    per: Cost | None = None
     times: int | None = None
     unit: str = ""
     origin: str = "rule"         # "roofline", "rule", "default" (no rule: 0 FLOP, bytes in + out), "total"
@@ -59,12 +59,12 @@ class Cost:
         """Arithmetic intensity, FLOPs per byte moved (None when nothing moves)."""
         return self.flops / self.bytes if self.bytes else None
 
-    def __add__(self, other: "Cost") -> "Cost":
+    def __add__(self, other: Cost) -> Cost:
         return Cost(self.flops + other.flops, self.bytes + other.bytes,
                     self.transcendentals + other.transcendentals, self.comm_bytes + other.comm_bytes,
                     _join(self.bound, other.bound), origin="total")
 
-    def scaled(self, n: int, unit: str = "") -> "Cost":
+    def scaled(self, n: int, unit: str = "") -> Cost:
         """``n`` repetitions of this cost, remembering the per-repetition cost for display."""
         return Cost(self.flops * n, self.bytes * n, self.transcendentals * n, self.comm_bytes * n,
                     self.bound, per=self, times=n, unit=unit, origin="total")
@@ -302,13 +302,13 @@ COLLECTIVES = names("collective")
 CALLS = names("call")
 
 cost_rules: dict[str, Callable] = {
-    **{p: _elementwise for p in ELEMENTWISE},
-    **{p: _transcendental for p in TRANSCENDENTAL},
-    **{p: _reduction for p in REDUCTIONS},
-    **{p: _cumulative for p in CUMULATIVE},
-    **{p: _movement for p in MOVEMENT},
-    **{p: _collective for p in COLLECTIVES},
-    **{p: _calls for p in CALLS},
+    **dict.fromkeys(ELEMENTWISE, _elementwise),
+    **dict.fromkeys(TRANSCENDENTAL, _transcendental),
+    **dict.fromkeys(REDUCTIONS, _reduction),
+    **dict.fromkeys(CUMULATIVE, _cumulative),
+    **dict.fromkeys(MOVEMENT, _movement),
+    **dict.fromkeys(COLLECTIVES, _collective),
+    **dict.fromkeys(CALLS, _calls),
     "dot_general": _dot_general,
     "conv_general_dilated": _conv,
     "shard_map": _shard_map,

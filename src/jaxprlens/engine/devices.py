@@ -83,7 +83,7 @@ class DeviceInfo:
     name: str          # cpu:0
 
     @classmethod
-    def of(cls, d) -> "DeviceInfo":
+    def of(cls, d) -> DeviceInfo:
         return cls(_ALIASES.get(d.platform, d.platform), d.device_kind, d.id, device_name(d))
 
     def __str__(self) -> str:

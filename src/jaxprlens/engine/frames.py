@@ -51,7 +51,7 @@ def _value_type(x) -> str:
         return type(x).__name__
 
 
-def check_types(op: "_Op", outs) -> None:
+def check_types(op: _Op, outs) -> None:
     """Raise ``StepTypeError`` naming the eqn and the expected vs got type unless ``outs`` matches
     ``op.types`` (a Python scalar, from a literal result, only needs to be a scalar)."""
     eqn = op.eqn
@@ -97,7 +97,7 @@ class Frame:
         self.program, self.ops, self.env, self.pc = program, ops, env, pc
         self.eqn, self.sub, self.kind, self.loop = eqn, sub, kind, loop
 
-    def at(self, pc: int) -> "Frame":
+    def at(self, pc: int) -> Frame:
         return Frame(self.program, self.ops, self.env, pc, self.eqn, self.sub, self.kind, self.loop)
 
     @property
@@ -138,14 +138,14 @@ def _operands(frame: Frame, eqn: Eqn) -> list:
     return [_read(frame.env, a) for a in eqn.invars]
 
 
-def _enter_cond(st: "Stepper", eqn: Eqn, frame: Frame):
+def _enter_cond(st: Stepper, eqn: Eqn, frame: Frame):
     ops = _operands(frame, eqn)
     index = int(np.clip(int(ops[0]), 0, len(eqn.subs) - 1))    # as lax.switch clamps
     sub = eqn.subs[index]
     return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
 
 
-def _enter_while(st: "Stepper", eqn: Eqn, frame: Frame):
+def _enter_while(st: Stepper, eqn: Eqn, frame: Frame):
     ops = _operands(frame, eqn)
     cn, bn = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
     loop = While(tuple(ops[:cn]), tuple(ops[cn:cn + bn]), tuple(ops[cn + bn:]), 0)
@@ -161,7 +161,7 @@ def _while_cond_frame(st, eqn, loop: While) -> Frame:
     return st._frame(sub.program, loop.cconsts + loop.carry, eqn, sub, "while_cond", loop)
 
 
-def _enter_scan(st: "Stepper", eqn: Eqn, frame: Frame):
+def _enter_scan(st: Stepper, eqn: Eqn, frame: Frame):
     ops = _operands(frame, eqn)
     p = eqn.params
     nc, ncarry, length = eqn.roles.count("consts"), eqn.roles.count("carry"), p["length"]
@@ -179,7 +179,7 @@ def _scan_frame(st, eqn, loop: Scan) -> Frame:
     return st._frame(sub.program, loop.consts + loop.carry + xs, eqn, sub, "scan", loop)
 
 
-def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
+def enter_call(st: Stepper, eqn: Eqn, frame: Frame):
     """jit, custom_jvp/vjp, checkpoint, closed_call: one body whose binders are the operands."""
     if len(eqn.subs) != 1:
         return None
@@ -193,7 +193,7 @@ def enter_call(st: "Stepper", eqn: Eqn, frame: Frame):
     return st._frame(sub.program, [ops[j] for j in sub.in_map], eqn, sub, "call")
 
 
-def _enter_linear_solve(st: "Stepper", eqn: Eqn, frame: Frame):
+def _enter_linear_solve(st: Stepper, eqn: Eqn, frame: Frame):
     """custom_linear_solve computes ``solve(b)``: step into its ``solve`` jaxpr (matvec and the transposes
     serve differentiation only)."""
     sub = next((s for s in eqn.subs if s.key == "solve"), None)

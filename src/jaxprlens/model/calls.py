@@ -38,12 +38,12 @@ class Group:
     function: str
     phase: str
     site: Source | None          # the caller's line; None for the program itself
-    parent: "Group | None" = field(default=None, repr=False)
+    parent: Group | None = field(default=None, repr=False)
     children: list = field(default_factory=list, repr=False)    # Group | Eqn, in program order
     call: int = 1                # call ``call`` of ``calls`` from this site under one parent
     calls: int = 1
     id: str = ""                 # ``model_loss/block.3/attention``; ``""`` for the program
-    tree: "CallTree | None" = field(default=None, repr=False)
+    tree: CallTree | None = field(default=None, repr=False)
     key: tuple = field(default=(), repr=False)
     first: tuple = (0, 0)        # position (end line, column) inside the function where this call began
     last: tuple = (0, 0)
@@ -229,7 +229,7 @@ class CallTree:
     def _uses(self) -> tuple:
         """``(def_at, uses)``: where each Var is made (eqn position; -1 for inputs) and used."""
         p = self.program
-        def_at = {v: -1 for v in list(p.invars) + list(p.constvars)}
+        def_at = dict.fromkeys(list(p.invars) + list(p.constvars), -1)
         uses: dict = {}
         for i, e in enumerate(p.eqns):
             for a in e.invars:

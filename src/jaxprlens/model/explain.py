@@ -337,7 +337,7 @@ def _first_sentence(doc: str) -> str:
     return sentence
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _docstring_line(primitive: str) -> str | None:
     """First docstring sentence of ``jax.lax.<primitive>`` (or a close spelling), else None."""
     from jax import lax

@@ -20,7 +20,7 @@ class Source:
     line: int
     function: str
     text: str
-    via: "Source | None" = None
+    via: Source | None = None
 
     def __str__(self) -> str:
         own = f"{self.where} line {self.line}: {self.text}" if self.text else f"{self.where} line {self.line}"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from typing import Callable
+from collections.abc import Callable
 
 from jaxprlens.present.escape import html, html_units
 from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, sub_label, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
-from jaxprlens.present.nouns import Param, Row, atom_text, source_text, statement_pieces, var_text, vars_text
+from jaxprlens.present.nouns import Param, Row, atom_text, source_text, statement_pieces, vars_text
 from jaxprlens.present.words import group_label
 
 

@@ -18,7 +18,7 @@ Metric = Literal["flops", "bytes"]
 METRICS: tuple = get_args(Metric)
 
 
-def cost_metric(cost) -> "Metric | None":
+def cost_metric(cost) -> Metric | None:
     """What a view's ``cost=`` asks for, as a ``Metric``: ``"flops"``/``"bytes"`` as they are, ``True`` (the
     table's older spelling) ``"flops"``, ``None``/``False`` no cost; anything else a ValueError (``KeyedError``, in the reader's language)."""
     if cost is None or cost is False:
@@ -53,7 +53,7 @@ class Shares:
                 self._walk(sub.program, x, inner, metric)
 
     @classmethod
-    def measured(cls, program: Program, profile) -> "Shares":
+    def measured(cls, program: Program, profile) -> Shares:
         """Shares of measured time (``--graph --profile``): each top-level equation's time, run on its own,
         over their sum (``views.run.Profile``); inside one, the estimate splits its share."""
         self = cls(program, "flops", profile.costs if hasattr(profile.costs, "totals") else None)

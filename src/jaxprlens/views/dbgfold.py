@@ -44,7 +44,7 @@ def _line(src):
     return None if src is None else (src.where, src.line, src.text)
 
 
-def frame_fold(program: Program, lang: str) -> "FrameFold":
+def frame_fold(program: Program, lang: str) -> FrameFold:
     """The fold of ``program``'s frame in ``lang``, made once per program (kept in its ``memo``)."""
     key = ("dbgfold", lang)
     fold = program.memo.get(key)

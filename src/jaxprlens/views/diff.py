@@ -73,7 +73,7 @@ class Diff(View):
 
     @property
     def counts(self) -> dict:
-        out = {k: 0 for k in MARK}
+        out = dict.fromkeys(MARK, 0)
         for status, *_ in self.rows:
             out[status] += 1
         return out

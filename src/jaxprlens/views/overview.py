@@ -16,7 +16,7 @@ from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
 from jaxprlens.views.draw import COST_STROKE, DEPTH, MAX_NODES, RUNS, _Draw, _digraph, _lines, cost_fill, percent
 from jaxprlens.present.i18n import t, where_text
-from jaxprlens.model.program import Eqn, Lit, Program, Var, count_eqns
+from jaxprlens.model.program import Eqn, Program, Var, count_eqns
 from jaxprlens.present.nouns import source_text, var_text, vars_text
 from jaxprlens.views.render import MID, STYLES
 from jaxprlens.present.words import group_label, group_summary

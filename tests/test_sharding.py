@@ -1,0 +1,157 @@
+"""engine/sharding.py on 8 CPU devices: each collective tied to the equation that made it, each layout as the
+partitioner decided, checked against a reading of the compiled HLO text made here, apart from the engine's.
+
+The programs run in a process of their own (``tests/sharding_cases.py``): XLA fixes the device count when JAX
+starts, and the rest of the suite runs on one device."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(__file__)
+COLLECTIVE = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+) = (\S+) (all-reduce|all-gather|reduce-scatter|all-to-all|"
+                        r"collective-permute)(?:-start)?\((.*)$", re.M)
+
+
+@pytest.fixture(scope="module")
+def cases():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(HERE, "..", "src"),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, os.path.join(HERE, "sharding_cases.py")], capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def hlo_collectives(text: str) -> list:
+    """``(name, kind, type, eqn id)`` of every collective in an HLO text: the equation read from the innermost
+    ``e<id>`` scope of its ``op_name`` (``e0_call_1`` -> ``0/call/1``)."""
+    out = []
+    for name, type_, kind, rest in COLLECTIVE.findall(text):
+        op = re.search(r'op_name="([^"]*)"', rest)
+        scopes = re.findall(r"(?:^|/)e(\d+(?:_[a-z]+\d*_\d+)*)(?=/)", op.group(1)) if op else []
+        eqn = scopes[-1].replace("_", "/") if scopes else None
+        out.append((name, kind, re.sub(r"\{[\d,]*\}", "", type_), eqn))
+    return out
+
+
+def nbytes(type_: str) -> int:
+    size = {"f32": 4, "s32": 4, "u32": 4, "f64": 8, "bf16": 2, "f16": 2}
+    return sum(size[d] * eval("*".join(dims.split(",")) or "1")
+               for d, dims in re.findall(r"([a-z]+\d+)\[([\d,]*)\]", type_))
+
+
+def sharding_text(spec: list) -> str:
+    """The named-mesh form XLA writes a spec in: ``['data', None]`` -> ``[{'data'}, {}]``."""
+    def one(p):
+        names = [] if p is None else p if isinstance(p, list) else [p]
+        return "{" + ", ".join(f"'{n}'" for n in names) + "}"
+    return "[" + ", ".join(one(p) for p in spec) + "]"
+
+
+def check_against_hlo(case: dict):
+    """Every collective of the optimized HLO is reported, once, with the equation, kind and bytes that HLO text
+    says, the same collectives (kind and per-device type) as JAX's own compile of the function; every layout
+    that is split is written so in the partitioner's input on an instruction of that equation."""
+    found = hlo_collectives(case["hlo"])
+    got = [(c["name"], c["kind"], c["eqn"]) for c in case["collectives"]]
+    assert got == [(n, k, e) for n, k, _, e in found]
+    for c, (_, _, type_, _) in zip(case["collectives"], found):
+        assert c["bytes"] >= nbytes(type_)
+    plain = sorted((k, t) for _, k, t, _ in hlo_collectives(case["plain"]))
+    assert sorted((k, t) for _, k, t, _ in found) == plain
+    for eid, lay in case["layout"].items():
+        token = "e" + eid.replace("/", "_")
+        lines = [ln for ln in case["partitioned"].splitlines() if re.search(rf"[/\"]{token}/", ln)]
+        assert lines, eid
+        if lay["manual"]:
+            assert any("manual" in ln for ln in lines), eid
+        elif not lay["replicated"]:
+            assert any(sharding_text(lay["spec"]) in ln for ln in lines), (eid, lay)
+            assert all(g <= s for g, s in zip(lay["local"], lay["shape"]))
+
+
+def test_eight_devices(cases):
+    assert cases["devices"] == 8
+
+
+def test_mlp_all_reduces_on_the_contracting_dot_and_the_mean(cases):
+    mlp = cases["mlp"]
+    assert mlp["mesh"] == [["data", "model"], [4, 2]] and mlp["partitions"] == 8
+    assert [(c["kind"], c["eqn"], c["axes"], c["bytes"], c["case"]) for c in mlp["collectives"]] == [
+        ("all-reduce", "2", ["model"], 512, "contracting"),       # f32[4,32] per device: x @ w2 over model
+        ("all-reduce", "4", ["data"], 4, "reduction")]            # f32[]: the sum over the batch
+    assert mlp["eqns"]["2"] == "dot_general" and mlp["eqns"]["4"] == "reduce_sum"
+    assert mlp["total"] == [2, 516]
+    assert mlp["per_axes"] == [[["model"], 1, 512], [["data"], 1, 4]]
+    check_against_hlo(mlp)
+
+
+def test_mlp_layouts(cases):
+    lay = cases["mlp"]["layout"]
+    assert lay["0"] == {"spec": ["data", "model"], "shape": [16, 32], "local": [4, 16], "replicated": False,
+                        "manual": False}
+    assert lay["2"]["spec"] == ["data", None] and lay["2"]["local"] == [4, 32]
+    assert lay["4"]["replicated"] and lay["4"]["local"] == []
+    assert cases["mlp"]["inputs"] == [["data", None], [None, "model"], ["model", None]]
+
+
+def test_mlp_groups_read_from_the_mesh(cases):
+    """The model axis is the mesh's last: its groups are neighbours; the data axis's are 2 apart."""
+    model, data = cases["mlp"]["collectives"]
+    assert model["groups"] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert data["groups"] == [[0, 2, 4, 6], [1, 3, 5, 7]]
+
+
+def test_shard_map_ring(cases):
+    ring = cases["ring"]
+    kinds = {(c["kind"], c["eqn"], tuple(c["axes"])) for c in ring["collectives"]}
+    assert kinds == {("collective-permute", "0/call/1", ("i",)), ("all-reduce", "0/call/0", ("i",))}
+    assert ring["eqns"]["0/call/1"] == "ppermute" and ring["eqns"]["0/call/0"].startswith("psum")
+    permute = next(c for c in ring["collectives"] if c["kind"] == "collective-permute")
+    assert permute["groups"] == [[j, (j + 1) % 8] for j in range(8)] and permute["bytes"] == 8
+    assert ring["layout"]["0"]["spec"] == ["i"] and ring["layout"]["0"]["local"] == [2]
+    assert ring["layout"]["0/call/1"]["manual"] and ring["layout"]["0/call/1"]["local"] == [2]
+    check_against_hlo(ring)
+
+
+def test_explicit_mode(cases):
+    ex = cases["explicit"]
+    assert [(c["kind"], c["axes"]) for c in ex["collectives"]] == [("all-gather", ["model"]), ("all-reduce", ["data"])]
+    assert ex["collectives"][1]["eqn"] == "2" and ex["collectives"][1]["case"] == "reduction"
+    assert ex["layout"]["1"]["spec"] == ["data", None] and ex["layout"]["1"]["local"] == [4, 32]
+    check_against_hlo(ex)
+
+
+def test_no_communication(cases):
+    quiet = cases["quiet"]
+    assert quiet["collectives"] == [] and quiet["total"] == [0, 0] and quiet["per_axes"] == []
+    assert all(v["spec"] == ["data", "model"] and v["local"] == [4, 4] for v in quiet["layout"].values())
+    check_against_hlo(quiet)
+
+
+@pytest.mark.parametrize("name", ["mlp", "ring", "explicit", "quiet"])
+def test_runs_as_jit(cases, name):
+    assert cases[name]["same_as_jit"]
+
+
+@pytest.mark.parametrize("name", ["ring", "explicit"])
+def test_table_types_read_as_jax_prints_them(cases, name):
+    """Every equation's left-hand side (``c:f32[16@data,32@model]``, ``e:f32[2]{V:i}``) and the equation
+    up to its params, as JAX's printer writes them."""
+    printed, table = cases[name]["printed"], cases[name]["table_text"]
+    for line in printed.splitlines():
+        m = re.match(r"\s*(\S+:\S+(?: \S+:\S+)*) = (\w+)(\[|\s|$)", line)
+        if m:
+            assert f"{m.group(1)} = {m.group(2)}" in table, line
+    assert cases[name]["program_text"] in printed or printed.endswith(cases[name]["program_text"])
+
+
+def test_reshard_row_as_jax_prints_it(cases):
+    """JAX's printer writes ``reshard`` without params (its target is the result's type): so does the table."""
+    line = next(ln for ln in cases["explicit"]["printed"].splitlines() if "= reshard" in ln).strip()
+    assert line == "d:f32[16@data,32] = reshard c"
+    assert re.search(r"^\s*1\s+" + re.escape(line) + r"$", cases["explicit"]["table_text"], re.M)

@@ -112,6 +112,20 @@ def main() -> dict:
     out["explicit"] = read(fn, args, mesh)
     fn, args = quiet_case()
     out["quiet"] = read(fn, args)
+    out["views"] = views()
+    return out
+
+
+def views() -> dict:
+    """``program.sharding()`` as text and HTML, in both languages, for the MLP and the ring."""
+    out = {}
+    for name, case in (("mlp", mlp_case), ("ring", ring_case)):
+        fn, args = case()
+        program = jaxprlens.trace(fn, *args)
+        for lang in ("en", "zh"):
+            view = program.sharding(lang=lang)
+            bundle = view._repr_mimebundle_()
+            out[f"{name}_{lang}"] = {"text": bundle["text/plain"], "html": bundle["text/html"]}
     return out
 
 

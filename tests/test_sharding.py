@@ -155,3 +155,90 @@ def test_reshard_row_as_jax_prints_it(cases):
     line = next(ln for ln in cases["explicit"]["printed"].splitlines() if "= reshard" in ln).strip()
     assert line == "d:f32[16@data,32] = reshard c"
     assert re.search(r"^\s*1\s+" + re.escape(line) + r"$", cases["explicit"]["table_text"], re.M)
+
+
+# ---------------------------------------------------------------- views.sharding
+
+MLP_TEXT = """\
+sharding over 8 devices, mesh data=4×model=2: where the data lives and what talks between devices
+2 collectives per call, 516 B per device
+over model: 1 collective, 512 B; over data: 1 collective, 4 B
+arguments: a: P('data', None) · [4,8] per device; b: P(None, 'model') · [8,16] per device; c: P('model', None) · [16,32] per device
+#  equation                                                                  layout on the mesh                        communication
+0  d:f32[16,32] = dot_general[dimension_numbers=(((1,), (0,)), ((), (…] a b  P('data', 'model') · [4,16] per device
+1  e:f32[16,32] = tanh d                                                     P('data', 'model') · [4,16] per device
+2  f:f32[16,32] = dot_general[dimension_numbers=(((1,), (0,)), ((), (…] e c  P('data', None) · [4,32] per device       all-reduce over model · 512 B per device
+3  g:f32[16,32] = integer_pow[y=2] f                                         P('data', None) · [4,32] per device
+4  h:f32[] = reduce_sum[axes=(0, 1)] g                                       replicated: every device holds all of it  all-reduce over data · 4 B per device
+5  i:f32[] = div h 512.0:f32[]                                               replicated: every device holds all of it"""   # noqa: E501
+
+
+def test_view_text(cases):
+    text = cases["views"]["mlp_en"]["text"]
+    assert text.startswith(MLP_TEXT + "\n")
+    notes = text[len(MLP_TEXT) + 1:].splitlines()
+    assert len(notes) == 2
+    assert notes[0].startswith("equation 2 (dot_general) contracts over a dimension split over model")
+    assert "reduce-scatter" in notes[0]
+    assert notes[1].startswith("equation 4 (reduce_sum) reduces over a dimension split over data")
+
+
+def test_view_text_zh(cases):
+    text = cases["views"]["mlp_zh"]["text"]
+    assert "沿 model 的 all-reduce · 每个设备 512 B" in text and "沿 data 的 all-reduce · 每个设备 4 B" in text
+    assert "方程 2（dot_general）沿一个被切分到 model 的维度做缩并" in text
+    assert "per device" not in text and "replicated" not in text
+
+
+def test_view_html_marks_the_rows_that_talk(cases):
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(cases["views"]["mlp_en"]["html"], "html.parser")
+    assert soup.find("script") is None and soup.find("style") is None         # reads the same untrusted
+    rows = soup.select("tbody tr[data-eqn]")
+    assert [r["data-eqn"] for r in rows] == ["0", "1", "2", "3", "4", "5"]
+    marked = {r["data-eqn"]: r.select_one(".jl-comm").get_text(strip=True) for r in rows if r.select_one(".jl-comm")}
+    assert marked == {"2": "⇄ all-reduce over model · 512 B per device", "4": "⇄ all-reduce over data · 4 B per device"}
+    assert rows[0].find_all("td")[2].get_text() == "P('data', 'model') · [4,16] per device"
+    assert len(soup.select(".jl-shard-note")) == 2
+
+
+def test_view_picture_is_the_mesh(cases):
+    """Each argument and each communicating row's result drawn as the 4×2 grid of devices, each cell the block
+    that device holds, as numpy slices it."""
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(cases["views"]["mlp_en"]["html"], "html.parser")
+    pictures = soup.select("figure.jl-shard-picture")
+    assert [p["data-value"] for p in pictures] == ["0", "1", "2", "2", "4"]
+    x = pictures[0]
+    grid = [[td.find_all("div")[1].get_text() for td in tr.find_all("td")] for tr in x.find_all("tr")]
+    assert grid == [["[0:4, :]"] * 2, ["[4:8, :]"] * 2, ["[8:12, :]"] * 2, ["[12:16, :]"] * 2]
+    assert [td["data-device"] for td in x.find_all("td")] == [str(d) for d in range(8)]
+    w1 = [[td.find_all("div")[1].get_text() for td in tr.find_all("td")] for tr in pictures[1].find_all("tr")]
+    assert w1 == [["[:, 0:16]", "[:, 16:32]"]] * 4
+    assert "replicated along data" in pictures[1].get_text()
+
+
+def test_view_ring_one_row_and_its_body(cases):
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(cases["views"]["ring_en"]["html"], "html.parser")
+    pictures = soup.select("figure.jl-shard-picture")
+    assert len(pictures) == 1 and len(pictures[0].find_all("tr")) == 1                # a one-axis mesh: one row
+    assert [td.find_all("div")[1].get_text() for td in pictures[0].find_all("td")] == [
+        f"[{2 * d}:{2 * d + 2}]" for d in range(8)]
+    text = cases["views"]["ring_en"]["text"]
+    assert re.search(r"^0/call/1 .*ppermute.*shard_map body: each device's own \[2\]\s+collective-permute over i · "
+                     r"8 B per device$", text, re.M)
+
+
+def test_one_device():
+    """On one device (this process): nothing split, no collective, every row whole."""
+    import jax.numpy as jnp
+    import jaxprlens
+    program = jaxprlens.trace(lambda x: jnp.sin(x) * 2.0, jnp.ones(3))
+    view = program.sharding(lang="en")
+    assert view.collectives == [] and view.map.partitions == 1 and view.total.count == 0
+    assert view.text().splitlines() == [
+        "sharding: the program runs on one device; nothing is split and no collective runs.",
+        "#  equation                    layout on the mesh    communication",
+        "0  b:f32[3] = sin a            whole, on one device",
+        "1  c:f32[3] = mul b 2.0:f32[]  whole, on one device"]

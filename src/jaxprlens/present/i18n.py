@@ -11,11 +11,11 @@ import unicodedata
 
 from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.present.catalogue import (common, debugger, errors, exercise, graph, lower, magic, picture, run,
-                                          table)
+                                          sharding, table)
 from jaxprlens.present.catalogue.glossary import AVOID, GLOSSARY  # noqa: F401 (the course and tests read them)
 
 LANGS = ("en", "zh")
-PARTS = (common, table, graph, lower, run, picture, debugger, magic, errors, exercise)
+PARTS = (common, table, graph, lower, run, picture, debugger, magic, errors, exercise, sharding)
 
 
 def merge(parts) -> dict:

@@ -242,3 +242,44 @@ def test_one_device():
         "#  equation                    layout on the mesh    communication",
         "0  b:f32[3] = sin a            whole, on one device",
         "1  c:f32[3] = mul b 2.0:f32[]  whole, on one device"]
+
+
+# ---------------------------------------------------------------- roles and explanations of collectives
+
+def ring_on_one_device():
+    """A shard_map over a one-device mesh: every collective is an equation of its body, on this process's device."""
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import AxisType, PartitionSpec as P
+    mesh = jax.make_mesh((1,), ("i",), axis_types=(AxisType.Auto,))
+
+    def ring(x):
+        def body(b):
+            s = jax.lax.psum(b, "i")
+            g = jax.lax.all_to_all(jax.lax.all_gather(b, "i"), "i", 0, 0)
+            return jax.lax.ppermute(b, "i", [(0, 0)]) + s + jax.lax.axis_index("i") + g.sum()
+        return jax.shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(x)
+    import jaxprlens
+    return jaxprlens.trace(ring, jnp.arange(4.0))
+
+
+@pytest.mark.parametrize("lang,roles,across", [
+    ("en", "operand roles: 1 operand; across the devices of mesh axis i", "operand roles: across the devices of mesh axis i"),
+    ("zh", "操作数角色：1 个操作数；跨设备网格轴 i 上的设备", "操作数角色：跨设备网格轴 i 上的设备")])
+def test_collective_roles_and_explanations(lang, roles, across):
+    from jaxprlens.model.explain import explain
+    program = ring_on_one_device()
+    body = {e.primitive: e for e in program.walk() if "/" in e.id}
+    assert {"psum_invariant", "all_gather", "all_to_all", "ppermute", "pvary", "axis_index"} <= set(body)
+    lines = program.table(lang=lang).text().splitlines()
+    for prim, eqn in body.items():
+        if prim not in ("psum_invariant", "all_gather", "all_to_all", "ppermute", "pvary", "axis_index"):
+            continue
+        at = next(i for i, ln in enumerate(lines) if f" = {prim}[" in ln)
+        note = next(ln.strip() for ln in lines[at + 1:at + 4] if ln.strip().startswith(roles[:6]))
+        assert note == (across if prim == "axis_index" else roles), prim
+        assert explain(prim, lang) in lines[at + 1], prim
+    for prim in ("psum", "all_gather", "ppermute", "all_to_all", "axis_index", "pvary"):
+        from jaxprlens.model.explain import explain_rules
+        en, zh = explain_rules[prim][:2]
+        assert en and zh and en != zh

@@ -63,6 +63,25 @@ def quiet_case():
     return quiet, (x,)
 
 
+def attention_case():
+    """A transformer block's attention with its heads split over ``model`` and the batch over ``data``."""
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    put = lambda a, *spec: jax.device_put(a, NamedSharding(mesh, P(*spec)))  # noqa: E731
+    x = put(jnp.linspace(-1, 1, 8 * 4 * 16).reshape(8, 4, 16), "data", None, None)
+    wq, wk, wv = (put(jnp.linspace(-s, s, 16 * 4 * 4).reshape(16, 4, 4), None, "model", None) for s in (.1, .2, .3))
+    wo = put(jnp.linspace(-.2, .2, 4 * 4 * 16).reshape(4, 4, 16), "model", None, None)
+
+    def attention(x, wq, wk, wv, wo):
+        q = jnp.einsum("bsd,dhk->bhsk", x, wq)
+        k = jnp.einsum("bsd,dhk->bhsk", x, wk)
+        v = jnp.einsum("bsd,dhk->bhsk", x, wv)
+        p = jax.nn.softmax(jnp.einsum("bhsk,bhtk->bhst", q, k) / 2.0, axis=-1)
+        out = jnp.einsum("bhst,bhtk->bhsk", p, v)
+        y = jnp.einsum("bhsk,hkd->bsd", out, wo)
+        return jnp.mean((x + y) ** 2)
+    return attention, (x, wq, wk, wv, wo)
+
+
 def spec_list(spec) -> list:
     return [list(p) if isinstance(p, tuple) else p for p in spec]
 
@@ -110,6 +129,8 @@ def main() -> dict:
     out["ring"] = read(fn, args)
     fn, args, mesh = explicit_case()
     out["explicit"] = read(fn, args, mesh)
+    fn, args = attention_case()
+    out["attention"] = read(fn, args)
     fn, args = quiet_case()
     out["quiet"] = read(fn, args)
     out["views"] = views()

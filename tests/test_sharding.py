@@ -283,3 +283,17 @@ def test_collective_roles_and_explanations(lang, roles, across):
         from jaxprlens.model.explain import explain_rules
         en, zh = explain_rules[prim][:2]
         assert en and zh and en != zh
+
+
+def test_attention_with_sharded_heads(cases):
+    """Heads split over model: the projections and the attention itself stay on each device; the output projection
+    contracts over the heads (an all-reduce over model), the mean loss over the batch (an all-reduce over data)."""
+    att = cases["attention"]
+    got = [(c["kind"], att["eqns"][c["eqn"]], c["axes"], c["bytes"], c["case"]) for c in att["collectives"]]
+    assert got == [("all-reduce", "dot_general", ["model"], 8 * 4 * 16 * 4 // 4, "contracting"),
+                   ("all-reduce", "reduce_sum", ["data"], 4, "reduction")]
+    dots = [e for e, p in att["eqns"].items() if p == "dot_general"]
+    assert att["collectives"][0]["eqn"] == dots[-1]                       # the output projection
+    for e in dots[:-1]:                                                   # q, k, v, scores, weighted values
+        assert "model" in att["layout"][e]["spec"], e
+    check_against_hlo(att)

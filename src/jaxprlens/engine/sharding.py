@@ -117,6 +117,7 @@ class ShardingMap:
     partitions: int
     hlo: str = field(repr=False, default="")
     partitioned: str = field(repr=False, default="")
+    _of: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def total(self) -> Total:
@@ -131,7 +132,11 @@ class ShardingMap:
 
     def of(self, eqn_id: str) -> list:
         """The collectives equation ``eqn_id`` made."""
-        return [c for c in self.collectives if c.eqn == eqn_id]
+        if self._of is None:
+            self._of = {}
+            for c in self.collectives:
+                self._of.setdefault(c.eqn, []).append(c)
+        return self._of.get(eqn_id, [])
 
 
 # ---------------------------------------------------------------- reading HLO text
@@ -320,6 +325,7 @@ def sharding_map(program: Program, device=None) -> ShardingMap:
     by_name = {ins.name: ins for ins in instructions}
     loops = _in_loop(instructions, called, by_name)
     layout, inputs = _layouts(program, before, tokens, mesh)
+    makers = _makers(program, layout, inputs)
     out = []
     for ins in instructions:
         kind = _OPCODES.get(ins.opcode)
@@ -337,7 +343,7 @@ def sharding_map(program: Program, device=None) -> ShardingMap:
             size = max(size, type_bytes(by_name[operand.group(1)].type))
         eid = fusion._eqn_of(ins.op_name, tokens) if ins.op_name else None
         out.append(Collective(kind, eid, axes, size, ins.name, grp, ins.op_name,
-                              _case(program, eid, kind, axes, layout, inputs), ins.computation in loops))
+                              _case(program, eid, kind, axes, makers), ins.computation in loops))
     return ShardingMap(mesh, out, layout, inputs, partitions, text, before)
 
 
@@ -418,34 +424,28 @@ def _layouts(program: Program, before: str, tokens: dict, mesh: Mesh) -> tuple:
 
 # ---------------------------------------------------------------- classic causes
 
-def _operand_layout(program: Program, eqn, k: int, layout: dict, inputs: list):
-    """The layout of operand ``k`` of a top-level equation: the argument's, or its maker's."""
-    if k >= len(eqn.invars):
-        return None
-    v = eqn.invars[k]
-    for i, a in enumerate(program.invars):
-        if a is v:
-            return inputs[i] if i < len(inputs) else None
+def _makers(program: Program, layout: dict, inputs: list) -> dict:
+    """``id(var)`` -> the layout of each top-level value: an argument's, or its making equation's first result."""
+    out = {id(v): inputs[i] for i, v in enumerate(program.invars) if i < len(inputs)}
     for e in program.eqns:
-        if e.outvars and e.outvars[0] is v:
-            return layout.get(e.id)
-    return None
+        if e.outvars and e.id in layout:
+            out[id(e.outvars[0])] = layout[e.id]
+    return out
 
 
-def _case(program: Program, eid: str | None, kind: str, axes: tuple, layout: dict, inputs: list) -> str | None:
+def _case(program: Program, eid: str | None, kind: str, axes: tuple, makers: dict) -> str | None:
     """``"contracting"``: an all-reduce of a ``dot_general`` whose contracting dimensions are split over the
     collective's axes; ``"reduction"``: an all-reduce of a reduction over a dimension split over them."""
     if eid is None or kind != "all-reduce" or "/" in eid:
         return None
     eqn = program.eqns[int(eid)]
+
+    def split(k: int, dims) -> bool:
+        lay = makers.get(id(eqn.invars[k])) if k < len(eqn.invars) else None
+        return lay is not None and any(set(lay.axes(d)) & set(axes) for d in dims)
     if eqn.primitive == "dot_general":
         (lc, rc), _ = eqn.raw.params["dimension_numbers"]
-        for k, dims in ((0, lc), (1, rc)):
-            lay = _operand_layout(program, eqn, k, layout, inputs)
-            if lay is not None and any(set(lay.axes(d)) & set(axes) for d in dims):
-                return "contracting"
-    elif eqn.primitive.startswith(("reduce_", "argmax", "argmin")) and "axes" in eqn.raw.params:
-        lay = _operand_layout(program, eqn, 0, layout, inputs)
-        if lay is not None and any(set(lay.axes(d)) & set(axes) for d in eqn.raw.params["axes"]):
-            return "reduction"
+        return "contracting" if split(0, lc) or split(1, rc) else None
+    if eqn.primitive.startswith(("reduce_", "argmax", "argmin")) and "axes" in eqn.raw.params:
+        return "reduction" if split(0, eqn.raw.params["axes"]) else None
     return None

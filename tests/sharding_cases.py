@@ -134,7 +134,19 @@ def main() -> dict:
     fn, args = quiet_case()
     out["quiet"] = read(fn, args)
     out["views"] = views()
+    out["magic"] = magic()
     return out
+
+
+def magic() -> str:
+    """``%%jaxpr --sharding`` on the MLP, as a reader runs it: the view's text."""
+    from IPython.testing.globalipapp import get_ipython
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "jaxprlens")
+    fn, args = mlp_case()
+    shell.user_ns.update(mlp=fn, args=args)
+    view = shell.run_cell_magic("jaxpr", "--sharding --lang en", "mlp(*args)")
+    return view._repr_mimebundle_()["text/plain"]
 
 
 def views() -> dict:

@@ -297,3 +297,8 @@ def test_attention_with_sharded_heads(cases):
     for e in dots[:-1]:                                                   # q, k, v, scores, weighted values
         assert "model" in att["layout"][e]["spec"], e
     check_against_hlo(att)
+
+
+def test_magic_option(cases):
+    """``%%jaxpr --sharding`` shows the same view as ``program.sharding()``."""
+    assert cases["magic"] == cases["views"]["mlp_en"]["text"]

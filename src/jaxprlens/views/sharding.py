@@ -244,3 +244,8 @@ class ShardingView(View):
 
 def sharding_view(program: Program, device=None, lang: str | None = None) -> ShardingView:
     return ShardingView(program, device=device, lang=lang)
+
+
+def part(cell) -> ShardingView:
+    """``--sharding``: where the data lives on the mesh, and which equation made each collective."""
+    return sharding_view(cell.program, device=cell.opts.device, lang=cell.opts.lang)

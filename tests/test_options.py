@@ -114,8 +114,8 @@ def test_every_option_given_without_what_it_needs_is_refused_before_the_cell_run
     ("--depth 2", "--depth only works with --graph, e.g. `%%jaxpr --graph --depth 1`",
      "--depth 只能与 --graph 一起使用，例如 `%%jaxpr --graph --depth 1`"),
     ("--device cpu",
-     "--device only works with --run, --profile, --fusion or --debug, e.g. `%%jaxpr --run --device cpu`",
-     "--device 只能与 --run、--profile、--fusion 或 --debug 一起使用，例如 `%%jaxpr --run --device cpu`"),
+     "--device only works with --run, --profile, --fusion, --sharding or --debug, e.g. `%%jaxpr --run --device cpu`",
+     "--device 只能与 --run、--profile、--fusion、--sharding 或 --debug 一起使用，例如 `%%jaxpr --run --device cpu`"),
     ("--lower --repeat 5 --budget 2", "--repeat --budget only work with --run or --profile, e.g. `%%jaxpr --run "
      "--repeat 5`", "--repeat --budget 只能与 --run 或 --profile 一起使用，例如 `%%jaxpr --run --repeat 5`"),
     ("--run --cost", "--cost only works with --table or --graph, e.g. `%%jaxpr --graph --cost bytes`",
@@ -181,8 +181,8 @@ def test_defaults_are_the_engines_own():
 def test_views_register_by_their_option_and_stand_in_order():
     every = Options(**{s.name: True for s in VIEWS})
     assert [path.split(".")[-1] for path in every.parts()] == [
-        "text:part", "live:part", "graph:part", "lower:part", "fusion:part", "memory:part", "run:run_part",
-        "run:profile_part", "debugger:part"]                  # --lower and --compiled: one part
+        "text:part", "live:part", "graph:part", "lower:part", "fusion:part", "memory:part", "sharding:part",
+        "run:run_part", "run:profile_part", "debugger:part"]                  # --lower and --compiled: one part
     assert Options().parts() == Options(cost="bytes").parts() == ["jaxprlens.views.live:part"]    # the default
     assert Options(graph=True).parts() == ["jaxprlens.views.graph:part"]
     assert all(callable(getattr(importlib.import_module(p.split(":")[0]), p.split(":")[1])) for p in every.parts())

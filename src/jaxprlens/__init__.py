@@ -49,6 +49,7 @@ for _method, _module, _name in [
         ("run", "jaxprlens.views.run", "run"),
         ("fusion", "jaxprlens.views.fusion", "fusion_view"),
         ("memory", "jaxprlens.views.memory", "memory_view"),
+        ("sharding", "jaxprlens.views.sharding", "sharding_view"),
         ("stepper", "jaxprlens.engine.stepper", "Stepper"),
         ("transform", "jaxprlens.engine.transform", "transform")]:
     _PROVIDED[_method] = _lazy(_module, _name)       # what model.program.provide does, without importing JAX

@@ -12,7 +12,10 @@ at 10,000 equations; benchmarks/bench_fusion.py), so it is made once per program
 Returns data (``FusionMap``); ``views.fusion`` shows it."""
 from __future__ import annotations
 
+import glob
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 
 import jax
@@ -79,23 +82,28 @@ def compile_scoped(program: Program, device=None):
 class Scoped:
     """The scoped program compiled once for a program and device (``_scoped``): ``args`` the placed arguments (their
     types when the program has no recorded arguments), ``device`` where it runs, ``text`` its optimized HLO and
-    ``parsed`` that text read (``parse_hlo``)."""
+    ``parsed`` that text read (``parse_hlo``); ``partitioned``: asked with ``partitioning=True``, the module as XLA's
+    SPMD partitioner received it (every instruction's global shape and ``sharding={...}``, as sharding propagation
+    decided; ``""`` when XLA ran no partitioner: one device), else ``None``."""
     compiled: object
     tokens: dict
     args: list
     device: object
     text: str
     parsed: tuple
+    partitioned: str | None = None
 
 
-def _scoped(program: Program, device=None) -> Scoped:
+def _scoped(program: Program, device=None, partitioning: bool = False) -> Scoped:
     """The scoped program compiled (see ``compile_scoped``), once per program and device: kept in ``program.memo``,
-    so a second map, a profile, XLA's ``memory_analysis()`` (``engine.memory``) and a view made again reuse the
-    compile (XLA's compile is most of a map's time: a minute at 10,000 equations)."""
+    so a second map, a profile, XLA's ``memory_analysis()`` (``engine.memory``), a sharding map (``engine.sharding``)
+    and a view made again reuse the compile (XLA's compile is most of a map's time: a minute at 10,000 equations).
+    With ``partitioning``, XLA also writes the module its SPMD partitioner received (``Scoped.partitioned``): the
+    same compile, with a dump of that one pass."""
     dev = resolve_device(device)
     key = ("fusion.scoped", device is not None, dev)
     made = program.memo.get(key)
-    if made is not None:
+    if made is not None and (not partitioning or made.partitioned is not None):
         return made
     tokens: dict = {}
     scoped = _rewrite(program, program.jaxpr, tokens)
@@ -106,11 +114,34 @@ def _scoped(program: Program, device=None) -> Scoped:
         run_on = placed_on(args, dev)
     else:
         args = _specs(program)
+    partitioned = None
     with on_device(run_on, [a for a in args if isinstance(a, jax.Array)]):
-        compiled = fn.lower(*args).compile()
+        lowered = fn.lower(*args)
+        if partitioning:
+            compiled, partitioned = _compile_partitioned(lowered)
+        else:
+            compiled = lowered.compile()
     text = compiled.as_text() or ""
-    made = program.memo[key] = Scoped(compiled, tokens, args, run_on, text, parse_hlo(text))
+    made = program.memo[key] = Scoped(compiled, tokens, args, run_on, text, parse_hlo(text), partitioned)
     return made
+
+
+_PARTITIONER = "spmd-partitioning"
+
+
+def _compile_partitioned(lowered) -> tuple:
+    """``(compiled, text)``: ``lowered`` compiled, and the module as XLA's SPMD partitioner received it, read from
+    the dump of that one pass (XLA offers the module between passes only as a dump; ``""`` when no partitioner
+    ran).  The dump goes to a temporary folder, removed after."""
+    with tempfile.TemporaryDirectory(prefix="jaxprlens-") as folder:
+        compiled = lowered.compile(compiler_options={"xla_dump_to": folder, "xla_dump_hlo_pass_re": _PARTITIONER,
+                                                     "xla_dump_hlo_as_text": True})
+        found = sorted(glob.glob(os.path.join(folder, f"*before_{_PARTITIONER}.txt")))
+        text = ""
+        if found:
+            with open(found[-1], encoding="utf-8") as f:
+                text = f.read()
+    return compiled, text
 
 
 def compiled_program(program: Program):
@@ -128,6 +159,7 @@ class Instruction:
     computation: str
     op_name: str = ""
     attrs: str = ""
+    type: str = ""               # its result type as the HLO writes it: ``f32[4,32]{1,0}``, a tuple ``(f32[2], s32[])``
 
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([\w.\-]+)\s.*\{\s*$")
@@ -161,7 +193,7 @@ def parse_hlo(text: str) -> tuple[list, str, dict]:
             continue
         name, opcode, rest = m.group(1), m.group(3), m.group(4)
         op = _OP_NAME.search(rest)
-        instructions.append(Instruction(name, opcode, current, op.group(1) if op else "", rest))
+        instructions.append(Instruction(name, opcode, current, op.group(1) if op else "", rest, m.group(2)))
         for key, names in _CALLED.findall(rest):
             embedded = key == "calls" or (key == "to_apply" and opcode != "call")
             for callee in re.findall(r"%?([\w.\-]+)", names):

@@ -213,6 +213,11 @@ class Program:
         """Which equations became which compiled kernel (``jaxprlens.views.fusion.FusionView``)."""
         return _provided("fusion")(self, device=device, **options)
 
+    def sharding(self, device=None, **options):
+        """Where the data lives on the device mesh and which equation made each collective
+        (``jaxprlens.views.sharding.ShardingView``)."""
+        return _provided("sharding")(self, device=device, **options)
+
     def memory(self, **options):
         """Bytes live along the program, its peak, residuals (``jaxprlens.views.memory.MemoryView``)."""
         return _provided("memory")(self, **options)

@@ -175,7 +175,25 @@ def _run_state(eqn):
                                                              "jaxpr", "refs")]
 
 
+def _collective(param: str):
+    """A collective (psum, all_gather, ppermute, ...) or a named-axis query (axis_index, pvary): its operands, and the
+    named mesh axes it works across (``detail["across"]``: ``i``, ``data×model``)."""
+    def rule(eqn):
+        axes = eqn.params.get(param)
+        names = axes if isinstance(axes, (tuple, list, frozenset)) else () if axes is None else (axes,)
+        detail = {"across": "×".join(str(a) for a in names)} if names else {}
+        groups = [("operand", len(eqn.invars))] if eqn.invars else []
+        return Roles(groups, detail), []
+    return rule
+
+
+COLLECTIVES = {"psum": "axes", "psum_invariant": "axes", "pmax": "axes", "pmin": "axes", "pvary": "axes",
+               "pbroadcast": "axes", "all_gather": "axis_name", "all_gather_invariant": "axis_name",
+               "reduce_scatter": "axis_name", "all_to_all": "axis_name", "ppermute": "axis_name",
+               "axis_index": "axis_name"}
+
 role_rules: dict[str, Callable] = {
+    **{name: _collective(param) for name, param in COLLECTIVES.items()},
     "cond": _cond,
     "while": _while,
     "scan": _scan,

@@ -11,11 +11,11 @@ import unicodedata
 
 from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.present.catalogue import (common, debugger, errors, exercise, graph, lower, magic, picture, run,
-                                          table)
+                                          sharding, table)
 from jaxprlens.present.catalogue.glossary import AVOID, GLOSSARY  # noqa: F401 (the course and tests read them)
 
 LANGS = ("en", "zh")
-PARTS = (common, table, graph, lower, run, picture, debugger, magic, errors, exercise)
+PARTS = (common, table, graph, lower, run, picture, debugger, magic, errors, exercise, sharding)
 
 
 def merge(parts) -> dict:
@@ -188,7 +188,7 @@ def _role_summary(roles, lang: str) -> str:
     parts = [count_word(n, role_word(k, n, lang), lang) for k, n in roles.groups]
     text = t("list_sep", lang).join(parts)
     extra = detail_text(roles.detail, lang)
-    return f"{text}{t('semi', lang)}{extra}" if extra else text
+    return t("semi", lang).join(x for x in (text, extra) if x)
 
 
 def detail_text(detail: dict, lang: str | None = None) -> str:
@@ -202,6 +202,8 @@ def detail_text(detail: dict, lang: str | None = None) -> str:
         elif key in ("in_blocks", "out_blocks"):
             if value:
                 bits.append(t(key, lang, blocks=value))
+        elif key == "across":
+            bits.append(t("across_axes", lang, axes=value))
         elif key == "branches":
             bits.append(t("two_branches", lang) if value == 2 else
                         t("n_branches", lang, n=value, last=value - 1))

@@ -49,7 +49,11 @@ _JIT_DEFAULTS = {
 }
 
 # primitive -> {param: "is this value the default that JAX's printer hides?"}
-default_param_rules: dict[str, dict] = {"jit": _JIT_DEFAULTS, "pjit": _JIT_DEFAULTS}
+default_param_rules: dict[str, dict] = {
+    "jit": _JIT_DEFAULTS, "pjit": _JIT_DEFAULTS,
+    # JAX prints ``reshard`` with no params: its target is the result's type (``f32[16@data,32]``)
+    "reshard": {"dst_sharding": lambda v: True, "concrete_mesh": lambda v: True},
+}
 
 
 class Param:

@@ -109,7 +109,7 @@ def _max_nodes() -> int:
 
 
 # where a device runs the program: the views that take --device
-_ON_DEVICE = ("run", "profile", "fusion", "debug")
+_ON_DEVICE = ("run", "profile", "fusion", "sharding", "debug")
 _TIMED = ("run", "profile")
 
 
@@ -149,6 +149,7 @@ class Options:
     compiled: bool = option(False, shows="jaxprlens.views.lower:part", at=40)     # the same part: StableHLO and HLO
     fusion: bool = option(False, shows="jaxprlens.views.fusion:part", at=50)
     memory: bool = option(False, shows="jaxprlens.views.memory:part", at=60)
+    sharding: bool = option(False, shows="jaxprlens.views.sharding:part", at=65)
 
     @classmethod
     def from_namespace(cls, ns) -> "Options":

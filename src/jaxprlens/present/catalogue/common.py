@@ -36,6 +36,7 @@ WORDS = {
     "line_of": ("{where} line {line}", "{where} 第 {line} 行"),
     # roles
     "calls": ("calls {name}", "调用 {name}"),
+    "across_axes": ("across the devices of mesh axis {axes}", "跨设备网格轴 {axes} 上的设备"),
     "kernel_grid": ("a run per point of grid {grid}", "网格 {grid} 的每个点运行一次"),
     "in_blocks": ("input blocks {blocks}", "输入块 {blocks}"),
     "out_blocks": ("output blocks {blocks}", "输出块 {blocks}"),

@@ -249,6 +249,9 @@ WORDS = {
     "help.jaxpr.memory": ("bytes live along the program, its peak, a backward pass's residuals, beside XLA's "
                           "memory_analysis()",
                           "程序各处存活的字节数、峰值、反向过程的残差，并与 XLA 的 memory_analysis() 对照"),
+    "help.jaxpr.sharding": ("where the data lives on the device mesh, and which equation made each collective "
+                            "(all-reduce, all-gather, ...)",
+                            "数据在设备网格上放在哪里，以及每次集合通信（all-reduce、all-gather 等）由哪个方程产生"),
     "help.jaxpr_config": (
         "Kernel-wide settings of ``%%jaxpr``; with no option, print them and where each comes from.\n"
         "\n"

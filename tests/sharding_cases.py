@@ -1,0 +1,166 @@
+"""Programs over 8 CPU devices, read by ``engine.sharding`` and shown by ``views.sharding``: run as a script
+(``python tests/sharding_cases.py``), it prints one JSON object that ``tests/test_sharding.py`` checks.
+
+XLA fixes the device count when JAX starts, and the rest of the suite runs on one device, so these cases run in
+a process of their own: the flag is set here, before JAX is imported."""
+import json
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P  # noqa: E402
+
+import jaxprlens  # noqa: E402
+from jaxprlens.engine.sharding import sharding_map  # noqa: E402
+
+
+def mlp(x, w1, w2):
+    return jnp.mean((jnp.tanh(x @ w1) @ w2) ** 2)
+
+
+def mlp_case():
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    x = jax.device_put(jnp.linspace(0, 1, 16 * 8).reshape(16, 8), NamedSharding(mesh, P("data", None)))
+    w1 = jax.device_put(jnp.linspace(-1, 1, 8 * 32).reshape(8, 32), NamedSharding(mesh, P(None, "model")))
+    w2 = jax.device_put(jnp.linspace(-1, 1, 32 * 32).reshape(32, 32), NamedSharding(mesh, P("model", None)))
+    return mlp, (x, w1, w2)
+
+
+def ring_case():
+    mesh = jax.make_mesh((8,), ("i",), axis_types=(AxisType.Explicit,))
+
+    def ring(x):
+        def body(b):
+            total = jax.lax.psum(b, "i")
+            return jax.lax.ppermute(b, "i", [(j, (j + 1) % 8) for j in range(8)]) + total
+        return jax.shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(x)
+    return ring, (jax.device_put(jnp.arange(16.0), NamedSharding(mesh, P("i"))),)
+
+
+def explicit_case():
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+    a = jax.device_put(jnp.linspace(0, 1, 16 * 8).reshape(16, 8), NamedSharding(mesh, P("data", None)))
+    w = jax.device_put(jnp.linspace(-1, 1, 8 * 32).reshape(8, 32), NamedSharding(mesh, P(None, "model")))
+
+    def explicit(a, w):
+        h = a @ w
+        h = jax.sharding.reshard(h, P("data", None))
+        return h.sum(axis=0)
+    return explicit, (a, w), mesh
+
+
+def quiet_case():
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    x = jax.device_put(jnp.ones((16, 8)), NamedSharding(mesh, P("data", "model")))
+
+    def quiet(x):
+        return jnp.sin(x) * 2.0 + x
+    return quiet, (x,)
+
+
+def attention_case():
+    """A transformer block's attention with its heads split over ``model`` and the batch over ``data``."""
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    put = lambda a, *spec: jax.device_put(a, NamedSharding(mesh, P(*spec)))  # noqa: E731
+    x = put(jnp.linspace(-1, 1, 8 * 4 * 16).reshape(8, 4, 16), "data", None, None)
+    wq, wk, wv = (put(jnp.linspace(-s, s, 16 * 4 * 4).reshape(16, 4, 4), None, "model", None) for s in (.1, .2, .3))
+    wo = put(jnp.linspace(-.2, .2, 4 * 4 * 16).reshape(4, 4, 16), "model", None, None)
+
+    def attention(x, wq, wk, wv, wo):
+        q = jnp.einsum("bsd,dhk->bhsk", x, wq)
+        k = jnp.einsum("bsd,dhk->bhsk", x, wk)
+        v = jnp.einsum("bsd,dhk->bhsk", x, wv)
+        p = jax.nn.softmax(jnp.einsum("bhsk,bhtk->bhst", q, k) / 2.0, axis=-1)
+        out = jnp.einsum("bhst,bhtk->bhsk", p, v)
+        y = jnp.einsum("bhsk,hkd->bsd", out, wo)
+        return jnp.mean((x + y) ** 2)
+    return attention, (x, wq, wk, wv, wo)
+
+
+def spec_list(spec) -> list:
+    return [list(p) if isinstance(p, tuple) else p for p in spec]
+
+
+def read(fn, args, mesh=None) -> dict:
+    """The engine's reading of one program, the texts it read, JAX's own compile of the function, JAX's printer."""
+    def trace():
+        return jaxprlens.trace(fn, *args)
+    if mesh is not None:
+        with jax.set_mesh(mesh):
+            program = trace()
+            printed = str(jax.make_jaxpr(fn)(*args))
+            plain = jax.jit(fn).lower(*args).compile().as_text()
+            expected = np.asarray(jax.jit(fn)(*args))
+    else:
+        program = trace()
+        printed = str(jax.make_jaxpr(fn)(*args))
+        plain = jax.jit(fn).lower(*args).compile().as_text()
+        expected = np.asarray(jax.jit(fn)(*args))
+    smap = sharding_map(program)
+    ran = np.asarray(jax.jit(jax.extend.core.jaxpr_as_fun(program.jaxpr))(*args)[0])
+    table = program.table(lang="en")
+    return {
+        "mesh": [list(smap.mesh.names), list(smap.mesh.sizes)],
+        "partitions": smap.partitions,
+        "collectives": [{"kind": c.kind, "eqn": c.eqn, "axes": list(c.axes), "bytes": c.bytes, "name": c.name,
+                         "case": c.case, "groups": [list(g) for g in c.groups]} for c in smap.collectives],
+        "layout": {k: {"spec": spec_list(v.spec), "shape": list(v.shape), "local": list(v.local),
+                       "replicated": v.replicated, "manual": v.manual} for k, v in smap.layout.items()},
+        "inputs": [spec_list(v.spec) for v in smap.inputs],
+        "total": [smap.total.count, smap.total.bytes],
+        "per_axes": [[list(k), v.count, v.bytes] for k, v in smap.per_axes.items()],
+        "hlo": smap.hlo, "partitioned": smap.partitioned, "plain": plain,
+        "printed": printed, "table_text": table.text(), "program_text": program.text,
+        "same_as_jit": bool(np.allclose(ran, expected)),
+        "eqns": {e.id: e.primitive for e in program.walk()},
+    }
+
+
+def main() -> dict:
+    out = {"devices": jax.device_count()}
+    fn, args = mlp_case()
+    out["mlp"] = read(fn, args)
+    fn, args = ring_case()
+    out["ring"] = read(fn, args)
+    fn, args, mesh = explicit_case()
+    out["explicit"] = read(fn, args, mesh)
+    fn, args = attention_case()
+    out["attention"] = read(fn, args)
+    fn, args = quiet_case()
+    out["quiet"] = read(fn, args)
+    out["views"] = views()
+    out["magic"] = magic()
+    return out
+
+
+def magic() -> str:
+    """``%%jaxpr --sharding`` on the MLP, as a reader runs it: the view's text."""
+    from IPython.testing.globalipapp import get_ipython
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "jaxprlens")
+    fn, args = mlp_case()
+    shell.user_ns.update(mlp=fn, args=args)
+    view = shell.run_cell_magic("jaxpr", "--sharding --lang en", "mlp(*args)")
+    return view._repr_mimebundle_()["text/plain"]
+
+
+def views() -> dict:
+    """``program.sharding()`` as text and HTML, in both languages, for the MLP and the ring."""
+    out = {}
+    for name, case in (("mlp", mlp_case), ("ring", ring_case)):
+        fn, args = case()
+        program = jaxprlens.trace(fn, *args)
+        for lang in ("en", "zh"):
+            view = program.sharding(lang=lang)
+            bundle = view._repr_mimebundle_()
+            out[f"{name}_{lang}"] = {"text": bundle["text/plain"], "html": bundle["text/html"]}
+    return out
+
+
+if __name__ == "__main__":
+    json.dump(main(), sys.stdout)

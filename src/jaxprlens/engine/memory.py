@@ -152,3 +152,48 @@ def compiled_memory(program: Program) -> dict | None:
     if stats is None:
         return None
     return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
+
+
+SUMMARY_COPIES = 3       # copies of one value that summarising it takes at once (on the host, and as float32 with
+                         # a mask for its picture; its statistics go a chunk at a time)
+
+
+def stepping_bytes(program: Program) -> int:
+    """The bytes that stepping ``program`` forward holds at most (a recorded replay: ``Stepper(forward_only=True)``
+    drops each value after its last reader): its top level's peak, the largest peak of a body it steps into on
+    top, and the copies summarising its largest value takes."""
+    inner, largest = 0, 0
+    for eqn in program.walk():
+        for v in eqn.outvars:
+            largest = max(largest, nbytes(v.aval))
+        for sub in eqn.subs:
+            inner = max(inner, memory(sub.program).peak)
+    for v in list(program.invars) + list(program.constvars):
+        largest = max(largest, nbytes(v.aval))
+    return memory(program).peak + inner + SUMMARY_COPIES * largest
+
+
+def free_bytes() -> int | None:
+    """The memory this process may still take: the system's available memory, or less where a container's
+    cgroup caps it (a hub's kernel); None where neither says (not Linux)."""
+    out = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    out.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit) as f:
+                cap = f.read().strip()
+            with open(usage) as f:
+                used = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if cap.isdigit() and int(cap) < 1 << 60:            # "max", or cgroup v1's "no limit" (a huge number)
+            out.append(max(0, int(cap) - used))
+        break
+    return min(out) if out else None

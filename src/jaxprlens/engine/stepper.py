@@ -11,11 +11,13 @@ stops), ``engine.whatif`` (edits) and ``engine.jitcheck`` (the comparison with j
 from __future__ import annotations
 
 import contextlib
+import ctypes
 from typing import NamedTuple
 
 import jax
 import jax.extend.core as jex
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from jaxprlens.engine.breakpoints import Breakpoints
@@ -42,6 +44,47 @@ def resolve_device(spec):
 
 # ---------------------------------------------------------------- the engine
 
+_MISSING = object()
+TRIM_BYTES = 8 << 20       # values dropped at once past which the C heap's free memory goes back to the system
+
+
+def _trim() -> None:
+    """Give the C heap's free memory back to the system (glibc's ``malloc_trim``; nothing elsewhere)."""
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc(0)
+
+
+_libc = None
+
+
+def _deaths(program: Program) -> list:
+    """Per equation index ``i`` of ``program``, the variables no equation after ``i`` reads (nor the results):
+    ``dies[i]`` may go once the position is past ``i``; inputs and constants nothing reads go at the start."""
+    dies = program.memo.get("stepper.deaths")
+    if dies is None:
+        n = len(program.eqns)
+        last: dict = {v: -1 for v in (*program.constvars, *program.invars)}
+        for i, eqn in enumerate(program.eqns):
+            for a in eqn.invars:
+                if not isinstance(a, Lit):
+                    last[a] = i
+            for v in eqn.outvars:
+                last.setdefault(v, i)
+        for v in program.outvars:
+            if not isinstance(v, Lit):
+                last[v] = n
+        dies = [[] for _ in range(n + 1)]
+        for v, i in last.items():
+            dies[max(i, 0)].append(v)
+        program.memo["stepper.deaths"] = dies = dies[:n]          # index n: the results, never dropped
+    return dies
+
 class Stop(NamedTuple):
     """Why a move stopped: ``kind`` is breakpoint, nan or condition; ``eqn`` where; ``condition`` which."""
     kind: str
@@ -58,8 +101,13 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
 
     def __init__(self, program: Program, *args, device=None, max_history: int = 10_000,
                  break_on_nan: bool = False, jit_rtol: float = JIT_RTOL, jit_atol: float = JIT_ATOL,
-                 jit_budget: int | None = JIT_BUDGET):
+                 jit_budget: int | None = JIT_BUDGET, forward_only: bool = False):
+        """``forward_only``: no history (``back()`` has nothing to undo) and every value dropped once no later
+        equation of its frame reads it (``forget``), so that stepping holds what the program itself holds live,
+        not every value it made (a recorded replay steps so)."""
         self.program = program
+        self.forward_only = forward_only
+        self._swept: dict = {}                     # id(frame env) -> (env, the pc up to which its dead are gone)
         self._init_jitcheck(jit_rtol, jit_atol, jit_budget)
         self.device = resolve_device(device)
         self.max_history = max_history
@@ -347,7 +395,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         history is full (the step would push its oldest entry out), or where the step raises."""
         f = self._frames[-1]
         op = f.ops[f.pc] if f.pc < len(f.ops) else None
-        if op is None or op.block or len(self._history) == self._maxlen:
+        if op is None or op.block or self.forward_only or len(self._history) == self._maxlen:
             yield False
             return
         kept = (self.stop, self.note, self.ended, self.written, self.history_truncated, self.last_eqn,
@@ -431,6 +479,27 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         if moved:
             self.ended = "no_stop"
         return self
+
+    def forget(self) -> int:
+        """Drop from every frame the values no equation at or after its position reads (nor its results): what
+        a ``forward_only`` stepper does after each move.  Returns the bytes that went; past ``TRIM_BYTES`` the
+        C heap is given back to the system at once (glibc keeps freed blocks under 32 MB otherwise: the
+        process would grow by every value made, not by the values live)."""
+        swept, gone = {}, 0
+        for f in self._frames:
+            dies, env = _deaths(f.program), f.env
+            seen = self._swept.get(id(env))          # (env, pc): the env itself kept, so its id is not reused
+            start = seen[1] if seen is not None and seen[0] is env else 0
+            for i in range(start, min(f.pc, len(dies))):
+                for v in dies[i]:
+                    x = env.pop(v, _MISSING)
+                    if x is not _MISSING:
+                        gone += getattr(x, "nbytes", 0) if isinstance(x, (jax.Array, np.ndarray)) else 0
+            swept[id(env)] = (env, max(start, f.pc))
+        self._swept = swept
+        if gone >= TRIM_BYTES:
+            _trim()
+        return gone
 
     def release(self):
         """Drop every value the stepper computed (history, frames, edits, jax.jit's outputs), back at the start:

@@ -134,6 +134,8 @@ def summarize(value, bins: int = BINS) -> Summary:
                          re=(float(ok.real.min()), float(ok.real.max())),
                          im=(float(ok.imag.min()), float(ok.imag.max())))
         return Summary(k, nan=nan, inf=int(bad.sum()) - nan, **stats, **base)
+    if arr.size > CHUNK:
+        return Summary(k, **_real_stats(arr, bins), **base)
     data = numbers(arr)
     finite = data[np.isfinite(data)]
     stats = dict(nan=int(np.isnan(data).sum()), inf=int(np.isinf(data).sum()))
@@ -143,3 +145,41 @@ def summarize(value, bins: int = BINS) -> Summary:
         if arr.size >= HIST_MIN and hi > lo:
             stats["hist"] = np.histogram(finite, bins)[0].tolist()
     return Summary(k, **stats, **base)
+
+
+CHUNK = 1 << 20     # elements converted to float64 at a time: a large value's statistics need no copy of it whole
+
+
+def chunks(arr: np.ndarray, dtype=np.float64):
+    """``arr`` flattened, as float64 (or ``dtype``) copies of ``CHUNK`` elements at a time (``numbers``)."""
+    flat = arr.reshape(-1)
+    for i in range(0, flat.size, CHUNK):
+        yield numbers(flat[i:i + CHUNK], dtype)
+
+
+def _real_stats(arr: np.ndarray, bins: int) -> dict:
+    """``summarize``'s statistics of a large real array, a chunk at a time (the same numbers: the histogram over
+    the finite values' own range, as ``np.histogram`` takes it)."""
+    nan = inf = count = 0
+    lo, hi, total = np.inf, -np.inf, 0.0
+    for d in chunks(arr):
+        f = _finite(d)
+        if f.size < d.size:
+            n_nan = int(np.isnan(d).sum())
+            nan, inf = nan + n_nan, inf + d.size - f.size - n_nan
+        if f.size:
+            lo, hi, total, count = min(lo, float(f.min())), max(hi, float(f.max())), total + float(f.sum()), count + f.size
+    stats = dict(nan=nan, inf=inf)
+    if count:
+        stats.update(min=lo, max=hi, mean=total / count)
+        if hi > lo:
+            hist = np.zeros(bins, dtype=np.int64)
+            for d in chunks(arr):
+                hist += np.histogram(_finite(d), bins, range=(lo, hi))[0]
+            stats["hist"] = hist.tolist()
+    return stats
+
+
+def _finite(d: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(d)
+    return d if ok.all() else d[ok]

@@ -32,7 +32,7 @@ from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
 from jaxprlens.engine.stepper import Stepper
-from jaxprlens.views.cells import cell_key, draws_widgets, replace_in_cell  # noqa: F401 - public here too
+from jaxprlens.views.cells import cell_key, close_layout, draws_widgets, replace_in_cell  # noqa: F401 - public here too
 from jaxprlens.present.i18n import t
 from jaxprlens.present.words import path_text
 
@@ -331,6 +331,7 @@ class Debugger(anywidget.AnyWidget):
         """Close the widget and drop the values its stepper computed (the inputs stay: a stored output or
         ``Out[n]`` may still show it)."""
         super().close()
+        close_layout(self)
         stepper = getattr(self, "stepper", None)
         if stepper is not None:
             stepper.release()

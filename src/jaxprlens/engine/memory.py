@@ -197,3 +197,38 @@ def free_bytes() -> int | None:
             out.append(max(0, int(cap) - used))
         break
     return min(out) if out else None
+
+
+def deaths(program: Program) -> list:
+    """Per equation index ``i`` of ``program``, the variables no equation after ``i`` reads (nor the results):
+    ``dies[i]`` may go once the position is past ``i``; inputs and constants nothing reads go at the start."""
+    dies = program.memo.get("memory.deaths")
+    if dies is None:
+        n = len(program.eqns)
+        last: dict = {v: -1 for v in (*program.constvars, *program.invars)}
+        for i, eqn in enumerate(program.eqns):
+            for a in eqn.invars:
+                if isinstance(a, Var):
+                    last[a] = i
+            for v in eqn.outvars:
+                last.setdefault(v, i)
+        for v in program.outvars:
+            if isinstance(v, Var):
+                last[v] = n
+        dies = [[] for _ in range(n + 1)]
+        for v, i in last.items():
+            dies[max(i, 0)].append(v)
+        program.memo["memory.deaths"] = dies = dies[:n]          # index n: the results, never dropped
+    return dies
+
+
+def device_free_bytes(device) -> int | None:
+    """The memory still free on ``device``: its allocator's limit less what is in use where it says (GPU, TPU),
+    the process's (``free_bytes``) on a CPU; None where nothing says."""
+    try:
+        stats = device.memory_stats()
+    except Exception:  # noqa: BLE001 - a backend without memory statistics
+        stats = None
+    if stats and stats.get("bytes_limit"):
+        return max(0, int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0)))
+    return free_bytes() if getattr(device, "platform", "") == "cpu" else None

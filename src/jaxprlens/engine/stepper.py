@@ -25,6 +25,7 @@ from jaxprlens.engine.conditions import CONDITIONS, has_nan  # noqa: F401 - COND
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from jaxprlens.engine.history import History
+from jaxprlens.engine.memory import deaths
 from jaxprlens.engine.jitcheck import JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitComparison
 from jaxprlens.engine.whatif import EDITS, Edit, WhatIf  # noqa: F401 - Edit, EDITS: the what-if API
 from jaxprlens.model.cellsource import source_context  # noqa: F401 - the debugger's source listing reads it here
@@ -63,27 +64,6 @@ def _trim() -> None:
 _libc = None
 
 
-def _deaths(program: Program) -> list:
-    """Per equation index ``i`` of ``program``, the variables no equation after ``i`` reads (nor the results):
-    ``dies[i]`` may go once the position is past ``i``; inputs and constants nothing reads go at the start."""
-    dies = program.memo.get("stepper.deaths")
-    if dies is None:
-        n = len(program.eqns)
-        last: dict = {v: -1 for v in (*program.constvars, *program.invars)}
-        for i, eqn in enumerate(program.eqns):
-            for a in eqn.invars:
-                if not isinstance(a, Lit):
-                    last[a] = i
-            for v in eqn.outvars:
-                last.setdefault(v, i)
-        for v in program.outvars:
-            if not isinstance(v, Lit):
-                last[v] = n
-        dies = [[] for _ in range(n + 1)]
-        for v, i in last.items():
-            dies[max(i, 0)].append(v)
-        program.memo["stepper.deaths"] = dies = dies[:n]          # index n: the results, never dropped
-    return dies
 
 class Stop(NamedTuple):
     """Why a move stopped: ``kind`` is breakpoint, nan or condition; ``eqn`` where; ``condition`` which."""
@@ -487,7 +467,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         process would grow by every value made, not by the values live)."""
         swept, gone = {}, 0
         for f in self._frames:
-            dies, env = _deaths(f.program), f.env
+            dies, env = deaths(f.program), f.env
             seen = self._swept.get(id(env))          # (env, pc): the env itself kept, so its id is not reused
             start = seen[1] if seen is not None and seen[0] is env else 0
             for i in range(start, min(f.pc, len(dies))):

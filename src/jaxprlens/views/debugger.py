@@ -173,6 +173,8 @@ class Debugger(anywidget.AnyWidget):
     def _guard(self, action):
         try:
             action()
+        except KeyboardInterrupt:      # the kernel interrupted: the move stops where it was, and the panel says so
+            self.error = t("dbg_interrupted", self.view.lang, where=path_text(self.stepper, self.view.lang))
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
             text = told(exc, self.view.lang)    # ours in the reader's language; anything else as Python says it
             # bounded: the start says what failed, the end (a callback's traceback) says why

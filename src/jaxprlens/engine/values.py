@@ -102,8 +102,9 @@ class Summary:
         return f"{self.dtype}{list(self.shape)}"
 
 
-def summarize(value, bins: int = BINS) -> Summary:
-    """The ``Summary`` of one value: a JAX or NumPy array of any dtype, a Python scalar, or anything else."""
+def summarize(value, bins: int = BINS, full: bool = True) -> Summary:
+    """The ``Summary`` of one value: a JAX or NumPy array of any dtype, a Python scalar, or anything else;
+    not ``full``: what prints it alone (kind, shape, dtype, data), no statistics."""
     k = kind_of(value)
     if k == "key":
         data = np.asarray(jax.random.key_data(value))
@@ -117,7 +118,7 @@ def summarize(value, bins: int = BINS) -> Summary:
     dtype = getattr(value, "dtype", arr.dtype)
     k = kind(dtype) if k == "other" else k
     base = dict(shape=tuple(arr.shape), dtype=str(dtype), size=int(arr.size), data=arr)
-    if not arr.size or k == "other":
+    if not arr.size or k == "other" or not full:
         return Summary(k, **base)
     if k == "bool":
         n = int(np.count_nonzero(arr))
@@ -150,11 +151,17 @@ def summarize(value, bins: int = BINS) -> Summary:
 CHUNK = 1 << 20     # elements converted to float64 at a time: a large value's statistics need no copy of it whole
 
 
+EXACT = (np.dtype(np.float32), np.dtype(np.float64))   # compared, summed in float64 and binned as they are
+
+
 def chunks(arr: np.ndarray, dtype=np.float64):
-    """``arr`` flattened, as float64 (or ``dtype``) copies of ``CHUNK`` elements at a time (``numbers``)."""
+    """``arr`` flattened, ``CHUNK`` elements at a time: float64 (or ``dtype``) copies (``numbers``), or, for a
+    float32/float64 array read as float64 (the default), its own slices (their minimum, maximum and float64 sum,
+    NaN and Inf tests are the copy's, with no copy made)."""
     flat = arr.reshape(-1)
+    same = dtype == np.float64 and flat.dtype in EXACT
     for i in range(0, flat.size, CHUNK):
-        yield numbers(flat[i:i + CHUNK], dtype)
+        yield flat[i:i + CHUNK] if same else numbers(flat[i:i + CHUNK], dtype)
 
 
 def _real_stats(arr: np.ndarray, bins: int) -> dict:
@@ -168,14 +175,15 @@ def _real_stats(arr: np.ndarray, bins: int) -> dict:
             n_nan = int(np.isnan(d).sum())
             nan, inf = nan + n_nan, inf + d.size - f.size - n_nan
         if f.size:
-            lo, hi, total, count = min(lo, float(f.min())), max(hi, float(f.max())), total + float(f.sum()), count + f.size
+            lo, hi = min(lo, float(f.min())), max(hi, float(f.max()))
+            total, count = total + float(f.sum(dtype=np.float64)), count + f.size
     stats = dict(nan=nan, inf=inf)
     if count:
         stats.update(min=lo, max=hi, mean=total / count)
         if hi > lo:
             hist = np.zeros(bins, dtype=np.int64)
             for d in chunks(arr):
-                hist += np.histogram(_finite(d), bins, range=(lo, hi))[0]
+                hist += np.histogram(_finite(d), bins, range=(np.float64(lo), np.float64(hi)))[0]   # float64 edges
             stats["hist"] = hist.tolist()
     return stats
 

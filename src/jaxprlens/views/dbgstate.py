@@ -130,7 +130,12 @@ VALUE_COLUMNS = 44
 
 def array_text_of(value) -> str:
     """A value's printed preview, a key array's preceded by its type (``key<fry>[2] [[...]]``)."""
-    text = describe(value)["value"]
+    s = values.summarize(value, full=False)         # printed only: no statistics of a large value
+    if s.data is None:
+        text = s.text[:PREVIEW_CHARS]
+    else:
+        text = array_text(s.data, SMALL, precision=5, one_line=False, linewidth=VALUE_COLUMNS)
+        text = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS - 1] + "…"
     return f"{value.dtype}{list(value.shape)} {text}" if values.is_key(value) else text
 
 

@@ -12,7 +12,10 @@ kernel's round trip included (paced, ``--pause`` ms between clicks, and back to 
 from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default 10k, 50k, 100k;
 each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
 ``Stepper.run`` on the same program, the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB
-at any size, Continue <= 3x run).
+at any size, Continue <= 3x run).  ``--record [MB ...]`` (default 20 40 100; each case in a fresh Python): a first
+``--debug`` (the recorded replay and snapshot) of a program over float32 arrays of MB megabytes, seconds and peak
+RSS (``resource.getrusage``) against ``jax.jit`` of the same function (issue 40: memory within a small multiple of
+the program's live values).
 """
 from __future__ import annotations
 

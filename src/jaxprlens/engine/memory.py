@@ -184,8 +184,9 @@ def free_bytes() -> int | None:
                     out.append(int(line.split()[1]) * 1024)
     except (OSError, ValueError, IndexError):
         pass
+    v1 = "/sys/fs/cgroup/memory/memory."
     for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+                         (v1 + "limit_in_bytes", v1 + "usage_in_bytes")):
         try:
             with open(limit) as f:
                 cap = f.read().strip()

@@ -161,7 +161,10 @@ SUMMARY_COPIES = 3       # copies of one value that summarising it takes at once
 def stepping_bytes(program: Program) -> int:
     """The bytes that stepping ``program`` forward holds at most (a recorded replay: ``Stepper(forward_only=True)``
     drops each value after its last reader): its top level's peak, the largest peak of a body it steps into on
-    top, and the copies summarising its largest value takes."""
+    top, and the copies summarising its largest value takes (computed once per program)."""
+    known = program.memo.get("memory.stepping")
+    if known is not None:
+        return known
     inner, largest = 0, 0
     for eqn in program.walk():
         for v in eqn.outvars:
@@ -170,7 +173,8 @@ def stepping_bytes(program: Program) -> int:
             inner = max(inner, memory(sub.program).peak)
     for v in list(program.invars) + list(program.constvars):
         largest = max(largest, nbytes(v.aval))
-    return memory(program).peak + inner + SUMMARY_COPIES * largest
+    program.memo["memory.stepping"] = need = memory(program).peak + inner + SUMMARY_COPIES * largest
+    return need
 
 
 def free_bytes() -> int | None:

@@ -72,6 +72,7 @@ class Stop(NamedTuple):
     condition: str = ""
 
 
+PROGRESS_STEPS = 256       # steps of a run between calls of ``Stepper.progress``
 CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
 
 
@@ -87,6 +88,8 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         not every value it made (a recorded replay steps so)."""
         self.program = program
         self.forward_only = forward_only
+        self.progress = None                       # called every PROGRESS_STEPS steps of a run or step out
+        self._ticks = 0
         self._swept: dict = {}                     # id(frame env) -> (env, the pc up to which its dead are gone)
         self._init_jitcheck(jit_rtol, jit_atol, jit_budget)
         self.device = resolve_device(device)
@@ -401,7 +404,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         """One move (``back()`` undoes it whole): advance as ``run()`` does, stopping at a breakpoint or a
         condition, while ``inside(self)`` holds and the program is not done (``step_out``, and
         ``engine.landings.over_call``'s "over a call")."""
-        first = True
+        first, self._ticks = True, 0
         with self._one_move():
             while not self.done and inside(self):
                 if not self._advance(first):
@@ -409,11 +412,19 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
                 first = False
         return self
 
+    def _tick(self):
+        """Count a step of a long move and, every ``PROGRESS_STEPS``, call ``progress`` (a debugger shows where the
+        move has got to: the kernel is busy until it ends)."""
+        self._ticks += 1
+        if self.progress is not None and self._ticks % PROGRESS_STEPS == 0:
+            self.progress()
+
     def _advance(self, first: bool) -> bool:
         """One move of run()/step_out(): False when stopped at a breakpoint or a condition.  With a condition
         (or ``break_on_nan``) set it steps into everything, so that it stops at the first step inside a loop
         body whose values meet it, not after the whole loop: it then goes through the very states repeated
         ``step_into`` goes through (what a recorded replay holds)."""
+        self._tick()
         eqn = self.current
         if not first and eqn in self._bp:
             self.stop = Stop("breakpoint", eqn)
@@ -444,12 +455,17 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         undoes it whole.  When it ends with breakpoints or conditions set and none fired, ``ended`` is
         ``"no_stop"``."""
         self.stop = self.note = self.ended = None
-        first = True
+        first, self._ticks = True, 0
         with self._one_move():
             if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
                 step = self.step
-                while not self.done:     # the hot path: one bind and one small record per eqn
+                if self.progress is None:
+                    while not self.done:     # the hot path: one bind and one small record per eqn
+                        step()
+                    return self
+                while not self.done:
                     step()
+                    self._tick()
                 return self
             moved = not self.done
             while not self.done:

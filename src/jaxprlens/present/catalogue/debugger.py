@@ -34,6 +34,8 @@ WORDS = {
     "dbg_stopped": ("stopped: {reason}", "已停止：{reason}"),
     "dbg_capped": ("history capped at {n} moves", "历史记录上限 {n} 步"),
     "dbg_error": ("error: {error}", "错误：{error}"),
+    "dbg_running": ("running… {n} steps so far; interrupt the kernel (■) to stop here",
+                    "运行中……已执行 {n} 步；中断内核（■）可停在此处"),
     "dbg_interrupted": ("interrupted (the kernel was interrupted): stopped at {where}; Back undoes the run so far",
                         "已中断（内核被中断）：停在 {where}；“后退”可撤销已运行的部分"),
     "stop_breakpoint": ("breakpoint at eqn {id} ({prim})", "在方程 {id}（{prim}）处遇到断点"),

@@ -220,7 +220,8 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         written_now = st.written          # what this step wrote (an edit made here comes after)
         visit()
         s, added = kept(view.state(jit=False, inputs=False, **limits))   # no jax.jit compile while the cell runs
-        st.forget()                       # what no later equation reads goes now (its summary is kept)
+        if not edits:                     # what no later equation reads goes now (its summary is kept); with
+            st.forget()                   # edits every value stays, so that each row an edit changed is marked
         del s["back"]                       # the replay knows it from the step's index
         if out.getvalue():
             s["out"] = out.getvalue()

@@ -12,7 +12,10 @@ kernel's round trip included (paced, ``--pause`` ms between clicks, and back to 
 from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default 10k, 50k, 100k;
 each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
 ``Stepper.run`` on the same program, the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB
-at any size, Continue <= 3x run).
+at any size, Continue <= 3x run).  ``--record [MB ...]`` (default 20 40 100; each case in a fresh Python): a first
+``--debug`` (the recorded replay and snapshot) of a program over float32 arrays of MB megabytes, seconds and peak
+RSS (``resource.getrusage``) against ``jax.jit`` of the same function (issue 40: memory within a small multiple of
+the program's live values).
 """
 from __future__ import annotations
 
@@ -405,6 +408,70 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
     return 0 if ok else 1
 
 
+# ---------------------------------------------------------------- memory and time of the recording (issue 40)
+# A program of elementwise steps and a loop over arrays of MB megabytes (float32), as a first ``--debug`` records
+# it: each case in a fresh Python, its peak RSS read with ``resource.getrusage`` at the end (the process's own
+# high-water mark), its growth over the RSS with the inputs made and the program traced; ``jax.jit`` of the same
+# function the same way, for scale.
+RECORD = r"""
+import json, os, resource, sys, time
+import psutil
+os.environ["JAX_PLATFORMS"] = "cpu"
+import jax, jax.numpy as jnp
+from jaxprlens.model import trace
+from jaxprlens.views.debugger import Debugger
+
+
+def f(x, w):
+    y = jnp.tanh(x * 2.0 + w)
+    z = jnp.sin(y) * jnp.cos(x)
+    for _ in range(6):
+        z = z * 0.9 + y
+    def body(i, c):
+        return c * 0.5 + jnp.exp(-c)
+    z = jax.lax.fori_loop(0, 4, body, z)
+    return z.sum(), z - y
+
+n = MB * 1_000_000 // 4
+x, w = jnp.linspace(0., 1., n, dtype=jnp.float32), jnp.float32(0.5)
+program = trace(f, x, w)
+jax.block_until_ready(jax.jit(f)(x[:8], w)) if CASE == "debug" else None
+base = psutil.Process().memory_info().rss
+t0 = time.perf_counter()
+if CASE == "jit":
+    jax.block_until_ready(jax.jit(f)(x, w))
+else:
+    d = Debugger(program, x, w)
+    data, _ = d._repr_mimebundle_()
+seconds = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"seconds": seconds, "base": base, "peak": peak}))
+"""
+
+
+def record_case(mb: int, case: str) -> dict:
+    """One recording (``case`` "debug": ``Debugger(...)`` and its output bundle, the replay recorded) or one
+    ``jax.jit`` call (``case`` "jit") over ``mb`` MB arrays, in a fresh Python."""
+    import subprocess
+    code = RECORD.replace("MB", str(mb)).replace("CASE", repr(case))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def record_table(sizes: list) -> int:
+    print(f"{'MB':>5}{'jit s':>8}{'jit peak MB':>13}{'jit +MB':>9}{'debug s':>9}{'debug peak MB':>15}{'debug +MB':>11}"
+          f"{'debug +MB / array':>19}")
+    for mb in sizes:
+        j, d = record_case(mb, "jit"), record_case(mb, "debug")
+        grow = lambda r: (r["peak"] - r["base"]) / 1e6           # noqa: E731
+        print(f"{mb:>5}{j['seconds']:>8.2f}{j['peak'] / 1e6:>13.0f}{grow(j):>9.0f}{d['seconds']:>9.2f}"
+              f"{d['peak'] / 1e6:>15.0f}{grow(d):>11.0f}{grow(d) / mb:>19.1f}")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--eqns", type=int, nargs="+", default=[1000, 10000])
@@ -420,7 +487,12 @@ def main(argv=None):
                     "the kernel's round trip included, at --eqns (1000 and/or 10000)")
     ap.add_argument("--pause", type=int, default=300, help="with --lab: ms between paced clicks")
     ap.add_argument("--moves", type=int, default=30, help="with --browser/--lab: Steps timed per page")
+    ap.add_argument("--record", type=int, nargs="*", metavar="MB",
+                    help="only the recording's peak memory and time against jax.jit, arrays of MB megabytes "
+                    "(default 20 40 100), each case in a fresh Python")
     args = ap.parse_args(argv)
+    if args.record is not None:
+        return record_table(args.record or [20, 40, 100])
     if args.lab:
         return lab_bench(args.eqns, args.moves, args.pause)
     if args.browser:

@@ -1217,3 +1217,60 @@ def test_a_replay_says_which_edits_its_run_never_reached():
     assert not rec["capped"] and not any("jl-changed" in piece for piece in rec["pieces"])
     zh = record(d.stepper.program, *SEEDS["func10"][1], lang="zh", edits=[edit._replace(where=(99,))])
     assert note(zh) == "修改后的运行没有到达这些修改所在的位置：c"
+
+
+# ---------------------------------------------------------------- a kernel interrupt during a move
+
+@pytest.mark.parametrize("lang, words", [("en", "interrupted (the kernel was interrupted): stopped at "),
+                                         ("zh", "已中断（内核被中断）：停在 ")])
+def test_an_interrupted_continue_answers_where_it_stopped(monkeypatch, lang, words):
+    from jaxprlens.engine.stepper import Stepper
+
+    def f(x):
+        return jax.lax.fori_loop(0, 1000, lambda i, c: c * 0.5 + 1.0, x)
+    d = trace(f, jnp.ones(4)).debugger(lang=lang)
+    d._send = d.sent = Sent()
+    d.press("ready")
+    d.stepper.add_condition("max > 1e9")           # never met: Continue steps into every iteration
+    steps, step = [0], Stepper.step
+
+    def interrupted(st):
+        steps[0] += 1
+        if steps[0] == 40:
+            raise KeyboardInterrupt
+        return step(st)
+    monkeypatch.setattr(Stepper, "step", interrupted)
+    d.press("continue")
+    state = d.sent[-1]["content"]["state"]
+    assert not state["done"] and state["depth"] > 1 and state["back"]       # inside the loop, undoable
+    notes = state["view"]["notes"]
+    assert words in notes and "error" in notes
+    monkeypatch.setattr(Stepper, "step", step)
+    d.press("back")
+    assert d.sent[-1]["content"]["state"]["depth"] == 1 and d.sent[-1]["content"]["state"]["pc"] == 0
+
+
+@pytest.mark.parametrize("lang, words", [("en", "steps so far; interrupt the kernel (■) to stop here"),
+                                         ("zh", "中断内核（■）可停在此处")])
+def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
+    from jaxprlens.views import debugger as dv
+
+    def f(x):
+        return jax.lax.fori_loop(0, 2000, lambda i, c: c * 0.5 + 1.0, x)
+    d = trace(f, jnp.ones(4)).debugger(lang=lang)
+    d._send = d.sent = Sent()
+    d.press("ready")
+    d.stepper.add_condition("max > 1e9")           # never met: Continue steps into every iteration
+    monkeypatch.setattr(dv, "PROGRESS_S", 0.0)     # a report at every PROGRESS_STEPS steps
+    before = len(d.sent)
+    d.press("continue", seq="k:1")
+    sent = [m["content"] for m in d.sent[before:]]
+    reports, answer = [m for m in sent if "seq" not in m], [m for m in sent if m.get("seq") == "k:1"]
+    assert len(reports) >= 10 and answer                  # (the end's comparison with jax.jit comes after it)
+    first = reports[0]["state"]
+    assert words in first["view"]["notes"] and first["depth"] > 1 and not first["done"]
+    assert reports[0]["frame"]["path"] == first["frame"]          # the loop body's rows come with its first report
+    if lang == "en":
+        steps = [int(re.search(r"running… (\d+) steps so far", r["state"]["view"]["notes"]).group(1)) for r in reports]
+        assert steps == list(range(256, 256 * (len(steps) + 1), 256))
+    assert answer[0]["state"]["done"] and words not in answer[0]["state"]["view"]["notes"]

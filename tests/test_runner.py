@@ -478,3 +478,69 @@ def test_plain_arguments_still_go_to_the_chosen_device():
     p = model.trace(lambda a, b: a + b, jnp.ones(3), np.ones(3, np.float32))
     dev = jax.devices("cpu")[0]
     assert all(x.devices() == {dev} and x.committed for x in place(p, dev, explicit=False))
+
+
+# ---------------------------------------------------------------- sizes checked before anything is allocated
+
+def _big_middle(x):
+    big = jnp.outer(x, x)            # n × n, made whole when each equation runs on its own
+    return big.sum(axis=0) + x
+
+
+@pytest.mark.parametrize("lang, words", [("en", "--run times the program compiled as one"),
+                                         ("zh", "--run 对整体编译后的程序计时")])
+def test_profile_too_big_for_the_device_says_so_before_running(monkeypatch, lang, words):
+    from jaxprlens.engine import runner
+    from jaxprlens.model.errors import KeyedError
+    program = model.trace(_big_middle, jnp.ones(512, jnp.float32))        # its 1 MB value, against 0.5 MB free
+    ran = []
+    monkeypatch.setattr(runner, "device_free_bytes", lambda device: 500_000)
+    monkeypatch.setattr(runner, "time_calls", lambda *a, **k: ran.append(1))
+    with pytest.raises(KeyedError) as e:
+        profile(program, repeat=1, lang=lang)
+    assert words in e.value.text(lang) and "1.0 MB" in e.value.text(lang) and ran == []
+    monkeypatch.setattr(runner, "device_free_bytes", lambda device: 10_000)
+    with pytest.raises(KeyedError, match="needs about"):                 # --run too: XLA's own count
+        run(model.trace(lambda x: jnp.outer(x, x), jnp.ones(512, jnp.float32)), repeat=1)
+
+
+def test_magic_profile_too_big_is_a_message_not_a_traceback(ip, monkeypatch):
+    from IPython.core.error import UsageError
+    from jaxprlens.engine import runner
+    monkeypatch.setattr(runner, "device_free_bytes", lambda device: 500_000)
+    ip.user_ns.update(big_middle=_big_middle, jnp=jnp)
+    with pytest.raises(UsageError, match="profiling runs each equation on its own"):
+        ip.run_cell_magic("jaxpr", "--profile --repeat 1", "big_middle(jnp.ones(512, jnp.float32))")
+
+
+def test_an_allocation_failure_is_said_as_ours():
+    from jaxprlens.engine import runner
+    from jaxprlens.model.errors import KeyedError
+    with pytest.raises(KeyedError) as e:
+        with runner.out_of_memory_said(resolve_device("cpu")):
+            raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 20000000000 bytes.\nmore")
+    assert e.value.text("en") == ("cpu:0 ran out of memory running it (RESOURCE_EXHAUSTED: Out of memory while trying "
+                                  "to allocate 20000000000 bytes.): call it on smaller inputs, or on a device with "
+                                  "more memory (--device)")
+    with pytest.raises(ValueError):                                       # anything else: as it was
+        with runner.out_of_memory_said(resolve_device("cpu")):
+            raise ValueError("shapes differ")
+
+
+def test_profile_keeps_the_live_values_only(monkeypatch):
+    from jaxprlens.engine import runner
+
+    def chain(x):
+        for _ in range(12):
+            x = jnp.sin(x) * 1.5
+        return x
+    program = model.trace(chain, jnp.ones(1 << 16, jnp.float32))
+    most, timed = [0], runner.time_calls
+
+    def counted(call, args, *a, **k):
+        most[0] = max(most[0], sum(x.nbytes for x in jax.live_arrays()))
+        return timed(call, args, *a, **k)
+    monkeypatch.setattr(runner, "time_calls", counted)
+    before = sum(x.nbytes for x in jax.live_arrays())
+    profile(program, repeat=1)
+    assert most[0] - before <= 6 * 4 * (1 << 16)                          # not 24 values of 256 kB

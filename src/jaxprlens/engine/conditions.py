@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from jaxprlens.engine.values import host, kind_of, numbers
+from jaxprlens.engine.values import CHUNK, chunks, host, kind_of, numbers
 from jaxprlens.model.errors import KeyedError
 
 # The grammar of a condition, as data: the stepper reads it here, and a recorded replay carries it to the
@@ -101,7 +101,23 @@ def flags(x, data=None) -> int:
 
 def stats(x) -> tuple:
     """``(max, min, abs max, flags)`` of one value: what every condition compares (``stat``, ``flags``), as a
-    recorded replay stores it for the values each step wrote."""
+    recorded replay stores it for the values each step wrote.  A large real value a chunk at a time (no float64
+    copy of it whole)."""
+    k = kind_of(x)
+    if k in ("int", "float") and getattr(x, "size", 0) > CHUNK:
+        hi, lo, flag = -np.inf, np.inf, 0
+        for d in chunks(host(x)):
+            nan = np.isnan(d)
+            if nan.any():
+                flag |= NAN
+                d = d[~nan]
+            if d.size:
+                hi, lo = max(hi, float(d.max())), min(lo, float(d.min()))
+                if np.isinf(hi) or np.isinf(lo):
+                    flag |= INF
+        if lo > hi:                   # all NaN
+            return None, None, None, flag
+        return hi, lo, max(abs(hi), abs(lo)), flag     # abs max: the larger magnitude of the two ends
     y = _host_numbers(x)
     return tuple(stat(x, name, y) for name in STATS) + (flags(x, y),)
 

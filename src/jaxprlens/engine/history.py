@@ -15,8 +15,11 @@ class History:
     """Undo for a stepper: ``back``, ``goto``, the history's cap."""
 
     def _init_history(self):
-        self._history: deque = deque(maxlen=self.max_history if self.max_history else None)
-        self._maxlen = self._history.maxlen
+        if getattr(self, "forward_only", False):     # nothing kept, and never said to be cut
+            self._history, self._maxlen = deque(maxlen=0), -1
+        else:
+            self._history = deque(maxlen=self.max_history if self.max_history else None)
+            self._maxlen = self._history.maxlen
         self.history_truncated = False
 
     @property

@@ -152,3 +152,88 @@ def compiled_memory(program: Program) -> dict | None:
     if stats is None:
         return None
     return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
+
+
+SUMMARY_COPIES = 3       # copies of one value that summarising it takes at once (on the host, and as float32 with
+                         # a mask for its picture; its statistics go a chunk at a time)
+
+
+def stepping_bytes(program: Program) -> int:
+    """The bytes that stepping ``program`` forward holds at most (a recorded replay: ``Stepper(forward_only=True)``
+    drops each value after its last reader): its top level's peak, the largest peak of a body it steps into on
+    top, and the copies summarising its largest value takes (computed once per program)."""
+    known = program.memo.get("memory.stepping")
+    if known is not None:
+        return known
+    inner, largest = 0, 0
+    for eqn in program.walk():
+        for v in eqn.outvars:
+            largest = max(largest, nbytes(v.aval))
+        for sub in eqn.subs:
+            inner = max(inner, memory(sub.program).peak)
+    for v in list(program.invars) + list(program.constvars):
+        largest = max(largest, nbytes(v.aval))
+    program.memo["memory.stepping"] = need = memory(program).peak + inner + SUMMARY_COPIES * largest
+    return need
+
+
+def free_bytes() -> int | None:
+    """The memory this process may still take: the system's available memory, or less where a container's
+    cgroup caps it (a hub's kernel); None where neither says (not Linux)."""
+    out = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    out.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    v1 = "/sys/fs/cgroup/memory/memory."
+    for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                         (v1 + "limit_in_bytes", v1 + "usage_in_bytes")):
+        try:
+            with open(limit) as f:
+                cap = f.read().strip()
+            with open(usage) as f:
+                used = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if cap.isdigit() and int(cap) < 1 << 60:            # "max", or cgroup v1's "no limit" (a huge number)
+            out.append(max(0, int(cap) - used))
+        break
+    return min(out) if out else None
+
+
+def deaths(program: Program) -> list:
+    """Per equation index ``i`` of ``program``, the variables no equation after ``i`` reads (nor the results):
+    ``dies[i]`` may go once the position is past ``i``; inputs and constants nothing reads go at the start."""
+    dies = program.memo.get("memory.deaths")
+    if dies is None:
+        n = len(program.eqns)
+        last: dict = {v: -1 for v in (*program.constvars, *program.invars)}
+        for i, eqn in enumerate(program.eqns):
+            for a in eqn.invars:
+                if isinstance(a, Var):
+                    last[a] = i
+            for v in eqn.outvars:
+                last.setdefault(v, i)
+        for v in program.outvars:
+            if isinstance(v, Var):
+                last[v] = n
+        dies = [[] for _ in range(n + 1)]
+        for v, i in last.items():
+            dies[max(i, 0)].append(v)
+        program.memo["memory.deaths"] = dies = dies[:n]          # index n: the results, never dropped
+    return dies
+
+
+def device_free_bytes(device) -> int | None:
+    """The memory still free on ``device``: its allocator's limit less what is in use where it says (GPU, TPU),
+    the process's (``free_bytes``) on a CPU; None where nothing says."""
+    try:
+        stats = device.memory_stats()
+    except Exception:  # noqa: BLE001 - a backend without memory statistics
+        stats = None
+    if stats and stats.get("bytes_limit"):
+        return max(0, int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0)))
+    return free_bytes() if getattr(device, "platform", "") == "cpu" else None

@@ -16,7 +16,8 @@ import jax
 import jax.extend.core as jex
 import numpy as np
 
-from jaxprlens.engine.cost import costs
+from jaxprlens.engine.cost import costs, nbytes, si
+from jaxprlens.engine.memory import deaths, device_free_bytes, memory
 from jaxprlens.engine.devices import DeviceInfo, resolve_device
 from jaxprlens.engine.frames import _bind_params
 from jaxprlens.model.program import Lit, Program
@@ -156,6 +157,45 @@ def placed_on(args: list, device):
     return device
 
 
+MEMORY_SHARE = 0.9      # of a device's free memory, what a run may take
+
+
+@contextlib.contextmanager
+def out_of_memory_said(device):
+    """XLA's allocation failure (``RESOURCE_EXHAUSTED``, "out of memory"), raised inside, said as ours: what
+    ran out, where, and what to do."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - only an allocation failure is told anew; the rest is raised as is
+        text = str(exc)
+        if "RESOURCE_EXHAUSTED" not in text and "out of memory" not in text.lower():
+            raise
+        raise KeyedError("run_out_of_memory", device=str(DeviceInfo.of(device).name),
+                         detail=text.strip().splitlines()[0][:300]) from None
+
+
+def check_fits(need: int, device, key: str, **fields) -> None:
+    """Raise ``KeyedError(key)`` (with ``need``, ``free`` and ``fields``) before a run that would allocate more
+    than ``device`` has free; nothing where the device does not say."""
+    free = device_free_bytes(device)
+    if free is not None and need > free * MEMORY_SHARE:
+        raise KeyedError(key, need=si(need, "B"), free=si(free, "B"), device=str(DeviceInfo.of(device).name),
+                         **fields)
+
+
+def compiled_bytes(compiled) -> int | None:
+    """The bytes a run of ``compiled`` allocates beside its arguments (outputs and temporaries, XLA's
+    ``memory_analysis``), or None where the backend does not say."""
+    try:
+        ma = compiled.memory_analysis()
+    except Exception:  # noqa: BLE001 - not every backend implements it
+        return None
+    if ma is None:
+        return None
+    return sum(int(getattr(ma, f"{k}_size_in_bytes", 0) or 0) for k in ("output", "temp")) - int(
+        getattr(ma, "alias_size_in_bytes", 0) or 0)
+
+
 def compile_program(program: Program, args: list, device):
     """``jax.jit`` of the closed jaxpr, lowered and compiled once for ``args``.
 
@@ -209,8 +249,12 @@ def measure(program: Program, device=None, repeat: int = REPEAT, estimate: bool 
     _check_args(program)
     args = place(program, dev, explicit=device is not None)
     dev = placed_on(args, dev)
-    jitted, compiled, compile_time = compile_program(program, args, dev)
-    with on_device(dev, args):      # the same context as at compile time, so the cache entry matches
+    with out_of_memory_said(dev):
+        jitted, compiled, compile_time = compile_program(program, args, dev)
+    need = compiled_bytes(compiled)
+    if need is not None:
+        check_fits(need, dev, "run_too_big")
+    with on_device(dev, args), out_of_memory_said(dev):   # the same context as at compile time: the cache entry
         timings = time_calls(jitted, args, repeat, budget)
         flat = list(jitted(*args))
     ca = _cost_analysis(compiled)
@@ -267,6 +311,12 @@ def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: fl
     left once the compiles still to come are set aside, and when it is spent the remaining equations are
     not timed (their rows say so)."""
     _check(repeat, budget)
+    made = memory(program)
+    biggest = max(((nbytes(v.aval), e) for e in program.eqns for v in e.outvars), default=(0, None),
+                  key=lambda x: x[0])
+    if biggest[1] is not None:           # each equation's results are made whole (no fusion across equations)
+        check_fits(made.peak - made.base, resolve_device(device), "profile_too_big", id=biggest[1].id,
+                   value=si(biggest[0], "B"))
     end = time.perf_counter() + budget
     eqns = list(program.eqns)
     whole = measure(program, device=device, repeat=repeat, budget=budget / (len(eqns) + 1))
@@ -280,7 +330,7 @@ def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: fl
     for v, c in zip(program.constvars, program.consts):
         env[v] = jax.device_put(c, dev)
     table_costs = costs(program)
-    rows = []
+    rows, dies = [], deaths(program)
     for i, eqn in enumerate(eqns):
         left = end - time.perf_counter()
         if left <= 0:
@@ -290,10 +340,13 @@ def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: fl
         jitted = jax.jit(_one_eqn_fun(eqn))
         share = max(left - overhead * (len(eqns) - i), 0.0) / (len(eqns) - i)
         start = time.perf_counter()
-        with on_device(dev, ins):
+        with on_device(dev, ins), out_of_memory_said(dev):
             timings = time_calls(jitted, ins, repeat, share)      # the warm-up call compiles
             for v, val in zip(eqn.outvars, jitted(*ins)):
                 env[v] = val
+        del ins
+        for v in dies[i]:                # what no later equation reads goes now: the program's live values only
+            env.pop(v, None)
         spent = time.perf_counter() - start - timings.count * timings.median
         done += 1
         overhead += (max(spent, 0.0) - overhead) / (done + 1)      # a running mean, the whole's compile first

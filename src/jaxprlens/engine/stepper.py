@@ -11,11 +11,13 @@ stops), ``engine.whatif`` (edits) and ``engine.jitcheck`` (the comparison with j
 from __future__ import annotations
 
 import contextlib
+import ctypes
 from typing import NamedTuple
 
 import jax
 import jax.extend.core as jex
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from jaxprlens.engine.breakpoints import Breakpoints
@@ -23,6 +25,7 @@ from jaxprlens.engine.conditions import CONDITIONS, has_nan  # noqa: F401 - COND
 from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
                      check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from jaxprlens.engine.history import History
+from jaxprlens.engine.memory import deaths
 from jaxprlens.engine.jitcheck import JIT_ATOL, JIT_BUDGET, JIT_RTOL, JitComparison
 from jaxprlens.engine.whatif import EDITS, Edit, WhatIf  # noqa: F401 - Edit, EDITS: the what-if API
 from jaxprlens.model.cellsource import source_context  # noqa: F401 - the debugger's source listing reads it here
@@ -42,6 +45,26 @@ def resolve_device(spec):
 
 # ---------------------------------------------------------------- the engine
 
+_MISSING = object()
+TRIM_BYTES = 8 << 20       # values dropped at once past which the C heap's free memory goes back to the system
+
+
+def _trim() -> None:
+    """Give the C heap's free memory back to the system (glibc's ``malloc_trim``; nothing elsewhere)."""
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc(0)
+
+
+_libc = None
+
+
+
 class Stop(NamedTuple):
     """Why a move stopped: ``kind`` is breakpoint, nan or condition; ``eqn`` where; ``condition`` which."""
     kind: str
@@ -49,6 +72,7 @@ class Stop(NamedTuple):
     condition: str = ""
 
 
+PROGRESS_STEPS = 256       # steps of a run between calls of ``Stepper.progress``
 CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
 
 
@@ -58,8 +82,15 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
 
     def __init__(self, program: Program, *args, device=None, max_history: int = 10_000,
                  break_on_nan: bool = False, jit_rtol: float = JIT_RTOL, jit_atol: float = JIT_ATOL,
-                 jit_budget: int | None = JIT_BUDGET):
+                 jit_budget: int | None = JIT_BUDGET, forward_only: bool = False):
+        """``forward_only``: no history (``back()`` has nothing to undo) and every value dropped once no later
+        equation of its frame reads it (``forget``), so that stepping holds what the program itself holds live,
+        not every value it made (a recorded replay steps so)."""
         self.program = program
+        self.forward_only = forward_only
+        self.progress = None                       # called every PROGRESS_STEPS steps of a run or step out
+        self._ticks = 0
+        self._swept: dict = {}                     # id(frame env) -> (env, the pc up to which its dead are gone)
         self._init_jitcheck(jit_rtol, jit_atol, jit_budget)
         self.device = resolve_device(device)
         self.max_history = max_history
@@ -347,7 +378,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         history is full (the step would push its oldest entry out), or where the step raises."""
         f = self._frames[-1]
         op = f.ops[f.pc] if f.pc < len(f.ops) else None
-        if op is None or op.block or len(self._history) == self._maxlen:
+        if op is None or op.block or self.forward_only or len(self._history) == self._maxlen:
             yield False
             return
         kept = (self.stop, self.note, self.ended, self.written, self.history_truncated, self.last_eqn,
@@ -373,7 +404,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         """One move (``back()`` undoes it whole): advance as ``run()`` does, stopping at a breakpoint or a
         condition, while ``inside(self)`` holds and the program is not done (``step_out``, and
         ``engine.landings.over_call``'s "over a call")."""
-        first = True
+        first, self._ticks = True, 0
         with self._one_move():
             while not self.done and inside(self):
                 if not self._advance(first):
@@ -381,11 +412,19 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
                 first = False
         return self
 
+    def _tick(self):
+        """Count a step of a long move and, every ``PROGRESS_STEPS``, call ``progress`` (a debugger shows where the
+        move has got to: the kernel is busy until it ends)."""
+        self._ticks += 1
+        if self.progress is not None and self._ticks % PROGRESS_STEPS == 0:
+            self.progress()
+
     def _advance(self, first: bool) -> bool:
         """One move of run()/step_out(): False when stopped at a breakpoint or a condition.  With a condition
         (or ``break_on_nan``) set it steps into everything, so that it stops at the first step inside a loop
         body whose values meet it, not after the whole loop: it then goes through the very states repeated
         ``step_into`` goes through (what a recorded replay holds)."""
+        self._tick()
         eqn = self.current
         if not first and eqn in self._bp:
             self.stop = Stop("breakpoint", eqn)
@@ -416,12 +455,17 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         undoes it whole.  When it ends with breakpoints or conditions set and none fired, ``ended`` is
         ``"no_stop"``."""
         self.stop = self.note = self.ended = None
-        first = True
+        first, self._ticks = True, 0
         with self._one_move():
             if not self._bp and not self._bp_inside and not self.break_on_nan and not self._conditions:
                 step = self.step
-                while not self.done:     # the hot path: one bind and one small record per eqn
+                if self.progress is None:
+                    while not self.done:     # the hot path: one bind and one small record per eqn
+                        step()
+                    return self
+                while not self.done:
                     step()
+                    self._tick()
                 return self
             moved = not self.done
             while not self.done:
@@ -431,6 +475,27 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         if moved:
             self.ended = "no_stop"
         return self
+
+    def forget(self) -> int:
+        """Drop from every frame the values no equation at or after its position reads (nor its results): what
+        a ``forward_only`` stepper does after each move.  Returns the bytes that went; past ``TRIM_BYTES`` the
+        C heap is given back to the system at once (glibc keeps freed blocks under 32 MB otherwise: the
+        process would grow by every value made, not by the values live)."""
+        swept, gone = {}, 0
+        for f in self._frames:
+            dies, env = deaths(f.program), f.env
+            seen = self._swept.get(id(env))          # (env, pc): the env itself kept, so its id is not reused
+            start = seen[1] if seen is not None and seen[0] is env else 0
+            for i in range(start, min(f.pc, len(dies))):
+                for v in dies[i]:
+                    x = env.pop(v, _MISSING)
+                    if x is not _MISSING:
+                        gone += getattr(x, "nbytes", 0) if isinstance(x, (jax.Array, np.ndarray)) else 0
+            swept[id(env)] = (env, max(start, f.pc))
+        self._swept = swept
+        if gone >= TRIM_BYTES:
+            _trim()
+        return gone
 
     def release(self):
         """Drop every value the stepper computed (history, frames, edits, jax.jit's outputs), back at the start:

@@ -102,8 +102,9 @@ class Summary:
         return f"{self.dtype}{list(self.shape)}"
 
 
-def summarize(value, bins: int = BINS) -> Summary:
-    """The ``Summary`` of one value: a JAX or NumPy array of any dtype, a Python scalar, or anything else."""
+def summarize(value, bins: int = BINS, full: bool = True) -> Summary:
+    """The ``Summary`` of one value: a JAX or NumPy array of any dtype, a Python scalar, or anything else;
+    not ``full``: what prints it alone (kind, shape, dtype, data), no statistics."""
     k = kind_of(value)
     if k == "key":
         data = np.asarray(jax.random.key_data(value))
@@ -117,7 +118,7 @@ def summarize(value, bins: int = BINS) -> Summary:
     dtype = getattr(value, "dtype", arr.dtype)
     k = kind(dtype) if k == "other" else k
     base = dict(shape=tuple(arr.shape), dtype=str(dtype), size=int(arr.size), data=arr)
-    if not arr.size or k == "other":
+    if not arr.size or k == "other" or not full:
         return Summary(k, **base)
     if k == "bool":
         n = int(np.count_nonzero(arr))
@@ -134,6 +135,8 @@ def summarize(value, bins: int = BINS) -> Summary:
                          re=(float(ok.real.min()), float(ok.real.max())),
                          im=(float(ok.imag.min()), float(ok.imag.max())))
         return Summary(k, nan=nan, inf=int(bad.sum()) - nan, **stats, **base)
+    if arr.size > CHUNK:
+        return Summary(k, **_real_stats(arr, bins), **base)
     data = numbers(arr)
     finite = data[np.isfinite(data)]
     stats = dict(nan=int(np.isnan(data).sum()), inf=int(np.isinf(data).sum()))
@@ -143,3 +146,48 @@ def summarize(value, bins: int = BINS) -> Summary:
         if arr.size >= HIST_MIN and hi > lo:
             stats["hist"] = np.histogram(finite, bins)[0].tolist()
     return Summary(k, **stats, **base)
+
+
+CHUNK = 1 << 20     # elements converted to float64 at a time: a large value's statistics need no copy of it whole
+
+
+EXACT = (np.dtype(np.float32), np.dtype(np.float64))   # compared, summed in float64 and binned as they are
+
+
+def chunks(arr: np.ndarray, dtype=np.float64):
+    """``arr`` flattened, ``CHUNK`` elements at a time: float64 (or ``dtype``) copies (``numbers``), or, for a
+    float32/float64 array read as float64 (the default), its own slices (their minimum, maximum and float64 sum,
+    NaN and Inf tests are the copy's, with no copy made)."""
+    flat = arr.reshape(-1)
+    same = dtype == np.float64 and flat.dtype in EXACT
+    for i in range(0, flat.size, CHUNK):
+        yield flat[i:i + CHUNK] if same else numbers(flat[i:i + CHUNK], dtype)
+
+
+def _real_stats(arr: np.ndarray, bins: int) -> dict:
+    """``summarize``'s statistics of a large real array, a chunk at a time (the same numbers: the histogram over
+    the finite values' own range, as ``np.histogram`` takes it)."""
+    nan = inf = count = 0
+    lo, hi, total = np.inf, -np.inf, 0.0
+    for d in chunks(arr):
+        f = _finite(d)
+        if f.size < d.size:
+            n_nan = int(np.isnan(d).sum())
+            nan, inf = nan + n_nan, inf + d.size - f.size - n_nan
+        if f.size:
+            lo, hi = min(lo, float(f.min())), max(hi, float(f.max()))
+            total, count = total + float(f.sum(dtype=np.float64)), count + f.size
+    stats = dict(nan=nan, inf=inf)
+    if count:
+        stats.update(min=lo, max=hi, mean=total / count)
+        if hi > lo:
+            hist = np.zeros(bins, dtype=np.int64)
+            for d in chunks(arr):
+                hist += np.histogram(_finite(d), bins, range=(np.float64(lo), np.float64(hi)))[0]   # float64 edges
+            stats["hist"] = hist.tolist()
+    return stats
+
+
+def _finite(d: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(d)
+    return d if ok.all() else d[ok]

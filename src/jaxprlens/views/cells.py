@@ -53,6 +53,14 @@ def replace_in_cell(registry: dict, cell: tuple | None, widget=None) -> None:
     registry[key] = keep
 
 
+def close_layout(widget) -> None:
+    """Close the ``Layout`` widget an anywidget (a ``DOMWidget``) opens with itself: ipywidgets' ``close`` closes
+    no child widget, so each re-run of a cell would leave one open (and its comm) for the kernel's life."""
+    layout = getattr(widget, "layout", None)
+    if layout is not None and getattr(layout, "comm", None) is not None:
+        layout.close()
+
+
 def draws_widgets() -> bool | None:
     """Whether the front end running this cell draws widgets: True in JupyterLab, Notebook 7 and VS Code (they
     say which cell runs: ``cellId`` in the request's metadata), Colab, Voilà (its kernel's environment names it),

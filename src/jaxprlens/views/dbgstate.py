@@ -31,6 +31,7 @@ BLOCKS = "▁▂▃▄▅▆▇█"
 SPARK = 32          # sparkline width in characters
 BINS = values.BINS  # histogram bars of an array's finite values
 PREVIEW_CHARS = 2000   # a value's printed preview is cut here (it scrolls inside its cell)
+TEXT_RESULTS = 40   # results the text lists, one a line (then how many more)
 STATIC_ROWS = 100   # rows around the current one in the snapshot shown without a script
 ROWS_PER_MESSAGE = 1000   # a frame's rows per message (an HTML row is ~430 bytes: a message stays under 1 MB)
 COMPARE_MAX = 2_000   # equations: past this "compare now" (jax.jit of the whole program) is not offered: XLA's
@@ -129,7 +130,12 @@ VALUE_COLUMNS = 44
 
 def array_text_of(value) -> str:
     """A value's printed preview, a key array's preceded by its type (``key<fry>[2] [[...]]``)."""
-    text = describe(value)["value"]
+    s = values.summarize(value, full=False)         # printed only: no statistics of a large value
+    if s.data is None:
+        text = s.text[:PREVIEW_CHARS]
+    else:
+        text = array_text(s.data, SMALL, precision=5, one_line=False, linewidth=VALUE_COLUMNS)
+        text = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS - 1] + "…"
     return f"{value.dtype}{list(value.shape)} {text}" if values.is_key(value) else text
 
 
@@ -303,13 +309,20 @@ class StateView:
             groups.append({"title": t("output_of", lang, id=last.id, prim=last.primitive), "items": [
                 value_item(v.name, "", x, lang, limit, chars, **pic) for v, x in zip(last.outvars, st.last_outputs)]})
         if st.done:
-            top = st.program
-            paths = top.returned_paths
-            names = paths or [atom_text(a) for a in top.outvars]
             groups.append({"title": t("results", lang), "items": [
-                value_item(n, n if paths else "", x, lang, limit, chars, **pic)
-                for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]})
+                value_item(n, path, x, lang, limit, chars, **pic) for n, path, x in self.results()]})
         return groups
+
+    def results(self) -> list:
+        """``[(name, path, value), ...]``: every result once done (``[]`` before), named as the value panel and the
+        text both name it: its Python path when the program has them, else its variable as the table prints it."""
+        st = self.stepper
+        if not st.done:
+            return []
+        top = st.program
+        paths = top.returned_paths
+        names = paths or [atom_text(a) for a in top.outvars]
+        return [(n, n if paths else "", x) for n, x in zip(names, jax.tree_util.tree_leaves(st.outputs))]
 
     def source(self) -> list | None:
         """``[where, [[line, text, is_current], ...]]`` around the current eqn's source line."""
@@ -441,9 +454,11 @@ class StateView:
             lines.append("  " + t("dbg_last", lang, id=st.last_eqn.id, prim=st.last_eqn.primitive))
             for v, x in zip(st.last_eqn.outvars, st.last_outputs):
                 lines.append(f"    {v.name} = {flat(x)}")
-        if st.done:
-            for name, x in zip(st.program.returned_paths or ["out"] * 99, jax.tree_util.tree_leaves(st.outputs)):
-                lines.append(f"  {name} = {flat(x)}")
+        results = self.results()
+        for name, _, x in results[:TEXT_RESULTS]:
+            lines.append(f"  {name} = {flat(x)}")
+        if len(results) > TEXT_RESULTS:
+            lines.append("  " + t("dbg_more_results", lang, n=len(results) - TEXT_RESULTS))
         if st.stop is not None:
             lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))
         if st.ended:

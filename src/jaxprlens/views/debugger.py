@@ -18,6 +18,7 @@ widget state.
 from __future__ import annotations
 
 import math
+import time
 
 import anywidget
 import traitlets
@@ -32,7 +33,7 @@ from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
 from jaxprlens.engine.stepper import Stepper
-from jaxprlens.views.cells import cell_key, draws_widgets, replace_in_cell  # noqa: F401 - public here too
+from jaxprlens.views.cells import cell_key, close_layout, draws_widgets, replace_in_cell  # noqa: F401 - public here too
 from jaxprlens.present.i18n import t
 from jaxprlens.present.words import path_text
 
@@ -43,6 +44,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
 AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move
+PROGRESS_S = 1.0           # seconds between the reports of a long move's progress
 STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 
@@ -76,6 +78,8 @@ class Debugger(anywidget.AnyWidget):
         self._compared = False          # the end's comparison with jax.jit was sent
         self._cheap: dict = {}          # eqn id -> whether a Step of it may be computed ahead (its cost)
         self._predicted: tuple | None = None    # (outputs, state, marked ids) of the Step computed ahead
+        self._running: list | None = None  # [the last progress report's time] while a move runs
+        self.stepper.progress = self._progress
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
@@ -139,8 +143,12 @@ class Debugger(anywidget.AnyWidget):
             self._guard(lambda: (self.stepper.add_condition if arg.get("on") else self.stepper.remove_condition)(
                 arg["text"]))
         elif name in self.moves:
-            with captured() as out:
-                self._guard(self.moves[name])
+            self._running = [time.monotonic()]
+            try:
+                with captured() as out:
+                    self._guard(self.moves[name])
+            finally:
+                self._running = None
             text = out.getvalue()
             self.printed += text
         else:
@@ -163,6 +171,20 @@ class Debugger(anywidget.AnyWidget):
             self.send(msg)
         return msg
 
+    def _progress(self):
+        """During a long move (Continue, Step out through a long loop), at most every ``PROGRESS_S`` seconds:
+        where it has got to, drawn as a state is (the kernel answers nothing else until the move ends), with
+        how to stop it."""
+        running = self._running
+        if running is None or time.monotonic() - running[0] < PROGRESS_S:
+            return
+        running[0] = time.monotonic()
+        try:
+            msg = self.delta(jit=False, running=True)
+        except Exception:  # noqa: BLE001 - a progress report never stops the move
+            return
+        self.send(msg)
+
     def compare(self):
         """The comparison of the stepped outputs with jax.jit's (``Stepper.jit_check``), the one step that
         compiles the whole program (once): asked for at the end of a run, or by the "compare now" button; the
@@ -173,6 +195,8 @@ class Debugger(anywidget.AnyWidget):
     def _guard(self, action):
         try:
             action()
+        except KeyboardInterrupt:      # the kernel interrupted: the move stops where it was, and the panel says so
+            self.error = t("dbg_interrupted", self.view.lang, where=path_text(self.stepper, self.view.lang))
         except Exception as exc:  # noqa: BLE001 - shown in the panel; the stepper state is unchanged
             text = told(exc, self.view.lang)    # ours in the reader's language; anything else as Python says it
             # bounded: the start says what failed, the end (a callback's traceback) says why
@@ -235,7 +259,7 @@ class Debugger(anywidget.AnyWidget):
             self._cheap[eqn.id] = cheap
         return cheap
 
-    def delta(self, full: bool = False, jit: bool = True) -> dict:
+    def delta(self, full: bool = False, jit: bool = True, running: bool = False) -> dict:
         """What changed since the last message: the frame's rows if the front end lacks them,
         breakpoints if they changed, the state (position, crumbs, values) always."""
         st, msg = self.stepper, {}
@@ -266,7 +290,7 @@ class Debugger(anywidget.AnyWidget):
             msg["bps"] = self._bps = bps
         if full:
             msg["conds"] = list(st.conditions)
-        msg["state"] = self._state(jit)
+        msg["state"] = self._state(jit, running)
         return msg
 
     def _bodies_of(self, program: Program, groups: list) -> dict:
@@ -293,7 +317,7 @@ class Debugger(anywidget.AnyWidget):
         sent = self._bodies.get(path_id(program.path), ())
         return [g for g in groups if g.id not in sent]
 
-    def _state(self, jit: bool = True) -> dict:
+    def _state(self, jit: bool = True, running: bool = False) -> dict:
         """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
         as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
         early in 100k equations marks 50k rows).  A Step whose state was computed ahead sends that one."""
@@ -303,12 +327,14 @@ class Debugger(anywidget.AnyWidget):
                 st.last_outputs) == len(predicted[0]) and all(x is y for x, y in zip(st.last_outputs, predicted[0])):
             state, ids = predicted[1], predicted[2]      # the very outputs computed ahead: the very state
         else:
-            state, ids = self._state_and_marks(jit)
+            state, ids = self._state_and_marks(jit, running)
         self._marks[state["frame"]] = ids
         return state
 
-    def _state_and_marks(self, jit: bool = True) -> tuple[dict, list]:
+    def _state_and_marks(self, jit: bool = True, running: bool = False) -> tuple[dict, list]:
         state = self.view.state(self.error, jit)
+        if running:                              # a long move on its way: say so, and how to stop it
+            state["notes"].append(["stop", t("dbg_running", self.view.lang, n=self.stepper._ticks)])
         state = self.view.message(state, live=True)
         ids = state.pop("changed_eqns")          # in program order, so a move forward adds at the end, back
         sent = self._marks.get(state["frame"], [])   # drops from the end
@@ -331,6 +357,7 @@ class Debugger(anywidget.AnyWidget):
         """Close the widget and drop the values its stepper computed (the inputs stay: a stored output or
         ``Out[n]`` may still show it)."""
         super().close()
+        close_layout(self)
         stepper = getattr(self, "stepper", None)
         if stepper is not None:
             stepper.release()

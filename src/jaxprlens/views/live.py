@@ -226,6 +226,7 @@ def _widget_class():
         def close(self):
             """Close the widget and let go of the table it served (the output's HTML stays)."""
             super().close()
+            cells.close_layout(self)
             self.server = None
 
     return LiveTable

@@ -21,11 +21,14 @@ from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.conditions import CONDITIONS, stats
 from jaxprlens.engine.values import kind_of
 from jaxprlens.engine.landings import activation, call_end, call_landings, landings
+from jaxprlens.engine.cost import si
+from jaxprlens.engine.memory import free_bytes, stepping_bytes
 from jaxprlens.engine.stepper import Stepper
 
 MAX_STEPS = 1000
 MAX_KINDS = 32               # kinds of operation (primitive and types) run: XLA compiles each new one (~20 ms on a CPU)
 MAX_BYTES = 900_000          # the replay as stored (``stored``): with the snapshot, style and module, <= 1 MB
+MEMORY_SHARE = 0.8           # of the memory the kernel has free, what a recording may take (the rest is the notebook's)
 REPLAY_LIMIT = 8             # elements of an array printed per recorded value (the rest summarised)
 REPLAY_CHARS = 240           # characters of a recorded value's preview
 SPARE_ROWS = 20              # rows kept past the last one a recorded run reached, in each frame
@@ -154,7 +157,7 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     keeps the first ``--debug`` of a large model within seconds, and is the same on every machine).
     ``edits``: a live stepper's ``Stepper.edits``, made again where each was made (the replay shows the edited
     values and marks what they changed); an edit whose place the edited run no longer reaches is said."""
-    st = Stepper(program, *args, device=device, max_history=max_steps + 1)
+    st = Stepper(program, *args, device=device, forward_only=True)    # holds the program's live values only
     lang = resolve(lang)
     view = StateView(st, lang)
     limits = {"limit": REPLAY_LIMIT, "chars": REPLAY_CHARS}
@@ -191,8 +194,11 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
     steps = [first]
     meter.add([first, added])
     why = None
+    need, free = stepping_bytes(program), free_bytes()
+    if free is not None and need > free * MEMORY_SHARE:      # checked before the first step: nothing is made
+        why = t("cap_memory", lang, need=si(need, "B"), free=si(free, "B"))
     kinds: set = set()
-    while not st.done:
+    while not st.done and why is None:
         if len(steps) > max_steps:
             why = t("cap_steps", lang, n=max_steps)
             break
@@ -214,6 +220,8 @@ def record(program, *args, lang: str | None = None, device=None, max_steps: int 
         written_now = st.written          # what this step wrote (an edit made here comes after)
         visit()
         s, added = kept(view.state(jit=False, inputs=False, **limits))   # no jax.jit compile while the cell runs
+        if not edits:                     # what no later equation reads goes now (its summary is kept); with
+            st.forget()                   # edits every value stays, so that each row an edit changed is marked
         del s["back"]                       # the replay knows it from the step's index
         if out.getvalue():
             s["out"] = out.getvalue()

@@ -29,9 +29,15 @@ WORDS = {
     "dbg_at": ("jaxprlens debugger at {path}", "jaxprlens 调试器位于 {path}"),
     "dbg_next": ("next: {line}", "下一步：{line}"),
     "dbg_last": ("last: {id} ({prim})", "上一步：{id}（{prim}）"),
+    "dbg_more_results": ("+{n} more results (the value panel lists every one)", "另有 {n} 个结果（值面板列出全部）",
+                         "+{n} more result (the value panel lists every one)"),
     "dbg_stopped": ("stopped: {reason}", "已停止：{reason}"),
     "dbg_capped": ("history capped at {n} moves", "历史记录上限 {n} 步"),
     "dbg_error": ("error: {error}", "错误：{error}"),
+    "dbg_running": ("running… {n} steps so far; interrupt the kernel (■) to stop here",
+                    "运行中……已执行 {n} 步；中断内核（■）可停在此处"),
+    "dbg_interrupted": ("interrupted (the kernel was interrupted): stopped at {where}; Back undoes the run so far",
+                        "已中断（内核被中断）：停在 {where}；“后退”可撤销已运行的部分"),
     "stop_breakpoint": ("breakpoint at eqn {id} ({prim})", "在方程 {id}（{prim}）处遇到断点"),
     "stop_nan": ("NaN in the outputs of eqn {id} ({prim})", "方程 {id}（{prim}）的输出中有 NaN"),
     "btn_step": ("Step", "单步"),
@@ -87,6 +93,11 @@ WORDS = {
     "histogram": ("histogram of the finite values", "有限值的直方图"),
     "cap_steps": ("the cap of {n} steps", "{n} 步的上限"),
     "cap_bytes": ("the cap of {kb} kB", "{kb} kB 的上限"),
+    "cap_memory": ("stepping it holds about {need} at once (its values live together, and copies of the largest to "
+                   "summarise it) where this kernel has {free} free: call it on smaller inputs (a slice of the batch, "
+                   "a shorter sequence) to record its replay",
+                   "单步执行它会同时占用约 {need}（同时存活的值，以及为汇总最大的值所做的副本），而此内核只剩 {free} "
+                   "可用：请用更小的输入（批次的一部分、更短的序列）调用它，以录制回放"),
     "cap_host": ("eqn {id} calls host functions ({names}): the recording stops before it, so that showing the "
                  "debugger calls none; the live debugger steps on",
                  "方程 {id} 调用宿主函数（{names}）：录制在它之前停止，这样显示调试器不会调用它们；实时调试器可继续单"

@@ -44,6 +44,22 @@ WORDS = {
     "unit_devices": (" devices", " 个设备"),
     "intensity_is": ("{word} {value} FLOP/B", "{word} {value} FLOP/B"),
     "run_repeat": ("repeat must be at least 1, got {repeat}", "repeat 至少为 1，收到的是 {repeat}"),
+    "run_too_big": ("running it compiled needs about {need} beside its inputs on {device}, which has {free} free: "
+                    "call it on smaller inputs (a slice of the batch, a shorter sequence), or on a device with more "
+                    "memory (--device)",
+                    "编译后运行它，除输入外还需要约 {need}，而 {device} 只剩 {free} 可用：请用更小的输入（批次的一部"
+                    "分、更短的序列）调用它，或换一个内存更大的设备（--device）"),
+    "profile_too_big": ("profiling runs each equation on its own, so every value is made whole (the largest, {value}, "
+                        "by equation {id}): that needs about {need} beside the inputs on {device}, which has {free} "
+                        "free. --run times the program compiled as one, where XLA need not make them; or profile it "
+                        "on smaller inputs",
+                        "剖析会单独运行每个方程，因此每个值都会完整生成（最大的是方程 {id} 的 {value}）：除输入外需要"
+                        "约 {need}，而 {device} 只剩 {free} 可用。--run 对整体编译后的程序计时，XLA 不必生成这些值；"
+                        "或用更小的输入剖析它"),
+    "run_out_of_memory": ("{device} ran out of memory running it ({detail}): call it on smaller inputs, or on a "
+                          "device with more memory (--device)",
+                          "{device} 运行它时内存不足（{detail}）：请用更小的输入调用它，或换一个内存更大的设备（"
+                          "--device）"),
     "run_budget": ("the time budget must be a positive number of seconds, got {budget}",
                    "时间预算必须是正的秒数，收到的是 {budget}"),
     "no_error": ("no error", "没有错误"),

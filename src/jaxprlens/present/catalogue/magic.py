@@ -5,15 +5,20 @@ The shape of an entry: ``catalogue/__init__.py``.
 """
 
 WORDS = {
-    # a transformed program's title (transform.INPUTS_NOTE)
-    "note_vmap": (": a batch of 2, each mapped argument stacked twice along its axis",
-                  "：批大小为 2，每个被映射的实参沿其轴堆叠两次"),
-    "note_batched": (": a batch of {n}, the arguments as written", "：批大小为 {n}，实参即所写的值"),
-    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原值和全 1 的切向量"),
-    "note_linearize": (": the linear map, applied to tangents of ones", "：线性映射，作用于全 1 的切向量"),
-    "note_vjp": (": the pullback, applied to a cotangent of ones", "：拉回函数，作用于全 1 的余切向量"),
-    "note_transpose": (": the transposed linear map, applied to a cotangent of ones",
-                       "：转置后的线性映射，作用于全 1 的余切向量"),
+    # a transformed program's title (words.program_title): what was transformed (transform._passed_note), how its
+    # inputs were made (transform.INPUTS_NOTE)
+    "note_passed_jit": ("the jitted function as passed, transformed whole (its jit equations kept)",
+                        "变换的是所传入的 jit 函数本身（保留其 jit 方程）"),
+    "note_passed_jit_inside": ("`{fn}` as passed, transformed whole (the jit `{jit}` inside it kept)",
+                               "变换的是所传入的 `{fn}` 本身（保留其中的 jit `{jit}`）"),
+    "note_vmap": ("a batch of 2, each mapped argument stacked twice along its axis",
+                  "批大小为 2，每个被映射的实参沿其轴堆叠两次"),
+    "note_batched": ("a batch of {n}, the arguments as written", "批大小为 {n}，实参即所写的值"),
+    "note_jvp": ("inputs are the primals, then tangents of ones", "输入依次为原值和全 1 的切向量"),
+    "note_linearize": ("the linear map, applied to tangents of ones", "线性映射，作用于全 1 的切向量"),
+    "note_vjp": ("the pullback, applied to a cotangent of ones", "拉回函数，作用于全 1 的余切向量"),
+    "note_transpose": ("the transposed linear map, applied to a cotangent of ones",
+                       "转置后的线性映射，作用于全 1 的余切向量"),
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
     "lang_unknown": ("unknown language {name} (must be one of {langs})", "未知语言 {name}（必须是以下之一：{langs}）"),
@@ -240,6 +245,9 @@ WORDS = {
                            "--in-axes as jax.vmap(f, in_axes)(*args) does",
                            "与 --transform vmap 一起：所写的实参已经是一批；沿它们的 --in-axes 映射（与 jax.vmap(f, "
                            "in_axes) 作用于 *args 相同）"),
+    "help.jaxpr.has_aux": ("with --transform grad: the output is (scalar, auxiliary output), as jax.grad(f, "
+                           "has_aux=True) takes it",
+                           "与 --transform grad 一起：输出是（标量，辅助输出），与 jax.grad(f, has_aux=True) 相同"),
     "help.jaxpr.compare": ("with --transform: original and transformed side by side",
                            "与 --transform 一起：原程序和变换后的程序并排显示"),
     "help.jaxpr.lower": ("show the StableHLO beside the jaxpr", "在 jaxpr 旁边显示 StableHLO"),

@@ -55,6 +55,8 @@ WORDS = {
     "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
     "opt_bad": ("{error}", "选项有误：{error}"),
+    "opt_quote": ("the options `{opts}` open a quote that is never closed; close it, or remove it",
+                  "选项 `{opts}` 中的引号没有闭合；请补上它，或删去它"),
     # argparse's complaints about one option's value, said again (magic._option_error)
     "marimo_note": ("*In marimo:* marimo has no cell magics, so each `%%jaxpr OPTIONS` cell of this lecture is "
                     "written with its last call as `jaxprlens.show(fn, *args, option=value)`: `%%jaxpr --graph` over "
@@ -89,6 +91,20 @@ WORDS = {
                       "--compare"),
     "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
+    "cell_await": ("line {line} awaits at the top level (`{text}`): %%jaxpr runs the cell as plain code and traces "
+                   "its last call, so it cannot await; run the await in a cell before this one (`y = await g(x)`), "
+                   "then trace a plain call on its result (`f(y)`)",
+                   "第 {line} 行在顶层使用了 await（`{text}`）：%%jaxpr 以普通代码运行单元格并 trace 其最后一个调用，"
+                   "无法 await；请在此前的单元格中运行 await（`y = await g(x)`），再对其结果 trace 一个普通调用（"
+                   "`f(y)`）"),
+    "last_generator": ("`{name}` is a generator function (it has `yield`): calling it makes a generator, which JAX "
+                       "cannot trace; make it return its values (a tuple or a list, e.g.) instead of yielding them",
+                       "`{name}` 是生成器函数（含有 `yield`）：调用它得到一个生成器，JAX 无法 trace；请让它 return 这"
+                       "些值（例如一个 tuple 或 list），而不是 yield 它们"),
+    "last_async": ("`{name}` is an async function (`async def`): calling it makes a coroutine, which JAX cannot "
+                   "trace; define it with a plain `def` (JAX computes without await)",
+                   "`{name}` 是异步函数（`async def`）：调用它得到一个协程，JAX 无法 trace；请用普通的 `def` 定义它（"
+                   "JAX 的计算不需要 await）"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
                    "单元格是空的；请以要 trace 的调用结尾，例如 `f(x, y)`"),
     "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line "

@@ -576,3 +576,5 @@ def test_magic_grad_of_a_scalar_and_aux(ip):
     assert view.program.title == "grad(f, has_aux=True)"
     with pytest.raises(UsageError, match="--has-aux does not apply to vmap; it applies to grad"):
         ip.run_cell_magic("jaxpr", "--transform vmap --has-aux", cell)
+    with pytest.raises(UsageError, match="^--has-aux only works with --transform"):
+        ip.run_cell_magic("jaxpr", "--has-aux", cell)

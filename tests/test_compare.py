@@ -22,7 +22,7 @@ def program(seed):
 
 def _views():
     p1, p11 = program("func1"), program("func11")
-    return {"compare": Compare(p11, p11.transform("grad"), label="grad(func11)"),
+    return {"compare": Compare(p11, p11.transform("grad", has_aux=True), label="grad(func11)"),
             "diff": diff(p11.transform("vmap", in_axes="0,None"), p11.transform("vmap", in_axes="None,0")),
             "lower": lowering_view(p1)}
 

@@ -40,9 +40,16 @@ def chain(x, y):
     return jnp.sin(x) * jnp.cos(y) + y
 
 
+def solved(a, b):
+    """``custom_linear_solve``: its param ``jaxprs`` is a namedtuple of sub-jaxprs (matvec, solve, ...)."""
+    return jnp.sum(jnp.linalg.solve(a, b) ** 2)
+
+
+SOLVE_ARGS = (jnp.array([[3., 1.], [1., 2.]]), jnp.array([1., 2.]))
 PROGRAMS = {**{name: (fn, args) for name, (fn, args) in SEEDS.items()},
             "mlp": (mlp, MLP_ARGS), "mlp_grad": (jax.grad(mlp), MLP_ARGS),
-            "scan": (scanned, (jnp.ones((5, 3)),)), "chain": (chain, (jnp.ones(8), jnp.ones(8)))}
+            "scan": (scanned, (jnp.ones((5, 3)),)), "chain": (chain, (jnp.ones(8), jnp.ones(8))),
+            "solve": (solved, SOLVE_ARGS), "solve_grad": (jax.grad(solved), SOLVE_ARGS)}
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +139,14 @@ def test_top_level_kernels_agree_with_named_scopes(maps, name):
             if re.search(r"/e(\d+)(?:/|$)", i.op_name)}
     ours = {int(e) for k in m.kernels for e in k.eqns if "/" not in e}
     assert ours == seen
+
+
+def test_a_linear_solve_keeps_its_params_kind_and_runs_as_compiled(maps):
+    program, m = maps["solve"]
+    solve = next(e for e in program.walk() if e.primitive == "custom_linear_solve")
+    assert type(solve.raw.params["jaxprs"]).__name__ == "_LinearSolveTuple"
+    assert m.kernels and any(k.eqns for k in m.kernels)
+    assert "solve" in m.hlo or "custom-call" in m.hlo or "triangular-solve" in m.hlo
 
 
 def test_an_elementwise_chain_is_one_kernel(maps):

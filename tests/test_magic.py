@@ -2,6 +2,7 @@
 import inspect
 import os
 import re
+import textwrap
 
 import jax
 import jax.numpy as jnp
@@ -248,6 +249,87 @@ def test_a_typod_option_suggests_the_closest_in_the_cells_language(ip, lang, sai
     with pytest.raises(UsageError) as info:                 # nothing close: no guess
         ip.run_cell_magic("jaxpr", f"--lang {lang} --bogus", cell("func1"))
     assert "--bogus" in str(info.value) and len(str(info.value).splitlines()) == 2
+
+
+@pytest.mark.parametrize("dash", ["\u2014", "\u2013", "\u2212"])        # em dash, en dash, minus: an editor's autocorrect
+def test_an_option_written_with_a_dash_like_character_suggests_the_option(ip, dash):
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"{dash}graph", cell("func1"))
+    assert str(info.value).splitlines()[:2] == [f"unrecognized arguments: {dash}graph", "did you mean --graph?"]
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", f"--lang zh {dash}{dash}graph", cell("func1"))
+    assert str(info.value).splitlines()[1] == "你是不是想写 --graph？"
+
+
+@pytest.mark.parametrize("opts", ["--path 'abc", '--lang "zh --graph'])
+def test_an_unbalanced_quote_in_the_options_is_said(ip, opts):
+    ip.run_cell("ran = []")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", opts, "ran.append(1)\nf = lambda x: x * 2.\nf(jnp.ones(3))")
+    assert str(info.value) == (f"the options `{opts}` open a quote that is never closed; close it, or remove it")
+    assert ip.user_ns["ran"] == []
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("jaxpr", "--lang zh --path 'abc f(x)")
+    assert str(info.value) == "选项 `--lang zh --path 'abc` 中的引号没有闭合；请补上它，或删去它"
+
+
+GENERATOR = "import jax.numpy as jnp\ndef g(x):\n    yield jnp.sin(x)\n"
+ASYNC = "import jax.numpy as jnp\nasync def g(x):\n    return jnp.sin(x)\n"
+
+
+@pytest.mark.parametrize("code, last, en, zh", [
+    (GENERATOR, "g(jnp.ones(3))", "`g` is a generator function (it has `yield`): calling it makes a generator, which "
+     "JAX cannot trace; make it return its values (a tuple or a list, e.g.) instead of yielding them",
+     "`g` 是生成器函数（含有 `yield`）：调用它得到一个生成器，JAX 无法 trace；请让它 return 这些值（例如一个 tuple 或 "
+     "list），而不是 yield 它们"),
+    (ASYNC, "y = g(jnp.ones(3))", "`g` is an async function (`async def`): calling it makes a coroutine, which JAX "
+     "cannot trace; define it with a plain `def` (JAX computes without await)",
+     "`g` 是异步函数（`async def`）：调用它得到一个协程，JAX 无法 trace；请用普通的 `def` 定义它（JAX 的计算不需要 "
+     "await）"),
+    (ASYNC.replace("return", "yield"), "g(jnp.ones(3))", "`g` is an async function (`async def`): calling it makes "
+     "a coroutine, which JAX cannot trace; define it with a plain `def` (JAX computes without await)", None),
+])
+def test_a_generator_or_async_last_call_is_said(ip, code, last, en, zh):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no coroutine made and left unawaited
+        with pytest.raises(UsageError) as info:
+            ip.run_cell_magic("jaxpr", "", code + last)
+    assert str(info.value) == en
+    if zh:
+        with pytest.raises(UsageError) as info:
+            ip.run_cell_magic("jaxpr", "--lang zh", code + last)
+        assert str(info.value) == zh
+
+
+def test_a_function_that_wraps_a_generator_or_is_jitted_async_is_seen_for_what_it_is(ip):
+    wrapped = GENERATOR + textwrap.dedent("""\
+        import functools
+        @functools.wraps(g)
+        def total(x):
+            return sum(g(x))
+        total(jnp.ones(3))""")
+    assert ip.run_cell_magic("jaxpr", "", wrapped).program.eqns[0].primitive == "sin"     # a plain function
+    with pytest.raises(UsageError, match=r"^`jax.jit\(g\)` is an async function"):
+        ip.run_cell_magic("jaxpr", "", ASYNC + "import jax\njax.jit(g)(jnp.ones(3))")
+
+
+@pytest.mark.parametrize("code, line, text", [
+    (ASYNC + "await g(jnp.ones(3))", 4, "await g(jnp.ones(3))"),
+    (ASYNC + "ran.append(1)\ny = await g(jnp.ones(3))\nf = lambda x: x * 2.\nf(y)", 5, "y = await g(jnp.ones(3))"),
+    ("ran.append(1)\nasync with ctx() as c:\n    pass\nabs(1.)", 2, "async with ctx() as c:"),
+])
+def test_a_top_level_await_is_said_before_the_cell_runs(ip, code, line, text):
+    ip.run_cell("ran = []")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "", code)
+    assert str(info.value) == (f"line {line} awaits at the top level (`{text}`): %%jaxpr runs the cell as plain code "
+                               "and traces its last call, so it cannot await; run the await in a cell before this "
+                               "one (`y = await g(x)`), then trace a plain call on its result (`f(y)`)")
+    assert ip.user_ns["ran"] == []
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("jaxpr", "--lang zh", code)
+    assert str(info.value).startswith(f"第 {line} 行在顶层使用了 await（`{text}`）")
 
 
 def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):

@@ -113,6 +113,31 @@ def test_the_compiled_numbers_are_xla_s():
                                                        stats.temp_size_in_bytes)
 
 
+def test_the_compiled_numbers_of_a_linear_solve_are_xla_s():
+    def solved(a, b):
+        return jnp.sum(jnp.linalg.solve(a, b) ** 2)
+    args = (jnp.array([[3., 1.], [1., 2.]]), jnp.array([1., 2.]))
+    stats = jax.jit(solved).lower(*args).compile().memory_analysis()
+    c = memory(jaxprlens.trace(solved, *args), compiled=True).compiled
+    assert c is not None and (c["argument"], c["output"]) == (stats.argument_size_in_bytes,
+                                                               stats.output_size_in_bytes)
+
+
+def test_a_compile_that_fails_is_said_not_left_out(monkeypatch):
+    import jaxprlens.engine.fusion as fusion
+
+    def failing(program, device=None):
+        raise AttributeError("'tuple' object has no attribute 'solve'")
+    monkeypatch.setattr(fusion, "_scoped", failing)
+    program = jaxprlens.trace(mlp, PARAMS, X)
+    m = memory(program, compiled=True)
+    assert m.compiled is None and m.compile_failed == "AttributeError: 'tuple' object has no attribute 'solve'"
+    assert MemoryView(program).text().splitlines()[-1] == (
+        "XLA's compiled program (memory_analysis): not shown, its compile failed (AttributeError: 'tuple' object "
+        "has no attribute 'solve')")
+    assert MemoryView(program, lang="zh").text().splitlines()[-1].startswith("XLA 编译后的程序（memory_analysis）：未显示")
+
+
 def f(x):
     return jnp.sum(jnp.sin(x) * 2 + jnp.cos(x))
 

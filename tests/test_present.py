@@ -82,6 +82,16 @@ def test_user_names_are_escaped_once_in_the_html_forms():
     assert text_of(binder_html(v)) == "<b>&:f32[<1>]" == var_text(v)
 
 
+def test_bidi_controls_are_escaped_visible_in_every_form():
+    from jaxprlens.present.escape import dot, html, visible
+    text = "a\u202eb\u2066c\u2069 <d>"
+    assert visible(text) == "a\\u202eb\\u2066c\\u2069 <d>" and visible("plain 中文") == "plain 中文"
+    assert html(text) == "a\\u202eb\\u2066c\\u2069 &lt;d&gt;"
+    assert "\u202e" not in dot(text) and "\\\\u202e" in dot(text)     # DOT writes the backslash escaped
+    src = Source("cell", 3, "f", "x = 1  # \u202e")
+    assert source_text(src) == "cell line 3: x = 1  # \\u202e"
+
+
 # ---------------------------------------------------------------- params, an equation line
 
 def test_params_text_shows_what_jax_shows_on_one_line_cut_at_a_limit():

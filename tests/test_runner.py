@@ -429,6 +429,15 @@ def test_value_text_of_every_dtype():
     assert value_text(jnp.asarray(1.5, jnp.bfloat16)) == "1.5"
 
 
+def test_a_scalar_is_written_with_its_own_dtype_s_digits():
+    loss = jnp.mean(jnp.sin(jnp.linspace(0., 1., 7)) ** 2) / 3          # float32: 0.095368735, not float64's digits
+    assert value_text(loss) == str(np.float32(loss)) == "0.095368735"
+    assert value_text(np.float64(1 / 3)) == "0.3333333333333333" and value_text(np.float32(1 / 3)) == "0.33333334"
+    assert value_text(jnp.asarray(0.1, jnp.float16)) == "0.1"
+    assert value_text(jnp.asarray(7, jnp.int32)) == "7" and value_text(jnp.asarray(True)) == "True"
+    assert value_text(jnp.asarray(1 + 2j, jnp.complex64)) == "(1+2j)"
+
+
 MIXED = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P

@@ -262,6 +262,27 @@ def test_user_strings_escaped_once():
     assert "&amp;lt;" not in f_html   # escaped once, not twice
 
 
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_bidi_controls_in_source_lines_are_shown_visible(tmp_path, monkeypatch):
+    """A line whose comment reorders what follows (Trojan Source) reads as written, its controls visible,
+    as a pytree path's are (``out['a\\u202eb']``)."""
+    (tmp_path / "trojan.py").write_text("import jax.numpy as jnp\n\ndef f(x):\n"
+                                        "    y = jnp.sin(x)  # \u202e };\u2066 admin\u2069 \u2067\n"
+                                        "    return {'a\u202eb': y}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import trojan
+    table = jaxprlens.trace(trojan.f, jnp.ones(3)).table()
+    bundle = table._repr_mimebundle_()
+    for form in ("text/plain", "text/html"):
+        assert not set(BIDI) & set(bundle[form]), form
+    line = next(x for x in bundle["text/plain"].splitlines() if "trojan.py line 4" in x)
+    assert line.startswith("       trojan.py line 4: y = jnp.sin(x)  # \\u202e };\\u2066 admin\\u2069 \\u2067  — ")
+    assert "out['a\\u202eb']" in bundle["text/plain"]
+    assert "# \\u202e };\\u2066 admin\\u2069 \\u2067</code>" in bundle["text/html"]
+
+
 def test_long_params_are_folded():
     def f(x):
         jax.debug.print("{}", x)

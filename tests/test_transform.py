@@ -12,8 +12,8 @@ import jaxprlens
 from jaxprlens.views.diff import diff
 from jaxprlens.views.lower import clean_compiled, lowering_view, parse_stablehlo
 from jaxprlens.views.compare import Compare, alignment
-from jaxprlens.engine.transform import (TRANSFORMS, batched_call, call_args, comma_items, describe, int_list,
-                                        parse_argnums, parse_axes)
+from jaxprlens.engine.transform import (TRANSFORMS, batched_call, comma_items, describe, int_list, parse_argnums,
+                                        parse_axes, rebuilt)
 from seeds import SEEDS
 
 
@@ -48,7 +48,7 @@ ORACLES = {
     ("func1", "transpose", ()): lambda f, a: jax.make_jaxpr(
         jax.linear_transpose(_linearize(f, a)[1], *a))(jnp.ones_like(_linearize(f, a)[0])),
     ("func4", "grad", ()): lambda f, a: jax.make_jaxpr(jax.grad(f))(*a),
-    ("func11", "grad", ()): lambda f, a: jax.make_jaxpr(jax.grad(f, has_aux=True))(*a),
+    ("func11", "grad", (("has_aux", True),)): lambda f, a: jax.make_jaxpr(jax.grad(f, has_aux=True))(*a),
     ("func11", "vmap", (("in_axes", "0,None"),)): lambda f, a: jax.make_jaxpr(jax.vmap(f, in_axes=(0, None)))(
         jnp.stack([a[0]] * 2), a[1]),
     ("func7", "vmap", ()): lambda f, a: jax.make_jaxpr(jax.vmap(f))(jnp.stack([jnp.asarray(a[0])] * 2)),
@@ -74,7 +74,7 @@ def test_transformed_text_is_jax_printer(seed, name, options):
 
 
 def test_seed_shapes_of_the_transformations():
-    scans = [e for e in program("func11").transform("grad").walk() if e.primitive == "scan"]
+    scans = [e for e in program("func11").transform("grad", has_aux=True).walk() if e.primitive == "scan"]
     assert [e.params["reverse"] for e in scans] == [False, True]        # the transposed scan runs backwards
     assert "select_n" in [e.primitive for e in program("func7").transform("vmap").walk()]
     loop = next(e for e in program("func10").transform("jvp").eqns if e.primitive == "while")
@@ -87,7 +87,7 @@ def test_seed_shapes_of_the_transformations():
 
 # ---------------------------------------------------------------- alignment
 
-ALIGNED = [(s, "grad", {}) for s in ("func1", "func3", "func4", "func7", "func11")] + \
+ALIGNED = [(s, "grad", {}) for s in ("func1", "func3", "func4", "func7")] + [("func11", "grad", {"has_aux": True})] + \
           [("one_of_three", "grad", {"argnums": 1})] + \
           [(s, "jvp", {}) for s in SEEDS]
 
@@ -108,7 +108,7 @@ def test_alignment_covers_every_sourced_equation(seed, name, options):
 
 def test_compare_view_marks_new_equations_and_counts():
     original = program("func11")
-    view = Compare(original, original.transform("grad"), "grad(func11)")
+    view = Compare(original, original.transform("grad", has_aux=True), "grad(func11)")
     bundle = view._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
     text = bundle["text/plain"]
@@ -142,7 +142,7 @@ def _close(a, b):
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6, atol=1e-6)
 
 
-STEPPED = [("func1", "grad", {}), ("func11", "grad", {}), ("func7", "vmap", {}), ("func10", "jvp", {}),
+STEPPED = [("func1", "grad", {}), ("func11", "grad", {"has_aux": True}), ("func7", "vmap", {}), ("func10", "jvp", {}),
            ("func1", "linearize", {}), ("func1", "transpose", {}), ("func1", "vjp", {}),
            ("func8", "vmap", {"in_axes": "0,None"}), ("func12", "jacrev", {}),
            ("func1", "vmap", {"batched": True})]
@@ -151,8 +151,8 @@ STEPPED = [("func1", "grad", {}), ("func11", "grad", {}), ("func7", "vmap", {}),
 @pytest.mark.parametrize("seed,name,options", STEPPED, ids=lambda x: str(x))
 def test_stepping_transformed_program_equals_jit(seed, name, options):
     p = program(seed).transform(name, **options)
-    args, kwargs = call_args(p)
-    expected = jax.jit(p.fn)(*args, **kwargs)
+    fn, args, kwargs = rebuilt(p)
+    expected = jax.jit(fn)(*args, **kwargs)
     flat = jax.extend.core.jaxpr_as_fun(p.jaxpr)(*p.args)
     _close(p.unflatten_outputs(flat), expected)
     _close(p.stepper().run().outputs, expected)
@@ -166,7 +166,8 @@ def test_bad_transform_and_options():
         p.transform("gradd")
     with pytest.raises(ValueError, match="vmap does not take argnums"):
         p.transform("vmap", argnums=0)
-    with pytest.raises(ValueError, match="jacrev"):
+    with pytest.raises(ValueError, match=r"^jax.grad refuses grad\(func10\): Gradient only defined for scalar-output "
+                                         r"functions. Output had shape: \(16,\). .*use jax.jacobian"):
         program("func10").transform("grad")
     with pytest.raises(ValueError, match=r"choose argnums from \[1\]"):
         program("one_of_three").transform("grad")
@@ -282,7 +283,7 @@ FUNC11_CELL = textwrap.dedent("""\
 
 
 def test_magic_transform_grad(ip):
-    view = ip.run_cell_magic("jaxpr", "--transform grad", FUNC11_CELL)
+    view = ip.run_cell_magic("jaxpr", "--transform grad --has-aux", FUNC11_CELL)
     assert "reverse=True" in view._repr_mimebundle_()["text/plain"]
     assert "jl-table" in view._repr_mimebundle_()["text/html"]
 
@@ -307,6 +308,17 @@ def powers(x, n):
         x = x * x
     return jnp.sum(x)
 powers(jnp.arange(3.), 3)"""
+
+
+def test_lowering_keeps_static_arguments(ip):
+    view = ip.run_cell_magic("jaxpr", "--lower --compiled --static-argnums 1", FUNC10_STATIC_CELL)
+    text = view._repr_mimebundle_()["text/plain"]
+    assert text.count("stablehlo.multiply") == 3          # the loop over n=3, unrolled as the call traced it
+    assert "optimized HLO" in text
+    x = jnp.arange(3.)
+    p = jaxprlens.trace(lambda x, n, scale: jnp.sum(x ** n) * scale, x, 2, 1.5, static_argnums=(1,))
+    assert lowering_view(p).hlo.lines == lowering_view(jaxprlens.trace(
+        lambda x, scale: jnp.sum(x ** 2) * scale, x, 1.5)).hlo.lines
 
 
 def test_magic_bad_transform(ip):
@@ -364,7 +376,7 @@ def test_every_transform_is_listed():
 
 def test_transformed_program_says_what_it_is():
     p = program("func7").transform("vmap")
-    assert p.title == "vmap(func7)" and p.title_note == ("note_vmap", {})
+    assert p.title == "vmap(func7)" and p.title_note == (("note_vmap", {}),)
     assert p.table().text().splitlines()[0] == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"
     assert p.table(lang="zh").text().splitlines()[0] == "vmap(func7)：批大小为 2，每个被映射的实参沿其轴堆叠两次"
     caption = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser").select_one(".jl-cap")
@@ -436,3 +448,133 @@ def test_comma_separated_options_are_read_one_way():
     with pytest.raises(ValueError, match=r"^--argnums takes comma-separated integers such as 0 or 0,1; got '1.5'$"):
         parse_argnums("1.5", (jnp.ones(2), jnp.ones(2)), 0)
     assert parse_argnums(" 1 ", (jnp.ones(2), jnp.ones(2)), 0) == (1,)
+
+
+# ---------------------------------------------------------------- what users trace: jitted calls, held leaves
+
+@jax.jit
+def jitted_loss(w, x):
+    return jnp.sum(jnp.tanh(x @ w))
+
+
+def calls_a_library(w, x):
+    """A plain function whose library jits inside (lineax, optimistix, ott do)."""
+    return jax.jit(lambda a, b: jnp.sum(jnp.tanh(b @ a)), )(w, x)
+
+
+W, X = jnp.linspace(-1., 1., 6).reshape(3, 2), jnp.linspace(0., 2., 12).reshape(4, 3)
+
+
+def outputs(p):
+    return p.stepper().run().outputs
+
+
+@pytest.mark.parametrize("fn", [jitted_loss, calls_a_library], ids=["jax.jit", "jit inside"])
+def test_transforms_of_a_call_that_is_one_jit(fn):
+    p = jaxprlens.trace(fn, W, X)
+    assert p.outer is not None                          # seen through: the program is the jit's body
+    g = p.transform("grad")
+    _close(outputs(g), jax.grad(fn)(W, X))
+    _close(outputs(p.transform("grad", argnums="0,1")), jax.grad(fn, argnums=(0, 1))(W, X))
+    _close(outputs(p.transform("vmap")), jax.vmap(fn)(jnp.stack([W, W]), jnp.stack([X, X])))
+    _close(outputs(p.transform("jvp")), jax.jvp(fn, (W, X), (jnp.ones_like(W), jnp.ones_like(X))))
+    assert g.title == f"grad({fn.__name__})"
+
+
+def test_a_jitted_call_says_its_function_was_transformed_whole():
+    g = jaxprlens.trace(jitted_loss, W, X).transform("grad")
+    assert g.table().text().splitlines()[0] == ("grad(jitted_loss): the jitted function as passed, transformed "
+                                                "whole (its jit equations kept)")
+    assert g.table(lang="zh").text().splitlines()[0] == "grad(jitted_loss)：变换的是所传入的 jit 函数本身（保留其 jit 方程）"
+    inner = jaxprlens.trace(calls_a_library, W, X).transform("vmap")
+    assert inner.title_note[0] == ("note_passed_jit_inside", {"fn": "calls_a_library", "jit": "<lambda>"})
+    assert inner.table().text().splitlines()[0] == (
+        "vmap(calls_a_library): `calls_a_library` as passed, transformed whole (the jit `<lambda>` inside it kept)"
+        "; a batch of 2, each mapped argument stacked twice along its axis")
+    plain = program("func1").transform("grad")        # a call that is no jit: nothing more to say
+    assert plain.title_note == () and plain.table().text().splitlines()[0] == "grad(func1)"
+
+
+def test_transforms_of_a_jitted_call_with_static_arguments():
+    def powers(x, n):
+        for _ in range(n):
+            x = jnp.sin(x) * x
+        return jnp.sum(x)
+    jitted = jax.jit(powers, static_argnums=1)
+    x = jnp.arange(3.)
+    p = jaxprlens.trace(jitted, x, 3, static_argnums=1)
+    _close(outputs(p.transform("grad")), jax.grad(powers)(x, 3))
+    _close(outputs(p.transform("vmap", in_axes="0,None")), jax.vmap(powers, in_axes=(0, None))(jnp.stack([x, x]), 3))
+
+
+def test_transforms_hold_the_leaves_that_are_not_arrays():
+    eqx = pytest.importorskip("equinox")
+    model = eqx.nn.MLP(3, 2, 4, 1, activation=jax.nn.relu, key=jax.random.PRNGKey(0))
+
+    def loss(model, x):
+        return jnp.sum(jax.vmap(model)(x) ** 2)
+    for fn in (loss, eqx.filter_jit(loss)):
+        p = jaxprlens.trace(fn, model, X)
+        g = p.transform("grad")
+        expected = eqx.filter_grad(loss)(model, X)
+        _close(outputs(g), expected)
+        assert g.unflatten_outputs(list(outputs_flat(g))).__class__ is type(model)   # the module's own shape
+        dx = p.transform("grad", argnums=1)
+        _close(outputs(dx), jax.grad(lambda x: loss(model, x))(X))
+        v = p.transform("vmap", in_axes="None,0")
+        _close(outputs(v), jax.vmap(lambda x: loss(model, x))(jnp.stack([X, X])))
+        j = p.transform("jvp", argnums=1)
+        _close(outputs(j), jax.jvp(lambda x: loss(model, x), (X,), (jnp.ones_like(X),)))
+
+
+def outputs_flat(p):
+    return jax.tree_util.tree_leaves(outputs(p))
+
+
+def returns_aux(x):
+    return jnp.sum(x ** 2), x * 2
+
+
+def test_grad_refuses_what_jax_grad_refuses_with_its_reason():
+    p = jaxprlens.trace(returns_aux, jnp.ones(3))
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+        jax.grad(returns_aux)(jnp.ones(3))
+    with pytest.raises(ValueError) as e:
+        p.transform("grad")
+    assert str(e.value) == ("jax.grad refuses grad(returns_aux): Gradient only defined for scalar-output functions. "
+                            "Output was (float32[], float32[3]). When the rest is auxiliary output, say so: "
+                            "has_aux=True (%%jaxpr --has-aux)")
+    assert e.value.text("zh").startswith("jax.grad 拒绝 grad(returns_aux)：Gradient only defined for scalar-output")
+    g = p.transform("grad", has_aux=True)
+    _close(outputs(g), jax.grad(returns_aux, has_aux=True)(jnp.ones(3)))
+    assert g.title == "grad(returns_aux, has_aux=True)"
+    with pytest.raises(ValueError, match=r"^jax.grad refuses grad\(<lambda>\): Gradient only defined for "
+                                         r"scalar-output functions. Output had shape: \(3,\)"):
+        jaxprlens.trace(lambda x: x * 2, jnp.ones(3)).transform("grad")
+
+
+def test_magic_transforms_a_jitted_call(ip):
+    cell = textwrap.dedent("""\
+        import jax, jax.numpy as jnp
+        @jax.jit
+        def step(w, x):
+            return jnp.sum(jnp.tanh(x @ w))
+        step(jnp.ones((3, 2)), jnp.ones((4, 3)))""")
+    view = ip.run_cell_magic("jaxpr", "--transform grad", cell)
+    assert view.text().splitlines()[0].startswith("grad(step): the jitted function as passed")
+    view = ip.run_cell_magic("jaxpr", "--transform vmap --compare", cell)
+    assert isinstance(view, Compare) and "vmap(step)" in view.text()
+    view = ip.run_cell_magic("jaxpr", "--transform jvp", cell)
+    assert view.program.title == "jvp(step)"
+
+
+def test_magic_grad_of_a_scalar_and_aux(ip):
+    cell = "import jax.numpy as jnp\ndef f(x):\n    return jnp.sum(x), x * 2\nf(jnp.ones(3))"
+    with pytest.raises(UsageError, match=r"^jax.grad refuses grad\(f\): Gradient only defined"):
+        ip.run_cell_magic("jaxpr", "--transform grad", cell)
+    view = ip.run_cell_magic("jaxpr", "--transform grad --has-aux", cell)
+    assert view.program.title == "grad(f, has_aux=True)"
+    for opts in ("--transform vmap --has-aux", "--has-aux"):
+        with pytest.raises(UsageError) as info:
+            ip.run_cell_magic("jaxpr", opts, cell)
+        assert str(info.value) == "--has-aux only works with --transform grad, e.g. `%%jaxpr --transform grad --has-aux`"

@@ -119,15 +119,17 @@ print(p.transform("transpose").text)
 # %% [markdown]
 # ## grad of a scan: the loop runs backwards / scan 的梯度：循环倒着跑
 #
-# `func11` returns `(carry, ys)`; `grad` differentiates the scalar carry and keeps `ys` as auxiliary output
-# (`has_aux=True`). The gradient has two `scan`s from the same source line: the forward scan and, after it,
-# its transpose with `reverse=True`.
+# `func11` returns `(carry, ys)`. `jax.grad` refuses a function whose output is not one scalar, so `--has-aux`
+# says what `jax.grad(func11, has_aux=True)` says: differentiate the scalar carry, keep `ys` as auxiliary output.
+# The gradient has two `scan`s from the same source line: the forward scan and, after it, its transpose with
+# `reverse=True`.
 #
-# `func11` 返回 `(carry, ys)`；`grad` 对标量携带值求导，并把 `ys` 作为辅助输出（`has_aux=True`）。
+# `func11` 返回 `(carry, ys)`。`jax.grad` 拒绝输出不是单个标量的函数，所以用 `--has-aux` 表达
+# `jax.grad(func11, has_aux=True)` 的意思：对标量携带值求导，并把 `ys` 作为辅助输出。
 # 梯度程序里有两个来自同一行源码的 `scan`：先是前向 scan，然后是它的转置，`reverse=True`。
 
 # %%
-%%jaxpr --transform grad --compare
+%%jaxpr --transform grad --has-aux --compare
 from jax import lax
 
 def func11(arr, extra):

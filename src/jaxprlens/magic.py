@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import functools
+import inspect
 import os
 import types
 from typing import NamedTuple
@@ -163,6 +165,34 @@ def _not_a_call(stmt, code: str, lang: str) -> str:
     return t("last_not_call", lang, line=stmt.lineno, shown=shown, what=what)
 
 
+def _top_level_await(tree: ast.Module):
+    """The first statement that awaits outside any function (``y = await g(x)``, ``async with``), or None."""
+    def awaits(node) -> bool:
+        if isinstance(node, (ast.Await, ast.AsyncFor, ast.AsyncWith)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        return any(awaits(child) for child in ast.iter_child_nodes(node))
+    return next((stmt for stmt in tree.body if awaits(stmt)), None)
+
+
+def _check_plain(fn, name: str, lang: str) -> None:
+    """A generator or async function called last makes a generator or a coroutine, which JAX cannot trace: said
+    before the call runs."""
+    target = fn
+    for _ in range(100):      # what a partial or jax.jit wraps; a plain function that wraps one is one of its own
+        if isinstance(target, types.FunctionType):
+            break
+        inner = target.func if isinstance(target, functools.partial) else getattr(target, "__wrapped__", None)
+        if inner is None:
+            break
+        target = inner
+    if inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target):
+        raise UsageError(t("last_async", lang, name=name))
+    if inspect.isgeneratorfunction(target):
+        raise UsageError(t("last_generator", lang, name=name))
+
+
 def _array_like(x) -> bool:
     return isinstance(x, (bool, int, float, complex)) or (hasattr(x, "shape") and hasattr(x, "dtype"))
 
@@ -270,6 +300,9 @@ class JaxprMagics(Magics):
         except UsageError as e:
             name = f"%{'%' if magic.__name__ == 'jaxpr' else ''}{magic.__name__}"
             raise UsageError(option_error(str(e), magic.parser, _lang_of(opts_text), name)) from None
+        except ValueError as e:          # shlex, splitting the line: "No closing quotation"
+            key = "opt_quote" if "quotation" in str(e) else "opt_bad"
+            raise UsageError(t(key, _lang_of(opts_text), opts=opts_text.strip(), error=str(e))) from None
 
     @staticmethod
     def _help(magic, opts_text: str) -> None:
@@ -297,6 +330,10 @@ class JaxprMagics(Magics):
                                text=(e.text or "").rstrip())) from None
         if not tree.body:
             raise UsageError(t("cell_empty", opts.lang))
+        awaits = _top_level_await(tree)
+        if awaits is not None:      # IPython would run it as a coroutine; the magic runs plain code: said first
+            text = (ast.get_source_segment(code, awaits) or "").splitlines()
+            raise UsageError(t("cell_await", opts.lang, line=awaits.lineno, text=shorten(text[0] if text else "", 60)))
         static = opts.static_argnums
         filename = self._cache(code, source)
         ns = shell.user_ns
@@ -310,6 +347,7 @@ class JaxprMagics(Magics):
                     prefix = ast.Module(body=tree.body[:-1], type_ignores=[])
                     exec(compile(prefix, filename, "exec"), ns)
                 fn = self._eval(call.func, filename, ns)
+                _check_plain(fn, ast.unparse(call.func), opts.lang)
                 pos, kw = [], {}
                 for a in call.args:
                     if isinstance(a, ast.Starred):
@@ -323,6 +361,8 @@ class JaxprMagics(Magics):
                         kw[k.arg] = self._eval(k.value, filename, ns)
                 if not isinstance(last, ast.Expr):        # y = f(x): run the call, bind y
                     _bind(last, fn(*pos, **kw), filename, ns)
+        except UsageError:
+            raise
         except Exception as e:  # noqa: BLE001 - user code failed: the cell fails with the user's traceback
             raise self._user_error(e, opts.lang)
         if call is None:

@@ -57,9 +57,9 @@ def _rewrite(program: Program, jaxpr, tokens: dict):
             value = params.get(sub.param)
             if value is sub.program.jaxpr:
                 params[sub.param] = _rewrite(sub.program, value, tokens)
-            elif isinstance(value, tuple):
-                params[sub.param] = tuple(_rewrite(sub.program, x, tokens) if x is sub.program.jaxpr else x
-                                          for x in value)
+            elif isinstance(value, tuple):     # branches; custom_linear_solve's namedtuple (kept one: read by name)
+                items = [_rewrite(sub.program, x, tokens) if x is sub.program.jaxpr else x for x in value]
+                params[sub.param] = type(value)._make(items) if hasattr(value, "_make") else tuple(items)
         new_eqns.append(raw.replace(source_info=info, params=params))
     new = open_.replace(eqns=new_eqns)
     return jex.ClosedJaxpr(new, jaxpr.consts) if closed else new

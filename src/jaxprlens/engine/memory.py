@@ -39,6 +39,7 @@ class Memory:
     base: int
     residuals: list | None = None
     compiled: dict | None = field(default=None)     # XLA's memory_analysis(), when asked for
+    compile_failed: str | None = None                # why there is none: the compile's error, as Python says it
 
     @property
     def residual_bytes(self) -> int:
@@ -114,7 +115,10 @@ def memory(program: Program, compiled: bool = False) -> Memory:
     at_peak.sort(key=lambda v: (-v.bytes, v.kind != "input", v.name))
     result = Memory(live, peak, peak_eqn, at_peak, base, residuals(program, values))
     if compiled:
-        result.compiled = compiled_memory(program)
+        try:
+            result.compiled = compiled_memory(program)
+        except Exception as e:  # noqa: BLE001 - the jaxpr's own count stands; the view says why XLA's is missing
+            result.compile_failed = f"{type(e).__name__}: {e}".splitlines()[0]
     return result
 
 
@@ -145,8 +149,9 @@ def compiled_memory(program: Program) -> dict | None:
     (``engine.fusion.compiled_program``: the same program, its equations under name scopes, which XLA's
     buffers do not see): ``--fusion --memory`` compiles once."""
     from jaxprlens.engine.fusion import compiled_program
+    compiled = compiled_program(program)     # a compile that fails raises: not figures quietly left out
     try:
-        stats = compiled_program(program).memory_analysis()
+        stats = compiled.memory_analysis()
     except Exception:  # noqa: BLE001 - not every backend implements it
         return None
     if stats is None:

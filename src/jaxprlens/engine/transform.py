@@ -2,19 +2,25 @@
 ``compare.py`` shows it beside the original)."""
 from __future__ import annotations
 
-import dataclasses
+import functools
 import inspect
 import os
+import re
+import sysconfig
+from typing import Callable
 
 import jax
 import jax.numpy as jnp
+import jaxlib
 
 from jaxprlens.model import _jax
-from jaxprlens.model.errors import KeyedError, Words
-from jaxprlens.model.program import Program
-from jaxprlens.model.tracing import trace
+from jaxprlens.model.errors import Keyed, KeyedError, Words
+from jaxprlens.model.program import Call, Program
+from jaxprlens.model.tracing import trace, traceable
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_OURS = os.path.dirname(_PKG_DIR) + os.sep          # jaxprlens itself
+_STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
 BATCH = 2    # vmap: each mapped argument is stacked this many times along its axis
 
 
@@ -50,36 +56,40 @@ def parse_axes(text: str) -> tuple:
 
 # ---------------------------------------------------------------- rebuilding the call
 
-def call_args(program: Program) -> tuple[tuple, dict]:
-    """The traced ``(args, kwargs)`` of a program: its positional args without the static ones."""
-    if program.fn is None or program.in_tree is None:
+def rebuilt(program: Program) -> tuple[Callable, tuple, dict]:
+    """``(g, args, kwargs)``: the function the user passed (``program.call``; a jitted call seen through: that
+    call's) as a function of what its call traces, ``g(*args, **kwargs)`` being the call: static arguments and
+    the leaves that are no arrays (an Equinox module's activation function) held as they were, ``None`` in
+    their place in ``args``, as ``eqx.partition`` leaves them."""
+    if program.call is None:
         raise KeyedError("tf_no_function")
-    args, kwargs = jax.tree_util.tree_unflatten(program.in_tree, list(program.args))
-    try:
-        inspect.signature(program.fn).bind(*_with_static(program.static, args), **kwargs)
-    except TypeError as e:
-        raise KeyedError("tf_no_call", fn=_name(program.fn), error=str(e)) from None
-    except ValueError:
-        pass      # no signature to check (builtins, some C callables)
-    return tuple(args), dict(kwargs)
+    return _rebuilt(program.call)
 
 
-def _with_static(static: dict, dynamic) -> list:
-    """The full positional args: the static values at their positions, the traced ones between."""
-    it = iter(dynamic)
-    return [static[i] if i in static else next(it) for i in range(len(static) + len(dynamic))]
+def call_args(program: Program) -> tuple[tuple, dict]:
+    """The traced ``(args, kwargs)`` of a program's call: ``rebuilt``'s, for its function."""
+    return rebuilt(program)[1:]
 
 
-def _dynamic_fn(program: Program):
-    """The traced function of the traced (non-static) args only, static values closed over."""
-    if not program.static:
-        return program.fn
-    fn, static = program.fn, dict(program.static)
+def _rebuilt(call: Call) -> tuple[Callable, tuple, dict]:
+    static = set(call.static)
+    dynamic = (tuple(a for i, a in enumerate(call.args) if i not in static), dict(call.kwargs))
+    leaves, treedef = jax.tree_util.tree_flatten(dynamic)
+    held = {i: x for i, x in enumerate(leaves) if not traceable(x)}
+    args, kwargs = treedef.unflatten([None if i in held else x for i, x in enumerate(leaves)])
+    fn, written = call.fn, call.args
+    if not static and not held:
+        return fn, args, kwargs
 
-    def dynamic(*args, **kwargs):
-        return fn(*_with_static(static, args), **kwargs)
-    dynamic.__name__ = _name(fn)
-    return dynamic
+    def g(*args, **kwargs):
+        full = treedef.flatten_up_to((args, kwargs))
+        for i, x in held.items():
+            full[i] = x
+        dargs, dkwargs = treedef.unflatten(full)
+        it = iter(dargs)
+        return fn(*(written[i] if i in static else next(it) for i in range(len(written))), **dkwargs)
+    functools.update_wrapper(g, fn, assigned=("__name__", "__qualname__"), updated=())
+    return g, args, kwargs
 
 
 def _dynamic_positions(static, name: str, options: dict, n_traced: int) -> dict:
@@ -176,47 +186,42 @@ def _with(args: tuple, kwargs: dict, fn, argnums: tuple):
 
 
 def _scalar_aux(program: Program) -> bool:
-    """True when the output is ``(scalar, aux)``, as ``lax.scan`` returns ``(carry, ys)``."""
+    """True when the output is ``(scalar, rest)``, as ``lax.scan`` returns ``(carry, ys)``: where a refused grad
+    may have meant ``has_aux``."""
     outs = program.unflatten_outputs([v.aval for v in program.outvars])
-    return (isinstance(outs, tuple) and len(outs) == 2 and hasattr(outs[0], "shape")
+    return (isinstance(outs, (tuple, list)) and len(outs) == 2 and hasattr(outs[0], "shape")
             and outs[0].shape == () and jnp.issubdtype(outs[0].dtype, jnp.inexact))
 
 
 # ---------------------------------------------------------------- the transformations
 # Each rule returns (function, args, kwargs) to trace; a table keyed by name, like roles.role_rules.
 
-def _grad(p, args, kwargs, argnums=None, has_aux=None):
+def _grad(fn, args, kwargs, argnums=None, has_aux=None):
     argnums = parse_argnums(argnums, args, 0)
-    outs = p.outvars
-    if has_aux is None:
-        has_aux = not (len(outs) == 1 and outs[0].aval.shape == ()) and _scalar_aux(p)
-    if not has_aux and not (len(outs) == 1 and getattr(outs[0].aval, "shape", None) == ()):
-        types = ", ".join(v.type for v in outs)
-        raise KeyedError("tf_grad_scalar", fn=_name(p.fn), types=types)
     an = argnums[0] if len(argnums) == 1 else argnums
-    return jax.grad(p.fn, argnums=an, has_aux=has_aux), args, kwargs
+    return jax.grad(fn, argnums=an, has_aux=bool(has_aux)), args, kwargs
 
 
 def _jac(kind):
-    def rule(p, args, kwargs, argnums=None):
+    def rule(fn, args, kwargs, argnums=None):
         argnums = parse_argnums(argnums, args, 0)
         an = argnums[0] if len(argnums) == 1 else argnums
-        return kind(p.fn, argnums=an), args, kwargs
+        return kind(fn, argnums=an), args, kwargs
     return rule
 
 
-def _vmap(p, args, kwargs, in_axes=None, batched=False):
+def _vmap(fn, args, kwargs, in_axes=None, batched=False):
     axes = parse_in_axes(in_axes, args)
     if batched:          # the arguments as written are the batch, as in jax.vmap(f, in_axes)(*args)
         batch_size(args, kwargs, axes)
-        return jax.vmap(p.fn, in_axes=axes), args, kwargs
+        return jax.vmap(fn, in_axes=axes), args, kwargs
     mapped = _mapped(args, kwargs, axes)
     for where, leaf, ax in mapped:
         if not -leaf.ndim - 1 <= ax <= leaf.ndim:
             raise KeyedError("tf_batch_axis", where=where, ax=ax, ndim=leaf.ndim, lo=-leaf.ndim - 1, hi=leaf.ndim)
     per_arg = axes if isinstance(axes, tuple) else (axes,) * len(args)
     stacked = tuple(a if ax is None else _stack(a, ax) for a, ax in zip(args, per_arg))
-    return jax.vmap(p.fn, in_axes=axes), stacked, {k: _stack(v, 0) for k, v in kwargs.items()}
+    return jax.vmap(fn, in_axes=axes), stacked, {k: _stack(v, 0) for k, v in kwargs.items()}
 
 
 def _mapped(args: tuple, kwargs: dict, axes) -> list[tuple[str, object, int]]:
@@ -259,41 +264,40 @@ def _type(leaf) -> str:
     return _jax.aval_text(jax.typeof(leaf))
 
 
-def _jvp(p, args, kwargs, argnums=None):
+def _jvp(fn, args, kwargs, argnums=None):
     argnums = parse_argnums(argnums, args, [i for i, a in enumerate(args) if _inexact(a)])
-    fn = p.fn
 
     def jvp(primals, tangents):
         return jax.jvp(_with(primals, kwargs, fn, argnums), tuple(primals[i] for i in argnums), tangents)
     return jvp, (args, tuple(_ones(args[i]) for i in argnums)), {}
 
 
-def _vjp(p, args, kwargs, argnums=None):
+def _vjp(fn, args, kwargs, argnums=None):
     argnums = parse_argnums(argnums, args, [i for i, a in enumerate(args) if _inexact(a)])
-    out, pullback = jax.vjp(_with(args, kwargs, p.fn, argnums), *(args[i] for i in argnums))
+    out, pullback = jax.vjp(_with(args, kwargs, fn, argnums), *(args[i] for i in argnums))
 
     def vjp(cotangent):
         return pullback(cotangent)
     return vjp, (_ones(out),), {}
 
 
-def _linearized(p, args, kwargs, argnums):
+def _linearized(fn, args, kwargs, argnums):
     argnums = parse_argnums(argnums, args, [i for i, a in enumerate(args) if _inexact(a)])
     primals = tuple(args[i] for i in argnums)
-    out, f_lin = jax.linearize(_with(args, kwargs, p.fn, argnums), *primals)
+    out, f_lin = jax.linearize(_with(args, kwargs, fn, argnums), *primals)
     return primals, out, f_lin
 
 
-def _linearize(p, args, kwargs, argnums=None):
-    primals, _, f_lin = _linearized(p, args, kwargs, argnums)
+def _linearize(fn, args, kwargs, argnums=None):
+    primals, _, f_lin = _linearized(fn, args, kwargs, argnums)
 
     def linearized(*tangents):
         return f_lin(*tangents)
     return linearized, tuple(_ones(x) for x in primals), {}
 
 
-def _transpose(p, args, kwargs, argnums=None):
-    primals, out, f_lin = _linearized(p, args, kwargs, argnums)
+def _transpose(fn, args, kwargs, argnums=None):
+    primals, out, f_lin = _linearized(fn, args, kwargs, argnums)
     f_t = jax.linear_transpose(f_lin, *primals)
 
     def transposed(cotangent):
@@ -308,51 +312,106 @@ TRANSFORMS = {
 }
 
 
-# What the transformed program's inputs are, said in its title.
 # how the inputs of a transformed program were made, as a catalogue key a view says in the reader's language
 INPUTS_NOTE = {"vmap": "note_vmap", "jvp": "note_jvp", "linearize": "note_linearize", "vjp": "note_vjp",
                "transpose": "note_transpose"}
+_RULE_ARGS = {"fn", "args", "kwargs"}
+_JAX_NAME = {"transpose": "linear_transpose"}         # the JAX function each rule calls, where not its own name
 
 
 def transform(program: Program, name: str, **options) -> Program:
     """``program.transform("grad", argnums=0)``: the traced program of the transformed function.
 
-    Options: ``argnums`` (grad, jvp, vjp, linearize, transpose, jacfwd, jacrev, hessian), ``in_axes``
-    (vmap), ``has_aux`` (grad; by default on when the output is ``(scalar, aux)``).  jvp's tangents and
+    What is transformed is the function the user passed, with its static arguments and the leaves that are no
+    arrays held (``rebuilt``): for a call seen through to its ``jit``'s body, the jitted function as passed
+    (the result's title says so).  Options: ``argnums`` (grad, jvp, vjp, linearize, transpose, jacfwd, jacrev,
+    hessian), ``in_axes`` (vmap), ``has_aux`` (grad, as ``jax.grad`` takes it).  jvp's tangents and
     vjp's/transpose's cotangents are ones.  vmap treats the traced call as one example and stacks each
     mapped argument twice along its axis; with ``batched=True`` the arguments as written are the batch,
-    mapped along ``in_axes`` as ``jax.vmap(f, in_axes)(*args)`` does.
+    mapped along ``in_axes`` as ``jax.vmap(f, in_axes)(*args)`` does.  What JAX refuses to transform (grad of
+    an output that is no scalar) is a ``ValueError`` with JAX's reason.
     """
     rule = TRANSFORMS.get(name)
     if rule is None:
         raise KeyedError("tf_unknown", name=repr(name), names=str(list(TRANSFORMS)))
-    allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
+    allowed = set(inspect.signature(rule).parameters) - _RULE_ARGS
     extra = sorted(k for k, v in options.items() if v is not None and k not in allowed)
     if extra:
         raise KeyedError("tf_options" if allowed else "tf_no_options", name=name, extra=", ".join(extra),
                          allowed=str(sorted(allowed)))
-    args, kwargs = call_args(program)
-    return _transformed(program, name, args, kwargs, options)
+    if program.call is None:
+        raise KeyedError("tf_no_function")
+    return _transformed(program, name, program.call, options)
 
 
-def _transformed(program: Program, name: str, args: tuple, kwargs: dict, options: dict) -> Program:
-    """The transformation ``name`` of ``program``'s function traced on ``args`` (its traced args)."""
+def _transformed(program: Program, name: str, call: Call, options: dict) -> Program:
+    """The transformation ``name`` of ``call`` (``program``'s, or the batch ``batched_call`` maps)."""
     rule = TRANSFORMS[name]
-    allowed = set(inspect.signature(rule).parameters) - {"p", "args", "kwargs"}
-    dynamic = _dynamic_positions(program.static, name, options, len(args))
-    base = dataclasses.replace(program, fn=_dynamic_fn(program), static={})
-    fn, targs, tkwargs = rule(base, args, kwargs, **{k: v for k, v in dynamic.items() if k in allowed})
-    result = trace(fn, *targs, **tkwargs)
-    note = (INPUTS_NOTE[name], {}) if name in INPUTS_NOTE else ()
+    allowed = set(inspect.signature(rule).parameters) - _RULE_ARGS
+    fn, args, kwargs = _rebuilt(call)
+    dynamic = _dynamic_positions(call.static, name, options, len(args))
+    fn, targs, tkwargs = rule(fn, args, kwargs, **{k: v for k, v in dynamic.items() if k in allowed})
+    title = describe(name, program, options)      # positions as the call is written
+    try:
+        result = trace(fn, *targs, **tkwargs)
+    except (TypeError, ValueError) as e:
+        if not _refused_by_jax(e):
+            raise                                # the user's code failed: their traceback
+        hint = Words("tf_hint_has_aux") if name == "grad" and not options.get("has_aux") and _scalar_aux(program) \
+            else ""
+        raise KeyedError("tf_refused", jax=f"jax.{_JAX_NAME.get(name, name)}", what=title, reason=_jax_reason(e),
+                         hint=hint) from e
+    notes = [_passed_note(program, call)] if program.outer is not None else []
     if options.get("batched"):
-        note = ("note_batched", {"n": batch_size(targs, tkwargs, parse_in_axes(dynamic.get('in_axes'), args))})
-    result.title = describe(name, program, options)      # positions as the call is written
-    result.title_note = note
+        notes.append(("note_batched", {"n": batch_size(targs, tkwargs, parse_in_axes(dynamic.get('in_axes'), args))}))
+    elif name in INPUTS_NOTE:
+        notes.append((INPUTS_NOTE[name], {}))
+    result.title, result.title_note = title, tuple(notes)
     for eqn in result.walk():
         frame = _jax.user_frame(eqn.raw) if eqn.source else None
         if frame is not None and os.path.abspath(frame.file).startswith(_PKG_DIR + os.sep):
             eqn.source = None      # made by the transformation itself, not by a line of the user's code
     return result
+
+
+def _passed_note(program: Program, call: Call) -> tuple[str, dict]:
+    """What was transformed, when the program shown for the call is the body of the ``jit`` it traced to: the
+    function as passed, its ``jit`` included (a jitted function, or one that calls a library that jits)."""
+    fn, jit = _name(call.fn), str(program.outer.eqns[0].params.get("name") or "jit")
+    if hasattr(call.fn, "lower") or fn == jit:
+        return "note_passed_jit", {}
+    return "note_passed_jit_inside", {"fn": fn, "jit": jit}
+
+
+def _refused_by_jax(e: BaseException) -> bool:
+    """True when JAX refused the transformation itself (grad of an output that is no scalar, of an integer
+    input): no frame of the traceback runs the user's code, as JAX checks before calling the function or after
+    it returned; an error of the user's code under the transformation has the user's frames."""
+    if isinstance(e, Keyed):
+        return False
+    tb = e.__traceback__
+    while tb is not None:
+        file = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if not (file.startswith((_OURS, _STDLIB)) or _in_jax(file)):
+            return False
+        tb = tb.tb_next
+    return True
+
+
+def _in_jax(file: str) -> bool:
+    return file.startswith(_JAX_DIRS)
+
+
+_JAX_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (jax, jaxlib))
+
+
+_TRACER = re.compile(r"\b\w*Tracer\(([^()]*)\)")
+
+
+def _jax_reason(e: BaseException) -> str:
+    """JAX's message, tracers written as their types (``float32[3]``, not ``JitTracer(float32[3])``)."""
+    text = str(e).strip()
+    return _TRACER.sub(r"\1", text) or type(e).__name__
 
 
 def batched_call(fn, args: tuple, kwargs: dict, in_axes=None, static_argnums=()) -> tuple[Program, Program]:
@@ -367,14 +426,22 @@ def batched_call(fn, args: tuple, kwargs: dict, in_axes=None, static_argnums=())
     ex_args, ex_kwargs = example(dynamic, kwargs, axes)
     original = trace(fn, *_with_static({i: args[i] for i in static}, ex_args), static_argnums=tuple(static),
                      **ex_kwargs)
-    return original, _transformed(original, "vmap", dynamic, kwargs, options)
+    return original, _transformed(original, "vmap", Call(fn, tuple(args), dict(kwargs), tuple(sorted(static))),
+                                  options)
+
+
+def _with_static(static: dict, dynamic) -> list:
+    """The full positional args: the static values at their positions, the traced ones between."""
+    it = iter(dynamic)
+    return [static[i] if i in static else next(it) for i in range(len(static) + len(dynamic))]
 
 
 def describe(name: str, program: Program, options: dict) -> str:
     """``vmap(f, in_axes=0,None)``: the transformation and its options as the magic's line writes them."""
     shown = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in options.items()
                       if v is not None and v is not False)
-    return f"{name}({_name(program.fn) if program.fn else 'program'}" + (f", {shown})" if shown else ")")
+    fn = program.call.fn if program.call is not None else program.fn
+    return f"{name}({_name(fn) if fn else 'program'}" + (f", {shown})" if shown else ")")
 
 
 def check_options(name: str, options: dict) -> dict:
@@ -390,4 +457,4 @@ def check_options(name: str, options: dict) -> dict:
     return {k: v for k, v in options.items() if v is not None}
 
 
-__all__ = ["TRANSFORMS", "transform", "check_options", "describe", "batched_call", "call_args"]
+__all__ = ["TRANSFORMS", "transform", "check_options", "describe", "batched_call", "call_args", "rebuilt"]

@@ -64,7 +64,7 @@ def seen_through(outer: Program) -> Program:
                       else "" for j in range(len(body.outvars))]
     body.out_updates = _updates(closed, paths, len(body.outvars))
     body.out_paths = [p or u or "" for p, u in zip(body.out_paths, body.out_updates)]   # state: by its input
-    body.outer, body.fn, body.static = outer, outer.fn, outer.static
+    body.outer, body.fn, body.static, body.call = outer, outer.fn, outer.static, outer.call
     return body
 
 

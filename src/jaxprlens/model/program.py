@@ -106,6 +106,17 @@ class Eqn:
         return self.raw.primitive
 
 
+@dataclass(frozen=True, eq=False)
+class Call:
+    """The call a program was traced from, as the user wrote it: ``fn(*args, **kwargs)``, the positions in
+    ``static`` static (``static_argnums``).  What a transformation transforms: the function the user passed,
+    with its static arguments, and with the leaves that are no arrays held as they were."""
+    fn: Callable
+    args: tuple
+    kwargs: dict
+    static: tuple = ()
+
+
 def path_id(path: tuple) -> str:
     """The string form of an eqn or program path, used in ``data-eqn`` attributes and breakpoints."""
     return "/".join(map(str, path))
@@ -131,7 +142,8 @@ class Program:
     out_paths: list = field(default_factory=list)    # Python path of each outvar (top level only)
     static: dict = field(default_factory=dict)       # static positional args {position: value}
     title: str = ""                                  # what it is, when not the traced call itself
-    title_note: tuple = ()                           # (catalogue key, fields): how its inputs were made
+    title_note: tuple = ()                           # (catalogue key, fields) pairs: what was transformed,
+                                                     # how its inputs were made
     _binds: list = field(default_factory=list, repr=False)     # a jit's body: (outer input index, or None
                                                      # and a fixed value) bound to each binder
     _returns: list = field(default_factory=list, repr=False)   # ("out", body result) or ("value", x) per
@@ -139,6 +151,7 @@ class Program:
     _held: frozenset = field(default=frozenset(), repr=False)   # leaves held fixed (not arrays)
     outer: "Program | None" = field(default=None, repr=False)   # the traced call, when this is the body of
                                                      # the one ``jit`` equation it was (``see_through``)
+    call: Call | None = field(default=None, repr=False)   # the call as written (a jit's body: its call's)
     out_updates: list = field(default_factory=list)  # per outvar: the input path it is the new value of
                                                      # (state a jitted step returns, e.g. nnx's), or None
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # what views derive once

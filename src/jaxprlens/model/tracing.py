@@ -16,7 +16,7 @@ from jaxprlens.model.build import build_program
 from jaxprlens.model.errors import Keyed
 from jaxprlens.model.jitbody import name_binders, seen_through
 from jaxprlens.model.printnames import printer_names
-from jaxprlens.model.program import Program
+from jaxprlens.model.program import Call, Program
 
 
 class TraceError(Keyed, Exception):
@@ -117,7 +117,8 @@ def _class_name(text: str) -> str:
     return m.group(1) if m else text
 
 
-def _traceable(leaf) -> bool:
+def traceable(leaf) -> bool:
+    """True for a leaf ``trace`` traces (an array, a Python number); the others are held fixed."""
     return jex.valid_jaxtype(leaf) or _is_array_like(leaf)
 
 
@@ -134,13 +135,14 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
     ``partial(jax.jit, ...)``), return that equation's body as the program; ``.outer`` is the call as traced."""
     if not callable(fn):
         raise TraceError("trace_not_callable", kind=type(fn).__name__)
+    written = fn
     static = _normalize_static(static_argnums, len(args))
     names = arg_names(fn, len(args), kwargs)
     _check_static(names, args, static)
     dyn_positions = [i for i in range(len(args)) if i not in static]
     dyn = (tuple(args[i] for i in dyn_positions), dict(kwargs))
     with_paths, in_tree = jax.tree_util.tree_flatten_with_path(dyn)
-    held = [i for i, (_, leaf) in enumerate(with_paths) if not _traceable(leaf)]
+    held = [i for i, (_, leaf) in enumerate(with_paths) if not traceable(leaf)]
     try:
         if not held:
             closed, out_tree = _jax.make_jaxpr(fn, static, args, kwargs)
@@ -181,6 +183,7 @@ def trace(fn: Callable, *args, static_argnums=(), see_through: bool = True, **kw
     program.static = {i: args[i] for i in static} if not held else {}
     program.in_tree, program.out_tree = in_tree, out_tree
     program._held = frozenset(held)
+    program.call = Call(written, tuple(args), dict(kwargs), static)
     if len(in_paths) == len(program.invars):
         program.in_paths = in_paths
         for v, p in zip(program.invars, in_paths):

@@ -13,6 +13,17 @@ def plain(s: object) -> str:
     return _ANSI.sub("", s) if "\x1b" in s else s
 
 
+# the controls that reorder the text around them (bidi embeddings, overrides and isolates): a source line that
+# holds one can show its code in another order than it runs (Trojan Source); written as Python's repr writes them
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(s: object) -> str:
+    """Text with each bidi control written as its escape (``\\u202e``), as a pytree path's repr writes it."""
+    s = s if type(s) is str else str(s)
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", s) if _BIDI.search(s) else s
+
+
 _HTML: dict = {}      # text -> escaped: a table escapes the same names, types and lines thousands of times
 _HTML_MAX = 1 << 15      # short strings only: at most a few MB
 
@@ -22,7 +33,7 @@ def html(s: object) -> str:
     s = s if type(s) is str else str(s)
     out = _HTML.get(s)
     if out is None:
-        out = _html.escape(plain(s), quote=True)
+        out = _html.escape(visible(plain(s)), quote=True)
         if len(s) <= 200:                # bounded: a long session escapes many distinct strings
             if len(_HTML) >= _HTML_MAX:
                 _HTML.clear()
@@ -45,6 +56,6 @@ def dot(s: object) -> str:
     Angle brackets and ampersands become entities too, so no markup from the user reaches an
     SVG that Graphviz writes from this label.
     """
-    text = _html.escape(plain(s), quote=False)
+    text = _html.escape(visible(plain(s)), quote=False)
     text = text.replace("\\", "\\\\").replace('"', '\\"')
     return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Program, Source, Var, param_text, statement
 from jaxprlens.model.program import var_text  # noqa: F401 - the one way to write ``c:f32[8]`` (see there)
+from jaxprlens.present.escape import visible
 from jaxprlens.present.display import shorten
 from jaxprlens.present.i18n import remembered, t, where_text
 
@@ -261,7 +262,7 @@ _SOURCE: dict = {}     # (where, line, text, lang) -> text: a program's equation
 
 def source_text(src: Source, lang: str | None = None) -> str:
     """``seeds.py line 10: return jnp.sum(temp)`` / ``seeds.py 第 10 行：return jnp.sum(temp)``."""
-    def make() -> str:
-        where = where_text(src, lang)
-        return t("labelled", lang, label=where, text=src.text) if src.text else where
+    def make() -> str:           # bidi controls shown as escapes: the line reads in the order it runs
+        where = visible(where_text(src, lang))
+        return t("labelled", lang, label=where, text=visible(src.text)) if src.text else where
     return remembered(_SOURCE, (src.where, src.line, src.text, lang), lang, make)

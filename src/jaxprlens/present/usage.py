@@ -94,6 +94,10 @@ _ARGPARSE = (("opt_choice", r"argument (?P<option>\S+): invalid choice: (?P<valu
              ("opt_ambiguous", r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)"))
 
 
+# a hyphen, and what an editor's autocorrect or a copied web page writes for one (em and en dash, minus, ...)
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+
+
 def option_error(error: str, parser, lang: str, magic: str) -> str:
     """argparse's complaint ``error`` in ``lang``: the closest valid option to each one not known, then the
     valid ones and where their help is (``magic --help``)."""
@@ -102,8 +106,8 @@ def option_error(error: str, parser, lang: str, magic: str) -> str:
     if m:
         lines = [t("opt_unrecognized", lang, opts=m.group(1))]
         names = {v.lstrip("-"): v for v in valid}         # compared without the dashes every option shares
-        close = [names[c] for word in m.group(1).split() if word.startswith("-")
-                 for c in difflib.get_close_matches(word.split("=")[0].lstrip("-"), names, n=1)]
+        close = [names[c] for word in m.group(1).split() if word[:1] in _DASHES
+                 for c in difflib.get_close_matches(word.split("=")[0].lstrip(_DASHES), names, n=1)]
         if close:
             lines.append(t("opt_did_you_mean", lang, close=" ".join(dict.fromkeys(close))))
     else:

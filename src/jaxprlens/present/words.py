@@ -182,12 +182,13 @@ def device_text(info, lang: str | None = None) -> str:
 
 
 def program_title(program, lang: str | None = None) -> str:
-    """A transformed program's title and how its inputs were made: ``jvp(f): inputs are the primals, then
-    tangents of ones`` / ``jvp(f)：输入依次为原值和全 1 的切向量``; ``""`` for a program as traced."""
+    """A transformed program's title, what was transformed and how its inputs were made: ``jvp(f): inputs are
+    the primals, then tangents of ones`` / ``jvp(f)：输入依次为原值和全 1 的切向量``; ``""`` for a program as
+    traced."""
     if not program.title:
         return ""
-    key, fields = program.title_note or (None, {})
-    return program.title + (t(key, lang, **fields) if key else "")
+    notes = [t(key, lang, **fields) for key, fields in program.title_note]
+    return program.title + (t("colon", lang) + t("semi", lang).join(notes) if notes else "")
 
 
 def seen_through_note(program, lang: str | None = None) -> str:

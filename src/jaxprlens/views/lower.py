@@ -25,15 +25,15 @@ _FINGERPRINT = re.compile(r",?\s*\b\w*fingerprint\w*\s*[=:]\s*\"?[0-9a-fA-F]+\"?
 # ---------------------------------------------------------------- lowering
 
 def lowered(program: Program):
-    """``jax.jit(fn).lower(*args)`` for a traced program; the jaxpr itself when the call cannot be rebuilt."""
-    from jaxprlens.engine.transform import call_args
-    try:
-        args, kwargs = call_args(program)
-        return jax.jit(program.fn).lower(*args, **kwargs)
-    except ValueError:
-        fn = jax.extend.core.jaxpr_as_fun(program.jaxpr)
-        specs = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in program.invars]
-        return jax.jit(fn).lower(*specs)
+    """``jax.jit(fn).lower(*args)`` for a traced program (its static arguments and held leaves as the call had
+    them); the jaxpr itself when there is no call to rebuild (``from_jaxpr``) or the program is a ``jit``'s body."""
+    from jaxprlens.engine.transform import rebuilt
+    if program.call is not None and program.outer is None:
+        fn, args, kwargs = rebuilt(program)
+        return jax.jit(fn).lower(*args, **kwargs)
+    fn = jax.extend.core.jaxpr_as_fun(program.jaxpr)
+    specs = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in program.invars]
+    return jax.jit(fn).lower(*specs)
 
 
 def stablehlo(program: Program) -> "HloText":

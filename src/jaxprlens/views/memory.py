@@ -151,6 +151,8 @@ class MemoryView(View):
             out.append(t("memory_xla", lang, args=si(c["argument"], "B"), out=si(c["output"], "B"),
                          temp=si(c["temp"], "B"), total=si(c["argument"] + c["output"] + c["temp"], "B")))
             out.append(t("memory_why", lang))
+        elif m.compile_failed:
+            out.append(t("memory_xla_failed", lang, error=m.compile_failed))
         return out
 
     def text(self) -> str:

@@ -144,6 +144,7 @@ class Options:
     in_axes: tuple[int | None, ...] | None = option(None, value=str, parse=_axes, needs=("transform",),
                                                     example="--transform vmap --in-axes 0,None")
     batched: bool = option(False, needs=(("transform", "vmap"),), example="--transform vmap --batched")
+    has_aux: bool = option(False, needs=(("transform", "grad"),), example="--transform grad --has-aux")
     compare: bool = option(False, check=_compare, needs=("transform",), example="--transform grad --compare")
     lower: bool = option(False, shows="jaxprlens.views.lower:part", at=40)
     compiled: bool = option(False, shows="jaxprlens.views.lower:part", at=40)     # the same part: StableHLO and HLO
@@ -207,7 +208,8 @@ class Options:
         number as a single value, as ``jax.vmap`` and ``jax.grad`` take it."""
         def single(x):
             return x[0] if isinstance(x, tuple) and len(x) == 1 else x
-        options = {"argnums": single(self.argnums), "in_axes": single(self.in_axes), "batched": self.batched or None}
+        options = {"argnums": single(self.argnums), "in_axes": single(self.in_axes), "batched": self.batched or None,
+                   "has_aux": self.has_aux or None}
         return {k: v for k, v in options.items() if v is not None}
 
     def parts(self) -> list[str]:

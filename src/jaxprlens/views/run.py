@@ -69,8 +69,8 @@ def value_text(value, small: int = SMALL, lang: str = "en") -> str:
     if s.kind == "key":
         stats = t("key_value", lang, impl=s.impl, data=f"{s.data.dtype}{list(s.data.shape)}")
         return f"{s.type} {{{stats}}} {array_text(s.data, small + 1)}"
-    if not s.shape:
-        return str(s.data.item())
+    if not s.shape:            # numpy's scalar of its own dtype: a float32 with float32's digits, not float64's
+        return str(s.data[()])
     if s.size <= small:
         return f"{s.type} {array_text(s.data, small + 1)}"
     preview = array_text(s.data, 6)

@@ -77,10 +77,9 @@ WORDS = {
                         "无法对所写的实参做 vmap：批大小不一致（{sizes}）；请让它们一致，或在 --in-axes 中用 None 不"
                         "映射某个实参"),
     "tf_size_of": ("{where} has {n} along axis {ax}", "{where} 沿轴 {ax} 有 {n} 个"),
-    "tf_grad_scalar": ("grad needs a function with one scalar output; {fn} returns {types}. Use --transform jacrev or "
-                       "jacfwd (any output), or vjp, or reduce it with jnp.sum",
-                       "grad 需要只有一个标量输出的函数；{fn} 返回 {types}。请用 --transform jacrev 或 jacfwd（任意输"
-                       "出）、vjp，或用 jnp.sum 把输出归约为标量"),
+    "tf_refused": ("{jax} refuses {what}: {reason}{hint}", "{jax} 拒绝 {what}：{reason}{hint}"),
+    "tf_hint_has_aux": (" When the rest is auxiliary output, say so: has_aux=True (%%jaxpr --has-aux)",
+                        " 若其余输出是辅助输出，请写明：has_aux=True（%%jaxpr --has-aux）"),
     "tf_no_function": ("this program has no Python function (made by from_jaxpr?); trace it with jaxprlens.trace(f, "
                        "*args) to transform it",
                        "这个程序没有 Python 函数（由 from_jaxpr 得到？）；请用 jaxprlens.trace(f, *args) trace 它，再做"

@@ -103,6 +103,8 @@ WORDS = {
     "memory_xla": ("XLA's compiled program (memory_analysis): arguments {args} + outputs {out} + temporaries {temp} = "
                    "{total}",
                    "XLA 编译后的程序（memory_analysis）：实参 {args} + 输出 {out} + 临时 {temp} = {total}"),
+    "memory_xla_failed": ("XLA's compiled program (memory_analysis): not shown, its compile failed ({error})",
+                          "XLA 编译后的程序（memory_analysis）：未显示，编译失败（{error}）"),
     "memory_why": ("They differ: this count keeps every value of the jaxpr from the equation that makes it to its "
                    "last reader; XLA reuses a buffer once its value's last reader has run, fuses equations so their "
                    "intermediate values are never stored, and may rematerialise a cheap value instead of keeping it.",

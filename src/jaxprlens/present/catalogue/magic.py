@@ -5,15 +5,20 @@ The shape of an entry: ``catalogue/__init__.py``.
 """
 
 WORDS = {
-    # a transformed program's title (transform.INPUTS_NOTE)
-    "note_vmap": (": a batch of 2, each mapped argument stacked twice along its axis",
-                  "：批大小为 2，每个被映射的实参沿其轴堆叠两次"),
-    "note_batched": (": a batch of {n}, the arguments as written", "：批大小为 {n}，实参即所写的值"),
-    "note_jvp": (": inputs are the primals, then tangents of ones", "：输入依次为原值和全 1 的切向量"),
-    "note_linearize": (": the linear map, applied to tangents of ones", "：线性映射，作用于全 1 的切向量"),
-    "note_vjp": (": the pullback, applied to a cotangent of ones", "：拉回函数，作用于全 1 的余切向量"),
-    "note_transpose": (": the transposed linear map, applied to a cotangent of ones",
-                       "：转置后的线性映射，作用于全 1 的余切向量"),
+    # a transformed program's title (words.program_title): what was transformed (transform._passed_note), how its
+    # inputs were made (transform.INPUTS_NOTE)
+    "note_passed_jit": ("the jitted function as passed, transformed whole (its jit equations kept)",
+                        "变换的是所传入的 jit 函数本身（保留其 jit 方程）"),
+    "note_passed_jit_inside": ("`{fn}` as passed, transformed whole (the jit `{jit}` inside it kept)",
+                               "变换的是所传入的 `{fn}` 本身（保留其中的 jit `{jit}`）"),
+    "note_vmap": ("a batch of 2, each mapped argument stacked twice along its axis",
+                  "批大小为 2，每个被映射的实参沿其轴堆叠两次"),
+    "note_batched": ("a batch of {n}, the arguments as written", "批大小为 {n}，实参即所写的值"),
+    "note_jvp": ("inputs are the primals, then tangents of ones", "输入依次为原值和全 1 的切向量"),
+    "note_linearize": ("the linear map, applied to tangents of ones", "线性映射，作用于全 1 的切向量"),
+    "note_vjp": ("the pullback, applied to a cotangent of ones", "拉回函数，作用于全 1 的余切向量"),
+    "note_transpose": ("the transposed linear map, applied to a cotangent of ones",
+                       "转置后的线性映射，作用于全 1 的余切向量"),
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
     "lang_unknown": ("unknown language {name} (must be one of {langs})", "未知语言 {name}（必须是以下之一：{langs}）"),
@@ -50,6 +55,8 @@ WORDS = {
     "opt_unrecognized": ("unrecognized arguments: {opts}", "无法识别的选项：{opts}"),
     "opt_did_you_mean": ("did you mean {close}?", "你是不是想写 {close}？"),
     "opt_bad": ("{error}", "选项有误：{error}"),
+    "opt_quote": ("the options `{opts}` open a quote that is never closed; close it, or remove it",
+                  "选项 `{opts}` 中的引号没有闭合；请补上它，或删去它"),
     # argparse's complaints about one option's value, said again (magic._option_error)
     "marimo_note": ("*In marimo:* marimo has no cell magics, so each `%%jaxpr OPTIONS` cell of this lecture is "
                     "written with its last call as `jaxprlens.show(fn, *args, option=value)`: `%%jaxpr --graph` over "
@@ -84,6 +91,20 @@ WORDS = {
                       "--compare"),
     "cell_syntax": ("syntax error in the cell, line {line}: {msg}\n    {text}\nfix that line and run the cell again",
                     "单元格第 {line} 行有语法错误：{msg}\n    {text}\n请改正这一行后再运行单元格"),
+    "cell_await": ("line {line} awaits at the top level (`{text}`): %%jaxpr runs the cell as plain code and traces "
+                   "its last call, so it cannot await; run the await in a cell before this one (`y = await g(x)`), "
+                   "then trace a plain call on its result (`f(y)`)",
+                   "第 {line} 行在顶层使用了 await（`{text}`）：%%jaxpr 以普通代码运行单元格并 trace 其最后一个调用，"
+                   "无法 await；请在此前的单元格中运行 await（`y = await g(x)`），再对其结果 trace 一个普通调用（"
+                   "`f(y)`）"),
+    "last_generator": ("`{name}` is a generator function (it has `yield`): calling it makes a generator, which JAX "
+                       "cannot trace; make it return its values (a tuple or a list, e.g.) instead of yielding them",
+                       "`{name}` 是生成器函数（含有 `yield`）：调用它得到一个生成器，JAX 无法 trace；请让它 return 这"
+                       "些值（例如一个 tuple 或 list），而不是 yield 它们"),
+    "last_async": ("`{name}` is an async function (`async def`): calling it makes a coroutine, which JAX cannot "
+                   "trace; define it with a plain `def` (JAX computes without await)",
+                   "`{name}` 是异步函数（`async def`）：调用它得到一个协程，JAX 无法 trace；请用普通的 `def` 定义它（"
+                   "JAX 的计算不需要 await）"),
     "cell_empty": ("the cell is empty; end it with the call to trace, e.g. `f(x, y)`",
                    "单元格是空的；请以要 trace 的调用结尾，例如 `f(x, y)`"),
     "last_not_call": ("the last line must call a JAX function on arrays, e.g. `f(x)` or `y = f(x)`; line "
@@ -240,6 +261,9 @@ WORDS = {
                            "--in-axes as jax.vmap(f, in_axes)(*args) does",
                            "与 --transform vmap 一起：所写的实参已经是一批；沿它们的 --in-axes 映射（与 jax.vmap(f, "
                            "in_axes) 作用于 *args 相同）"),
+    "help.jaxpr.has_aux": ("with --transform grad: the output is (scalar, auxiliary output), as jax.grad(f, "
+                           "has_aux=True) takes it",
+                           "与 --transform grad 一起：输出是（标量，辅助输出），与 jax.grad(f, has_aux=True) 相同"),
     "help.jaxpr.compare": ("with --transform: original and transformed side by side",
                            "与 --transform 一起：原程序和变换后的程序并排显示"),
     "help.jaxpr.lower": ("show the StableHLO beside the jaxpr", "在 jaxpr 旁边显示 StableHLO"),

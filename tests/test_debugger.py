@@ -1274,3 +1274,18 @@ def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
         steps = [int(re.search(r"running… (\d+) steps so far", r["state"]["view"]["notes"]).group(1)) for r in reports]
         assert steps == list(range(256, 256 * (len(steps) + 1), 256))
     assert answer[0]["state"]["done"] and words not in answer[0]["state"]["view"]["notes"]
+
+
+def test_in_marimo_the_widget_carries_its_replay(monkeypatch):
+    """marimo shows the widget alone (no replay output before it) and its export stores the widget with no kernel:
+    there the widget carries the replay's HTML, which its script draws until the kernel answers."""
+    import jaxprlens.views.debugger as dbg
+    monkeypatch.setattr(dbg, "in_marimo", lambda: True)
+    d = debugger("func10")
+    assert 'data-jl-view="replay"' in d.fallback and 'class="jl-dbg-data"' in d.fallback
+    assert not loaders(d.fallback)                               # the widget's own module draws it
+    d.close()
+    monkeypatch.setattr(dbg, "in_marimo", lambda: False)
+    d = debugger("func10")
+    assert d.fallback == ""                                       # elsewhere the replay is an output of its own
+    d.close()

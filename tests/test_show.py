@@ -4,7 +4,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import pytest
-from IPython.testing.globalipapp import get_ipython
 
 import jaxprlens
 from jaxprlens.views.graph import Graph
@@ -20,12 +19,10 @@ def func1(first, second):
 X, Y = jnp.zeros(8), jnp.ones(8)
 
 
-@pytest.fixture(scope="module")
-def ip():
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "jaxprlens")
-    shell.user_ns.update(func1=func1, X=X, Y=Y)
-    return shell
+@pytest.fixture
+def shell(ip):
+    ip.user_ns.update(func1=func1, X=X, Y=Y)
+    return ip
 
 
 def _html(view):
@@ -42,9 +39,9 @@ def _html(view):
     ("--transform grad --argnums 0,1 --compare", {"transform": "grad", "argnums": (0, 1), "compare": True}),
     ("--transform vmap --in-axes 0,None", {"transform": "vmap", "in_axes": "0,None"}),
 ])
-def test_show_is_the_magic(ip, line, options):
+def test_show_is_the_magic(shell, line, options):
     """The same view, the same HTML, as the magic's for the same options."""
-    magic = ip.run_cell_magic("jaxpr", line, "func1(X, Y)")
+    magic = shell.run_cell_magic("jaxpr", line, "func1(X, Y)")
     shown = jaxprlens.show(func1, X, Y, **options)
     assert type(shown) is type(magic)
     assert _html(shown) == _html(magic)

@@ -1,7 +1,7 @@
 """marimo, the real tool (``marimo run`` in Chromium): it runs no script of an HTML output but draws anywidgets
 itself, so a table and a graph are drawn there as a widget that boots the same HTML, and the debugger is live.
 ``marimo export html``: a static page whose front end marimo loads from the network, so only what it stores is
-checked (the widget state holds the table's own HTML)."""
+checked (the widget state holds the table's own HTML and the debugger's replay)."""
 from __future__ import annotations
 
 import os
@@ -135,3 +135,4 @@ def test_marimo_export_html_stores_the_views(notebook, tmp_path):
                    cwd=notebook.parent, capture_output=True, timeout=600)
     page = out.read_text(encoding="utf-8")
     assert "jl-table" in page and "jl-graph" in page        # the widgets' state: the views' own HTML
+    assert "jl-dbg-replay" in page                           # and the debugger's replay, drawn until a kernel answers

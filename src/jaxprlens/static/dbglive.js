@@ -5,10 +5,19 @@
    still the last one shows it at once, and its answer then confirms it (equal: nothing is drawn again) or
    corrects it.  Any other ask (Back, an edit, a breakpoint, a condition) makes it stale. */
 import { Debugger } from "./dbgview.js";
+import { replay } from "./dbgreplay.js";
 
 const QUIET = new Set(["rows", "body"]);    // asks that change no state: they leave the prediction as it is
 
 export function render({ model, el }) {
+  // the replay the widget carries (marimo: the widget is the debugger's only output), shown until the kernel answers
+  let stored = null;
+  if (model.get("fallback")) {
+    stored = document.createElement("div");
+    stored.innerHTML = model.get("fallback");
+    el.appendChild(stored);
+    stored.querySelectorAll('[data-jl-view="replay"]').forEach((r) => replay(r));
+  }
   const root = document.createElement("div");
   el.appendChild(root);
   let asked = null;                 // when the last move was sent: its round trip is said on the root
@@ -53,7 +62,10 @@ export function render({ model, el }) {
         dbg.show(msg.state);
       }
       if (mine) shown = null;
-      if (!root.classList.contains("jl-dbg-live")) hideReplay(el, model.get("replay_box"));
+      if (!root.classList.contains("jl-dbg-live")) {
+        hideReplay(el, model.get("replay_box"));
+        if (stored) { stored.remove(); stored = null; }
+      }
       root.classList.add("jl-dbg-live");          // its kernel answered: shown
     }
     if (msg.out !== undefined) dbg.printed(msg.out, !!msg.clear);

@@ -33,7 +33,7 @@ from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
 from jaxprlens.engine.stepper import Stepper
-from jaxprlens.views.cells import cell_key, close_layout, draws_widgets, replace_in_cell  # noqa: F401 - public here too
+from jaxprlens.views.cells import cell_key, close_layout, draws_widgets, in_marimo, replace_in_cell  # noqa: F401 - public here too
 from jaxprlens.present.i18n import t
 from jaxprlens.present.words import path_text
 
@@ -57,6 +57,9 @@ class Debugger(anywidget.AnyWidget):
     labels = traitlets.Dict().tag(sync=True)
     lang = traitlets.Unicode("en").tag(sync=True)
     replay_box = traitlets.Unicode("").tag(sync=True)    # the key of the replay's output (front.output_key)
+    # the replay inside the widget, for a front end that shows the widget alone and may store it with no kernel
+    # to answer (marimo, and its export html): drawn until the kernel answers
+    fallback = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, program: Program, *args, device=None, lang: str | None = None, cell: tuple | None = None,
                  **options):
@@ -80,6 +83,8 @@ class Debugger(anywidget.AnyWidget):
         self._predicted: tuple | None = None    # (outputs, state, marked ids) of the Step computed ahead
         self._running: list | None = None  # [the last progress report's time] while a move runs
         self.stepper.progress = self._progress
+        if in_marimo():
+            self.fallback = self._replay_body()
         self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
@@ -374,11 +379,15 @@ class Debugger(anywidget.AnyWidget):
                                        device=self._device, edits=edits)
         return self._replay[1]
 
+    def _replay_body(self) -> str:
+        """The replay's HTML without its loader: the snapshot where no script runs, the recorded run."""
+        return replay_body(self.replay(), self.view.lang, static=StateView(
+            Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())
+
     def _repr_mimebundle_(self, **kwargs):
         """The stored form: the recorded replay (``text/html``: its snapshot where no script runs) and the
         debugger's state as text; the live widget is a display of its own (``widget_bundle``)."""
-        body = replay_body(self.replay(), self.view.lang, static=StateView(
-            Stepper(self.stepper.program, *self._args, device=self._device), self.view.lang).html())
+        body = self._replay_body()
         self.replay_box = output_key(body)         # the live view hides this box once its kernel answers
         data = {"text/plain": self.view.text(self.error), "text/html": output(body, REPLAY_NEEDS)}
         return data, {LIVE_KEY: dict(REPLAY_META)}

@@ -5,6 +5,7 @@ debugger's replay and no widget view: jaxprlens's server extension ran in every 
 what each student's server and kernel hold in memory once the lecture has run."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -192,6 +193,8 @@ c.JupyterHub.load_roles = [{{"name": "test-admin", "services": ["test-admin"],
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     proxy = proxy_command()
+    if importlib.util.find_spec("jupyterhub") is None:
+        pytest.fail("JupyterHub is in the dev extras: pip install -c constraints.txt -e '.[dev]' (make venv)")
     running = Hub(tmp_path_factory.mktemp("hub"), proxy)
     try:
         yield running.start()

@@ -2,7 +2,8 @@
 # The browser modules' linter (eslint) and unit tests (tests/js/*.test.mjs, static/*.js under Node's test runner
 # and jsdom).
 # Installs Debian's nodejs (and npm) when `node` is missing and we are root, like ensure_chromium.sh; jsdom
-# comes from tests/js/package-lock.json (npm ci); the fixtures are what the Python side emits, written fresh.
+# comes from tests/js/package-lock.json (npm ci), and JupyterHub's proxy for tests/test_hub.py from tests/hub's; the
+# fixtures are what the Python side emits, written fresh.
 # Usage: PY=.venv/bin/python sh scripts/js_tests.sh
 set -e
 PY=${PY:-.venv/bin/python}
@@ -26,6 +27,10 @@ fi
 # jsdom and eslint, as pinned; again only when the lock file changed since the last install
 if [ ! -f tests/js/node_modules/.package-lock.json ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
   (cd tests/js && npm ci --no-audit --no-fund --silent)
+fi
+# JupyterHub's proxy (configurable-http-proxy) for tests/test_hub.py, which pytest runs later; the same rule
+if [ ! -f tests/hub/node_modules/.package-lock.json ] || [ tests/hub/package-lock.json -nt tests/hub/node_modules/.package-lock.json ]; then
+  (cd tests/hub && npm ci --no-audit --no-fund --silent)
 fi
 # the linter first (tests/js/eslint.config.mjs): a mistake it catches needs no test run to find
 tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.mjs --max-warnings 0 src/jaxprlens/static

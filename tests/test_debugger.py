@@ -522,6 +522,34 @@ def test_saving_through_jupyter_server_drops_only_the_live_widget_output(tmp_pat
     assert WIDGET_VIEW in saved[1]["data"]                   # another library's widget is left alone
 
 
+def test_the_server_extension_hooks_the_contents_manager_in_use_once_the_server_runs(tmp_path):
+    """JupyterHub's single-user extension runs the loop while extensions load (its hub version check), so the
+    load-time callback can fire before jupytext, loaded after us, replaces the contents manager: Jupyter
+    Server's start hook, called after every extension has loaded, hooks the one in use."""
+    import asyncio
+    import concurrent.futures
+    import logging
+    from types import SimpleNamespace
+
+    pytest.importorskip("jupyter_server", reason="the save hook runs inside a Jupyter server (make test has one)")
+    from jupyter_server.extension.manager import ExtensionPoint
+    from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
+
+    from jaxprlens import serverext
+
+    app = SimpleNamespace(contents_manager=AsyncLargeFileManager(root_dir=str(tmp_path)), log=logging.getLogger())
+    serverext._hook(app)                                    # at load (and the early callback)
+    loaded = app.contents_manager
+    app.contents_manager = AsyncLargeFileManager(root_dir=str(tmp_path))   # jupytext's, loaded after us
+    assert serverext.pre_save not in app.contents_manager._pre_save_hooks
+    starter = ExtensionPoint(metadata={"module": "jaxprlens.serverext"})._get_starter()
+    assert starter is serverext._start_jupyter_server_extension   # Jupyter Server finds our start hook
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:    # its own loop: another test may have one running
+        pool.submit(asyncio.run, starter(app)).result()
+    assert app.contents_manager._pre_save_hooks.count(serverext.pre_save) == 1
+    assert loaded._pre_save_hooks.count(serverext.pre_save) == 1
+
+
 def test_user_markup_in_the_stored_debugger_is_escaped_once():
     def f(x):
         jax.debug.print("<script>alert(1)</script> {}", x)

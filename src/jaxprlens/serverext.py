@@ -97,7 +97,14 @@ def _load_jupyter_server_extension(serverapp):
     # The kernels this server starts for its pages inherit this: they draw the live debugger even where the page
     # names no cell in its requests (nbclassic); nbclient started by one of them is told apart (views/cells.py).
     os.environ[SERVER_PID] = str(os.getpid())
-    # Another extension may replace the contents manager after this one loads (jupytext does): hook the
-    # one in use once the server runs, after every extension has loaded.
+    # Another extension may replace the contents manager after this one loads (jupytext does, and loads after
+    # us): _start_jupyter_server_extension hooks the one in use once every extension has loaded.  A Jupyter
+    # server too old to call it runs this callback once its loop runs (an extension that runs the loop while
+    # loading, as JupyterHub's single-user one does, runs it earlier: the start hook covers that case).
     IOLoop.current().add_callback(_hook, serverapp)
     serverapp.log.info("jaxprlens: live debugger outputs are saved as their recorded replay")
+
+
+async def _start_jupyter_server_extension(serverapp):
+    """Jupyter Server calls this once the server runs, after every extension has loaded."""
+    _hook(serverapp)

@@ -32,6 +32,8 @@ browser-deps:
 	@sh scripts/ensure_chromium.sh
 
 test: venv browser-deps
+	$(VENV)/bin/ruff check .              # the linter's rule set ([tool.ruff] in pyproject.toml)
+	$(VENV)/bin/mypy                      # the public API's types ([tool.mypy] in pyproject.toml)
 	$(VENV)/bin/lint-imports --no-cache   # the layers ([tool.importlinter] in pyproject.toml)
 	sh scripts/check_package.sh $(PY)   # sdist + wheel, twine check, the wheel in a clean venv
 	PY=$(PY) sh scripts/js_tests.sh      # the browser modules' unit tests (tests/js) under Node, jsdom

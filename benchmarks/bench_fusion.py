@@ -25,21 +25,21 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import jax  # noqa: E402
-import jax.extend.core as jex  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
+import jax
+import jax.extend.core as jex
+import jax.numpy as jnp
 
-from bench_stepper import chain  # noqa: E402
-from jaxprlens.model import trace  # noqa: E402
-from jaxprlens.engine.memory import memory  # noqa: E402
-from jaxprlens.engine.runner import measure as measure_run  # noqa: E402
-from jaxprlens.views.fusion import FusionView  # noqa: E402
-from jaxprlens.views.memory import MemoryView  # noqa: E402
+from bench_stepper import chain
+from jaxprlens.model import trace
+from jaxprlens.engine.memory import memory
+from jaxprlens.engine.runner import measure as measure_run
+from jaxprlens.views.fusion import FusionView
+from jaxprlens.views.memory import MemoryView
 
 
 def layers(n: int):
     def fn(x, w):
-        for i in range(n // 3):
+        for _ in range(n // 3):
             x = jnp.tanh(x @ w + 1.0)
         return x
     return fn
@@ -69,7 +69,10 @@ def measure(name: str, p) -> dict:
     whole = measure_run(p, repeat=20, estimate=False)
     p.memo.clear()
     memory_cold, _ = seconds(lambda: MemoryView(p))
-    size = lambda b: len(b["text/html"].encode()) + len(b["text/plain"].encode())  # noqa: E731
+
+    def size(b):
+        return len(b["text/html"].encode()) + len(b["text/plain"].encode())
+
     timed = [k for k in pview.kernels + pview.map.others if k.time is not None]
     return {"program": name, "eqns": len(p.eqns), "compile_floor_s": round(floor, 2),
             "fusion_s": round(fusion_s, 2), "fusion_show_s": round(fusion_show, 3),

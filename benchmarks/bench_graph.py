@@ -13,12 +13,12 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax
+import jax.numpy as jnp
+from jax import lax
 
-from jaxprlens.views import render  # noqa: E402
-from jaxprlens.model import count_eqns, trace  # noqa: E402
+from jaxprlens.views import render
+from jaxprlens.model import count_eqns, trace
 
 
 def chain(n: int):

@@ -13,18 +13,19 @@ import json
 import os
 import sys
 import time
+from functools import partial
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
-from memory import rss_mb  # noqa: E402
+from memory import rss_mb
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax
+import jax.numpy as jnp
+from jax import lax
 
-import jaxprlens  # noqa: E402
-from jaxprlens.views import live  # noqa: E402
+import jaxprlens
+from jaxprlens.views import live
 
 
 def flat(n: int):
@@ -65,12 +66,12 @@ def main() -> int:
         before = rss_mb()
         later, kept, unstored = table.layout.later, table.layout.stored, table.layout.unstored
         if len(later) > kept:
-            rows, rows_ms = timed(lambda: server.answer({"do": "rows", "from": kept}))
+            rows, rows_ms = timed(partial(server.answer, {"do": "rows", "from": kept}))
         else:
             gid = sorted(unstored)[0]
-            rows, rows_ms = timed(lambda: server.answer({"do": "group", "group": gid}))
-        found, search_ms = timed(lambda: server.answer({"do": "search", "q": "mul", "from": kept}))
-        _, again_ms = timed(lambda: server.answer({"do": "search", "q": "mu", "from": kept}))
+            rows, rows_ms = timed(partial(server.answer, {"do": "group", "group": gid}))
+        found, search_ms = timed(partial(server.answer, {"do": "search", "q": "mul", "from": kept}))
+        _, again_ms = timed(partial(server.answer, {"do": "search", "q": "mu", "from": kept}))
         gc.collect()
         held = (rss_mb() - before) * 2**20        # the search's texts, and what building them made on the model
         per_row = size(rows) / max(1, len(rows["rows"]))

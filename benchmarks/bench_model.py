@@ -10,10 +10,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import jax  # noqa: E402
+import jax
 
-import jaxprlens  # noqa: E402
-from libraries import nnx_jit_train_step  # noqa: E402
+import jaxprlens
+from libraries import nnx_jit_train_step
 
 
 def timed(fn, rounds=5):

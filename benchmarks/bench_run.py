@@ -18,10 +18,10 @@ from jax import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-from jaxprlens import model  # noqa: E402
-from jaxprlens.engine.devices import resolve_device  # noqa: E402
-from jaxprlens.engine.runner import place, time_calls  # noqa: E402
-from jaxprlens.views.run import fmt_time  # noqa: E402
+from jaxprlens import model
+from jaxprlens.engine.devices import resolve_device
+from jaxprlens.engine.runner import place, time_calls
+from jaxprlens.views.run import fmt_time
 
 
 def mlp(x, w1, w2):
@@ -39,7 +39,10 @@ def scan_sum(xs):
 def cases():
     from seeds import SEEDS
     rng = np.random.default_rng(0)
-    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+
+    def f32(*s):
+        return rng.standard_normal(s).astype(np.float32)
+
     out = {name: SEEDS[name] for name in ("func1", "func11", "func12")}
     out["elementwise 1M"] = (elementwise, (f32(1_000_000),))
     out["mlp 512"] = (mlp, (f32(256, 512), f32(512, 512), f32(512, 128)))

@@ -27,12 +27,12 @@ import time
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax.sharding import AxisType, NamedSharding, PartitionSpec as P  # noqa: E402
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
-from jaxprlens.model import trace  # noqa: E402
-from jaxprlens.views.sharding import ShardingView  # noqa: E402
+from jaxprlens.model import trace
+from jaxprlens.views.sharding import ShardingView
 
 
 def layers(n: int):
@@ -53,7 +53,10 @@ def chain(n: int):
 
 def programs(n: int, only: str | None):
     mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
-    put = lambda a, *spec: jax.device_put(a, NamedSharding(mesh, P(*spec)))  # noqa: E731
+
+    def put(a, *spec):
+        return jax.device_put(a, NamedSharding(mesh, P(*spec)))
+
     if only in (None, "layers"):
         yield "layers", layers(n), (put(jnp.ones((32, 16)), "data", None), put(jnp.ones((16, 16)) * .01, None, "model"))
     if only in (None, "chain"):

@@ -10,7 +10,8 @@ tests/seeds.py and the programs of tests/corpus.py; ``--libraries`` adds tests/l
 Each program is timed as bench_trace.py times it (a fresh wrapper function every round, so that make_jaxpr's
 cache never hits; the garbage collector off inside a round; JAX and jaxprlens in turn, alternating which goes
 first), its rounds interleaved with every other program's (round 1 of all, then round 2 of all, ...: a burst
-of load elsewhere on the machine costs one round of several programs, not every round of one); the table is ``program.table()._repr_mimebundle_()``, text and HTML, as the magic shows it.  A
+of load elsewhere on the machine costs one round of several programs, not every round of one); the table is
+``program.table()._repr_mimebundle_()``, text and HTML, as the magic shows it.  A
 program's ratio is best-of-``--repeat``: (best trace + best table) / (best make_jaxpr + best print).  The
 spread column is the ratio of each round's pair, max / min, as an honest measure of the noise on a loaded
 machine.  ``--profile N`` runs cProfile over the N worst programs' jaxprlens side and prints the top costs.
@@ -31,12 +32,12 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax
+import jax.numpy as jnp
+from jax import lax
 
-import bench_trace  # noqa: E402
-from jaxprlens.model import count_eqns, trace  # noqa: E402
+import bench_trace
+from jaxprlens.model import count_eqns, trace
 
 LIMIT = 1.5
 

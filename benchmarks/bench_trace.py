@@ -31,13 +31,13 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax
+import jax.numpy as jnp
+from jax import lax
 
-import bench_graph  # noqa: E402
-import bench_stepper  # noqa: E402
-from jaxprlens.model import count_eqns, trace  # noqa: E402
+import bench_graph
+import bench_stepper
+from jaxprlens.model import count_eqns, trace
 
 LIMIT = 1.5     # (trace + table) / (make_jaxpr + pretty_print), issue 14
 clock = time.perf_counter      # --cpu-time: time.process_time, steadier on a loaded machine
@@ -79,7 +79,10 @@ def transformer_loss(params, x):
 
 def transformer_params(d: int = 16, blocks: int = 6):
     keys = iter(jax.random.split(jax.random.key(0), 6 * blocks))
-    w = lambda *s: jax.random.normal(next(keys), s) / s[0] ** 0.5  # noqa: E731
+
+    def w(*s):
+        return jax.random.normal(next(keys), s) / s[0] ** 0.5
+
     return [{"ln1": jnp.ones(d), "ln2": jnp.ones(d), "wq": w(d, d), "wk": w(d, d), "wv": w(d, d),
              "wo": w(d, d), "w1": w(d, 4 * d), "w2": w(4 * d, d)} for _ in range(blocks)]
 
@@ -346,9 +349,10 @@ def main(argv=None) -> int:
 
     global clock
     clock = time.process_time if a.cpu_time else time.perf_counter
+    built = ("; each round a freshly built program" if a.fresh else "" if a.reuse
+             else "; real programs built anew each round")
     print(f"python {sys.version.split()[0]}, jax {jax.__version__}, {jax.devices()[0].platform}; "
-          f"medians of {a.repeat} rounds (ms{', CPU time' if a.cpu_time else ''}"
-          f"{'; each round a freshly built program' if a.fresh else '' if a.reuse else '; real programs built anew each round'})")
+          f"medians of {a.repeat} rounds (ms{', CPU time' if a.cpu_time else ''}{built})")
     selected = cases(a.only)
     head = (f"{'program':<28}{'eqns':>7}{'make_jaxpr':>11}{'pp':>8}{'trace':>9}{'table':>9}"
             f"{'trace/jax':>10}{'+table/jax':>11}")

@@ -1,10 +1,10 @@
 """The fusion map and memory_analysis, dumped as JSON per program, to show a speed change kept them the same.
 
-``python benchmarks/fusion_same.py OUT.json [--eqns 1000] [--only chain]``: for the test seeds, the fusion tests' programs and the
-bench programs (``bench_fusion.programs``) it writes every kernel (name, kind, computation, equations, FLOPs, bytes,
-saved bytes), ``of``, ``removed``, ``inlined``, ``spread``, ``absorbed``, ``n_eqns``, the hash of the compiled HLO's computations, and
-``memory(program, compiled=True)``'s totals.  Run it before and after a change and compare the files
-(``cmp``): the same bytes, the same maps."""
+``python benchmarks/fusion_same.py OUT.json [--eqns 1000] [--only chain]``: for the test seeds, the fusion tests'
+programs and the bench programs (``bench_fusion.programs``) it writes every kernel (name, kind, computation,
+equations, FLOPs, bytes, saved bytes), ``of``, ``removed``, ``inlined``, ``spread``, ``absorbed``, ``n_eqns``, the
+hash of the compiled HLO's computations, and ``memory(program, compiled=True)``'s totals.  Run it before and
+after a change and compare the files (``cmp``): the same bytes, the same maps."""
 from __future__ import annotations
 
 import argparse
@@ -16,9 +16,9 @@ import sys
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
-import jaxprlens  # noqa: E402
-from jaxprlens.engine.fusion import fusion_map  # noqa: E402
-from jaxprlens.engine.memory import memory  # noqa: E402
+import jaxprlens
+from jaxprlens.engine.fusion import fusion_map
+from jaxprlens.engine.memory import memory
 
 
 def _computations(hlo: str) -> str:

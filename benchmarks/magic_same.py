@@ -23,7 +23,9 @@ TIMED = re.compile(r"--(run|profile)\b")
 def cells(path: str) -> list[str]:
     """The code cells of a jupytext percent file."""
     out, cur, code = [], [], False
-    for line in open(path, encoding="utf-8").read().splitlines():
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for line in text.splitlines():
         if line.startswith("# %%"):
             if code and cur:
                 out.append("\n".join(cur).strip("\n"))
@@ -107,7 +109,7 @@ def main(out_path: str, lectures: list[str]) -> int:
                 else:
                     result = ip.run_cell_magic("jaxpr", line, EXTRA_CELL)
                 text = shown(result)
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:  # noqa: BLE001 - the magic's error is what the line shows
                 text = f"!!! {type(e).__name__}: {e}"
                 PUBLISHED.clear()
             out.write(f"=== extra {line}\n{text}\n")

@@ -15,9 +15,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-import bench_small  # noqa: E402
-import bench_trace  # noqa: E402
-from jaxprlens.model import trace  # noqa: E402
+import bench_small
+import bench_trace
+from jaxprlens.model import trace
 
 
 def main(out_path: str) -> int:
@@ -35,7 +35,8 @@ def main(out_path: str) -> int:
                     out.write(f"=== {label} {lang} {cost}\n{table.text()}\n")
                     for kind in sorted(bundle):
                         value = bundle[kind]
-                        out.write(f"--- {kind}\n{value if isinstance(value, str) else json.dumps(value, sort_keys=True)}\n")
+                        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+                        out.write(f"--- {kind}\n{text}\n")
             print(label, flush=True)
     return 0
 

@@ -14,7 +14,7 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS))
 sys.path.insert(0, str(ROOT / "src"))
 
-from _generate import copy_notebooks, write_options  # noqa: E402
+from _generate import copy_notebooks, write_options  # noqa: E402 - the docs folder and src/ on sys.path first
 
 write_options(DOCS / "options.md")
 copy_notebooks(ROOT / "notebooks", DOCS / "course")
@@ -22,7 +22,8 @@ copy_notebooks(ROOT / "notebooks", DOCS / "course")
 project = "jaxprlens"
 author = "the jaxprlens authors"
 copyright = "the jaxprlens authors"
-extensions = ["myst_nb", "sphinx.ext.autodoc", "jaxprlens.sphinxext"]   # its CSS: what the theme does to outputs, undone
+# jaxprlens.sphinxext: its CSS undoes what the theme does to outputs
+extensions = ["myst_nb", "sphinx.ext.autodoc", "jaxprlens.sphinxext"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_static_path = ["_static"] if (DOCS / "_static").is_dir() else []
 html_theme = "sphinx_book_theme"   # what JAX's docs use

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOURCES = NOTEBOOKS / "src"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from editions import LANGS, edition  # noqa: E402
+from editions import LANGS, edition  # noqa: E402 - scripts/ on sys.path first
 TAG = "needs-feature"
 # The kernel every stored notebook names: the one `make lab` registers (Makefile) and ipykernel's own default, so
 # opening a lecture there (or on binder) does not rewrite its metadata and mark it modified.

@@ -154,7 +154,7 @@ def split_code(code: str, lang: str) -> str:
     full = [(i, ln) for i, ln in enumerate(lines) if ln.lstrip().startswith("# ")]
     translated = {language_of(ln) for _, ln in full} >= {"en", "zh"}
     out = []
-    for i, ln in enumerate(lines):
+    for ln in lines:
         if translated and ln.lstrip().startswith("# ") and language_of(ln) not in (None, lang):
             continue
         m = re.match(r"^(.*?\S.*?  # )(.*?) / (.*)$", ln)

@@ -4,7 +4,7 @@ import sys
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(__file__))   # tests/seeds.py, tests/corpus.py
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(scope="session")

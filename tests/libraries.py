@@ -227,7 +227,8 @@ def check_table(case):
     data = stored(bundle["text/html"])                          # only when the script inserts rows
     # a model-sized program folds by its inlined calls: each equation is then in one call's rows
     frags = [h for items in data.get("groups", {}).values() for h in items] + data.get("rows", [])
-    later = [r["data-eqn"] for h in frags for r in BeautifulSoup(f"<table>{h}</table>", "html.parser").select("tr.jl-row")]
+    later = [r["data-eqn"] for h in frags
+             for r in BeautifulSoup(f"<table>{h}</table>", "html.parser").select("tr.jl-row")]
     assert sorted(drawn + later) == sorted(e.id for e in case.program.walk())
     invars = case.program.invars
     lines = bundle["text/plain"].splitlines()
@@ -254,7 +255,8 @@ def _pictures(page: str) -> str:
 
 def check_graph(case):
     bundle = case.program.graph()._repr_mimebundle_()      # past 60 equations: drawn by inlined calls
-    assert bundle["text/plain"].startswith("Dataflow graph of the program") and "</svg>" in _pictures(bundle["text/html"])
+    assert bundle["text/plain"].startswith("Dataflow graph of the program")
+    assert "</svg>" in _pictures(bundle["text/html"])
     flat = _pictures(case.program.graph(max_nodes=10**6)._repr_mimebundle_()["text/html"])
     for eqn in case.program.eqns:
         assert f'id="eqn&#45;{eqn.id}"' in flat
@@ -547,7 +549,7 @@ def outcomes(names):
         except pytest.skip.Exception as e:
             result[name] = dict.fromkeys(checks, f"skip: {e.msg}")
             continue
-        except Exception:
+        except Exception:  # noqa: BLE001 - a library that fails to load is reported, the others still run
             result[name] = {check: traceback.format_exc() for check in checks}
             continue
         result[name] = {}
@@ -555,7 +557,7 @@ def outcomes(names):
             try:
                 fn(case)
                 result[name][check] = "ok"
-            except Exception:
+            except Exception:  # noqa: BLE001 - a failing check is reported with its traceback, the others still run
                 result[name][check] = traceback.format_exc()
     return result
 

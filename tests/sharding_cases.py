@@ -10,13 +10,13 @@ import sys
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-from jax.sharding import AxisType, NamedSharding, PartitionSpec as P  # noqa: E402
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
-import jaxprlens  # noqa: E402
-from jaxprlens.engine.sharding import sharding_map  # noqa: E402
+import jaxprlens
+from jaxprlens.engine.sharding import sharding_map
 
 
 def mlp(x, w1, w2):
@@ -66,7 +66,10 @@ def quiet_case():
 def attention_case():
     """A transformer block's attention with its heads split over ``model`` and the batch over ``data``."""
     mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
-    put = lambda a, *spec: jax.device_put(a, NamedSharding(mesh, P(*spec)))  # noqa: E731
+
+    def put(a, *spec):
+        return jax.device_put(a, NamedSharding(mesh, P(*spec)))
+
     x = put(jnp.linspace(-1, 1, 8 * 4 * 16).reshape(8, 4, 16), "data", None, None)
     wq, wk, wv = (put(jnp.linspace(-s, s, 16 * 4 * 4).reshape(16, 4, 4), None, "model", None) for s in (.1, .2, .3))
     wo = put(jnp.linspace(-.2, .2, 4 * 4 * 16).reshape(4, 4, 16), "model", None, None)

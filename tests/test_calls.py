@@ -205,8 +205,8 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
         assert len(items) == len(g.children)
         for tr, child in zip(items, g.children):
             if tr.get("data-group"):                             # a call: its id, label, count, site, values
-                assert [tr["data-group"], tr.select_one(".jl-gname").get_text(), tr.select_one(".jl-type").get_text()] == [
-                    child.id, group_label(child, phases=False), f"{child.size} equations"]
+                said = [tr["data-group"], tr.select_one(".jl-gname").get_text(), tr.select_one(".jl-type").get_text()]
+                assert said == [child.id, group_label(child, phases=False), f"{child.size} equations"]
                 assert tr.select_one(".jl-src").get_text() == f"test_calls.py line {child.site.line}: {child.site.text}"
             else:                                                # an equation: its row, as the HTML writes it
                 assert tr["data-eqn"] == child.id and tr["data-primitive"] == child.primitive
@@ -228,10 +228,11 @@ def test_table_of_a_big_program_is_folded_by_calls(grad, loss):
 
 def test_small_programs_and_programs_without_calls_stay_open():
     small = transformer(blocks=2, grad=False)                    # 115 equations: the table as before
-    assert 'class="jl-grow"' not in small.table().html() and small.table().html().count('class="jl-row"') == len(small.eqns)
+    small_html = small.table().html()
+    assert 'class="jl-grow"' not in small_html and small_html.count('class="jl-row"') == len(small.eqns)
 
     def chain(x, y):                                             # 600 equations from one function
-        for i in range(300):
+        for _ in range(300):
             x = jnp.sin(x) * y
         return x
     flat = trace(chain, jnp.ones(4), jnp.ones(4)).table().html()

@@ -22,7 +22,7 @@ from jaxprlens.model.roles import Roles
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "notebooks" / "src"
 sys.path.insert(0, str(ROOT / "scripts"))
-import editions  # noqa: E402
+import editions  # noqa: E402 - scripts/ on sys.path first
 
 
 @pytest.fixture(autouse=True)
@@ -278,7 +278,10 @@ def test_jax_linearizes_in_one_run_on_linearize_tracers_with_the_models_residual
     model = jax.core.eval_jaxpr(known.jaxpr, known.consts, x)[-len(residuals):]
     held = jax.tree_util.tree_leaves(f_vjp)
     assert len(residuals) == len(held) == 3
-    as_sets = lambda arrays: sorted(tuple(round(v, 5) for v in a.tolist()) for a in arrays)
+
+    def as_sets(arrays):
+        return sorted(tuple(round(v, 5) for v in a.tolist()) for a in arrays)
+
     assert as_sets(model) == as_sets(held)
 
 
@@ -478,7 +481,10 @@ def test_a_whole_function_checkpoint_leaves_xla_s_memory_and_a_checkpointed_loop
     args = (jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
     plain, remat = _xla_bytes(deep(block), *args), _xla_bytes(deep(jax.checkpoint(block)), *args)
     assert remat * 2 < plain
-    count = lambda fn: sum(a.size * 4 for a in jax.tree_util.tree_leaves(jax.vjp(fn, *args)[1]))
+
+    def count(fn):
+        return sum(a.size * 4 for a in jax.tree_util.tree_leaves(jax.vjp(fn, *args)[1]))
+
     assert count(deep(jax.checkpoint(block))) < count(deep(block)) / 2
 
 
@@ -554,11 +560,13 @@ def test_both_editions_have_the_same_code_and_the_same_slides(path):
 
 def test_a_mixed_paragraph_is_refused_and_labels_move_to_the_chinese_paragraph():
     with pytest.raises(editions.SplitError, match="mixes English and Chinese"):
-        editions.split_markdown("**Takeaway / 小结**: a jaxpr is a list of equations.\njaxpr 是一列带类型的方程。", "en")
+        editions.split_markdown("**Takeaway / 小结**: a jaxpr is a list of equations.\n"
+                                "jaxpr 是一列带类型的方程。", "en")
     text = "**Exercise 1 / 练习 1.** How many equations are there?\n\n一共有几个方程？"
     assert editions.split_markdown(text, "en") == "**Exercise 1.** How many equations are there?"
     assert editions.split_markdown(text, "zh") == "**练习 1**：一共有几个方程？"
-    assert editions.split_code("x = None  # an int / 一个整数\n# English.\n# 中文。", "zh") == "x = None  # 一个整数\n# 中文。"
+    code = "x = None  # an int / 一个整数\n# English.\n# 中文。"
+    assert editions.split_code(code, "zh") == "x = None  # 一个整数\n# 中文。"
 
 
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
@@ -593,7 +601,8 @@ def test_every_lecture_has_a_teachers_notes_page_in_both_languages(path):
 
 def _avoided_in(text: str, where: str, in_prose: bool = False) -> list[str]:
     """Each avoided synonym in a Chinese ``text`` (an English one as a whole word), named with ``where``;
-    ``in_prose``: an English one only next to Chinese (``传递 carry；``), not in code beside it (``lambda i, carry:``)."""
+    ``in_prose``: an English one only next to Chinese (``传递 carry；``), not in code beside it
+    (``lambda i, carry:``)."""
     found = []
     cjk = CJK.pattern
     for term, synonyms in avoided().items():
@@ -786,7 +795,8 @@ def test_code_texts_finds_comments_strings_and_print_labels():
     assert _avoided_in("carry 是二元组", "x") == ["x: carry (say 携带值)"]
     assert _avoided_in("把体重新变成函数", "x") == ["x: a bare 体 (say 循环体 or 函数体)"]
     assert _avoided_in("把循环体与函数体重新变成函数，体现在", "x") == []
-    assert _avoided_in("第 4 行：lambda i, carry: carry + 1  — 传递 carry；", "x", in_prose=True) == ["x: carry (say 携带值)"]
+    said = _avoided_in("第 4 行：lambda i, carry: carry + 1  — 传递 carry；", "x", in_prose=True)
+    assert said == ["x: carry (say 携带值)"]
 
 
 def _zh_outputs(path: Path) -> list[str]:
@@ -816,7 +826,8 @@ def test_stored_chinese_outputs_keep_to_the_glossary(path):
 # ---------------------------------------------------------------- exercises
 
 def exercises(path: Path) -> dict[int, dict]:
-    """{N: {"exercise": cell, "check": cell, "solution": cell}} from the cells tagged exercise-N, check-N, solution-N."""
+    """{N: {"exercise": cell, "check": cell, "solution": cell}} from the cells tagged exercise-N, check-N,
+    solution-N."""
     found: dict[int, dict] = {}
     for c in cells(path):
         for tag in c["tags"]:

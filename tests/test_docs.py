@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("myst_nb")
 pytest.importorskip("sphinx_book_theme")
-from bs4 import BeautifulSoup  # noqa: E402
+from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

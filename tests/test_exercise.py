@@ -269,7 +269,8 @@ def test_in_chinese():
     assert graded(None, 3) == "尚未作答：把 None 换成你的预测，再运行本单元格。"
     assert graded(4, 3) == f"还不对：你的答案是 4。{HINT_ZH}"
     assert graded(1, True) == "还不对：值对了，类型不对：你的答案 1 是整数，而答案是布尔值。"
-    assert graded([1, 0], [True, False]) == "还不对：值对了，类型不对：你的答案 [1, 0] 中，1 是整数，而答案在这里是布尔值。"
+    assert graded([1, 0], [True, False]) == ("还不对：值对了，类型不对：你的答案 [1, 0] 中，"
+                                             "1 是整数，而答案在这里是布尔值。")
     assert graded([1, 1, 2], GROUPS) == ("还不对：值对了，形式不对：你的答案是 [1, 1, 2]；答案是以 'cond_consts'、"
                                          "'body_consts'、'carry' 为键的字典。")
     assert graded(jnp.ones(2), np.ones(3)) == f"还不对：你的答案形状为 (2,)，与答案的形状不同。{HINT_ZH}"
@@ -346,7 +347,8 @@ def test_a_comparison_that_raises_ours_says_it_in_the_notebook_s_language():
         raise KeyedError("int_list", option="--argnums", text="'x'")
     set_default_lang("zh")
     said = graded(3, 3, compare=compare)
-    assert said == f"还不对：把你的答案（整数）与答案比较时出错：--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'。{HINT_ZH}"
+    assert said == ("还不对：把你的答案（整数）与答案比较时出错："
+                    f"--argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'。{HINT_ZH}")
 
 
 def test_the_glossary_gives_each_term_once():

@@ -199,9 +199,12 @@ def test_a_primitive_outside_jax_lax_says_where_it_comes_from():
 def test_kernels_and_refs_are_explained():
     assert explain("pallas_call") == ("Runs the Pallas kernel `jaxpr` once per grid point, on refs to the blocks "
                                       "its block specs pick.")
-    assert explain("pallas_call", "zh") == "运行 Pallas 计算内核 jaxpr，每个网格点运行一次，作用于块规格选出的块的引用（pl.pallas_call）。"
-    assert explain("get") == "Reads a ref at an index, `c <- b[...]` (all of it) or `b[1]`, as a value (ref[idx], jax.ref.get)."
-    assert explain("swap") == "Writes a value into a ref at an index, `b[...] <- d`; `g, b[...] <- b[...], d` also returns the old."
+    assert explain("pallas_call", "zh") == ("运行 Pallas 计算内核 jaxpr，每个网格点运行一次，"
+                                            "作用于块规格选出的块的引用（pl.pallas_call）。")
+    assert explain("get") == ("Reads a ref at an index, `c <- b[...]` (all of it) or `b[1]`, as a value "
+                              "(ref[idx], jax.ref.get).")
+    assert explain("swap") == ("Writes a value into a ref at an index, `b[...] <- d`; `g, b[...] <- b[...], d` "
+                               "also returns the old.")
     assert explain("addupdate", "zh") == "就地把值加到引用的某个索引处，`b[1] += e`（jax.ref.addupdate）；没有结果。"
     assert explain("run_state") == ("Runs `jaxpr` on refs made from the operands; returns the refs' final contents "
                                     "(state made pure).")

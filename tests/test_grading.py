@@ -23,7 +23,7 @@ LECTURES = sorted((ROOT / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
 ZH = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
 L01 = ROOT / "notebooks" / "en" / "01_what_is_a_jaxpr.ipynb"
 sys.path.insert(0, str(ROOT / "scripts"))
-import editions  # noqa: E402  (scripts/editions.py: how the course tags and folds its cells)
+import editions  # noqa: E402 - scripts/editions.py: how the course tags and folds its cells
 
 
 @pytest.fixture(autouse=True)

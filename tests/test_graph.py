@@ -430,7 +430,6 @@ def test_overview_of_the_grad_of_six_blocks(model_grad):
 def test_path_opens_a_call_and_depth_and_max_nodes_act_on_the_tree(model_grad):
     one = model_grad.graph(path="model_loss/block.3")
     assert one.group.id == "model_loss/block.3"
-    where = _nesting(one.source)
     boxes = re.findall(r'subgraph "?cluster_grp_([^"\s]+)"?', one.source)
     assert boxes == ["model_loss/block.3/layer_norm.1", "model_loss/block.3/attention",
                      "model_loss/block.3/layer_norm.2", "model_loss/block.3/mlp"]    # room: all four open
@@ -693,7 +692,8 @@ def test_graph_profile_colours_by_measured_time(ip):
     assert graph.shares.metric == "time" and graph.shares.total == prof.measured_total
     timed = [r for r in prof.rows if r.median is not None]
     assert abs(sum(graph.shares.share[r.eqn.id] for r in timed) - 1) < 1e-9
-    assert "of measured time" in graph.source and "share of measured time (each equation run on its own: " in graph.source
+    assert "of measured time" in graph.source
+    assert "share of measured time (each equation run on its own: " in graph.source
     assert "of FLOPs" in ip.run_cell_magic("jaxpr", "--graph --profile --cost --repeat 1", CELL).parts[0].source
 
 
@@ -762,7 +762,10 @@ def test_ref_reads_and_writes_are_labelled_as_jax_prints_them():
 
 
 def test_the_legend_lists_a_constant_only_where_one_is_drawn():
-    legend = lambda src: src[src.index("legend [label="):]          # noqa: E731
+
+    def legend(src):
+        return src[src.index("legend [label="):]
+
     assert ">constant<" not in legend(trace(lambda x: jnp.sin(x) * 2.0, jnp.ones(3)).graph().source)
     with_const = _program("func8").graph().source                   # a closed-over array: a constant node
     assert '"p/const0"' in with_const and ">constant<" in legend(with_const)
@@ -815,7 +818,7 @@ def test_a_chinese_legend_cell_is_wide_enough_for_its_glyphs():
     src = trace(lambda a, b: (a @ b).T.sum(), np.ones((2, 3), np.float32),
                 np.ones((3, 2), np.float32)).graph(lang="zh").source
     legend = src[src.index("legend [label="):]
-    cells = dict((w, int(n)) for n, w in re.findall(r'WIDTH="(\d+)"><FONT COLOR="[^"]+">([^<]+)<', legend))
+    cells = {w: int(n) for n, w in re.findall(r'WIDTH="(\d+)"><FONT COLOR="[^"]+">([^<]+)<', legend)}
     assert cells["数据搬移"] >= 4 * 11 and cells["缩并"] >= 2 * 11, cells
     english = trace(lambda a: a.T.sum(), np.ones((2, 3), np.float32)).graph().source
     assert "WIDTH" not in english[english.index("legend [label="):]           # English cells: as they were

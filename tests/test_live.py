@@ -175,7 +175,8 @@ def test_bad_messages_get_a_short_error(small, msg):
      "消息必须是带有 'do' 的对象（'do' 是以下之一：['group', 'rows', 'search']）"),
     ({"do": "x" * 300}, f"unknown request {'x' * 200!r} (must be one of ['group', 'rows', 'search'])",
      f"未知请求 {'x' * 200!r}（必须是以下之一：['group', 'rows', 'search']）"),
-    ({"do": "rows", "from": -1}, "'from' must be a row number >= 0, not '-1'", "'from' 必须是不小于 0 的行号，而不是 '-1'"),
+    ({"do": "rows", "from": -1}, "'from' must be a row number >= 0, not '-1'",
+     "'from' 必须是不小于 0 的行号，而不是 '-1'"),
     ({"do": "group", "group": "no/such"}, "no call 'no/such' in this table", "这个表格中没有调用 'no/such'"),
     ({"do": "search", "q": " "}, "'q' must be the text to search for", "'q' 必须是要搜索的文本"),
 ])

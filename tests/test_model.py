@@ -363,7 +363,8 @@ def test_a_pallas_kernel_is_written_as_jax_prints_it_with_its_grid_and_blocks():
     assert all(eqn_text(e) in lines for e in kernel.program.eqns)
     assert role_summary(call.roles) == ("1 kernel input; a run per point of grid (2,); input blocks f32[4]; "
                                         "output blocks f32[4]")
-    assert role_summary(call.roles, "zh") == "1 个计算内核输入；网格 (2,) 的每个点运行一次；输入块 f32[4]；输出块 f32[4]"
+    assert role_summary(call.roles, "zh") == ("1 个计算内核输入；网格 (2,) 的每个点运行一次；"
+                                              "输入块 f32[4]；输出块 f32[4]")
 
 
 def test_table_rows_of_refs_mark_names_and_keep_no_params():
@@ -402,7 +403,7 @@ def test_sub_jaxprs_in_a_namedtuple_param_get_the_printers_names():
 
 
 def test_a_static_module_holding_arrays_is_told_what_works():
-    import jaxprlens.present.i18n  # noqa: F401 - words the keyed errors
+    import jaxprlens.present.i18n  # words the keyed errors
     eqx = pytest.importorskip("equinox")
     mlp = eqx.nn.MLP(2, 2, 4, 1, key=jax.random.PRNGKey(0))
     with pytest.raises(TraceError) as info:
@@ -418,7 +419,7 @@ def test_a_static_module_holding_arrays_is_told_what_works():
 
 
 def test_a_jitted_function_given_a_module_is_told_what_works():
-    import jaxprlens.present.i18n  # noqa: F401
+    import jaxprlens.present.i18n  # words the keyed errors
     eqx = pytest.importorskip("equinox")
     mlp = eqx.nn.MLP(2, 2, 4, 1, key=jax.random.PRNGKey(0))
 

@@ -17,8 +17,8 @@ from seeds import SEEDS
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT / "scripts"))
-import editions  # noqa: E402
-from build_notebooks import KERNELSPEC  # noqa: E402
+import editions  # noqa: E402 - scripts/ on sys.path first
+from build_notebooks import KERNELSPEC  # noqa: E402 - scripts/ on sys.path first
 
 EDITIONS = {lang: sorted((NOTEBOOKS / lang).glob("[0-9][0-9]_*.ipynb")) for lang in editions.LANGS}
 LECTURES = EDITIONS["en"]

@@ -167,7 +167,8 @@ def test_bool_and_complex_values():
 
 def test_a_key_array_gets_no_picture_and_says_why_scalars_and_tokens_get_none():
     k = jax.random.split(jax.random.key(0), 4)
-    assert P.picture_html(k) == '<div class="jl-pic jl-pic-none">no picture: a PRNG key&#x27;s data are random bits</div>'
+    assert P.picture_html(k) == ('<div class="jl-pic jl-pic-none">'
+                                 'no picture: a PRNG key&#x27;s data are random bits</div>')
     assert "不绘图" in P.picture_html(k, "zh")
     assert P.picture_html(np.float32(3)) == P.picture_html(np.zeros(1)) == P.picture_html(object()) == ""
     assert P.picture_html(jax.random.key(0)) == ""                 # one key: nothing to draw or to explain
@@ -205,7 +206,8 @@ def test_a_4096_by_4096_value_is_64_cells_a_side_in_a_few_kilobytes_and_its_one_
     s = scale_of(px, 64)
     is_nan = (px[..., :3] == colour("nan")).all(-1)
     assert is_nan[62 * s:63 * s, 0:s].all() and is_nan.sum() == s * s      # block (62, 0) holds [4000, 10]
-    assert "rows: axis 0 (4096, 64 per cell), columns: axis 1 (4096, 64 per cell), a cell is the mean of its finite elements" in html
+    assert ("rows: axis 0 (4096, 64 per cell), columns: axis 1 (4096, 64 per cell), "
+            "a cell is the mean of its finite elements") in html
     worst = P.picture_html(np.random.default_rng(1).random((30, 64, 64), dtype=np.float32))
     assert len(worst.encode()) < 64_000                    # 16 slices of 32×32 random cells
     noise = P.picture_html(np.random.default_rng(3).random((64, 64)))          # the most a 2-D value costs
@@ -290,7 +292,8 @@ def test_the_value_panel_draws_each_value_and_marks_an_edit():
     [px] = pngs(item["picture"])
     s = scale_of(px, 6)
     assert cell(px, s, 3, 3) == colour("edited") and cell(px, s, 3, 2) == ramp(0)
-    assert "dark red: edited (6)" in item["picture"] and f'alt="heatmap of {name}: float32[6, 6], 6×6 cells' in item["picture"]
+    assert "dark red: edited (6)" in item["picture"]
+    assert f'alt="heatmap of {name}: float32[6, 6], 6×6 cells' in item["picture"]
     assert item["picture"] in view.html()                         # the static snapshot shows it too
     assert 'data-cells="64x64"' in value_item("x", "", np.zeros((100, 100)), "en")["picture"]
     replayed = StateView(st).values(limit=8)[-1]["items"][0]["picture"]          # views/replay's limits

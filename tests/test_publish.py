@@ -15,8 +15,8 @@ import pytest
 
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbconvert")
-from bs4 import BeautifulSoup  # noqa: E402
-from jaxprlens.views.replay import unstored  # noqa: E402
+from bs4 import BeautifulSoup  # noqa: E402 - only when nbformat and nbconvert are installed
+from jaxprlens.views.replay import unstored  # noqa: E402 - only when nbformat and nbconvert are installed
 
 pytestmark = pytest.mark.slow
 

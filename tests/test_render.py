@@ -75,7 +75,8 @@ def test_a_graph_without_a_renderer_says_what_to_install_and_keeps_its_dot(hidde
     assert "pip install graphviz-pure" in bundle["text/html"] and "<details>" in bundle["text/html"]
     zh = p.graph(lang="zh")
     assert zh._repr_mimebundle_()["text/plain"].splitlines()[:2] == [          # why, in the reader's language
-        "这张图没有 SVG：未安装 graphviz-pure；请运行 pip install graphviz-pure（jaxprlens 依赖它），或安装 Graphviz 并设置 "
+        "这张图没有 SVG：未安装 graphviz-pure；请运行 pip install graphviz-pure（jaxprlens 依赖它），"
+        "或安装 Graphviz 并设置 "
         "JAXPRLENS_RENDERER=dot",
         "要得到 SVG：pip install graphviz-pure（或安装 Graphviz 并设置 JAXPRLENS_RENDERER=dot）。"]
     assert "未安装 graphviz-pure" in zh._repr_mimebundle_()["text/html"]

@@ -170,7 +170,7 @@ arguments: a: P('data', None) · [4,8] per device; b: P(None, 'model') · [8,16]
 2  f:f32[16,32] = dot_general[dimension_numbers=(((1,), (0,)), ((), (…] e c  P('data', None) · [4,32] per device       all-reduce over model · 512 B per device
 3  g:f32[16,32] = integer_pow[y=2] f                                         P('data', None) · [4,32] per device
 4  h:f32[] = reduce_sum[axes=(0, 1)] g                                       replicated: every device holds all of it  all-reduce over data · 4 B per device
-5  i:f32[] = div h 512.0:f32[]                                               replicated: every device holds all of it"""   # noqa: E501
+5  i:f32[] = div h 512.0:f32[]                                               replicated: every device holds all of it"""   # noqa: E501 - the table's exact text, one row a line
 
 
 def test_view_text(cases):
@@ -264,7 +264,8 @@ def ring_on_one_device():
 
 
 @pytest.mark.parametrize("lang,roles,across", [
-    ("en", "operand roles: 1 operand; across the devices of mesh axis i", "operand roles: across the devices of mesh axis i"),
+    ("en", "operand roles: 1 operand; across the devices of mesh axis i",
+     "operand roles: across the devices of mesh axis i"),
     ("zh", "操作数角色：1 个操作数；跨设备网格轴 i 上的设备", "操作数角色：跨设备网格轴 i 上的设备")])
 def test_collective_roles_and_explanations(lang, roles, across):
     from jaxprlens.model.explain import explain
@@ -272,7 +273,7 @@ def test_collective_roles_and_explanations(lang, roles, across):
     body = {e.primitive: e for e in program.walk() if "/" in e.id}
     assert {"psum_invariant", "all_gather", "all_to_all", "ppermute", "pvary", "axis_index"} <= set(body)
     lines = program.table(lang=lang).text().splitlines()
-    for prim, eqn in body.items():
+    for prim in body:
         if prim not in ("psum_invariant", "all_gather", "all_to_all", "ppermute", "pvary", "axis_index"):
             continue
         at = next(i for i, ln in enumerate(lines) if f" = {prim}[" in ln)

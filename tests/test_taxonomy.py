@@ -2,8 +2,8 @@
 import sys
 
 import jax
-import jax.experimental.shard_map  # noqa: F401 - registers its primitives
-import jax.experimental.pallas  # noqa: F401 - registers pallas_call and the kernel primitives
+import jax.experimental.shard_map  # registers its primitives
+import jax.experimental.pallas  # registers pallas_call and the kernel primitives
 from jax.extend.core import Primitive
 
 from jaxprlens.engine import cost

@@ -61,9 +61,11 @@ def test_the_chinese_help_of_jaxpr():
     for line in ["  -h, --help            用本单元格的语言（--lang，否则 %jaxpr_config --lang）显示本帮助，然后停止",
                  "  --text                按 JAX 打印的样子显示 jaxpr",
                  "  --cost <[{flops,bytes}]>",
-                 "                        在表格中加上 FLOPs/字节数的开销列；与 --graph 一起时，按每个节点在估算 FLOPs 中的"
+                 "                        在表格中加上 FLOPs/字节数的开销列；"
+                 "与 --graph 一起时，按每个节点在估算 FLOPs 中的"
                  "份额着色（--cost bytes：按搬运字节数中的份额）",
-                 "  --lang LANG           本单元格视图的语言：en 或 zh（默认：%jaxpr_config --lang，否则 $JAXPRLENS_LANG，"
+                 "  --lang LANG           本单元格视图的语言：en 或 zh"
+                 "（默认：%jaxpr_config --lang，否则 $JAXPRLENS_LANG，"
                  "否则 en）",
                  "  --batched             与 --transform vmap 一起：所写的实参已经是一批；沿它们的 --in-axes 映射（与 "
                  "jax.vmap(f, in_axes) 作用于 *args 相同）"]:
@@ -86,9 +88,10 @@ def test_a_narrow_terminal_wraps_chinese_by_its_width(monkeypatch):
 
 
 @pytest.mark.parametrize("cols, lines", [
-    (20, ["与 --transform vmap", "一起：所写的实参已经", "是一批；沿它们的", "--in-axes 映射（与", "jax.vmap(f, in_axes)",
-          "作用于 *args 相同）"]),
-    (74, ["与 --transform vmap 一起：所写的实参已经是一批；沿它们的 --in-axes 映射",      # the （ goes with what it opens
+    (20, ["与 --transform vmap", "一起：所写的实参已经", "是一批；沿它们的", "--in-axes 映射（与",
+          "jax.vmap(f, in_axes)", "作用于 *args 相同）"]),
+    # the （ goes with what it opens
+    (74, ["与 --transform vmap 一起：所写的实参已经是一批；沿它们的 --in-axes 映射",
           "（与 jax.vmap(f, in_axes) 作用于 *args 相同）"]),
 ])
 def test_wrap(cols, lines):

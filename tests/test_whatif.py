@@ -120,7 +120,8 @@ def test_set_value_refuses_what_it_cannot_set():
         st.set_value("a", jnp.ones(3, jnp.int32))
     with pytest.raises(ValueError) as info:
         st.set_value("c", jnp.ones(3))
-    assert str(info.value) == "c is computed by eqn 1 (mul), which has not run yet (at eqn 0): step past it first, then set it"
+    assert str(info.value) == ("c is computed by eqn 1 (mul), which has not run yet (at eqn 0): "
+                               "step past it first, then set it")
     assert info.value.text("zh") == "c 由方程 1（mul）计算，它还没有运行（当前在方程 0）：请先单步越过它，再设置该值"
     with pytest.raises(ValueError) as info:
         st.set_value("zz", 1.)
@@ -255,4 +256,5 @@ def test_nan_and_a_fraction_are_refused_for_an_integer_value():
     st = program.stepper()
     assert _refused(st, "a", "nan") == ("a is i32[3]: only a float value can be NaN",
                                         "a 的类型是 i32[3]：只有浮点值可以设为 NaN")
-    assert _refused(st, "a", "set", "2.5") == ("a is i32[3]; 2.5 is not a int32 value", "a 的类型是 i32[3]；2.5 不是 int32 值")
+    assert _refused(st, "a", "set", "2.5") == ("a is i32[3]; 2.5 is not a int32 value",
+                                               "a 的类型是 i32[3]；2.5 不是 int32 值")

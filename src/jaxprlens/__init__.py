@@ -11,6 +11,8 @@ access (module ``__getattr__``), so the Jupyter server extension (``jaxprlens.se
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 from jaxprlens._registry import PROVIDED as _PROVIDED
 
@@ -21,7 +23,7 @@ __version__ = "0.1.0"
 _MODEL = ("trace", "from_jaxpr", "Program", "Eqn", "Var", "Lit", "Source", "TraceError")   # model/__init__.py
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _MODEL:
         value = getattr(importlib.import_module("jaxprlens.model"), name)
         importlib.import_module("jaxprlens.present.i18n")   # words the model's and engines' KeyedErrors
@@ -30,12 +32,12 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'jaxprlens' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-def _lazy(module: str, name: str):
-    def make(*args, **kwargs):
+def _lazy(module: str, name: str) -> Callable[..., Any]:
+    def make(*args: Any, **kwargs: Any) -> Any:
         return getattr(importlib.import_module(module), name)(*args, **kwargs)
     make.__name__ = name
     return make
@@ -58,7 +60,7 @@ for _method, _module, _name in [
 path_text = _lazy("jaxprlens.present.words", "path_text")   # where a stepper is, in words: ``while[eqn 2] › body › …``
 
 
-def show(fn, *args, kwargs: dict | None = None, **options):
+def show(fn: Callable[..., Any], *args: Any, kwargs: dict[str, Any] | None = None, **options: Any) -> Any:
     """What ``%%jaxpr`` shows for the call ``fn(*args, **kwargs)``, its options as keywords, for front ends without
     IPython's magics (marimo, scripts): ``jaxprlens.show(f, x, graph=True, lang="zh")`` is ``%%jaxpr --graph
     --lang zh`` over ``f(x)``.  Every option: ``jaxprlens.views.show.show``."""
@@ -66,7 +68,7 @@ def show(fn, *args, kwargs: dict | None = None, **options):
     return _show(fn, *args, kwargs=kwargs, **options)
 
 
-def load_ipython_extension(ipython):
+def load_ipython_extension(ipython: Any) -> None:
     """Register the ``%jaxpr`` / ``%%jaxpr`` magics (called by ``%load_ext jaxprlens``)."""
     from jaxprlens.magic import JaxprMagics
     ipython.register_magics(JaxprMagics)

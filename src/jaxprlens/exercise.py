@@ -298,7 +298,7 @@ def _verdict(answer, truth, hint: str, tol, compare, graded: bool) -> tuple[str,
     if compare is not None:
         try:
             ok = _truth_value(compare(answer, truth))
-        except Exception as e:  # a student's answer the teacher's comparison cannot take: say so
+        except Exception as e:  # noqa: BLE001 - a student's answer the teacher's comparison cannot take: say so
             return word("compare_error", got=kind_of(answer), error=_error_text(e)), hint
         return None if ok else (word("answered", answer=seen(answer)), hint)
     verdict = _compare(answer, truth, tol)
@@ -431,7 +431,7 @@ def _arrays(a, b, tol) -> tuple:
     """Arrays and nested lists of numbers, by shape and value; anything else element by element."""
     try:
         A, B = _numeric(a), _numeric(b)
-    except Exception:           # ragged lists, objects NumPy cannot hold: compare them as lists
+    except Exception:  # noqa: BLE001 - ragged lists, objects NumPy cannot hold: compare them as lists
         A = B = None
     if A is None or B is None:
         la, lb = _listed(a), _listed(b)
@@ -523,7 +523,7 @@ def _generic(a, b, ka: str, kb: str) -> tuple:
         with warnings.catch_warnings():     # NumPy's deprecations are no business of a student's
             warnings.simplefilter("ignore")
             same = _truth_value(a == b)
-    except Exception as e:  # an answer the truth's type cannot compare with
+    except Exception as e:  # noqa: BLE001 - an answer the truth's type cannot compare with
         return (ERROR, _error_text(e))
     if same:
         return (SAME,)
@@ -616,7 +616,7 @@ def error_name(fn, *args) -> str | None:
     """The class name of the error ``fn(*args)`` raises, or ``None`` when it runs."""
     try:
         fn(*args)
-    except Exception as e:  # any error is the answer here
+    except Exception as e:  # noqa: BLE001 - any error is the answer here
         return type(e).__name__
     return None
 
@@ -627,7 +627,7 @@ def show_error(fn, *args) -> None:
     JAX says them (they are the lesson); jaxprlens's own in the notebook's language."""
     try:
         fn(*args)
-    except Exception as e:  # the lesson is the error itself
+    except Exception as e:  # noqa: BLE001 - the lesson is the error itself
         print(_error_text(e))
     else:
         print(t("no_error"))

@@ -43,7 +43,7 @@ TIMEOUT = 120
 
 CONFIG = '''\
 # nbgrader's configuration for a jaxprlens course (written by python -m jaxprlens.grading).
-c = get_config()  # noqa: F821 (nbgrader defines it)
+c = get_config()  # noqa: F821 - nbgrader defines it
 
 # The lectures' tables, graphs and debugger replays stay in the students' copy: they read right before a
 # cell is run. The exercise and check cells start empty all the same (python -m jaxprlens.grading clears them).

@@ -222,7 +222,7 @@ def run_all(page, timeout_ms: int = 120_000) -> None:
         try:
             page.wait_for_function(started, timeout=30_000)
             break
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError: click again
+        except Exception:  # playwright's TimeoutError: click again (re-raised at the last try)
             page.keyboard.press("Escape")
             if attempt == 3:
                 raise

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-import browser_harness as harness  # noqa: E402
+import browser_harness as harness
 
 # CI sets JAXPRLENS_BROWSER=require so that a missing browser fails the run instead of skipping it.
 _skip = harness.skip
@@ -76,7 +76,7 @@ def lab(browser, tmp_path_factory):
 def notebook7(browser, tmp_path_factory):
     """The Notebook 7 UI (``jupyter notebook``), when the ``notebook`` package is installed."""
     try:
-        import notebook  # noqa: F401
+        import notebook  # noqa: F401 - imported only to learn whether it is installed
     except ImportError:
         _skip("the `notebook` package (Notebook 7 UI) is not installed in this venv; "
               "`pip install notebook` to run this scenario")

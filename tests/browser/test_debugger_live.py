@@ -252,7 +252,8 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
         if any("jl-dbg-replay" in "".join(o.get("data", {}).get("text/html", "")) for o in outs):
             break
         time.sleep(0.3)
-    kinds = [sorted(o.get("data", {})) for o in outs if "jl-dbg-replay" in "".join(o.get("data", {}).get("text/html", ""))]
+    kinds = [sorted(o.get("data", {})) for o in outs
+             if "jl-dbg-replay" in "".join(o.get("data", {}).get("text/html", ""))]
     assert kinds == [["text/html", "text/plain"]] * 2, kinds
     for k in lab_saving.api("/api/kernels"):
         lab_saving.api(f"/api/kernels/{k['id']}", method="DELETE")
@@ -492,7 +493,8 @@ sys.path.insert(0, {str(harness.REPO / "tests")!r})
 from libraries import nnx_jit_train_step
 train_step, (model, optimizer, tokens, targets) = nnx_jit_train_step()
 """
-OPEN_CALLS = "e => [...e.querySelectorAll('.jl-frame .jl-fgroup.jl-open')].map(g => g.querySelector('.jl-gname').textContent)"
+OPEN_CALLS = ("e => [...e.querySelectorAll('.jl-frame .jl-fgroup.jl-open')]"
+              ".map(g => g.querySelector('.jl-gname').textContent)")
 SHOWN = """e => { const box = e.querySelector('.jl-dbg-frame').getBoundingClientRect();
   return [...e.querySelectorAll('.jl-frame tr.jl-row, .jl-frame tr.jl-grow')].filter(r => r.getClientRects().length
     && r.getBoundingClientRect().top < box.bottom).map(r => r.dataset.eqn || 'call') }"""

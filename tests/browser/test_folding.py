@@ -14,8 +14,8 @@ import browser_harness as harness
 from test_lab import CALL, FUNC10, LOAD
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import test_calls as toy  # noqa: E402
-from jaxprlens.model.calls import call_tree  # noqa: E402
+import test_calls as toy
+from jaxprlens.model.calls import call_tree
 
 
 def _attention_size() -> int:

@@ -69,7 +69,9 @@ CONTRAST_JS = """
     const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
     const ratio = (hi + 0.05) / (lo + 0.05);
     checked++;
-    if (ratio < 4.5) bad.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+    if (ratio < 4.5)
+      bad.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" `
+               + ratio.toFixed(2));
   }
   return {checked, bad: bad.slice(0, 12)};
 }
@@ -78,7 +80,8 @@ CONTRAST_JS = """
 # Tokens (names, types, literals, primitives, params) that the browser broke across two lines.
 BROKEN_JS = """
 (root) => Array.from(root.querySelectorAll('var, .jl-type, .jl-lit, .jl-prim, .jl-param, .jl-rolename, th'))
-  .filter(e => e.getClientRects().length && new Set(Array.from(e.getClientRects()).map(r => Math.round(r.top))).size > 1)
+  .filter(e => e.getClientRects().length
+               && new Set(Array.from(e.getClientRects()).map(r => Math.round(r.top))).size > 1)
   .map(e => e.textContent.slice(0, 40))
 """
 

@@ -115,7 +115,10 @@ def test_graph_clusters_and_linked_rows(lab, open_notebook):
     page_bg = label.evaluate("e => { for (let n = e; n; n = n.parentElement) { const c = getComputedStyle(n)"
                              ".backgroundColor; if (c && c !== 'transparent' && !c.endsWith(', 0)')) return c; }"
                              " return 'rgb(255, 255, 255)'; }")
-    parse = lambda c: [float(x) for x in re.findall(r"[\d.]+", c)]
+
+    def parse(c):
+        return [float(x) for x in re.findall(r"[\d.]+", c)]
+
     rgba, bg = parse(fill), parse(page_bg)[:3]
     a = rgba[3] if len(rgba) > 3 else 1
     fg = [rgba[i] * a + bg[i] * (1 - a) for i in range(3)]
@@ -286,13 +289,14 @@ def test_search_wheel_and_zoom(lab, open_notebook):
     """Search finds every row a source line made (the add of temp, not only its first row), says 1 row / n rows;
     a plain wheel over a graph scrolls the notebook, Ctrl+wheel zooms the graph."""
     page = open_notebook(lab, [LOAD, FUNC1, "%%jaxpr --table --graph\nfunc1(jnp.zeros(8), jnp.ones(8))",
-                               *["print(%d)" % i for i in range(30)]])
+                               *[f"print({i})" for i in range(30)]])
     out = harness.output(page, 2)
     box = out.locator("input[type=search]")
     box.wait_for()
     box.fill("temp")
     rows = out.locator("tr.jl-row:not(.jl-miss)")
-    page.wait_for_function("n => n.textContent.includes('4 matching rows')", arg=out.locator(".jl-note-js").element_handle(),
+    page.wait_for_function("n => n.textContent.includes('4 matching rows')",
+                           arg=out.locator(".jl-note-js").element_handle(),
                            timeout=10_000)       # temp = first + sin(second) * 3. makes three rows; sum(temp) one
     assert sorted(rows.nth(i).get_attribute("data-primitive") for i in range(rows.count())) == [
         "add", "mul", "reduce_sum", "sin"]

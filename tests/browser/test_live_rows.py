@@ -19,8 +19,8 @@ from test_front_end import switch_theme
 from test_lab import LOAD
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import test_calls as toy  # noqa: E402
-from pages import loaders  # noqa: E402
+import test_calls as toy
+from pages import loaders
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +49,10 @@ LIVE = ".jl-table[data-jl-ready]"
 # until a row past those drawn is in the page and painted (the kernel's answer, when the page had no more).
 SCROLL_JS = """
 async ([root, last]) => {
-  const top = () => { const r = root.querySelectorAll('tr.jl-row[data-eqn]'); return r.length ? Number(r[r.length - 1].dataset.eqn) : -1; };
+  const top = () => {
+    const r = root.querySelectorAll('tr.jl-row[data-eqn]');
+    return r.length ? Number(r[r.length - 1].dataset.eqn) : -1;
+  };
   const times = [];
   for (let k = 0; k < 400 && !root.querySelector('tr[data-eqn="' + last + '"]'); k++) {
     const more = root.querySelector('tbody.jl-more');
@@ -192,8 +195,9 @@ def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook)
                            arg=root.element_handle())
 
 
-def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its_stored_form(lab_saving,
-                                                                                             open_notebook):
+def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its_stored_form(
+        lab_saving,  # noqa: F811 - the fixture imported above, requested by name
+        open_notebook):
     from jaxprlens.views import layout
     from jaxprlens.present.rows import walk
     from jaxprlens.model.program import Eqn, count_eqns

@@ -14,15 +14,15 @@ from pathlib import Path
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))          # tests/: the models test_calls builds
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax.numpy as jnp
+from jax import lax
 
-from jaxprlens import trace  # noqa: E402
-from jaxprlens.present.rows import walk  # noqa: E402
-from jaxprlens.views import layout  # noqa: E402
-from jaxprlens.views.dbgstate import StateView  # noqa: E402
-from jaxprlens.views.replay import record, replay_html  # noqa: E402
-from jaxprlens.views.table import Table, is_call  # noqa: E402
+from jaxprlens import trace
+from jaxprlens.present.rows import walk
+from jaxprlens.views import layout
+from jaxprlens.views.dbgstate import StateView
+from jaxprlens.views.replay import record, replay_html
+from jaxprlens.views.table import Table, is_call
 
 
 # ---------------------------------------------------------------- a table past BIG rows (script-drawn rows)
@@ -293,7 +293,8 @@ def dbgfold_fixture() -> dict:
 def main(out: str) -> None:
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture), ("replay", replay_fixture),
+    for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture),
+                       ("replay", replay_fixture),
                        ("replay_inf", replay_inf_fixture), ("replay_edit", replay_edit_fixture),
                        ("live_debugger", live_debugger_fixture), ("dbgfold", dbgfold_fixture),
                        ("live_ahead", live_ahead_fixture)):

@@ -15,12 +15,12 @@ if DEVICE == "cpu":
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src"))
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
+import jax  # noqa: E402 - JAX_PLATFORMS and src/ set before JAX loads
+import jax.numpy as jnp  # noqa: E402 - JAX_PLATFORMS and src/ set before JAX loads
 
-import jaxprlens  # noqa: E402
-from jaxprlens.engine.devices import resolve_device  # noqa: E402
-from jaxprlens.engine.fusion import compile_scoped  # noqa: E402
+import jaxprlens  # noqa: E402 - JAX_PLATFORMS and src/ set before JAX loads
+from jaxprlens.engine.devices import resolve_device  # noqa: E402 - JAX_PLATFORMS and src/ set before JAX loads
+from jaxprlens.engine.fusion import compile_scoped  # noqa: E402 - JAX_PLATFORMS and src/ set before JAX loads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

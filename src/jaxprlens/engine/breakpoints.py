@@ -142,7 +142,8 @@ class Breakpoints:
                     bp.add(eqn)
                     found = True
                 # A combiner or per-device body is never entered, so a breakpoint in it cannot stop.
-                if any([visit(s.program) for s in eqn.subs if not s.kind]):
+                hits = [visit(s.program) for s in eqn.subs if not s.kind]     # every sub visited, none skipped
+                if any(hits):
                     inside.add(eqn)
                     found = True
             return found

@@ -41,7 +41,7 @@ def default_device():
 def device_name(d) -> str:
     """``cpu:0``, ``gpu:1``: the platform and the device's index among that platform's local devices."""
     platform = _ALIASES.get(d.platform, d.platform)
-    same = [x for x in _platform_devices(platform)] or [d]
+    same = list(_platform_devices(platform)) or [d]
     index = next((i for i, x in enumerate(same) if x == d), d.id)
     return f"{platform}:{index}"
 
@@ -53,7 +53,8 @@ def _listing() -> str:
 def resolve_device(spec: str | None):
     """``None`` -> JAX's default device; ``"cpu"``, ``"gpu"``, ``"gpu:1"``, ``"tpu:0"`` -> that device.
 
-    Raises a ValueError (``KeyedError``: the catalogue words it) naming the devices that exist when ``spec`` is malformed or absent here.
+    Raises a ValueError (``KeyedError``: the catalogue words it) naming the devices that exist when ``spec`` is
+    malformed or absent here.
     """
     if spec is None or (isinstance(spec, str) and not spec.strip()):
         return default_device()

@@ -6,7 +6,7 @@ finished child frame back into its caller (carry the loop on, stack scan ys, bin
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +16,9 @@ from jax import lax
 from jaxprlens.model import _jax
 from jaxprlens.model.errors import KeyedTypeError
 from jaxprlens.model.program import Eqn, Var, var_text
+
+if TYPE_CHECKING:   # the stepper imports this module; its name is needed only in annotations
+    from jaxprlens.engine.stepper import Stepper
 
 
 # ---------------------------------------------------------------- frames

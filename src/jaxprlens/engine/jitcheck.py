@@ -35,10 +35,10 @@ class JitCheck(NamedTuple):
     ``host`` (not compared: the program calls the host functions ``host``, and jax.jit would call them once
     more), or ``running`` (not done).  ``host`` beside another status: jax.jit was asked to run anyway and called
     those host functions once more (so values that depend on host state may differ).  ``max_abs``: the largest
-    absolute difference; ``max_rel``: it relative to the output's largest magnitude; ``differing`` of ``total`` elements are not bit-identical, in ``outputs``
-    outputs (the worst is ``path``), ``beyond`` of them past the tolerance.  ``rtol``/``atol``: the tolerance
-    used (``rtol`` widened to twice the machine epsilon of ``low``, the narrowest float type the program computes
-    in, when that is below float32).
+    absolute difference; ``max_rel``: it relative to the output's largest magnitude; ``differing`` of ``total``
+    elements are not bit-identical, in ``outputs`` outputs (the worst is ``path``), ``beyond`` of them past the
+    tolerance.  ``rtol``/``atol``: the tolerance used (``rtol`` widened to twice the machine epsilon of ``low``,
+    the narrowest float type the program computes in, when that is below float32).
     """
     status: str
     rtol: float = 0.0

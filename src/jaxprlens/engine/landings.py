@@ -1,5 +1,5 @@
-"""Where the stepper's Step (over), Step out and Over call land, for a run made of repeated ``Stepper.step_into``: a recorded
-replay stores them per step, so the script follows the engine's moves instead of defining them again.
+"""Where the stepper's Step (over), Step out and Over call land, for a run made of repeated ``Stepper.step_into``:
+a recorded replay stores them per step, so the script follows the engine's moves instead of defining them again.
 
 ``step()`` runs the current equation whole (a loop, a branch, a call with all it enters) and stops at the next
 one: in the ``step_into`` run that is the first later state no deeper than the current one.  ``step_out()``

@@ -100,7 +100,7 @@ class Total:
     count: int = 0
     bytes: int = 0
 
-    def __add__(self, other: "Total") -> "Total":
+    def __add__(self, other: Total) -> Total:
         return Total(self.count + other.count, self.bytes + other.bytes)
 
 

@@ -354,12 +354,11 @@ def traceback_frame(tb: Any) -> Frame | None:
     if tb is None:
         return None
     codes, offsets = tb.raw_frames()
-    for code, offset in zip(codes, offsets):
-        if _siu.is_user_filename(code.co_filename):
-            break
-    else:
+    key = next(((code, offset) for code, offset in zip(codes, offsets) if _siu.is_user_filename(code.co_filename)),
+               None)
+    if key is None:
         return None
-    key = (code, offset)
+    code, offset = key
     frame = _FRAMES.get(key)
     if frame is None:
         raw = _siu.raw_frame_to_frame(code, offset)

@@ -11,7 +11,8 @@ import re
 from jaxprlens.model import _jax
 from jaxprlens.model.program import where_label
 
-_CALL = re.compile(r"^(?P<indent>\s*)(?P<lhs>[^=()'\"]+?\s*=\s*)?get_ipython\(\)\.(?P<fn>run_line_magic|system|getoutput)"
+_CALL = re.compile(r"^(?P<indent>\s*)(?P<lhs>[^=()'\"]+?\s*=\s*)?"
+                   r"get_ipython\(\)\.(?P<fn>run_line_magic|system|getoutput)"
                    r"\((?P<args>.*)\)\s*$")
 _HELP = {"pinfo": "?", "pinfo2": "??"}
 

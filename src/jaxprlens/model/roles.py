@@ -7,7 +7,8 @@ article reads ``while[...] c a 0 b d`` as "0 cond consts, 2 body consts, 3 carry
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import jax.extend.core as jex
 
@@ -214,8 +215,7 @@ role_rules: dict[str, Callable] = {
     "reduce_window": _REDUCE,
     "select_and_scatter": _combiner(("select_jaxpr", "scatter_jaxpr"),
                                     lambda n: [("operand", 1), ("source", 1), ("init", 1)]),
-    **{name: _SCATTER for name in ("scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min",
-                                   "scatter-max")},
+    **dict.fromkeys(("scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min", "scatter-max"), _SCATTER),
 }
 
 

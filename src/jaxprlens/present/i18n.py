@@ -12,7 +12,7 @@ import unicodedata
 from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.present.catalogue import (common, debugger, errors, exercise, graph, lower, magic, picture, run,
                                           sharding, table)
-from jaxprlens.present.catalogue.glossary import AVOID, GLOSSARY  # noqa: F401 (the course and tests read them)
+from jaxprlens.present.catalogue.glossary import AVOID, GLOSSARY  # noqa: F401 - the course and tests read them
 
 LANGS = ("en", "zh")
 PARTS = (common, table, graph, lower, run, picture, debugger, magic, errors, exercise, sharding)

@@ -202,8 +202,8 @@ def _legend(s: values.Summary, counts: dict, lang: str) -> str:
     parts = []
     if lo:
         what = t("pic_abs", lang) if s.kind == "complex" else ""
-        parts.append(f'<span class="jl-pic-map">{what}{html(lo)} {_img(_ramp(), t("pic_map", lang), "jl-pic-ramp", False)}'
-                     f" {html(hi)}</span>")
+        ramp = _img(_ramp(), t("pic_map", lang), "jl-pic-ramp", False)
+        parts.append(f'<span class="jl-pic-map">{what}{html(lo)} {ramp} {html(hi)}</span>')
     for name, n in counts.items():
         if n:
             word = t(f"pic_{name}", lang, n=n)

@@ -125,7 +125,8 @@ class Rows:
         # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide
         eq = ' style="width:46%"' if self.cost_text is not None else ""
         return ("<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols)
-                + "</colgroup><thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys) + "</tr></thead>")
+                + "</colgroup><thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys)
+                + "</tr></thead>")
 
     def line_html(self, row: Row, consts: set) -> str:
         """The equation cell: ``outs = prim[params] ins`` with role chips (a ref read or write as JAX writes it)."""

@@ -20,7 +20,8 @@ METRICS: tuple = get_args(Metric)
 
 def cost_metric(cost) -> Metric | None:
     """What a view's ``cost=`` asks for, as a ``Metric``: ``"flops"``/``"bytes"`` as they are, ``True`` (the
-    table's older spelling) ``"flops"``, ``None``/``False`` no cost; anything else a ValueError (``KeyedError``, in the reader's language)."""
+    table's older spelling) ``"flops"``, ``None``/``False`` no cost; anything else a ValueError (``KeyedError``, in
+    the reader's language)."""
     if cost is None or cost is False:
         return None
     if cost is True:

@@ -40,7 +40,13 @@ LINE_CHARS = 36
 PAD = "\u00a0"        # beside an edge label, each side: labels of neighbouring edges stay a space apart
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
-_NOISY = set(["out_sharding", "sharding", "in_shardings", "out_shardings", "in_layouts", "out_layouts", "donated_invars", "ctx_mesh", "keep_unused", "inline", "compiler_options_kvs", "resource_env", "debug_info", "unroll", "_split_transpose", "jvp_jaxpr_fun", "jvp_jaxpr_thunk", "fwd_jaxpr_thunk", "bwd", "out_trees", "symbolic_zeros", "num_consts", "num_carry", "cond_nconsts", "body_nconsts", "linear", "in_tree", "static_args", "np_printoptions", "has_placeholders", "partitioned"])
+_NOISY = {
+    "out_sharding", "sharding", "in_shardings", "out_shardings", "in_layouts", "out_layouts", "donated_invars",
+    "ctx_mesh", "keep_unused", "inline", "compiler_options_kvs", "resource_env", "debug_info", "unroll",
+    "_split_transpose", "jvp_jaxpr_fun", "jvp_jaxpr_thunk", "fwd_jaxpr_thunk", "bwd", "out_trees",
+    "symbolic_zeros", "num_consts", "num_carry", "cond_nconsts", "body_nconsts", "linear", "in_tree",
+    "static_args", "np_printoptions", "has_placeholders", "partitioned",
+}
 
 
 def _lines(*parts: str) -> str:

@@ -83,7 +83,7 @@ class FoldTree(CallTree):
 
     note = "fold_note"       # the overview's caption
 
-    def __init__(self, program: Program, lang: str = "en"):      # noqa: super().__init__ builds a call tree
+    def __init__(self, program: Program, lang: str = "en"):      # not super().__init__: it builds a call tree
         self.program, self.lang, self.phases = program, lang, {""}
         self._shapes: dict = {}          # kinds of a block -> its repeats: every copy of a block folds alike
         self._crossing: dict = {}        # id(group) -> (inputs, outputs); the groups live as long as the tree

@@ -212,7 +212,7 @@ class Fold(_Draw):
         if len(p.invars) <= GROUPED:
             return super().header(p, g, binder, binding)
         pre = "p"
-        for i, (v, value) in enumerate(zip(p.constvars, p.consts)):
+        for i, v in enumerate(p.constvars):
             name = self.node_of[v] = f"{pre}/const{i}"
             self.kinds.add("constant")
             g.node(name, label=_lines(var_text(v)), **STYLES["constant"])

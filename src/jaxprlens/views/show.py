@@ -2,7 +2,9 @@
 script, a docs page).  The magic's options are keywords here, read and checked by the same ``Options``."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 from jaxprlens.model import trace
 from jaxprlens.model.errors import KeyedError
@@ -13,7 +15,7 @@ from jaxprlens.views.options import SPEC, Options
 _NOT_HERE = ("devices", "help")
 
 
-def show(fn, *args, kwargs: dict | None = None, **options):
+def show(fn: Callable[..., Any], *args: Any, kwargs: dict[str, Any] | None = None, **options: Any) -> Any:
     """The view ``%%jaxpr`` shows for the call ``fn(*args, **kwargs)``, with its options as keywords::
 
         jaxprlens.show(func1, x, y)                          # %%jaxpr           (the annotated table)

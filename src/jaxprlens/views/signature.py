@@ -56,7 +56,8 @@ def sig_tree(cls: str, word: str, items: list, lang: str, consts=()) -> str:
     """One signature row holding ``items`` (``(path, atom)``) as a folded tree by path:
     ``state ▸ [0] ▸ blocks ▸ [0] ▸ attn ▸ …``, each level ``name · 12 values · 3.1 kB``."""
     body = _tree_items(sig_entries(items), lang, consts, [SIG_ITEMS])
-    return f'<tr class="{cls} jl-sigtree"><td>{word}</td><td colspan="2"><ul class="jl-tree"{TREE}>{body}</ul></td></tr>'
+    return (f'<tr class="{cls} jl-sigtree"><td>{word}</td>'
+            f'<td colspan="2"><ul class="jl-tree"{TREE}>{body}</ul></td></tr>')
 
 
 def sig_entries(items: list) -> list:

@@ -185,7 +185,8 @@ class Table(View):
     def _sub_html(self, eqn: Eqn, sub, doc: Block) -> str:
         inner = self._signature_html(sub.program, self._binding(eqn, sub)) + self._eqns_html(doc)
         return (f'<details open class="jl-sub" data-path="{html(path_id(sub.program.path))}">'
-                f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub_label(sub, self.lang))}</summary>{inner}</details>")
+                f"<summary>{html(eqn.primitive)}[{eqn.index}] › {html(sub_label(sub, self.lang))}</summary>"
+                f"{inner}</details>")
 
     def _folded_html(self, recs: list) -> str:
         """The top of the call tree as rows (the first ``layout.head`` items; the rest stored for the script);

@@ -9,8 +9,8 @@ Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BL
 ``--profile`` where its time goes.  ``--browser``: a Step in Chromium, click to repaint, live and replayed
 (issue 27: <= 50 ms at 1k and 10k equations), median and p90; ``--lab``: the same in a real JupyterLab, the
 kernel's round trip included (paced, ``--pause`` ms between clicks, and back to back; how many Steps were painted
-from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default 10k, 50k, 100k;
-each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
+from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default
+10k, 50k, 100k; each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
 ``Stepper.run`` on the same program, the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB
 at any size, Continue <= 3x run).  ``--record [MB ...]`` (default 20 40 100; each case in a fresh Python): a first
 ``--debug`` (the recorded replay and snapshot) of a program over float32 arrays of MB megabytes, seconds and peak
@@ -277,8 +277,7 @@ def messages(n: int, moves: int) -> dict:
     """What the real Debugger sends: the first message, then one per Step."""
     d = Debugger(program(n))
     sent = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"] if "content" in msg
-                                                                          else msg)))
+    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg.get("content", msg))))
     d.press("ready")
     ready = sent[-1]
     steps = []
@@ -389,7 +388,8 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
                     page.wait_for_timeout(pause)
                     quick = page.evaluate(MOVE_JS, [handle, "step", moves, 0])
                     trip = handle.get_attribute("data-trip-ms")
-                    guessed = (handle.get_attribute("data-guessed") or "0", handle.get_attribute("data-guess-wrong") or "0")
+                    guessed = (handle.get_attribute("data-guessed") or "0",
+                               handle.get_attribute("data-guess-wrong") or "0")
                     rows.append((n, paced, quick, trip, guessed))
             finally:
                 browser.close()

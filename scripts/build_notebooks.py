@@ -149,7 +149,8 @@ def build_one(src: Path, out_dir: Path, lang: str = "en", timeout: int = 600) ->
     out_dir = out_dir / lang
     out_dir.mkdir(parents=True, exist_ok=True)
     # One pinned renderer for stored SVG, whether or not a system `dot` exists (nbval compares them).
-    env = dict(os.environ, JAX_PLATFORMS="cpu", JAXPRLENS_RENDERER="graphviz-pure",
+    # no PNG beside each graph (for LaTeX exports): the stored course stays light for GitHub's preview
+    env = dict(os.environ, JAX_PLATFORMS="cpu", JAXPRLENS_RENDERER="graphviz-pure", JAXPRLENS_GRAPH_PNG="0",
                PYDEVD_DISABLE_FILE_VALIDATION="1")
     client = NotebookClient(nb, timeout=timeout, kernel_name=KERNELSPEC["name"], record_timing=False,
                             store_widget_state=False, resources={"metadata": {"path": str(out_dir)}})

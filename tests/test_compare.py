@@ -40,7 +40,7 @@ def _decls(tag) -> list[tuple[str, str]]:
 def test_every_cell_is_left_and_top_aligned_inline(views, kind):
     soup = views[kind]
     root = soup.select_one(".jaxprlens")
-    assert ("font-family", "monospace") == _decls(root)[0]          # what survives the sanitizer comes first
+    assert _decls(root)[0] == ("font-family", "monospace")          # what survives the sanitizer comes first
     cells = soup.select(".jaxprlens td, .jaxprlens th")
     assert cells
     for cell in cells:

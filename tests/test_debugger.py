@@ -614,7 +614,7 @@ def test_an_edit_of_an_unknown_value_is_said_in_the_debuggers_language():
         d.press("edit", var="zz", op="zero")
         assert state(d)["notes"][0] == ["error", said]
     d.press("edit", var="a", op="nope")                      # the last one, in Chinese
-    assert state(d)["notes"][0] == ["error", "未知的修改 'nope'（必须是以下之一：['nan', 'zero', 'scale', 'eps', 'set']）"]
+    assert state(d)["notes"][0] == ["error", "未知的修改 'nope'（必须是以下之一：['nan', 'zero', 'scale', 'eps', 'set']）"]  # noqa: E501 - the exact text a reader sees, kept whole
     d.press("edit", var="a", op="set", value=" ")
     assert state(d)["notes"][0] == ["error", "请输入要设置的数值"]
     d.press("toggle", eqn="9/9")
@@ -786,7 +786,7 @@ def test_the_untrusted_snapshot_says_how_to_get_the_replay():
     for lang, said in (("en", "run the cell, or trust the notebook (JupyterLab, Notebook 7: command palette › Trust "
                               "Notebook; nbclassic: File › Trust Notebook; VS Code: trust the folder), to step through "
                               "it"),
-                       ("zh", "运行此单元格，或信任此笔记本（JupyterLab、Notebook 7：命令面板 › 信任笔记本；nbclassic：文件 › "
+                       ("zh", "运行此单元格，或信任此笔记本（JupyterLab、Notebook 7：命令面板 › 信任笔记本；nbclassic：文件 › "  # noqa: E501 - the exact text a reader sees, kept whole
                               "信任笔记本；VS Code：信任该文件夹），即可逐步执行")):
         note = BeautifulSoup(StateView(program.stepper(), lang).html(), "html.parser").select_one(".jl-snapshot")
         assert note.select_one(".jl-snapshot-how").get_text() == said
@@ -895,7 +895,7 @@ def test_the_jit_comparison_past_its_budget_is_a_button():
     d.press("ready")
     d.press("continue")
     notes = dict(state(d)["notes"])
-    assert notes["jitskip"].startswith("Not compared with jax.jit: the program has ") and "budget of 2" in notes["jitskip"]
+    assert notes["jitskip"].startswith("Not compared with jax.jit: the program has ") and "budget of 2" in notes["jitskip"]  # noqa: E501 - the exact text a reader sees, kept whole
     d.press("jit")
     assert d.stepper.jit_budget == COMPARE_MAX
     assert "jitskip" not in dict(state(d)["notes"]) and "jitdiff" not in dict(state(d)["notes"])
@@ -1020,7 +1020,7 @@ def test_complex_and_bool_values_are_summarised():
     z = jnp.array([3 + 4j, -1 - 2j, 0.5j, complex(np.nan, 0)], jnp.complex64)
     d = describe(z)
     assert d["stats"] == "|x| max 5  real [-1, 3]  imag [-2, 4]  NaN 1" and (d["nan"], d["hist"]) == (1, None)
-    assert describe(jnp.array([1 + 1j, complex(np.inf, 0)]))["stats"] == "|x| max 1.41421  real [1, 1]  imag [1, 1]  NaN 0  Inf 1"
+    assert describe(jnp.array([1 + 1j, complex(np.inf, 0)]))["stats"] == "|x| max 1.41421  real [1, 1]  imag [1, 1]  NaN 0  Inf 1"  # noqa: E501 - the exact text a reader sees, kept whole
     b = describe(jnp.arange(10) % 3 == 0)
     assert (b["stats"], b["nan"], b["hist"]) == ("True 4 of 10", 0, None)
     assert describe(jnp.arange(10) > 20, "zh")["stats"] == "10 个中 True 0 个"

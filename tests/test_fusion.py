@@ -14,10 +14,11 @@ from jaxprlens.views.fusion import FusionView
 from seeds import SEEDS
 
 SESSION_OK = hasattr(jax.profiler, "ProfileSession")
-SESSION = pytest.mark.skipif(not SESSION_OK,
-                             reason="jax.profiler.ProfileSession is JAX 0.11+ (this JAX says so instead: a kerneltime test)")
+SESSION = pytest.mark.skipif(not SESSION_OK, reason="jax.profiler.ProfileSession is JAX 0.11+ "
+                                                     "(this JAX says so instead: a kerneltime test)")
 RECORDED = pytest.mark.skipif(tuple(int(x) for x in jax.__version__.split(".")[:2]) < (0, 12),
-                              reason="tests/traces was recorded on JAX 0.12; an older XLA names the loop's kernels apart")
+                              reason="tests/traces was recorded on JAX 0.12; "
+                                     "an older XLA names the loop's kernels apart")
 
 
 def mlp(params, x):
@@ -185,7 +186,7 @@ def test_the_text_in_chinese_with_removed_equations():
                                      "8 个方程 → 5 个计算内核；未写入内存的中间值：64 B"]
     lines = text.splitlines()
     assert "被 XLA 删去（没有指令来自它们：折叠为常量、被化简或无用）：0 broadcast_in_dim" in lines
-    assert "没有指令带有它们的名字，但其结果只流入一个计算内核，很可能由该计算内核计算：2/body/1 mul → add_add_fusion" in lines
+    assert "没有指令带有它们的名字，但其结果只流入一个计算内核，很可能由该计算内核计算：2/body/1 mul → add_add_fusion" in lines  # noqa: E501 - the exact text a reader sees, kept whole
 
 
 def test_the_html_tints_rows_by_kernel_and_needs_no_script(maps):
@@ -350,7 +351,8 @@ fusion map: the kernels XLA compiled the program into (cpu)
 kernel times: the compiled program run 3 times under jax.profiler; each kernel's own time per run (less the \
 kernels recorded inside it), as a share of all kernels' time
 read from the host's events (/host:CPU): XLA on the CPU runs each kernel as a thunk, one event each
-each run timed whole: under the profiler run median TIME +- TIME, without it run median TIME +- TIME (the profiler's own cost is in the kernels' times, most of all for small kernels)
+each run timed whole: under the profiler run median TIME +- TIME, without it run median TIME +- TIME (the \
+profiler's own cost is in the kernels' times, most of all for small kernels)
 kernel               kind         equations                     FLOPs  bytes  measured (% of time)
 multiply_add_fusion  loop fusion  0 sin, 1 cos, 2 mul, 3 add  32 FLOP  320 B  measured TIME (N% of time)
 all kernels                                                                   measured TIME (N% of time)
@@ -366,7 +368,7 @@ def test_the_profiled_text_in_chinese_says_what_the_cpu_did_not_measure():
     from traces.record import ARGS, loop_cond
     view = jaxprlens.trace(loop_cond, *ARGS).fusion(profile=True, repeat=2, lang="zh")
     lines = _masked(view.text()).splitlines()
-    assert lines[2] == ("计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的"
+    assert lines[2] == ("计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的"  # noqa: E501 - the exact text a reader sees, kept whole
                         "计算内核），以占全部计算内核时间的比例表示")
     assert lines[4] == ("每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME"
                         "（profiler 自身的开销算在计算内核时间里，小计算内核尤甚）")

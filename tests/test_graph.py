@@ -144,7 +144,7 @@ def test_seed_svg(name):
     bundle = g._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html", "image/png"}   # the SVG once, inside the HTML
     png = base64.b64decode(bundle["image/png"])                  # and a picture for LaTeX/PDF exports
-    assert png.startswith(b"\x89PNG") and png == g.pipe("png")
+    assert png.startswith(b"\x89PNG") and png == g.png()
     assert set(g._repr_mimebundle_(exclude={"image/png"})) == {"text/plain", "text/html"}   # only what is asked
     assert set(g._repr_mimebundle_(include={"text/html", "text/plain"})) == {"text/plain", "text/html"}
     page = bundle["text/html"]
@@ -822,3 +822,15 @@ def test_a_chinese_legend_cell_is_wide_enough_for_its_glyphs():
     assert cells["数据搬移"] >= 4 * 11 and cells["缩并"] >= 2 * 11, cells
     english = trace(lambda a: a.T.sum(), np.ones((2, 3), np.float32)).graph().source
     assert "WIDTH" not in english[english.index("legend [label="):]           # English cells: as they were
+
+
+def test_a_picture_past_its_budget_stays_out_of_the_output(monkeypatch):
+    """A large drawing's PNG would outweigh its notebook: the output keeps the HTML and the text; save() writes it."""
+    from jaxprlens.views import graph as graph_view
+    g = _program("func10").graph()
+    assert "image/png" in g._repr_mimebundle_()
+    monkeypatch.setattr(graph_view, "PNG_MAX", 100)
+    assert g.png() is None and set(g._repr_mimebundle_()) == {"text/plain", "text/html"}
+    monkeypatch.undo()
+    monkeypatch.setenv("JAXPRLENS_GRAPH_PNG", "0")                 # a notebook kept light (the stored course)
+    assert g.png() is None and set(g._repr_mimebundle_()) == {"text/plain", "text/html"}

@@ -172,8 +172,9 @@ def test_a_module_given_to_a_jitted_function_gets_advice_that_works(ip):
     ip.run_cell("import jax, jax.numpy as jnp, equinox as eqx\n"
                 "mlp = eqx.nn.MLP(2, 2, 4, 1, key=jax.random.PRNGKey(0))\n"
                 "step = jax.jit(lambda model, x: model(x))")
-    with pytest.raises(UsageError, match=r"^`<lambda>` is jax\.jit'd, and its argument at `model\.activation` is of "
-                                         r"type custom_jvp, not an array: .*eqx\.filter_jit.*eqx\.partition.*nnx\.split"):
+    with pytest.raises(UsageError, match=r"^`<lambda>` is jax\.jit'd, and its argument at `model\.activation` "
+                                         r"is of type custom_jvp, not an array: "
+                                         r".*eqx\.filter_jit.*eqx\.partition.*nnx\.split"):
         ip.run_cell_magic("jaxpr", "", "step(mlp, jnp.ones(2))")
     with pytest.raises(UsageError, match=r"^`<lambda>` 经过 jax\.jit.*eqx\.filter_jit"):
         ip.run_cell_magic("jaxpr", "--lang zh", "step(mlp, jnp.ones(2))")
@@ -251,7 +252,8 @@ def test_a_typod_option_suggests_the_closest_in_the_cells_language(ip, lang, sai
     assert "--bogus" in str(info.value) and len(str(info.value).splitlines()) == 2
 
 
-@pytest.mark.parametrize("dash", ["\u2014", "\u2013", "\u2212"])        # em dash, en dash, minus: an editor's autocorrect
+# em dash, en dash, minus: an editor's autocorrect
+@pytest.mark.parametrize("dash", ["\u2014", "\u2013", "\u2212"])
 def test_an_option_written_with_a_dash_like_character_suggests_the_option(ip, dash):
     with pytest.raises(UsageError) as info:
         ip.run_cell_magic("jaxpr", f"{dash}graph", cell("func1"))
@@ -345,12 +347,12 @@ def test_an_option_argparse_refuses_is_said_in_the_cells_language(ip):
      "--static-argnums 接受以逗号分隔的整数，例如 0 或 0,1；收到的是 'x'"),
     ("--device tpu:9", "no tpu device here for 'tpu:9'; devices here: {listing}",
      "这里没有 tpu 设备，无法使用 'tpu:9'；这里的设备：{listing}"),
-    ("--device gpu-1", "unknown device 'gpu-1' (write platform[:index], e.g. cpu, gpu:1, tpu:0); devices here: {listing}",
+    ("--device gpu-1", "unknown device 'gpu-1' (write platform[:index], e.g. cpu, gpu:1, tpu:0); devices here: {listing}",  # noqa: E501 - the exact text a reader sees, kept whole
      "未知设备 'gpu-1'（请写成 platform[:index]，例如 cpu、gpu:1、tpu:0）；这里的设备：{listing}"),
     ("--compare", "--compare only works with --transform, e.g. `%%jaxpr --transform grad --compare`",
      "--compare 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --compare`"),
     ("--argnums 0 --in-axes 0", "--argnums --in-axes only work with --transform, e.g. `%%jaxpr --transform grad "
-     "--argnums 0,1`", "--argnums --in-axes 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --argnums 0,1`"),
+     "--argnums 0,1`", "--argnums --in-axes 只能与 --transform 一起使用，例如 `%%jaxpr --transform grad --argnums 0,1`"),  # noqa: E501 - the exact text a reader sees, kept whole
     ("--run --repeat 0", "repeat must be at least 1, got 0", "repeat 至少为 1，收到的是 0"),
     ("--static-argnums 7", "static_argnums has 7, but the call has 2 positional argument(s)",
      "static_argnums 含有 7，但调用只有 2 个位置实参"),
@@ -600,7 +602,7 @@ def test_vmap_of_a_batch_without_batched_says_so_in_one_line(ip, capsys):
     message = str(info.value)                       # JAX's own words (Pred must be ...) stay as JAX says them
     assert message.startswith("`piecewise(jnp.array([-1., 0.5, 2.]))` 在所写的实参上失败：TypeError（单元格第 4 行："
                               "return lax.cond(x > 0, jnp.sin, jnp.cos, x)）：Pred must be a scalar")
-    assert message.endswith("；--transform vmap 把这次调用当作一个样本，并把每个被映射的实参堆叠两次：如果实参已经是一批，"
+    assert message.endswith("；--transform vmap 把这次调用当作一个样本，并把每个被映射的实参堆叠两次：如果实参已经是一批，"  # noqa: E501 - the exact text a reader sees, kept whole
                             "请加上 --batched，直接在所写的实参上映射（与 jax.vmap(f, in_axes) 作用于 *args 相同）")
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err           # no JAX traceback
@@ -629,11 +631,11 @@ def test_vmap_batch_that_cannot_be_built_says_why(ip, opts, call, message):
 
 
 @pytest.mark.parametrize("opts, call, zh", [
-    ("--batched", "piecewise(jnp.array(2.))", "无法对所写的实参做 vmap：实参 0 是 f32[]，没有可映射的轴 0；请给它一个批轴、"
+    ("--batched", "piecewise(jnp.array(2.))", "无法对所写的实参做 vmap：实参 0 是 f32[]，没有可映射的轴 0；请给它一个批轴、"  # noqa: E501 - the exact text a reader sees, kept whole
      "在 --in-axes 中用 None 不映射它，或去掉 --batched，把这次调用当作一个样本来堆叠"),
     ("--batched", "jnp.add(jnp.ones(3), jnp.ones(4))", "无法对所写的实参做 vmap：批大小不一致（实参 0 沿轴 0 有 3 个，"
      "实参 1 沿轴 0 有 4 个）；请让它们一致，或在 --in-axes 中用 None 不映射某个实参"),
-    ("--in-axes 2", "jnp.sin(jnp.ones(3))", "无法构建批：in_axes 把实参 0 的批轴放在 2，但它只有 1 维，所以轴必须在 -2 到 1 之间"),
+    ("--in-axes 2", "jnp.sin(jnp.ones(3))", "无法构建批：in_axes 把实参 0 的批轴放在 2，但它只有 1 维，所以轴必须在 -2 到 1 之间"),  # noqa: E501 - the exact text a reader sees, kept whole
 ])
 def test_vmap_batch_that_cannot_be_built_says_why_in_chinese(ip, opts, call, zh):
     ip.run_cell(PIECEWISE)
@@ -710,8 +712,8 @@ def test_help_in_a_kernel_in_both_languages_leaves_the_kernel_and_namespace_as_t
     assert kernel("probe = 41")[0]["status"] == "ok"
     for code, said in [("%%jaxpr --help\nprobe = 0\nabs(probe)",
                         "  --text                show the jaxpr as JAX prints it"),
-                       ("%%jaxpr --lang zh -h\nprobe = 0\nabs(probe)", "  --text                按 JAX 打印的样子显示 jaxpr"),
-                       ("%jaxpr_config --lang zh --help", "  --reset      忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),
+                       ("%%jaxpr --lang zh -h\nprobe = 0\nabs(probe)", "  --text                按 JAX 打印的样子显示 jaxpr"),  # noqa: E501 - the exact text a reader sees, kept whole
+                       ("%jaxpr_config --lang zh --help", "  --reset      忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),  # noqa: E501 - the exact text a reader sees, kept whole
                        ("%jaxpr --help abs(probe)", "options:")]:
         reply, text = kernel(code)
         assert reply["status"] == "ok" and said in text.splitlines(), code

@@ -131,10 +131,10 @@ def _absent() -> str:
 def test_bad_device_lists_devices(case):
     absent, n_cpu = _absent(), len(jax.devices("cpu"))
     spec, message = {
-        "absent with index": (f"{absent}:3", rf"^no {absent} device here for '{absent}:3'; devices here: {_listing()}$"),
+        "absent with index": (f"{absent}:3", rf"^no {absent} device here for '{absent}:3'; devices here: {_listing()}$"),  # noqa: E501 - the exact text a reader sees, kept whole
         "absent": (absent, rf"^no {absent} device here for '{absent}'; devices here: {_listing()}$"),
         "index past the end": (f"cpu:{n_cpu + 4}", rf"^no device 'cpu:{n_cpu + 4}': there are {n_cpu} cpu "
-                                                   rf"device\(s\) \(indices 0..{n_cpu - 1}\); devices here: {_listing()}$"),
+                                                   rf"device\(s\) \(indices 0..{n_cpu - 1}\); devices here: {_listing()}$"),  # noqa: E501 - the exact text a reader sees, kept whole
         "malformed": ("gpu-1", r"^unknown device 'gpu-1' \(write platform\[:index\], e\.g\. cpu, gpu:1, tpu:0\); "
                                rf"devices here: {_listing()}$"),
     }[case]
@@ -402,7 +402,7 @@ def test_run_shows_key_outputs_as_jax_writes_them_with_their_key_data():
     k0 = jax.random.key_data(want[0]).tolist()
     lines = r.text().splitlines()
     assert f"  out[0] = key<fry>[] {{PRNG key (threefry2x32), key data uint32[2]}} [{k0[0]}, {k0[1]}]" in lines
-    assert any(x.startswith("  out[1] = key<fry>[3] {PRNG key (threefry2x32), key data uint32[3, 2]} [[") for x in lines)
+    assert any(x.startswith("  out[1] = key<fry>[3] {PRNG key (threefry2x32), key data uint32[3, 2]} [[") for x in lines)  # noqa: E501 - the exact text a reader sees, kept whole
     assert "<code>key&lt;fry&gt;[3] {PRNG key (threefry2x32)" in r.html()      # escaped once
     zh = run(p, repeat=1, lang="zh").text()
     assert f"  out[0] = key<fry>[] {{PRNG 密钥（threefry2x32），密钥数据 uint32[2]}} [{k0[0]}, {k0[1]}]" in zh
@@ -525,15 +525,13 @@ def test_magic_profile_too_big_is_a_message_not_a_traceback(ip, monkeypatch):
 def test_an_allocation_failure_is_said_as_ours():
     from jaxprlens.engine import runner
     from jaxprlens.model.errors import KeyedError
-    with pytest.raises(KeyedError) as e:
-        with runner.out_of_memory_said(resolve_device("cpu")):
-            raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 20000000000 bytes.\nmore")
+    with pytest.raises(KeyedError) as e, runner.out_of_memory_said(resolve_device("cpu")):
+        raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 20000000000 bytes.\nmore")
     assert e.value.text("en") == ("cpu:0 ran out of memory running it (RESOURCE_EXHAUSTED: Out of memory while trying "
                                   "to allocate 20000000000 bytes.): call it on smaller inputs, or on a device with "
                                   "more memory (--device)")
-    with pytest.raises(ValueError):                                       # anything else: as it was
-        with runner.out_of_memory_said(resolve_device("cpu")):
-            raise ValueError("shapes differ")
+    with pytest.raises(ValueError), runner.out_of_memory_said(resolve_device("cpu")):   # anything else: as it was
+        raise ValueError("shapes differ")
 
 
 def test_profile_keeps_the_live_values_only(monkeypatch):

@@ -92,7 +92,8 @@ def test_what_a_search_reads_is_the_text_of_each_row(name):
         src, key = tr.select_one(".jl-src"), id(tr.find_parent("table"))
         if src and not tr.has_attr("data-same"):
             carried[key] = src.get_text()
-        want = f'{tr["data-eqn"]} {tr.select_one(".jl-eq").get_text()} {carried.get(key, "") if src or tr.has_attr("data-same") else ""}'
+        source = carried.get(key, "") if src or tr.has_attr("data-same") else ""
+        want = f'{tr["data-eqn"]} {tr.select_one(".jl-eq").get_text()} {source}'
         assert table.rows.search_text(rows[tr["data-eqn"]]) == want.lower(), tr["data-eqn"]
 
 
@@ -357,9 +358,11 @@ def test_signature_folds_pytrees_by_path():
     ins, outs = sig.select(":scope > tr")
     assert "jl-sigtree" in ins["class"] and "jl-invar" in ins["class"] and "jl-outvar" in outs["class"]
     top = ins.select_one("ul.jl-tree")
-    assert all("list-style:none" in ul.get("style", "") for ul in page.select("ul.jl-tree"))   # no bullets, untrusted too
+    # no bullets, untrusted too
+    assert all("list-style:none" in ul.get("style", "") for ul in page.select("ul.jl-tree"))
     assert [li.select_one("summary").get_text(" ").split() if li.details else li.get_text(" ").split()
-            for li in top.find_all("li", recursive=False)] == [["params", "7", "values", "·", "672", "B"], ["h", ":f32[3,4]", "x"]]
+            for li in top.find_all("li", recursive=False)] == [["params", "7", "values", "·", "672", "B"],
+                                                              ["h", ":f32[3,4]", "x"]]
     blocks = top.li.details.ul.find_all("li", recursive=False)
     assert blocks[0].summary.get_text(" ").split() == ["blocks", "6", "values", "·", "512", "B"]
     assert blocks[1].get_text(" ").split() == ["g", ":f32[10,4]", "params['embed']"]        # one leaf: no fold
@@ -463,7 +466,8 @@ def test_folded_table_text_is_a_line_per_call(lang):
     lines = p.table(lang=lang).text().splitlines()
     note = lines.index(t("text_folded", lang))
     assert [line.split("（" if lang == "zh" else "  (")[0].split("：" if lang == "zh" else ": ")[0]
-            for line in lines[:note]] == ["input" if lang == "en" else "输入"] * 2 + ["result" if lang == "en" else "结果"]
+            for line in lines[:note]] == (["input" if lang == "en" else "输入"] * 2
+                                          + ["result" if lang == "en" else "结果"])
     assert lines[0] == ("input: params · 48 values · 49.9 kB" if lang == "en" else "输入：params · 48 个值 · 49.9 kB")
     calls = [g for g in layout.top_items(layout.fold_tree(p, count_eqns(p))) if not isinstance(g, Eqn)]
     assert len(calls) == 6
@@ -471,7 +475,7 @@ def test_folded_table_text_is_a_line_per_call(lang):
     assert heads == [f"  ▸  {group_label(g, lang)}  {t('n_eqns', lang, n=g.size)}" for g in calls]
     assert heads[0] == ("  ▸  block (call 1 of 6)  " if lang == "en" else "  ▸  block（第 1 次调用，共 6 次）  ") \
         + t("n_eqns", lang, n=calls[0].size)
-    site = "test_calls.py line 43: x = block(x, p)  — in: " if lang == "en" else "test_calls.py 第 43 行：x = block(x, p)  — 输入："
+    site = "test_calls.py line 43: x = block(x, p)  — in: " if lang == "en" else "test_calls.py 第 43 行：x = block(x, p)  — 输入："  # noqa: E501 - the exact text a reader sees, kept whole
     assert all(lines[lines.index(h) + 1].startswith("       " + site) for h in heads)
     assert len(lines) < 100 < count_eqns(p)          # a line per call, not per equation
 

@@ -377,7 +377,7 @@ def test_every_transform_is_listed():
 def test_transformed_program_says_what_it_is():
     p = program("func7").transform("vmap")
     assert p.title == "vmap(func7)" and p.title_note == (("note_vmap", {}),)
-    assert p.table().text().splitlines()[0] == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"
+    assert p.table().text().splitlines()[0] == "vmap(func7): a batch of 2, each mapped argument stacked twice along its axis"  # noqa: E501 - the exact text a reader sees, kept whole
     assert p.table(lang="zh").text().splitlines()[0] == "vmap(func7)：批大小为 2，每个被映射的实参沿其轴堆叠两次"
     caption = BeautifulSoup(p.table()._repr_mimebundle_()["text/html"], "html.parser").select_one(".jl-cap")
     assert caption.get_text().startswith("vmap(func7): a batch of 2") and "signature" in caption.get_text()
@@ -485,7 +485,7 @@ def test_a_jitted_call_says_its_function_was_transformed_whole():
     g = jaxprlens.trace(jitted_loss, W, X).transform("grad")
     assert g.table().text().splitlines()[0] == ("grad(jitted_loss): the jitted function as passed, transformed "
                                                 "whole (its jit equations kept)")
-    assert g.table(lang="zh").text().splitlines()[0] == "grad(jitted_loss)：变换的是所传入的 jit 函数本身（保留其 jit 方程）"
+    assert g.table(lang="zh").text().splitlines()[0] == "grad(jitted_loss)：变换的是所传入的 jit 函数本身（保留其 jit 方程）"  # noqa: E501 - the exact text a reader sees, kept whole
     inner = jaxprlens.trace(calls_a_library, W, X).transform("vmap")
     assert inner.title_note[0] == ("note_passed_jit_inside", {"fn": "calls_a_library", "jit": "<lambda>"})
     assert inner.table().text().splitlines()[0] == (
@@ -577,4 +577,4 @@ def test_magic_grad_of_a_scalar_and_aux(ip):
     for opts in ("--transform vmap --has-aux", "--has-aux"):
         with pytest.raises(UsageError) as info:
             ip.run_cell_magic("jaxpr", opts, cell)
-        assert str(info.value) == "--has-aux only works with --transform grad, e.g. `%%jaxpr --transform grad --has-aux`"
+        assert str(info.value) == "--has-aux only works with --transform grad, e.g. `%%jaxpr --transform grad --has-aux`"  # noqa: E501 - the exact text a reader sees, kept whole

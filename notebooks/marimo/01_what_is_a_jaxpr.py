@@ -99,7 +99,9 @@ def _(mo):
 
     `jax.make_jaxpr` prints `{ lambda constvars ; invars . let eqns in (outs) }`: the variables before the `;` are
     hoisted constants (constvars), those after it are the inputs (invars). Each equation applies one primitive to
-    atoms (variables or literals); parameters are printed in square brackets as `name=value`.
+    atoms (variables or literals); parameters are printed in square brackets as `name=value`. A program that uses
+    one sub-jaxpr more than once is printed after `let name = { lambda ... } in`, that sub-jaxpr printed once and
+    named first (lecture 0, before exercise 2).
     """)
     return
 
@@ -156,6 +158,39 @@ def _(mo):
 def _(func1, jaxprlens, jnp):
     # Cell tags: needs-feature
     jaxprlens.show(func1, jnp.zeros(8), jnp.ones(8), graph=True)
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md(r"""
+    ## `make_jaxpr`'s own parameters
+
+    `jax.make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False)` takes three parameters besides the
+    function. `static_argnums` marks arguments that are not traced: their Python values are read while tracing,
+    so `n` below unrolls the loop and is not an input of the jaxpr (it has one input, `a`; this short jaxpr prints
+    on one line). `return_shape=True` returns the jaxpr together with the shape and dtype of the output, as
+    `jax.ShapeDtypeStruct`s. `axis_env` names mapped axes and their sizes, so that a collective such as `psum`
+    over the axis `"batch"` can be traced outside `shard_map` or `vmap` (without it, JAX raises a `NameError`).
+    """)
+    return
+
+
+@app.cell
+def _(func1, jnp, make_jaxpr):
+    import jax
+
+
+    def power(x, n):
+        for _ in range(n - 1):
+            x = x * x
+        return x
+
+
+    print(make_jaxpr(power, static_argnums=1)(2., 3).pretty_print(use_color=False))
+    closed, shape = make_jaxpr(func1, return_shape=True)(jnp.zeros(8), jnp.ones(8))
+    print(shape)
+    print(make_jaxpr(lambda x: jax.lax.psum(x, "batch"), axis_env=[("batch", 4)])(1.).pretty_print(use_color=False))
     return
 
 

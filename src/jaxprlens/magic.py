@@ -364,7 +364,7 @@ class JaxprMagics(Magics):
         except UsageError:
             raise
         except Exception as e:  # noqa: BLE001 - user code failed: the cell fails with the user's traceback
-            raise self._user_error(e, opts.lang)
+            raise self._user_error(e, opts.lang)  # noqa: B904 - the user's own exception, raised again as it is
         if call is None:
             raise UsageError(_not_a_call(last, code, opts.lang))
         text = ast.get_source_segment(code, call) or ast.unparse(call)
@@ -404,7 +404,7 @@ class JaxprMagics(Magics):
             if vmap:
                 raise self._vmap_error(e, call, opts, t("vmap_call_fails", opts.lang,
                                                         text=shorten(call.text, 60))) from None
-            raise self._user_error(e, opts.lang)
+            raise self._user_error(e, opts.lang)  # noqa: B904 - the user's own exception, raised again as it is
 
     def _vmap_error(self, e, call: _Call, opts: Options, what: str) -> UsageError:
         """One line for a vmap view that cannot be traced (no JAX traceback); suggests --batched when

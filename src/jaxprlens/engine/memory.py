@@ -215,7 +215,7 @@ def deaths(program: Program) -> list:
     dies = program.memo.get("memory.deaths")
     if dies is None:
         n = len(program.eqns)
-        last: dict = {v: -1 for v in (*program.constvars, *program.invars)}
+        last: dict = dict.fromkeys((*program.constvars, *program.invars), -1)
         for i, eqn in enumerate(program.eqns):
             for a in eqn.invars:
                 if isinstance(a, Var):

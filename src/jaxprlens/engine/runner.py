@@ -321,7 +321,7 @@ def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: fl
     eqns = list(program.eqns)
     whole = measure(program, device=device, repeat=repeat, budget=budget / (len(eqns) + 1))
     whole.budget = budget
-    overhead, done = whole.compile_time, 0       # seconds per equation outside its timed runs (compile, warm-up)
+    overhead = whole.compile_time       # seconds per equation outside its timed runs (compile, warm-up)
     dev = resolve_device(device)
     env, args = {}, place(program, dev, explicit=device is not None)
     dev = placed_on(args, dev)
@@ -348,7 +348,6 @@ def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: fl
         for v in dies[i]:                # what no later equation reads goes now: the program's live values only
             env.pop(v, None)
         spent = time.perf_counter() - start - timings.count * timings.median
-        done += 1
-        overhead += (max(spent, 0.0) - overhead) / (done + 1)      # a running mean, the whole's compile first
+        overhead += (max(spent, 0.0) - overhead) / (i + 2)      # a running mean, the whole's compile first
         rows.append(ProfileRow(eqn, table_costs.get(eqn.id), timings))
     return whole, rows, table_costs

@@ -400,7 +400,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
              self.last_outputs) = kept
             self._ahead = (op, env, inputs, tuple(outs)) if took else None
 
-    def advance_while(self, inside) -> "Stepper":
+    def advance_while(self, inside) -> Stepper:
         """One move (``back()`` undoes it whole): advance as ``run()`` does, stopping at a breakpoint or a
         condition, while ``inside(self)`` holds and the program is not done (``step_out``, and
         ``engine.landings.over_call``'s "over a call")."""

@@ -7,7 +7,7 @@ import inspect
 import os
 import re
 import sysconfig
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

@@ -7,7 +7,8 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import jax
 
@@ -149,7 +150,7 @@ class Program:
     _returns: list = field(default_factory=list, repr=False)   # ("out", body result) or ("value", x) per
                                                      # result of the call
     _held: frozenset = field(default=frozenset(), repr=False)   # leaves held fixed (not arrays)
-    outer: "Program | None" = field(default=None, repr=False)   # the traced call, when this is the body of
+    outer: Program | None = field(default=None, repr=False)   # the traced call, when this is the body of
                                                      # the one ``jit`` equation it was (``see_through``)
     call: Call | None = field(default=None, repr=False)   # the call as written (a jit's body: its call's)
     out_updates: list = field(default_factory=list)  # per outvar: the input path it is the new value of
@@ -235,7 +236,7 @@ class Program:
         """Bytes live along the program, its peak, residuals (``jaxprlens.views.memory.MemoryView``)."""
         return _provided("memory")(self, **options)
 
-    def transform(self, name: str, **options) -> "Program":
+    def transform(self, name: str, **options) -> Program:
         """The program of ``jax.grad`` / ``vmap`` / ... of this function (``jaxprlens.engine.transform``)."""
         return _provided("transform")(self, name, **options)
 

@@ -6,7 +6,7 @@ import functools
 import inspect
 import re
 import types
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.extend.core as jex
@@ -85,7 +85,8 @@ def _check_static(names: list[str], args: tuple, static: tuple):
         except TypeError:
             kind = type(args[i]).__name__
             arrays = sum(1 for leaf in jax.tree_util.tree_leaves(args[i]) if _is_array_like(leaf))
-            if arrays and not _is_array_like(args[i]):      # a module (Equinox, flax) or a pytree of weights: its arrays are to be traced
+            # a module (Equinox, flax) or a pytree of weights: its arrays are to be traced
+            if arrays and not _is_array_like(args[i]):
                 raise TraceError("trace_static_arrays", name=names[i], i=i, kind=kind, n=arrays) from None
             raise TraceError("trace_unhashable", name=names[i], i=i, kind=kind) from None
 
@@ -97,7 +98,7 @@ _JIT_NON_ARRAY = re.compile(r"Error interpreting argument to (.+?) as an abstrac
 _NON_ARRAY = re.compile(r"Cannot interpret value of type (.+?) as an abstract array")
 
 
-def _jit_advice(e: TypeError) -> "TraceError | None":
+def _jit_advice(e: TypeError) -> TraceError | None:
     """The advice for a jax.jit'd call given a non-array leaf (``eqx.filter_jit``, ``eqx.partition``,
     ``nnx.jit``, ``nnx.split``), or None for any other TypeError."""
     text = str(e)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Program, Source, Var, param_text, statement

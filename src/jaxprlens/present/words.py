@@ -65,9 +65,9 @@ def percent(x: float) -> str:
 
 def fmt_time(seconds: float) -> str:
     """Three significant digits: ``850 ns``, ``45.6 µs``, ``1.23 ms``, ``2.50 s``."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+    for name, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
-            v = seconds / scale
+            unit, v = name, seconds / scale
             break
     else:
         unit, v = "ns", seconds / 1e-9

@@ -1,5 +1,5 @@
-"""Which cell is running, whether its front end draws widgets, and closing what an earlier run of it displayed: a re-run cell frees its old widgets
-(the live debugger and the live table keep one registry each)."""
+"""Which cell is running, whether its front end draws widgets, and closing what an earlier run of it displayed: a
+re-run cell frees its old widgets (the live debugger and the live table keep one registry each)."""
 from __future__ import annotations
 
 import os

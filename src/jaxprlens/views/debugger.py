@@ -17,7 +17,6 @@ widget state.
 """
 from __future__ import annotations
 
-import math
 import time
 
 import anywidget

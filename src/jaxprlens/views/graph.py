@@ -3,6 +3,7 @@ rendered to SVG and shown in a pan-and-zoom viewer."""
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 
 from jaxprlens.views import fold, overview, render
@@ -29,6 +30,10 @@ def _kernels(program: Program, fusion):
     fmap = getattr(fusion, "map", fusion)
     return Kernels(fusion_map(program) if fmap is True else fmap)
 
+
+PNG_DPI = 72          # the picture in a graph's output: a pixel a point
+PNG_MAX = 120_000     # bytes: a larger picture is left out of the output (``save("x.png")`` writes any size)
+PNG_ENV = "JAXPRLENS_GRAPH_PNG"   # "0": no picture in graph outputs (a notebook kept light, as the course is stored)
 
 class Graph:
     """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None, ahead=True)``: the
@@ -91,6 +96,15 @@ class Graph:
     def pipe(self, format: str = "svg") -> bytes:
         """Rendered bytes in ``format``; raises ``render.RenderError`` with advice when it cannot."""
         return render.render(self.source, format)
+
+    def png(self) -> bytes | None:
+        """The picture LaTeX/PDF exports show (``PNG_DPI``: a pixel a point, the drawing at its own size), or None
+        for a drawing whose picture would outweigh the rest of its notebook (``PNG_MAX``: ``save("x.png")`` writes
+        it at any size)."""
+        if os.environ.get(PNG_ENV, "1") == "0":
+            return None
+        data = render.render(self.source, "png", dpi=PNG_DPI)
+        return data if len(data) <= PNG_MAX else None
 
     def svg(self) -> str:
         if self._svg is None:
@@ -189,8 +203,9 @@ class Graph:
         from jaxprlens.views.live import live_bundle        # marimo: drawn as a widget (no script runs there)
         bundle = {"text/plain": self.summary(), "text/html": self.html()}
         if (include is None or "image/png" in include) and not (exclude and "image/png" in exclude):
-            # what LaTeX/PDF exports (nbconvert --to latex/pdf) and other readers without HTML show
-            bundle["image/png"] = base64.b64encode(self.pipe("png")).decode("ascii")
+            png = self.png()          # what LaTeX/PDF exports (nbconvert --to latex/pdf) show
+            if png is not None:
+                bundle["image/png"] = base64.b64encode(png).decode("ascii")
         return live_bundle(bundle, [self])
 
     def __repr__(self) -> str:

@@ -36,7 +36,7 @@ def lowered(program: Program):
     return jax.jit(fn).lower(*specs)
 
 
-def stablehlo(program: Program) -> "HloText":
+def stablehlo(program: Program) -> HloText:
     """The StableHLO module with locations removed from the text and kept per line for linking."""
     return parse_stablehlo(lowered(program).as_text(debug_info=True))
 
@@ -241,8 +241,9 @@ class Lowering(View):
         rows = []
         for eqn, pad, line in self._eqn_lines():
             to = " ".join(f'<a href="#{self._id}-L{n}">L{n}</a>' for n in self.links.get(eqn.id, []))
-            rows.append(f'<tr data-eqn="{html(eqn.id)}"{ROW}><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td><td class="jl-eq"{EQ_TIGHT}>'
-                        f'{pad}{html(line)}</td><td class="jl-hlo-links"{LINKS}>{to}</td></tr>')
+            rows.append(f'<tr data-eqn="{html(eqn.id)}"{ROW}><td{TIGHT}>{html(eqn.id).replace("/", "/<wbr>")}</td>'
+                        f'<td class="jl-eq"{EQ_TIGHT}>{pad}{html(line)}</td>'
+                        f'<td class="jl-hlo-links"{LINKS}>{to}</td></tr>')
         hlo = []
         for n, line in enumerate(self.hlo.lines, 1):
             eqns = " ".join(back.get(n, []))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from jaxprlens.engine.runner import BUDGET, REPEAT
 from jaxprlens.model.errors import KeyedError
@@ -78,25 +79,25 @@ def _device(text: str):
     return resolve_device(text)
 
 
-def _runs(opts: "Options") -> None:
+def _runs(opts: Options) -> None:
     if opts.repeat < 1:
         raise KeyedError("run_repeat", repeat=opts.repeat)
     if not opts.budget > 0:
         raise KeyedError("run_budget", budget=opts.budget)
 
 
-def _graph_size(opts: "Options") -> None:
+def _graph_size(opts: Options) -> None:
     if min(opts.depth or 0, opts.max_nodes) < 0:
         from jaxprlens.views.draw import DEPTH     # what the graph opens when not told
         raise KeyedError("graph_negative", depth=DEPTH if opts.depth is None else opts.depth, max_nodes=opts.max_nodes)
 
 
-def _transform(opts: "Options") -> None:
+def _transform(opts: Options) -> None:
     from jaxprlens.engine.transform import check_options
     check_options(opts.transform, opts.transform_options)
 
 
-def _compare(opts: "Options") -> None:
+def _compare(opts: Options) -> None:
     """``--compare`` is an output of its own (the two programs side by side, ``--lower``/``--compiled`` below)."""
     others = [s.flag for s in VIEWS if getattr(opts, s.name) and s.shows not in (SPEC["lower"].shows,)]
     if others:
@@ -153,7 +154,7 @@ class Options:
     sharding: bool = option(False, shows="jaxprlens.views.sharding:part", at=65)
 
     @classmethod
-    def from_namespace(cls, ns) -> "Options":
+    def from_namespace(cls, ns) -> Options:
         """The options of a namespace (the magic's argparse one), read and checked all at once, before anything
         runs: a bad one is a ``ValueError`` (``KeyedError``, worded by the catalogue) saying which.  Each value read
         first (``--device tpu:9``), then what each option needs (``--depth`` without ``--graph``), then the checks

@@ -88,13 +88,15 @@ def find_renderer() -> tuple[str, str]:
     return path.name, str(path)
 
 
-def render(source: str, fmt: str = "svg", timeout: float = TIMEOUT) -> bytes:
-    """Lay out DOT ``source`` and return the ``fmt`` output bytes (``svg``, ``png``, ...)."""
+def render(source: str, fmt: str = "svg", timeout: float = TIMEOUT, dpi: int | None = None) -> bytes:
+    """Lay out DOT ``source`` and return the ``fmt`` output bytes (``svg``, ``png``, ...); ``dpi``: a picture's
+    resolution (``-Gdpi``), the renderer's own when None."""
     name, exe = find_renderer()
     if name.startswith(PURE) and fmt not in PURE_FORMATS:
         raise RenderError("render_format", fmt=repr(fmt), formats=", ".join(PURE_FORMATS))
     try:
-        done = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True,
+        done = subprocess.run([exe, f"-T{fmt}", *([f"-Gdpi={dpi}"] if dpi else [])], input=source.encode("utf-8"),
+                              capture_output=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         raise RenderError("render_timeout", name=name, s=f"{timeout:.0f}") from None

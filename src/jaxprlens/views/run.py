@@ -220,7 +220,8 @@ class Profile(View):
 
     def _total(self) -> str:
         total = self.costs.total
-        return t("estimated_total", self.lang, cost=cost_text(total, self.lang), intensity=intensity_text(total, self.lang))
+        return t("estimated_total", self.lang, cost=cost_text(total, self.lang),
+                 intensity=intensity_text(total, self.lang))
 
     def _stopped_text(self) -> str | None:
         """The budget ended the profile early: how many equations were not timed, or timed fewer times."""
@@ -292,7 +293,7 @@ def _shown(r: Run, lang: str) -> RunResult:
 
 
 def profile(program: Program, device=None, repeat: int = REPEAT, lang: str | None = None,
-            budget: float = BUDGET) -> "Profile":
+            budget: float = BUDGET) -> Profile:
     """``--profile``: every top-level equation timed on its own (``engine.runner.measure_each``), in about
     ``budget`` seconds at most."""
     whole, rows, table_costs = runner.measure_each(program, device=device, repeat=repeat, budget=budget)
@@ -306,7 +307,7 @@ def run_part(cell) -> RunResult:
     return run(cell.program, device=o.device, repeat=o.repeat, lang=o.lang, budget=o.budget)
 
 
-def profile_part(cell) -> "Profile | None":
+def profile_part(cell) -> Profile | None:
     """``--profile``: each equation timed; with ``--fusion`` (and no graph to colour) the fusion part times each
     kernel instead."""
     o = cell.opts

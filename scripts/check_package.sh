@@ -91,7 +91,8 @@ cell = "import jax.numpy as jnp\ndef f(x):\n    return jnp.sin(x) * 2.\nf(jnp.on
 result = ip.run_cell("%%jaxpr\n" + cell)
 assert result.success, result.error_in_exec or result.error_before_exec
 html = ip.display_formatter.format(result.result)[0].get("text/html", "")
-assert 'jl-prim">sin<' in html and "<script data-z=" in html, "the %%jaxpr table has no HTML with its front end"
+assert 'jl-prim">sin<' in html and "data-jl-out=" in html and "DecompressionStream" in html, \
+    "the %%jaxpr table has no HTML with its front end"
 from jaxprlens.present import front      # every stylesheet and ES module, read from the wheel's static/
 assert front.css(frozenset(front.CSS)) and "export default" in front.bundle(frozenset(front.MODULES))
 print(f"    jaxprlens {jaxprlens.__version__} from {jaxprlens.__file__[len(site) + 1:]} (the wheel): import "

@@ -990,6 +990,27 @@ def test_l8s_nan_exercise_takes_the_names_in_any_order(answer, right):
             _run(check, trial)
 
 
+@pytest.mark.parametrize("answer, right", [
+    (("model", "data"), True), (["model", "data"], True), ("P", True),
+    (("data", "model"), False), ("P-reversed", False), (("model", None), False), (("model",), False),
+])
+def test_l20s_spec_exercise_takes_a_tuple_a_list_or_a_partition_spec(answer, right):
+    """L20 exercise 1: the sharding of ``(x @ w1).T`` as a tuple of axis names, a list or a ``PartitionSpec``;
+    the spec of ``x @ w1`` itself (the dimensions not swapped) or a dimension left out is wrong."""
+    from jax.sharding import PartitionSpec as P
+    answer = {"P": P("model", "data"), "P-reversed": P("data", "model")}.get(answer, answer) \
+        if isinstance(answer, str) else answer
+    path = next(p for p in LECTURES if p.name.startswith("20"))
+    trial = _prepared(path, 1)
+    trial["answer_1"] = answer
+    check = exercises(path)[1]["check"]["source"]
+    if right:
+        assert "Correct!" in _run(check, trial)
+    else:
+        with pytest.raises(AssertionError, match="A transpose moves the dimensions"):
+            _run(check, trial)
+
+
 @pytest.mark.parametrize("prefix, natural, keys", [
     ("05", [1, 1, 2], "'cond_consts', 'body_consts', 'carry'"),
     ("05", (1, 1, 2), "'cond_consts', 'body_consts', 'carry'"),

@@ -261,10 +261,10 @@ def typed(shape, *spec):
 # %% [markdown]
 # **Exercise 1 / 练习 1.** On the explicit mesh, `x` is `f32[16@data,8]` and `w1` is `f32[8,32@model]`. What
 # sharding does the type of `(x @ w1).T` carry? Answer with its `PartitionSpec` as a tuple of axis names, one per
-# dimension (`None` for a dimension not split).
+# dimension (`None` for a dimension not split), or as a `P(...)`.
 #
 # 在显式设备网格上，`x` 是 `f32[16@data,8]`，`w1` 是 `f32[8,32@model]`。`(x @ w1).T` 的类型带着什么分片？用它的 `PartitionSpec`
-# 作答：每一维一个轴名组成的元组（没有切分的维度写 `None`）。
+# 作答：每一维一个轴名组成的元组（没有切分的维度写 `None`），或者写成 `P(...)`。
 
 # %% tags=["exercise-1"]
 answer_1 = None  # a tuple of axis names / 轴名组成的元组
@@ -272,7 +272,8 @@ answer_1 = None  # a tuple of axis names / 轴名组成的元组
 # %% tags=["check-1"]
 with jax.sharding.use_abstract_mesh(shape_only):
     transposed = jax.make_jaxpr(lambda x, w1: (x @ w1).T)(typed((16, 8), "data", None), typed((8, 32), None, "model"))
-check(answer_1, tuple(transposed.out_avals[0].sharding.spec),
+spec_1 = tuple(answer_1) if isinstance(answer_1, P) else answer_1  # P("a", "b") is an answer too / P("a", "b") 也算作答
+check(spec_1, tuple(transposed.out_avals[0].sharding.spec),
       "The product keeps the batch dimension's data and w1's column dimension's model: f32[16@data,32@model]. "
       "A transpose moves the dimensions, and each carries its mesh axis with it.",
       "矩阵乘保留批次维的 data 和 w1 列维的 model：f32[16@data,32@model]。转置交换维度，每一维带着自己的设备网格轴一起移动。")

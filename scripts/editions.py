@@ -170,6 +170,18 @@ def code_only(code: str) -> str:
     return "\n".join(re.sub(r"  # .*$", "", ln) for ln in lines)
 
 
+# A lecture on many devices sets XLA's flags in its first cell, before ``%load_ext jaxprlens`` imports JAX: XLA
+# reads them once, when JAX starts its backend.
+DEVICE_FLAGS = re.compile(r'(?m)^(?:import os|os\.environ\["XLA_FLAGS"\] = "[^"\n]*"|# .*)?\n')
+
+
+def without_device_flags(source: str) -> str:
+    """A first code cell without the lines before ``%load_ext jaxprlens`` that set XLA's flags (``import os``,
+    ``os.environ["XLA_FLAGS"] = ...``, comments, blank lines); any other cell as it is."""
+    head, sep, rest = source.partition("%load_ext jaxprlens")
+    return DEVICE_FLAGS.sub("", head + "\n") + sep + rest if sep and head else source
+
+
 def slide_type(cell, first_code: bool) -> str:
     """RISE's ``slide_type``: a new slide per heading, a subslide per paragraph of prose, code with its prose;
     the setup cell and the folded solutions are not shown."""

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Lecture 19 · Capstone: reading a real training step / 第 19 讲 · 总结：读懂一个真实的训练步
+# # Lecture 19 · Reading a real training step / 第 19 讲 · 读懂一个真实的训练步
 #
 # Every lecture so far read a small program written for it. This one reads the program people actually run: one
 # training step of a flax `nnx` model with an `optax` optimizer, under `jax.jit`. Nothing in it is new; each

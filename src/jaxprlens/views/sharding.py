@@ -181,14 +181,14 @@ class ShardingView(View):
             text = "[" + ", ".join(block) + "]" if block else "[:]"
             cells.append(f'<td data-device="{d}" style="border:1px solid #888;padding:3px 6px;white-space:nowrap;'
                          f'background:{colour}40;text-align:center;vertical-align:middle">'
-                         f'<div style="font-size:85%;opacity:.8">{html(t("shard_device", lang, id=d))}</div>'
+                         f'<div style="font-size:max(11px,85%);opacity:.8">{html(t("shard_device", lang, id=d))}</div>'
                          f'<div>{html(text)}</div></td>')
         body = "".join("<tr>" + "".join(cells[r * cols:(r + 1) * cols]) + "</tr>" for r in range(rows))
         title = t("shard_picture_head", lang, name=name, shape=shape_text(layout.shape))
         same = ""
         if layout.replicated_over and not layout.manual:
             words = t("shard_picture_same", lang, axes=axes_text(layout.replicated_over, lang))
-            same = f'<div style="font-size:85%;opacity:.8">{html(words)}</div>'
+            same = f'<div style="font-size:max(11px,85%);opacity:.8">{html(words)}</div>'
         return (f'<figure class="jl-shard-picture" data-value="{html(str(key))}" '
                 f'style="display:inline-block;vertical-align:top;max-width:30em;margin:.4em 1.5em .4em 0">'
                 f'<figcaption>{html(title)} — {html(layout_text(layout, lang))}</figcaption>'

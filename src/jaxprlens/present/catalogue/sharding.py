@@ -37,13 +37,14 @@ WORDS = {
     "shard_note_contracting": ("equation {eqn} ({prim}) contracts over a dimension split over {axes}: each device "
                                "multiplies its slice and holds a partial sum, so XLA adds them up with an {kind} "
                                "({bytes} per device). To remove it, split the operands' other dimensions and keep the "
-                               "contracting one whole on each device; to make it cheaper, let the result stay split "
-                               "over {axes} (with_sharding_constraint on the result): XLA then uses a reduce-scatter, "
-                               "which sends less.",
+                               "contracting one whole on each device. Asking for the result split over {axes} "
+                               "(with_sharding_constraint on it) lets XLA use a reduce-scatter, which sends less, "
+                               "where it takes that layout: run --sharding again to see which collective it chose.",
                                "方程 {eqn}（{prim}）沿一个被切分到 {axes} 的维度做缩并：每个设备只乘自己的那一片、得"
                                "到部分和，所以 XLA 用 {kind} 把它们加起来（每个设备 {bytes}）。要去掉它：切分操作数的"
-                               "其他维度，让缩并维度在每个设备上完整；要让它更便宜：让结果沿 {axes} 保持切分（对结果"
-                               "用 with_sharding_constraint），XLA 就改用发送更少数据的 reduce-scatter。"),
+                               "其他维度，让缩并维度在每个设备上完整。要求结果沿 {axes} 切分（对结果用 "
+                               "with_sharding_constraint）可让 XLA 在采用该布局时改用发送更少数据的 reduce-scatter："
+                               "再运行一次 --sharding，看它选了哪种集合通信。"),
     "shard_note_reduction": ("equation {eqn} ({prim}) reduces over a dimension split over {axes}: each device reduces "
                              "its own block, then XLA combines the partial results with an {kind} ({bytes} per "
                              "device). Over the batch this is usually wanted (a mean loss) and cheap when the value "

@@ -32,11 +32,11 @@ x, y = jnp.ones((5, 8)), jnp.ones((5, 4))
 GRAD_CALL = "jax.grad(mlp)(params, x, y)"
 CELLS = [LOAD,
          "%%jaxpr\n" + FUNC10 + CALL,                                     # 1 table
-         "%%jaxpr --run --cost\n" + MLP + GRAD_CALL,                      # 2 run + cost
+         "%%jaxpr --table --run --cost\n" + MLP + GRAD_CALL,              # 2 table with its cost + run
          "%%jaxpr --transform grad --compare\nmlp(params, x, y)",         # 3 compare
          "%%jaxpr --lower\n" + GRAD_CALL,                                  # 4 lower
          "%%jaxpr --lang zh\n" + CALL,                                     # 5 zh table
-         "%%jaxpr --lang zh --run --cost\n" + GRAD_CALL,                  # 6 zh run + cost
+         "%%jaxpr --lang zh --table --run --cost\n" + GRAD_CALL,          # 6 zh table with its cost + run
          "%%jaxpr --lang zh --transform grad --compare\nmlp(params, x, y)"]  # 7 zh compare
 VIEWS = range(1, len(CELLS))
 ZH = (5, 6, 7)
@@ -265,7 +265,8 @@ def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
     from jaxprlens.views.lower import lowering_view
     p1, p11 = (jaxprlens.trace(SEEDS[s][0], *SEEDS[s][1]) for s in ("func1", "func11"))
     lowered = lowering_view(p1, compiled=True)
-    views = [("%%jaxpr --transform grad --compare", Compare(p11, p11.transform("grad"), label="grad(func11)")),
+    views = [("%%jaxpr --transform grad --has-aux --compare",
+              Compare(p11, p11.transform("grad", has_aux=True), label="grad(func11, has_aux=True)")),
              ("diff(...)", diff(p11.transform("vmap", in_axes="0,None"), p11.transform("vmap", in_axes="None,0"))),
              ("%%jaxpr --lower --compiled", lowered)]
     cells = [{"cell_type": "code", "execution_count": i + 1, "id": f"c{i}", "metadata": {}, "source": source,

@@ -272,8 +272,8 @@ answer_1 = None  # a tuple of axis names / 轴名组成的元组
 # %% tags=["check-1"]
 with jax.sharding.use_abstract_mesh(shape_only):
     transposed = jax.make_jaxpr(lambda x, w1: (x @ w1).T)(typed((16, 8), "data", None), typed((8, 32), None, "model"))
-spec_1 = tuple(answer_1) if isinstance(answer_1, P) else answer_1  # P("a", "b") is an answer too / P("a", "b") 也算作答
-check(spec_1, tuple(transposed.out_avals[0].sharding.spec),
+answer_1 = tuple(answer_1) if isinstance(answer_1, P) else answer_1  # P("a", "b") is an answer too / P("a", "b") 也算作答
+check(answer_1, tuple(transposed.out_avals[0].sharding.spec),
       "The product keeps the batch dimension's data and w1's column dimension's model: f32[16@data,32@model]. "
       "A transpose moves the dimensions, and each carries its mesh axis with it.",
       "矩阵乘保留批次维的 data 和 w1 列维的 model：f32[16@data,32@model]。转置交换维度，每一维带着自己的设备网格轴一起移动。")

@@ -85,10 +85,12 @@ class Server:
         (self.home / "config" / "labconfig").mkdir(exist_ok=True)
         (self.home / "config" / "labconfig" / "page_config.json").write_text(
             json.dumps({"disabledExtensions": {"@jupyter/nbgrader": True}}))
-        (self.home / "config" / "jupyter_server_config.json").write_text(
-            json.dumps({"ServerApp": {"jpserver_extensions": {f"nbgrader.server_extensions.{name}": False for name in
-                                                              ("formgrader", "validate_assignment", "assignment_list",
-                                                               "course_list")}}}))
+        config = self.home / "config" / "jupyter_server_config.json"     # a test's own settings there are kept
+        settings = json.loads(config.read_text()) if config.exists() else {}
+        extensions = settings.setdefault("ServerApp", {}).setdefault("jpserver_extensions", {})
+        for name in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
+            extensions.setdefault(f"nbgrader.server_extensions.{name}", False)
+        config.write_text(json.dumps(settings))
         env.update(
             JUPYTER_CONFIG_DIR=str(self.home / "config"),
             JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),

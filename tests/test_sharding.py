@@ -18,6 +18,10 @@ COLLECTIVE = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+) = (\S+) (all-reduce|all-ga
 
 @pytest.fixture(scope="module")
 def cases():
+    import jax
+    if tuple(int(x) for x in jax.__version__.split(".")[:2]) < (0, 12):
+        pytest.skip("the sharding cases are written for JAX 0.12's meshes (explicit axes, shardings in the types); "
+                    "the sharding view on older JAX is not checked here")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(HERE, "..", "src"),
                                                        os.environ.get("PYTHONPATH", "")]))
     done = subprocess.run([sys.executable, os.path.join(HERE, "sharding_cases.py")], capture_output=True,

@@ -47,6 +47,7 @@ def test_a_cell_becomes_plain_python():
 
 @pytest.mark.slow
 def test_the_shipped_marimo_lecture_is_the_converters(tmp_path):
+    pytest.importorskip("marimo", reason="marimo is in the dev extras: pip install -e '.[dev]'")
     out = to_marimo.convert(SOURCE, tmp_path / SHIPPED.name)
     assert out.read_text(encoding="utf-8") == SHIPPED.read_text(encoding="utf-8")
 

@@ -167,7 +167,7 @@ def test_bad_transform_and_options():
     with pytest.raises(ValueError, match="vmap does not take argnums"):
         p.transform("vmap", argnums=0)
     with pytest.raises(ValueError, match=r"^jax.grad refuses grad\(func10\): Gradient only defined for scalar-output "
-                                         r"functions. Output had shape: \(16,\). .*use jax.jacobian"):
+                                         r"functions. Output had shape: \(16,\)\."):
         program("func10").transform("grad")
     with pytest.raises(ValueError, match=r"choose argnums from \[1\]"):
         program("one_of_three").transform("grad")

@@ -39,7 +39,13 @@ for v in 0.10.2 0.11.2 0.12.0.1; do
   echo "jax compat: $("$venv/bin/python" -c 'import jax; print("jax", jax.__version__)') on $("$venv/bin/python" -V)"
   JAX_PLATFORMS=cpu "$venv/bin/python" -m pytest -q -p no:cacheprovider -n 2 tests \
     --ignore=tests/browser --ignore=tests/test_notebooks.py
-  # the course on this JAX: every cell runs without error (its outputs were recorded on another JAX)
+  # the course on this JAX: every cell runs without error (its outputs were recorded on another JAX); lecture 19
+  # reads a flax + optax training step, libraries this venv does not hold (their pins follow JAX 0.12)
+  skip=""
+  if ! "$venv/bin/python" -c 'import flax, optax' 2>/dev/null; then
+    echo "jax compat: lecture 19 left out on JAX $v (flax and optax are not in $venv)"
+    skip="--ignore-glob=notebooks/*/19_*"
+  fi
   JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-    --nbval-lax notebooks/en notebooks/zh
+    --nbval-lax $skip notebooks/en notebooks/zh
 done

@@ -404,7 +404,10 @@ def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_
     deadline = time.monotonic() + 20
     kinds = []
     while time.monotonic() < deadline:
-        outs = json.loads(path.read_text())["cells"][2]["outputs"]
+        try:
+            outs = json.loads(path.read_text())["cells"][2]["outputs"]
+        except json.JSONDecodeError:          # the server is writing the file at this moment: read it again
+            continue
         kinds = [(sorted(o.get("data", {})), o.get("metadata")) for o in outs]
         if len(kinds) == 2:
             break

@@ -133,6 +133,8 @@ def test_views_come_alive(browser, site, outputs, mode):
         page.wait_for_selector('.jl-table[data-jl-ready]', state="attached")
         page.wait_for_selector('.jl-graph.jl-live', state="attached")
         page.wait_for_selector('.jl-dbg-replay[data-jl-ready]', state="attached")
+        page.wait_for_selector(".jl-dbg-replay .jl-dbg-static", state="detached")   # its recording inflated and drawn
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
         assert page.locator("[data-jl-out][data-jl-on]").count() == 2           # each output claimed once
         assert page.locator("[data-jl-out] > style").count() == 2               # and given its stylesheet once
         assert page.locator(".jl-dbg-static").count() == 0                      # the replay replaced its snapshot
@@ -140,7 +142,7 @@ def test_views_come_alive(browser, site, outputs, mode):
         where = page.locator(".jl-dbg-replay .jl-hl").first.get_attribute("data-eqn")
         page.locator(".jl-dbg-replay button", has_text="Step").first.click()
         page.wait_for_function("(w) => { const r = document.querySelector('.jl-dbg-replay .jl-hl');"
-                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where)
+                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where, timeout=90_000)
         assert errors == []
     finally:
         harness.OUTPUT.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 import jaxprlens
-from jaxprlens.engine.fusion import fusion_map
+from jaxprlens.engine.fusion import fusion_map, with_compiled
 from jaxprlens.engine.memory import memory
 
 
@@ -30,7 +30,7 @@ def _computations(hlo: str) -> str:
 
 def dump(program) -> dict:
     m = fusion_map(program)
-    mem = memory(program, compiled=True)
+    mem = with_compiled(memory(program), program)
     return {"kernels": [[k.name, k.kind, k.computation, k.eqns, k.flops, k.bytes, k.saved] for k in m.kernels],
             "of": m.of, "removed": m.removed, "inlined": m.inlined, "spread": m.spread, "absorbed": m.absorbed,
             "n_eqns": m.n_eqns, "hlo": hashlib.sha256(_computations(m.hlo).encode()).hexdigest(),

@@ -13,6 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import jaxprlens
+from jaxprlens.engine.fusion import compiled_memory, with_compiled
 from jaxprlens.engine.memory import memory
 from jaxprlens.views.memory import MemoryView
 from seeds import SEEDS
@@ -108,7 +109,7 @@ def test_no_backward_pass_no_residuals():
 def test_the_compiled_numbers_are_xla_s():
     program = jaxprlens.trace(mlp, PARAMS, X)
     stats = jax.jit(mlp).lower(PARAMS, X).compile().memory_analysis()
-    c = memory(program, compiled=True).compiled
+    c = compiled_memory(program)
     assert (c["argument"], c["output"], c["temp"]) == (stats.argument_size_in_bytes, stats.output_size_in_bytes,
                                                        stats.temp_size_in_bytes)
 
@@ -118,7 +119,7 @@ def test_the_compiled_numbers_of_a_linear_solve_are_xla_s():
         return jnp.sum(jnp.linalg.solve(a, b) ** 2)
     args = (jnp.array([[3., 1.], [1., 2.]]), jnp.array([1., 2.]))
     stats = jax.jit(solved).lower(*args).compile().memory_analysis()
-    c = memory(jaxprlens.trace(solved, *args), compiled=True).compiled
+    c = compiled_memory(jaxprlens.trace(solved, *args))
     assert c is not None and (c["argument"], c["output"]) == (stats.argument_size_in_bytes,
                                                                stats.output_size_in_bytes)
 
@@ -130,7 +131,7 @@ def test_a_compile_that_fails_is_said_not_left_out(monkeypatch):
         raise AttributeError("'tuple' object has no attribute 'solve'")
     monkeypatch.setattr(fusion, "_scoped", failing)
     program = jaxprlens.trace(mlp, PARAMS, X)
-    m = memory(program, compiled=True)
+    m = with_compiled(memory(program), program)
     assert m.compiled is None and m.compile_failed == "AttributeError: 'tuple' object has no attribute 'solve'"
     assert MemoryView(program).text().splitlines()[-1] == (
         "XLA's compiled program (memory_analysis): not shown, its compile failed (AttributeError: 'tuple' object "

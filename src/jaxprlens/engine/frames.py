@@ -6,7 +6,7 @@ finished child frame back into its caller (carry the loop on, stack scan ys, bin
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import jax
 import jax.numpy as jnp
@@ -17,8 +17,15 @@ from jaxprlens.model import _jax
 from jaxprlens.model.errors import KeyedTypeError
 from jaxprlens.model.program import Eqn, Var, var_text
 
-if TYPE_CHECKING:   # the stepper imports this module; its name is needed only in annotations
-    from jaxprlens.engine.stepper import Stepper
+
+class Stepper(Protocol):
+    """What the rules here ask of the stepper (``engine.stepper.Stepper``, which imports this module)."""
+
+    def _frame(self, program, values, eqn=None, sub=None, kind="top", loop=None) -> Frame: ...
+
+    def _complete(self, frames: tuple, outs, writes: list) -> tuple: ...
+
+    def _derived(self, new, sources): ...          # engine.whatif.WhatIf's, a base of the stepper
 
 
 # ---------------------------------------------------------------- frames

@@ -24,6 +24,7 @@ import jax.extend.core as jex
 from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
 from jaxprlens.engine import kerneltime
 from jaxprlens.engine.devices import resolve_device
+from jaxprlens.engine.memory import Memory
 from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args, on_device, place, placed_on
 from jaxprlens.model.program import Program, Var
 
@@ -434,3 +435,28 @@ def timed(fmap: FusionMap, times: kerneltime.KernelTimes) -> FusionMap:
         fmap.others.append(Kernel(name, _kind(ins) if ins else "", ins.computation if ins else "",
                                   time=times.seconds[name]))
     return fmap
+
+
+def compiled_memory(program: Program) -> dict | None:
+    """XLA's ``memory_analysis()`` of the program compiled as ``--run`` compiles it: argument, output,
+    temporary and alias bytes (None where the backend does not say).  The compile is the fusion map's
+    (``compiled_program``: the same program, its equations under name scopes, which XLA's
+    buffers do not see): ``--fusion --memory`` compiles once."""
+    compiled = compiled_program(program)     # a compile that fails raises: not figures quietly left out
+    try:
+        stats = compiled.memory_analysis()
+    except Exception:  # noqa: BLE001 - not every backend implements it
+        return None
+    if stats is None:
+        return None
+    return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
+
+
+def with_compiled(result: Memory, program: Program) -> Memory:
+    """``result`` (``engine.memory.memory(program)``) with XLA's figures of the compiled program: ``.compiled``,
+    or ``.compile_failed`` saying why they are missing (the jaxpr's own count stands)."""
+    try:
+        result.compiled = compiled_memory(program)
+    except Exception as e:  # noqa: BLE001 - the jaxpr's own count stands; the view says why XLA's is missing
+        result.compile_failed = f"{type(e).__name__}: {e}".splitlines()[0]
+    return result

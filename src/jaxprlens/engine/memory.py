@@ -76,9 +76,9 @@ def _values(program: Program):
     return values, last
 
 
-def memory(program: Program, compiled: bool = False) -> Memory:
-    """Bytes live along ``program``'s top-level equations (see the module's docstring); ``compiled``: also
-    XLA's ``memory_analysis()`` of the program compiled as ``jax.jit`` compiles it."""
+def memory(program: Program) -> Memory:
+    """Bytes live along ``program``'s top-level equations (see the module's docstring); XLA's own figures of
+    the compiled program are ``engine.fusion.with_compiled``'s, which compiles it."""
     values, last = _values(program)
     base = sum(values[id(v)].bytes for v in list(program.invars) + list(program.constvars))
     fixed = {id(v) for v in list(program.invars) + list(program.constvars)}
@@ -113,13 +113,7 @@ def memory(program: Program, compiled: bool = False) -> Memory:
     else:
         at_peak = [values[id(v)] for v in list(program.invars) + list(program.constvars)]
     at_peak.sort(key=lambda v: (-v.bytes, v.kind != "input", v.name))
-    result = Memory(live, peak, peak_eqn, at_peak, base, residuals(program, values))
-    if compiled:
-        try:
-            result.compiled = compiled_memory(program)
-        except Exception as e:  # noqa: BLE001 - the jaxpr's own count stands; the view says why XLA's is missing
-            result.compile_failed = f"{type(e).__name__}: {e}".splitlines()[0]
-    return result
+    return Memory(live, peak, peak_eqn, at_peak, base, residuals(program, values))
 
 
 def residuals(program: Program, values: dict | None = None) -> list | None:
@@ -141,22 +135,6 @@ def residuals(program: Program, values: dict | None = None) -> list | None:
     order = [id(v) for v in list(program.invars) + list(program.constvars)]
     order += [id(v) for e, b in zip(program.eqns, backward) if not b for v in e.outvars]
     return [values[k] for k in order if k in read]
-
-
-def compiled_memory(program: Program) -> dict | None:
-    """XLA's ``memory_analysis()`` of the program compiled as ``--run`` compiles it: argument, output,
-    temporary and alias bytes (None where the backend does not say).  The compile is the fusion map's
-    (``engine.fusion.compiled_program``: the same program, its equations under name scopes, which XLA's
-    buffers do not see): ``--fusion --memory`` compiles once."""
-    from jaxprlens.engine.fusion import compiled_program
-    compiled = compiled_program(program)     # a compile that fails raises: not figures quietly left out
-    try:
-        stats = compiled.memory_analysis()
-    except Exception:  # noqa: BLE001 - not every backend implements it
-        return None
-    if stats is None:
-        return None
-    return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
 
 
 SUMMARY_COPIES = 3       # copies of one value that summarising it takes at once (on the host, and as float32 with

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 
 from jaxprlens.engine.cost import si
+from jaxprlens.engine.fusion import with_compiled
 from jaxprlens.engine.memory import Memory, Value, memory
 from jaxprlens.model.program import Program
 from jaxprlens.present.display import View
@@ -127,7 +128,9 @@ class MemoryView(View):
 
     def __init__(self, program: Program, lang: str | None = None, compiled: bool = True):
         self.program, self.lang = program, resolve_lang(lang)
-        self.memory: Memory = memory(program, compiled=compiled)
+        self.memory: Memory = memory(program)
+        if compiled:
+            with_compiled(self.memory, program)
 
     # the data's own names, so ``program.memory().peak`` reads as the issue writes it
     def __getattr__(self, name):

@@ -190,3 +190,32 @@ def test_post_build_fails_when_the_server_lacks_the_hook(tmp_path):
     done = _post_build(tmp_path, "    jupyterlab enabled")
     assert done.returncode == 1
     assert "jaxprlens.serverext is not enabled in the server's environment" in done.stderr
+
+
+def _cycle(graph: dict) -> list | None:
+    """One import cycle of ``graph`` (module -> modules it imports), or None."""
+    state: dict = {}                                   # module -> 1 (on the path) or 2 (done)
+
+    def visit(module, path):
+        state[module] = 1
+        for other in sorted(graph.get(module, ())):
+            if state.get(other) == 1:
+                return path[path.index(other):] + [other]
+            if other not in state and (found := visit(other, path + [other])):
+                return found
+        state[module] = 2
+        return None
+    for module in sorted(graph):
+        if module not in state and (found := visit(module, [module])):
+            return found
+    return None
+
+
+def test_the_package_has_no_import_cycles():
+    """Imports run down the layers and, inside a layer, one way too (imports made inside functions and for types
+    only count): a module can be read after the ones it imports."""
+    import grimp
+    graph = grimp.build_graph("jaxprlens", cache_dir=None)
+    modules = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules if m.startswith("jaxprlens")}
+    assert _cycle(modules) is None
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]     # the walk finds one

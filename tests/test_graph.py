@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from IPython.core.error import UsageError
 from jax import lax
 
 from jaxprlens.views import draw as graph_mod
@@ -338,7 +339,7 @@ def test_magic_graph(ip):
     page = stacked._repr_mimebundle_()["text/html"]
     assert page.index('data-eqn="0"') < page.index('<div class="jaxprlens jl-graph"')
     assert len(loaders(page)) == 1                  # table and graph share one front end (it links them)
-    from IPython.core.error import UsageError
+
     with pytest.raises(UsageError, match="unknown path"):
         ip.run_cell_magic("jaxpr", "--graph --path 9/body", CELL)
     with pytest.raises(UsageError) as info:                       # in the cell's language
@@ -578,7 +579,7 @@ def test_folded_calls_show_their_summed_share(model_grad):
 
 
 def test_magic_graph_cost_and_table_bar(ip):
-    from IPython.core.error import UsageError
+
     view = ip.run_cell_magic("jaxpr", "--graph --cost bytes", CELL)
     assert isinstance(view, Graph) and view.cost == "bytes" and "of bytes moved" in view.source
     assert ip.run_cell_magic("jaxpr", "--graph --cost", CELL).cost == "flops"
@@ -834,3 +835,29 @@ def test_a_picture_past_its_budget_stays_out_of_the_output(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv("JAXPRLENS_GRAPH_PNG", "0")                 # a notebook kept light (the stored course)
     assert g.png() is None and set(g._repr_mimebundle_()) == {"text/plain", "text/html"}
+
+
+def test_the_graph_picture_is_a_kernel_setting(ip, monkeypatch, capsys):
+    """``%jaxpr_config --graph-png off`` leaves the PNG out of every graph from then on (``$JAXPRLENS_GRAPH_PNG=0``
+    before it); ``--reset`` brings the variable, else the default, back; a value it does not know is refused."""
+    monkeypatch.delenv("JAXPRLENS_GRAPH_PNG", raising=False)
+    g = _program("func10").graph()
+    try:
+        ip.run_line_magic("jaxpr_config", "--graph-png off")
+        assert g.png() is None and "image/png" not in g._repr_mimebundle_()
+        ip.run_line_magic("jaxpr_config", "")
+        assert capsys.readouterr().out.splitlines()[1] == "graph pictures for LaTeX/PDF: off (set by %jaxpr_config)"
+        monkeypatch.setenv("JAXPRLENS_GRAPH_PNG", "1")
+        assert g.png() is None                                       # %jaxpr_config beats the variable
+        ip.run_line_magic("jaxpr_config", "--reset")
+        assert "image/png" in g._repr_mimebundle_()
+        ip.run_line_magic("jaxpr_config", "")
+        assert capsys.readouterr().out.splitlines()[1] == "graph pictures for LaTeX/PDF: on (from $JAXPRLENS_GRAPH_PNG)"
+        monkeypatch.setenv("JAXPRLENS_GRAPH_PNG", "yes")
+        with pytest.raises(UsageError, match=r"JAXPRLENS_GRAPH_PNG='yes' is not one of \['on', 'off'\]"):
+            ip.run_line_magic("jaxpr_config", "")
+        with pytest.raises(UsageError, match="--graph-png takes one of 'on', 'off'; got 'maybe'"):
+            ip.run_line_magic("jaxpr_config", "--graph-png maybe")
+    finally:
+        monkeypatch.delenv("JAXPRLENS_GRAPH_PNG")
+        ip.run_line_magic("jaxpr_config", "--reset")

@@ -148,7 +148,7 @@ def test_a_plain_traceback_of_ours_is_in_the_kernel_s_language(monkeypatch):
     monkeypatch.setenv(i18n.ENV, "fr")                   # the kernel's language cannot be read: English
     assert str(e) == en
     with pytest.raises(KeyedError, match=r"JAXPRLENS_LANG='fr' is not a language"):
-        i18n.settings()
+        i18n.default_lang()
 
 
 def test_what_a_reader_is_shown_of_an_error():
@@ -375,12 +375,14 @@ CALL = "import jax.numpy as jnp\ndef f(x, w):\n    return jnp.sum(jnp.sin(x) * w
 def test_config_default_and_cell_override(ip, capsys):
     ip.run_cell(CALL)
     ip.run_line_magic("jaxpr_config", "")
-    assert capsys.readouterr().out == "language: en (the default)\n"
+    assert capsys.readouterr().out == ("language: en (the default)\n"
+                                       "graph pictures for LaTeX/PDF: on (the default)\n")
     assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "en"
 
     ip.run_line_magic("jaxpr_config", "--lang zh")
     ip.run_line_magic("jaxpr_config", "")
-    assert capsys.readouterr().out == "语言：zh（由 %jaxpr_config 设置）\n"
+    assert capsys.readouterr().out == ("语言：zh（由 %jaxpr_config 设置）\n"
+                                       "数据流图附带 PNG（用于 LaTeX/PDF）：on（默认值）\n")
     table = ip.run_cell_magic("jaxpr", "", "f(jnp.ones(3), 2.0)")
     graph = ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)")
     ran = ip.run_line_magic("jaxpr", "--run --repeat 2 f(jnp.ones(3), 2.0)")
@@ -398,7 +400,7 @@ def test_environment_variable(ip, capsys, monkeypatch):
     ip.run_cell(CALL)
     monkeypatch.setenv(i18n.ENV, "zh")
     ip.run_line_magic("jaxpr_config", "")
-    assert capsys.readouterr().out == "语言：zh（来自 $JAXPRLENS_LANG）\n"
+    assert capsys.readouterr().out.splitlines()[0] == "语言：zh（来自 $JAXPRLENS_LANG）"
     assert ip.run_line_magic("jaxpr", "--graph f(jnp.ones(3), 2.0)").lang == "zh"
     assert program("func1").graph().lang == "zh"                      # the API's default too
     ip.run_line_magic("jaxpr_config", "--lang en")                    # %jaxpr_config beats the variable

@@ -98,7 +98,7 @@ def test_help_in_the_cells_language_runs_nothing(ip, capsys, monkeypatch, how, l
     """``--help`` / ``-h`` print the help in the cell's language (``--lang``, else ``%jaxpr_config --lang``, else
     ``$JAXPRLENS_LANG``; a language not known: English), return nothing and run nothing: the namespace and the
     kernel's settings are as they were."""
-    from jaxprlens.present import i18n
+    from jaxprlens.present import i18n, settings
     from jaxprlens.present.usage import help_text
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.delenv(i18n.ENV, raising=False)
@@ -109,7 +109,7 @@ def test_help_in_the_cells_language_runs_nothing(ip, capsys, monkeypatch, how, l
     try:
         if how == "config":
             ip.run_line_magic("jaxpr_config", "--lang zh")
-        before = i18n.settings()
+        before = settings.settings()
         for flag in ("--help", "-h"):
             assert ip.run_cell_magic("jaxpr", f"{opts} {flag}", "help_probe = 6\nabs(help_probe)") is None
             assert capsys.readouterr().out == help_text(JaxprMagics.jaxpr.parser, lang)
@@ -117,7 +117,7 @@ def test_help_in_the_cells_language_runs_nothing(ip, capsys, monkeypatch, how, l
             assert capsys.readouterr().out == help_text(JaxprMagics.jaxpr.parser, lang)
             assert ip.run_line_magic("jaxpr_config", f"{opts} {flag}") is None
             assert capsys.readouterr().out == help_text(JaxprMagics.jaxpr_config.parser, lang)
-        assert ip.user_ns["help_probe"] == 5 and i18n.settings() == before     # nothing ran, nothing was set
+        assert ip.user_ns["help_probe"] == 5 and settings.settings() == before     # nothing ran, nothing was set
     finally:
         i18n.set_default_lang(None)
     heading = {"en": "options:", "zh": "选项："}[lang]
@@ -125,18 +125,18 @@ def test_help_in_the_cells_language_runs_nothing(ip, capsys, monkeypatch, how, l
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", "unrecognized arguments: --rest\ndid you mean --reset?\nvalid options: --help --lang --reset -h  "
-           "(see %jaxpr_config --help)"),
-    ("zh", "无法识别的选项：--rest\n你是不是想写 --reset？\n可用的选项：--help --lang --reset -h（%jaxpr_config --help "
-           "查看帮助）"),
+    ("en", "unrecognized arguments: --rest\ndid you mean --reset?\n"
+           "valid options: --graph-png --help --lang --reset -h  (see %jaxpr_config --help)"),
+    ("zh", "无法识别的选项：--rest\n你是不是想写 --reset？\n"
+           "可用的选项：--graph-png --help --lang --reset -h（%jaxpr_config --help 查看帮助）"),
 ])
 def test_a_typod_config_option_in_the_kernel_s_language(ip, lang, said):
-    from jaxprlens.present import i18n
+    from jaxprlens.present import i18n, settings
     try:
         i18n.set_default_lang(lang)
         with pytest.raises(UsageError) as info:
             ip.run_line_magic("jaxpr_config", "--rest")
-        assert str(info.value) == said and i18n.settings()["lang"] == (lang, "config")
+        assert str(info.value) == said and settings.get("lang") == (lang, "config")
     finally:
         i18n.set_default_lang(None)
 
@@ -713,9 +713,10 @@ def test_help_in_a_kernel_in_both_languages_leaves_the_kernel_and_namespace_as_t
     for code, said in [("%%jaxpr --help\nprobe = 0\nabs(probe)",
                         "  --text                show the jaxpr as JAX prints it"),
                        ("%%jaxpr --lang zh -h\nprobe = 0\nabs(probe)", "  --text                按 JAX 打印的样子显示 jaxpr"),  # noqa: E501 - the exact text a reader sees, kept whole
-                       ("%jaxpr_config --lang zh --help", "  --reset      忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),  # noqa: E501 - the exact text a reader sees, kept whole
+                       ("%jaxpr_config --lang zh --help", "                        $JAXPRLENS_GRAPH_PNG 或默认值）"),
                        ("%jaxpr --help abs(probe)", "options:")]:
         reply, text = kernel(code)
         assert reply["status"] == "ok" and said in text.splitlines(), code
     reply, text = kernel("%jaxpr_config\nprint(probe + 1)")
-    assert reply["status"] == "ok" and text.splitlines()[-2:] == ["language: en (the default)", "42"]
+    assert reply["status"] == "ok" and text.splitlines()[-3:] == [
+        "language: en (the default)", "graph pictures for LaTeX/PDF: on (the default)", "42"]

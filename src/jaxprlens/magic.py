@@ -19,7 +19,9 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from jaxprlens.model.tracing import TraceError, trace
 from jaxprlens.model.errors import Keyed, said as _said
 from jaxprlens.present.display import shorten
-from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, settings, t
+from jaxprlens.present.i18n import a_noun, resolve, set_default_lang, t
+from jaxprlens.present.settings import SETTINGS, settings
+from jaxprlens.present.settings import put as put_setting
 from jaxprlens.present.usage import help_text, option_error, option_help
 from jaxprlens.views import Options, build_view
 from jaxprlens.views.options import SPECS, Spec, split_line, written
@@ -263,6 +265,8 @@ class JaxprMagics(Magics):
     @magic_arguments()
     @argument("-h", "--help", action="store_true", help=option_help("jaxpr_config.help"))
     @argument("--lang", default=None, help=option_help("jaxpr_config.lang"))
+    @argument("--graph-png", default=None, choices=SETTINGS["graph_png"].choices,
+              help=option_help("jaxpr_config.graph_png"))
     @argument("--reset", action="store_true", help=option_help("jaxpr_config.reset"))
     @line_magic
     def jaxpr_config(self, line: str = ""):
@@ -270,12 +274,13 @@ class JaxprMagics(Magics):
 
         Usage::
 
-            %jaxpr_config                  # language: zh (set by %jaxpr_config)
+            %jaxpr_config                  # language: zh (set by %jaxpr_config), and the others
             %jaxpr_config --lang zh        # every view in Chinese from now on; a cell's --lang still wins
-            %jaxpr_config --reset          # back to $JAXPRLENS_LANG, else English
+            %jaxpr_config --graph-png off  # graphs without their PNG copy (for LaTeX/PDF): a lighter notebook
+            %jaxpr_config --reset          # back to $JAXPRLENS_LANG and $JAXPRLENS_GRAPH_PNG, else the defaults
 
-        The environment variable ``JAXPRLENS_LANG`` (``en`` or ``zh``) sets the language before any
-        ``%jaxpr_config``.
+        The environment variables ``JAXPRLENS_LANG`` (``en`` or ``zh``) and ``JAXPRLENS_GRAPH_PNG`` (``1`` or
+        ``0``) set them before any ``%jaxpr_config``.
         """
         args = self._parse(self.jaxpr_config, line)
         if args.help:
@@ -283,13 +288,19 @@ class JaxprMagics(Magics):
         try:
             if args.reset:
                 set_default_lang(None)
+                put_setting("graph_png", None)
             if args.lang is not None:
                 set_default_lang(args.lang)
-            lang, origin = settings()["lang"]
+            if args.graph_png is not None:
+                put_setting("graph_png", args.graph_png)
+            now = settings()
         except ValueError as e:
             raise UsageError(_said(e, _lang_of(""))) from None
-        if args.lang is None and not args.reset:
-            print(t("config_lang", lang, value=lang, origin=t(f"origin_{origin}", lang)))
+        if args.lang is None and args.graph_png is None and not args.reset:
+            lang = now["lang"][0]
+            for name, (value, origin) in now.items():
+                where = t(f"origin_{origin}", lang, env=SETTINGS[name].env)
+                print(t(f"config_{name}", lang, value=value, origin=where))
 
     # ------------------------------------------------------------------ helpers
     def _parse(self, magic, opts_text: str):

@@ -6,12 +6,12 @@ Chinese text uses full-width punctuation (，：；（）「」) and one term pe
 """
 from __future__ import annotations
 
-import os
 import unicodedata
 
 from jaxprlens.model.errors import Keyed, KeyedError
 from jaxprlens.present.catalogue import (common, debugger, errors, exercise, graph, lower, magic, picture, run,
                                           sharding, table)
+from jaxprlens.present import settings
 from jaxprlens.present.catalogue.glossary import AVOID, GLOSSARY  # noqa: F401 - the course and tests read them
 
 LANGS = ("en", "zh")
@@ -37,8 +37,7 @@ ONE = {"en": {key: entry[2] for key, entry in CATALOGUE.items() if len(entry) > 
 
 # ---------------------------------------------------------------- the reader's language
 
-ENV = "JAXPRLENS_LANG"
-_config: dict = {"lang": None}                  # set by ``%jaxpr_config --lang``
+ENV = settings.SETTINGS["lang"].env
 
 
 def check(lang: str) -> str:
@@ -52,24 +51,12 @@ def default_lang() -> str:
     """The language of a view given no ``lang``: ``%jaxpr_config --lang`` (or ``set_default_lang``), else
     ``$JAXPRLENS_LANG``, else English.  Every view resolves its ``lang`` argument here (``resolve``): one path,
     whether the view is made by the magic or from Python."""
-    return settings()["lang"][0]
-
-
-def settings() -> dict:
-    """``{"lang": (value, where it comes from)}``; where is ``config``, ``env`` or ``default``."""
-    if _config["lang"] is not None:
-        return {"lang": (_config["lang"], "config")}
-    env = os.environ.get(ENV, "").strip()
-    if env:
-        if env not in LANGS:
-            raise KeyedError("lang_env", env=ENV, value=repr(env), langs=str(list(LANGS)))
-        return {"lang": (env, "env")}
-    return {"lang": ("en", "default")}
+    return settings.get("lang")[0]
 
 
 def set_default_lang(lang: str | None):
     """The kernel-wide language (``%jaxpr_config --lang zh``); ``None`` forgets it."""
-    _config["lang"] = None if lang is None else check(lang)
+    settings.put("lang", None if lang is None else check(lang))
 
 
 def resolve(lang: str | None = None) -> str:

@@ -3,13 +3,13 @@ rendered to SVG and shown in a pan-and-zoom viewer."""
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 
 from jaxprlens.views import fold, overview, render
 from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, build_dot,
                                   select)
 from jaxprlens.model.errors import KeyedError
+from jaxprlens.present import settings
 from jaxprlens.present.escape import html
 from jaxprlens.present.rows import explain_html
 from jaxprlens.present.i18n import resolve, t
@@ -33,7 +33,6 @@ def _kernels(program: Program, fusion):
 
 PNG_DPI = 72          # the picture in a graph's output: a pixel a point
 PNG_MAX = 120_000     # bytes: a larger picture is left out of the output (``save("x.png")`` writes any size)
-PNG_ENV = "JAXPRLENS_GRAPH_PNG"   # "0": no picture in graph outputs (a notebook kept light, as the course is stored)
 
 class Graph:
     """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None, ahead=True)``: the
@@ -100,8 +99,8 @@ class Graph:
     def png(self) -> bytes | None:
         """The picture LaTeX/PDF exports show (``PNG_DPI``: a pixel a point, the drawing at its own size), or None
         for a drawing whose picture would outweigh the rest of its notebook (``PNG_MAX``: ``save("x.png")`` writes
-        it at any size)."""
-        if os.environ.get(PNG_ENV, "1") == "0":
+        it at any size); None too where ``%jaxpr_config --graph-png off`` (or ``$JAXPRLENS_GRAPH_PNG=0``) says so."""
+        if settings.get("graph_png")[0] == "off":
             return None
         data = render.render(self.source, "png", dpi=PNG_DPI)
         return data if len(data) <= PNG_MAX else None

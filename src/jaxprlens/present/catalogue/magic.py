@@ -21,13 +21,19 @@ WORDS = {
                        "转置后的线性映射，作用于全 1 的余切向量"),
     # %jaxpr_config
     "config_lang": ("language: {value} ({origin})", "语言：{value}（{origin}）"),
+    "config_graph_png": ("graph pictures for LaTeX/PDF: {value} ({origin})",
+                         "数据流图附带 PNG（用于 LaTeX/PDF）：{value}（{origin}）"),
+    "setting_env": ("{env}={value} is not one of {choices}; set it to one of those or unset it",
+                    "{env}={value} 不是以下之一：{choices}；请设为其中之一，或取消设置"),
+    "setting_unknown": ("unknown value {name} (must be one of {choices})",
+                        "未知的值 {name}（必须是以下之一：{choices}）"),
     "lang_unknown": ("unknown language {name} (must be one of {langs})", "未知语言 {name}（必须是以下之一：{langs}）"),
     "lang_env": ("{env}={value} is not a language jaxprlens speaks (must be one of {langs}); set it to one of those "
                  "or unset it",
                  "{env}={value} 不是 jaxprlens 支持的语言（必须是以下之一：{langs}）；请设为其中之一，或取消设置"),
     "origin_cell": ("this cell's --lang", "本单元格的 --lang"),
     "origin_config": ("set by %jaxpr_config", "由 %jaxpr_config 设置"),
-    "origin_env": ("from $JAXPRLENS_LANG", "来自 $JAXPRLENS_LANG"),
+    "origin_env": ("from ${env}", "来自 ${env}"),
     "origin_default": ("the default", "默认值"),
     # %%jaxpr on a traced value used as a Python value (magic._TRACER_FIX)
     "fix_TracerBoolConversionError": ("Python `if`/`while`/`and`/`or` on a traced value runs at trace time, when the "
@@ -281,24 +287,31 @@ WORDS = {
         "\n"
         "Usage::\n"
         "\n"
-        "    %jaxpr_config                  # language: zh (set by %jaxpr_config)\n"
+        "    %jaxpr_config                  # language: zh (set by %jaxpr_config), and the others\n"
         "    %jaxpr_config --lang zh        # every view in Chinese from now on; a cell's --lang still wins\n"
-        "    %jaxpr_config --reset          # back to $JAXPRLENS_LANG, else English\n"
+        "    %jaxpr_config --graph-png off  # graphs without their PNG copy (for LaTeX/PDF): a lighter notebook\n"
+        "    %jaxpr_config --reset          # back to $JAXPRLENS_LANG and $JAXPRLENS_GRAPH_PNG, else the defaults\n"
         "\n"
-        "The environment variable ``JAXPRLENS_LANG`` (``en`` or ``zh``) sets the language before any\n"
-        "``%jaxpr_config``.",
+        "The environment variables ``JAXPRLENS_LANG`` (``en`` or ``zh``) and ``JAXPRLENS_GRAPH_PNG`` (``1`` or\n"
+        "``0``) set them before any ``%jaxpr_config``.",
         "``%%jaxpr`` 在整个内核中生效的设置；不带选项时，打印这些设置以及每项的来源。\n"
         "\n"
         "用法：\n"
         "\n"
-        "    %jaxpr_config                  # 语言：zh（由 %jaxpr_config 设置）\n"
+        "    %jaxpr_config                  # 语言：zh（由 %jaxpr_config 设置），以及其余设置\n"
         "    %jaxpr_config --lang zh        # 从现在起每个视图都用中文；单元格的 --lang 仍然优先\n"
-        "    %jaxpr_config --reset          # 回到 $JAXPRLENS_LANG，否则英文\n"
+        "    %jaxpr_config --graph-png off  # 数据流图不附带 PNG 副本（用于 LaTeX/PDF）：笔记本更轻\n"
+        "    %jaxpr_config --reset          # 回到 $JAXPRLENS_LANG 和 $JAXPRLENS_GRAPH_PNG，否则用默认值\n"
         "\n"
-        "环境变量 ``JAXPRLENS_LANG``（``en`` 或 ``zh``）在任何 ``%jaxpr_config`` 之前设定语言。"),
+        "环境变量 ``JAXPRLENS_LANG``（``en`` 或 ``zh``）和 ``JAXPRLENS_GRAPH_PNG``（``1`` 或 ``0``）在任何\n"
+        "``%jaxpr_config`` 之前设定它们。"),
     "help.jaxpr_config.help": ("show this help in the language --lang gives, else the kernel's, and stop",
                                "用 --lang 给出的语言（否则用内核的语言）显示本帮助，然后停止"),
     "help.jaxpr_config.lang": ("language of every view from now on: en or zh", "从现在起每个视图的语言：en 或 zh"),
-    "help.jaxpr_config.reset": ("forget settings made here ($JAXPRLENS_LANG or en again)",
-                                "忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）"),
+    "help.jaxpr_config.graph_png": ("on: every graph's output carries its picture as PNG too, which LaTeX and PDF "
+                                    "exports show; off: a lighter notebook",
+                                    "on：每个数据流图的输出也附带 PNG 图片，供 LaTeX 和 PDF 导出显示；off：笔记本更轻"),
+    "help.jaxpr_config.reset": ("forget settings made here ($JAXPRLENS_LANG, $JAXPRLENS_GRAPH_PNG or the defaults "
+                                "again)",
+                                "忘掉这里做的设置（回到 $JAXPRLENS_LANG、$JAXPRLENS_GRAPH_PNG 或默认值）"),
 }

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from jaxprlens.present.i18n import t
-from jaxprlens.views.options import _words, split_line
+from jaxprlens.views.options import option_words, split_line
 
 SHOW = "jaxprlens.show"
 
@@ -22,7 +22,7 @@ SHOW = "jaxprlens.show"
 def keywords(line: str) -> dict:
     """The magic's option line as ``jaxprlens.show`` keywords (``--graph --cost bytes`` -> graph=True, cost="bytes")."""
     out: dict = {}
-    for spec, value, start in _words(line):
+    for spec, value, start in option_words(line):
         if spec is None:
             if line[start:].strip():
                 raise ValueError(f"not an option of %%jaxpr: {line[start:].strip()!r}")

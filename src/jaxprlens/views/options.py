@@ -262,7 +262,7 @@ def _lookup(word: str) -> Spec | None:
     return close[0] if len(close) == 1 else None
 
 
-def _words(line: str):
+def option_words(line: str):
     """``(spec or None, value or None, start)`` for each option of ``line`` as argparse reads it, up to the first
     word that is neither an option nor an option's value, then ``(None, None, start of that word)``."""
     words = list(re.finditer(r"\S+", line))
@@ -286,7 +286,7 @@ def _words(line: str):
 def split_line(line: str) -> tuple[str, str]:
     """A line magic's line as ``(options, call)``: the call starts at the first word that is neither an option nor
     the value of one (``%jaxpr --cost bytes f(x)``, ``%jaxpr --cost f(x)``)."""
-    for spec, _, start in _words(line):
+    for spec, _, start in option_words(line):
         if spec is None and not line[start:].startswith("-"):
             return line[:start], line[start:]
     return line, ""
@@ -296,7 +296,7 @@ def written(line: str, name: str) -> str | None:
     """The value option ``name`` is given in ``line`` as written (the last one, as argparse keeps it), or None:
     read before argparse (which may refuse the line) to say its refusal in the cell's ``--lang``."""
     found = None
-    for spec, value, _ in _words(line):
+    for spec, value, _ in option_words(line):
         if spec is not None and spec.name == name and value is not None:
             found = value
     return found

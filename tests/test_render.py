@@ -1,6 +1,8 @@
 """Finding a renderer: graphviz-pure's binary beside Python, through its installed package (a venv, or
 ``pip install --target`` with the binary outside PATH) or on PATH; without any, a graph says what to install
 and keeps its DOT source."""
+import os
+import subprocess
 import sys
 from importlib import metadata
 
@@ -81,3 +83,18 @@ def test_a_graph_without_a_renderer_says_what_to_install_and_keeps_its_dot(hidde
         "要得到 SVG：pip install graphviz-pure（或安装 Graphviz 并设置 JAXPRLENS_RENDERER=dot）。"]
     assert "未安装 graphviz-pure" in zh._repr_mimebundle_()["text/html"]
     assert zh._repr_mimebundle_()["text/plain"].endswith(zh.source)
+
+
+def test_the_layout_limit_is_the_renderer_s_cpu_time():
+    """A layout is stopped after ``timeout`` seconds of the renderer's CPU time (a loaded machine slows it without
+    stopping it), one that idles after ``STUCK`` times that of the clock; the renderer reads its source from a file
+    named last on its command line."""
+    from jaxprlens.views.render import _cpu_seconds, _run
+    assert _cpu_seconds(os.getpid()) is None or _cpu_seconds(os.getpid()) > 0
+    with pytest.raises(subprocess.TimeoutExpired):
+        _run([sys.executable, "-c", "while True: pass"], b"", 0.5)
+    with pytest.raises(subprocess.TimeoutExpired):
+        _run([sys.executable, "-c", "import time; time.sleep(60)"], b"", 0.2)
+    data = bytes(range(256)) * 8192                           # 2 MB: more than a pipe holds
+    echo = "import sys, time; time.sleep(1.5); sys.stdout.buffer.write(open(sys.argv[1], 'rb').read())"
+    assert _run([sys.executable, "-c", echo], data, 30) == (0, data, b"")

@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from jaxprlens.model.errors import Keyed
@@ -25,7 +26,8 @@ from jaxprlens.present.i18n import t
 
 ENV = "JAXPRLENS_RENDERER"
 PURE = "graphviz-pure"
-TIMEOUT = 60.0          # seconds; a layout that takes longer is reported, not waited for
+TIMEOUT = 60.0          # seconds of the renderer's own CPU time; a layout that takes longer is reported, not waited for
+STUCK = 10              # x TIMEOUT of the clock: a renderer that spends it without the CPU time is stopped too
 HOW = {"pip": "pip install graphviz-pure", "env": f"{ENV}=dot"}     # what a reader runs (the same in every language)
 
 # graphviz-pure writes these (``graphviz-pure -T?``); no pdf/ps yet.
@@ -95,17 +97,48 @@ def render(source: str, fmt: str = "svg", timeout: float = TIMEOUT, dpi: int | N
     if name.startswith(PURE) and fmt not in PURE_FORMATS:
         raise RenderError("render_format", fmt=repr(fmt), formats=", ".join(PURE_FORMATS))
     try:
-        done = subprocess.run([exe, f"-T{fmt}", *([f"-Gdpi={dpi}"] if dpi else [])], input=source.encode("utf-8"),
-                              capture_output=True,
-                              timeout=timeout, check=False)
+        code, out, err = _run([exe, f"-T{fmt}", *([f"-Gdpi={dpi}"] if dpi else [])], source.encode("utf-8"), timeout)
     except subprocess.TimeoutExpired:
         raise RenderError("render_timeout", name=name, s=f"{timeout:.0f}") from None
     except OSError as e:
         raise RenderError("render_oserror", name=name, why=str(e.strerror or e)) from None
-    if done.returncode != 0 or not done.stdout:
-        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RenderError("render_failed", name=name, code=done.returncode, err=" ".join(err[-3:]) or "-")
-    return done.stdout
+    if code != 0 or not out:
+        lines = err.decode("utf-8", "replace").strip().splitlines()
+        raise RenderError("render_failed", name=name, code=code, err=" ".join(lines[-3:]) or "-")
+    return out
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time process ``pid`` has used (Linux's ``/proc``), or None where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")     # utime + stime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _run(command: list, data: bytes, timeout: float) -> tuple:
+    """``(returncode, stdout, stderr)`` of ``command`` given a file holding ``data`` (its last argument);
+    ``TimeoutExpired`` once it has used ``timeout`` seconds of CPU (a busy machine, a shared hub, slows a layout down
+    without making it any bigger), or of the clock where the CPU time cannot be read, or ``STUCK`` times that of the
+    clock in any case."""
+    with tempfile.TemporaryDirectory(prefix="jaxprlens-") as folder:
+        source = Path(folder) / "graph.gv"
+        source.write_bytes(data)
+        proc = subprocess.Popen([*command, str(source)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        waited, step = 0.0, min(1.0, timeout)
+        while True:
+            try:
+                out, err = proc.communicate(timeout=step)      # waiting again loses none of the output
+                return proc.returncode, out, err
+            except subprocess.TimeoutExpired:
+                waited += step
+                used = _cpu_seconds(proc.pid)
+                if (used if used is not None else waited) >= timeout or waited >= STUCK * timeout:
+                    proc.kill()
+                    proc.communicate()
+                    raise
 
 
 def svg_many(sources: list) -> list:

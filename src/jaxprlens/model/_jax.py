@@ -216,14 +216,6 @@ def holds_jaxpr(v: Any) -> bool:
 _STATEMENT_MODULES = ("jax._src.state.primitives", "jax._src.pallas.primitives")
 
 
-def statement_primitives() -> frozenset:
-    """Names of the primitives JAX prints as statements (``get``, ``swap``, ``addupdate``, Pallas's
-    ``masked_load``...): the rules registered so far (Pallas registers its own when it is imported)."""
-    rules = getattr(_core, "pp_eqn_rules", None) or {}
-    return frozenset(p.name for p, rule in rules.items()
-                     if getattr(rule, "__module__", "") in _STATEMENT_MODULES)
-
-
 def prints_as_statement(eqn: Any) -> bool:
     """Whether JAX's printer writes ``eqn`` by a rule of its own as a statement (``statement_text``)."""
     rule = (getattr(_core, "pp_eqn_rules", None) or {}).get(eqn.primitive)

@@ -197,7 +197,6 @@ def _widget_class():
 
         _esm = bundle(frozenset({"table", "graph", "live"}))
         _css = css(frozenset({"table", "graph"}))
-        jl_view = traitlets.Unicode("table").tag(sync=True)     # main.js's render draws a table, not a debugger
         html = traitlets.Unicode("").tag(sync=True)
         total = traitlets.Int(0).tag(sync=True)                 # items past the head, stored or not
         calls = traitlets.Int(0).tag(sync=True)                 # calls whose rows are not stored

@@ -166,7 +166,8 @@ def test_the_printer_is_read_never_patched():
         printed = _jax.print_jaxpr(c)
         assert printed.text == str(c) == c.pretty_print(use_color=False)
         top = _jax.open_jaxpr(c)
-        binders = [v for v in (*top.invars, *(v for e in top.eqns for v in e.outvars)) if printed.names.get(v, "_") != "_"]
+        binders = [v for v in (*top.invars, *(v for e in top.eqns for v in e.outvars))
+                   if printed.names.get(v, "_") != "_"]
         assert len(binders) >= len(top.eqns)
         for v in binders:        # each named as the text writes it
             assert f"{printed.names[v]}:{v.aval.str_short(short_dtypes=True)}" in printed.text

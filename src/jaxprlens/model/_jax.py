@@ -224,8 +224,23 @@ _PUBLIC_HOMES = (("jax._src.lax", "jax.lax"), ("jax._src.pallas", "jax.experimen
                  ("jax._src.checkify", "jax.experimental.checkify"), ("jax._src.callback", "jax"),
                  ("jax._src.ad_checkpoint", "jax"), ("jax._src.custom_derivatives", "jax"),
                  ("jax._src.pjit", "jax"), ("jax._src.core", "jax"))
-_HOMES: dict = {}           # primitive name -> modules holding it, from the modules loaded when last looked
-_HOMES_SEEN = [0]           # how many modules were loaded then
+
+
+@functools.lru_cache(maxsize=1)
+def _holders(loaded: int) -> dict:
+    """Primitive name -> the modules holding it, among the ``loaded`` modules loaded now (a module imported
+    since makes another count: looked at again)."""
+    import sys
+    holders: dict = {}
+    for module_name, module in list(sys.modules.items()):
+        try:
+            values = list(vars(module).values())
+        except TypeError:
+            continue
+        for v in values:
+            if isinstance(v, _core.Primitive):
+                holders.setdefault(v.name, []).append(module_name)
+    return holders
 
 
 def primitive_home(name: str) -> str | None:
@@ -233,18 +248,7 @@ def primitive_home(name: str) -> str | None:
     ``jax.ref``, ``equinox.internal``), found among the loaded modules that hold it; None when no loaded
     module holds one of that name."""
     import sys
-    if name not in _HOMES and len(sys.modules) != _HOMES_SEEN[0]:
-        _HOMES.clear()
-        _HOMES_SEEN[0] = len(sys.modules)
-        for module_name, module in list(sys.modules.items()):
-            try:
-                values = list(vars(module).values())
-            except TypeError:
-                continue
-            for v in values:
-                if isinstance(v, _core.Primitive):
-                    _HOMES.setdefault(v.name, []).append(module_name)
-    holders = _HOMES.get(name)
+    holders = _holders(len(sys.modules)).get(name)
     if not holders:
         return None
     if "jax.lax" in holders:
@@ -312,9 +316,6 @@ def traceback(eqn: Any):
     return getattr(eqn.source_info, "traceback", None)
 
 
-_FRAMES: dict = {}      # (code, instruction offset) of a user frame -> its Frame: one line, many equations
-
-
 def traceback_frame(tb: Any) -> Frame | None:
     """The innermost user (non-JAX) frame of a traceback, with its source line's text.  As
     ``source_info_util.user_frame`` finds it; the frame's line, name and text are kept per code location (the
@@ -326,15 +327,15 @@ def traceback_frame(tb: Any) -> Frame | None:
                None)
     if key is None:
         return None
-    code, offset = key
-    frame = _FRAMES.get(key)
-    if frame is None:
-        raw = _siu.raw_frame_to_frame(code, offset)
-        text = linecache.getline(raw.file_name, raw.start_line).strip()
-        if len(_FRAMES) >= 8192:
-            _FRAMES.clear()
-        frame = _FRAMES[key] = Frame(raw.file_name, raw.start_line, raw.function_name, text)
-    return frame
+    return _frame(*key)
+
+
+@functools.lru_cache(maxsize=8192)
+def _frame(code: Any, offset: int) -> Frame:
+    """The Frame of a code location (one line, many equations)."""
+    raw = _siu.raw_frame_to_frame(code, offset)
+    return Frame(raw.file_name, raw.start_line, raw.function_name,
+                 linecache.getline(raw.file_name, raw.start_line).strip())
 
 
 def user_frame(eqn: Any) -> Frame | None:

@@ -153,3 +153,23 @@ def test_a_program_the_walk_does_not_know_is_named_by_the_printer():
         with pytest.raises(_Unknown):
             walked(closed)
         assert printer_names(closed) == printer(closed)
+
+
+def test_the_printer_is_read_never_patched():
+    """The printer's names are read from a name context jaxprlens made and JAX's own printing parts filled while
+    they wrote the text (byte-identical to JAX's); ``jax._src.core`` is left exactly as it was."""
+    from jax._src import core
+    solve = functools.partial(jax.lax.custom_linear_solve, lambda v: v * 2.0, solve=lambda mv, b: b / 2.0)
+    closed = [jax.make_jaxpr(fn)(jnp.ones(3)) for fn in (_ref_program, solve, _unused_top)]
+    before = dict(vars(core))
+    for c in closed:
+        printed = _jax.print_jaxpr(c)
+        assert printed.text == str(c) == c.pretty_print(use_color=False)
+        top = _jax.open_jaxpr(c)
+        binders = [v for v in (*top.invars, *(v for e in top.eqns for v in e.outvars))
+                   if printed.names.get(v, "_") != "_"]
+        assert len(binders) >= len(top.eqns)
+        for v in binders:        # each named as the text writes it
+            assert f"{printed.names[v]}:{v.aval.str_short(short_dtypes=True)}" in printed.text
+        assert _jax.print_jaxpr(c, text=False).names == printed.names
+    assert all(vars(core).get(k) is v for k, v in before.items())

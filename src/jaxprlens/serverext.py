@@ -13,8 +13,8 @@ its live widget: the hook changes what is written, not what JupyterLab holds.
 """
 from __future__ import annotations
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-LIVE_KEY = "jaxprlens"
+from jaxprlens.present.front import LIVE_KEY, WIDGET_VIEW     # no JAX: the standard library and escape.py only
+
 SERVER_PID = "JAXPRLENS_SERVER_PID"   # views/cells.py reads it in a kernel (named here too: importing the views
                                       # would load JAX into the server)
 

@@ -244,11 +244,6 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         flat = [_as_array(x, a.aval) for x, a in zip(_outputs(top), self.program.outvars)]
         return self.program.unflatten_outputs(flat)
 
-    def done_eqns(self) -> list:
-        """The eqns of the current frame that have run (in this frame activation)."""
-        f = self._frames[-1]
-        return [op.eqn for op in f.ops[:f.pc]]
-
     # ---------------------------------------------------------- moves
     def _bind(self, op: _Op, env) -> list:
         vals = [_read(env, a) for a in op.invars] if op.has_lit else [env[a] for a in op.invars]

@@ -75,94 +75,70 @@ _JAXPRS = tuple(c for c in (getattr(_core, "Jaxpr", None), getattr(_core, "Close
 _PARAMS_ONLY_MODULES = ("jax._src.lax.lax",)
 
 
-class _Recording(_core.JaxprPpContext):     # type: ignore[misc, valid-type]
-    """JAX's name context, each instance made while ``print_jaxpr`` runs kept in ``made`` (defined once: a
-    class made per call cost a small program's trace as much as its names)."""
-    made: list = []
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        _Recording.made.append(self)
-
-
 def print_jaxpr(closed: Any, text: bool = True) -> Printed:
-    """Pretty-print exactly as JAX does and keep the printer's name context.
+    """Print ``closed`` as JAX's printer does (``closed.pretty_print(use_color=False)``) and keep the names it gave.
 
-    The printer's names (``a``, ``b``, ...) live in a ``JaxprPpContext`` created inside
-    ``pp_toplevel_jaxpr``; we record the instance it makes instead of re-implementing
-    its naming rules (shared jaxprs, name suggestions for call binders).  With ``text=False`` the
-    printer names every variable in its own order without building the document around the names (no
-    types, no text of params that hold no jaxpr, no layout): ``Printed.text`` is then ``""``.
-    """
-    base = _core.JaxprPpContext
-    made = _Recording.made = []
-    kv_pair = getattr(_core, "pp_kv_pair", None)
-    pp_eqn, rules = getattr(_core, "pp_eqn", None), getattr(_core, "pp_eqn_rules", None)
-    pp_vars, skeleton = getattr(_core, "pp_vars", None), getattr(_core, "pp_jaxpr_skeleton", None)
+    ``pp_toplevel_jaxpr`` is written here with JAX's own parts (the name context, ``pp_shared_jaxpr``,
+    ``pp_jaxpr``), so the context that names the variables is one we made and can read; nothing of JAX's is
+    replaced.  With ``text=False`` the document is built without types and never laid out (``Printed.text`` is
+    then ``""``): the names are the same, as the printer gives them while it builds."""
+    top = open_jaxpr(closed)
+    context = _core.JaxprPpContext(_core._dropvars(top))
+    settings = _core.JaxprPpSettings(print_shapes=text)       # pretty_print's defaults otherwise
+    shared, apart = _shared_jaxprs(top, settings)
+    for name, j in shared.items():
+        context.shared_jaxpr_names.add(name)
+        context.shared_jaxprs[j] = name
+    docs = [_core.pp_shared_jaxpr(name, j, context, settings) for name, j in shared.items()]
+    docs.append(_core.pp_jaxpr(top, context, settings))
+    names = dict(context.var_names)
+    for j in apart:      # jaxprs in a namedtuple or a mixed tuple param (custom_linear_solve's ``jaxprs``): the
+        for v, name in print_jaxpr(j, text=False).names.items():     # printer writes the tuple with ``str``,
+            names.setdefault(v, name)                                  # each jaxpr in a context of its own
+    return Printed(text=_pp.concat(docs).format(use_color=False) if text else "", names=names)
 
-    def names_only(k, v, context, settings):
-        """A param as the printer writes it when it may hold a jaxpr (whose binders get names); any other
-        value's text names nothing (``str(v)``, no context): left out of a document nobody reads."""
-        if holds_jaxpr(v):
-            return kv_pair(k, v, context, settings)
-        return _pp.nil()
 
-    def eqn_names(eqn, context, settings):
-        """An equation as the printer names its values: its results, then its params, then its operands
-        (``_pp_eqn``'s order).  One with its own printing rule (but for a rule that only picks params) or a
-        jaxpr in its params is printed (names only, as above); any other names its results and operands and
-        builds no document (most of the pass)."""
-        rule = rules.get(eqn.primitive)
-        if (rule is not None and getattr(rule, "__module__", "") not in _PARAMS_ONLY_MODULES) or \
-                any(holds_jaxpr(v) for v in eqn.params.values()):
-            return pp_eqn(eqn, context, settings)
-        for v in eqn.outvars:
-            v.pretty_print(context)
-        for v in eqn.invars:
-            if isinstance(v, _core.Var):
-                v.pretty_print(context)
-        return _pp.nil()
-
-    def vars_names(vs, context, **_):
-        """``pp_vars`` as it names: each Var in order (a literal names nothing), no document."""
-        for v in vs:
-            if isinstance(v, _core.Var):
-                v.pretty_print(context)
-        return _pp.nil()
-
-    def skeleton_names(jaxpr, eqns_fn, context, settings):
-        """``pp_jaxpr_skeleton`` as it names: constvars, invars, the equations, outvars; no document."""
-        vars_names(jaxpr.constvars, context)
-        vars_names(jaxpr.invars, context)
-        eqns_fn()
-        vars_names(jaxpr.outvars, context)
-        return _pp.nil()
-
-    _core.JaxprPpContext = _Recording
-    try:
-        if text or not hasattr(_core, "pp_toplevel_jaxpr") or None in (kv_pair, pp_eqn, rules, pp_vars, skeleton):
-            text = closed.pretty_print(use_color=False)
-        else:       # what ``pretty_print`` does, without ``format``, types or params (they only follow names)
-            _core.pp_kv_pair, _core.pp_eqn = names_only, eqn_names
-            _core.pp_vars, _core.pp_jaxpr_skeleton = vars_names, skeleton_names
-            _core.pp_toplevel_jaxpr(open_jaxpr(closed), print_shapes=False)
-            text = ""
-    finally:
-        _core.JaxprPpContext = base
-        for name, value in (("pp_kv_pair", kv_pair), ("pp_eqn", pp_eqn), ("pp_vars", pp_vars),
-                            ("pp_jaxpr_skeleton", skeleton)):
-            if value is not None:
-                setattr(_core, name, value)
-        _Recording.made = []
-    names = dict(made[0].var_names) if made else {}
-    for context in made[1:]:     # jaxprs in a namedtuple or a mixed tuple param (custom_linear_solve's
-        for v, name in context.var_names.items():     # ``jaxprs``): the printer writes the tuple with
-            names.setdefault(v, name)                 # ``str``, each jaxpr in a context of its own
-    return Printed(text=text, names=names)
+def _shared_jaxprs(top: Any, settings: Any) -> tuple[dict, list]:
+    """As ``pp_toplevel_jaxpr`` hoists them: ``{name: jaxpr}`` of the jaxprs written once at the top (met twice,
+    or, any but ``top``, with over ten equations; named after the call, a repeated name numbered); and the
+    jaxprs that params print with ``str`` (a namedtuple or mixed tuple holding them), each named apart."""
+    subjaxprs = getattr(_core, "_pp_subjaxprs", None)      # JAX 0.12: rules for jaxprs nested otherwise
+    titles: dict = {}
+    counts: dict = {}
+    apart: list = []
+    queue = [top]
+    for j in queue:
+        counts[j] = counts.get(j, 0) + (2 if j is not top and len(j.eqns) > 10 else 1)
+        for eqn in j.eqns:
+            found = subjaxprs(eqn, settings) if subjaxprs else \
+                [(eqn.params.get("name"), s) for s in _core.jaxprs_in_params(eqn.params)]
+            for name, s in found:
+                queue.append(s)
+                if name is not None:
+                    titles.setdefault(s, name.strip("<>"))      # <lambda> -> lambda
+            apart += [open_jaxpr(x) for v in eqn.params.values()
+                      if isinstance(v, tuple) and not _in_context(v) for x in v if isinstance(x, _IN_CONTEXT)]
+    shared: dict = {}
+    taken: dict = {}
+    for j, c in counts.items():
+        if c == 1:
+            continue
+        name = titles.get(j, "jaxpr")
+        if (n := taken.get(name, 0)) > 0:
+            taken[name] = n + 1
+            name += str(n)
+        taken[name] = taken.get(name, 0) + 1
+        shared[name] = j
+    return shared, apart
 
 
 _CLOSED = getattr(_core, "ClosedJaxpr", None)
 _IN_CONTEXT = tuple({_core.Jaxpr, _CLOSED} - {None})   # the params the printer writes in its one context
+
+
+def _in_context(v: Any) -> bool:
+    """Whether ``pp_kv_pair`` writes the param ``v`` in the printer's context: a jaxpr, or a plain tuple of them."""
+    return isinstance(v, _IN_CONTEXT) or (type(v) is tuple and all(isinstance(j, _IN_CONTEXT) for j in v))
 
 
 def is_context_jaxpr(v: Any) -> bool:
@@ -216,14 +192,6 @@ def holds_jaxpr(v: Any) -> bool:
 _STATEMENT_MODULES = ("jax._src.state.primitives", "jax._src.pallas.primitives")
 
 
-def statement_primitives() -> frozenset:
-    """Names of the primitives JAX prints as statements (``get``, ``swap``, ``addupdate``, Pallas's
-    ``masked_load``...): the rules registered so far (Pallas registers its own when it is imported)."""
-    rules = getattr(_core, "pp_eqn_rules", None) or {}
-    return frozenset(p.name for p, rule in rules.items()
-                     if getattr(rule, "__module__", "") in _STATEMENT_MODULES)
-
-
 def prints_as_statement(eqn: Any) -> bool:
     """Whether JAX's printer writes ``eqn`` by a rule of its own as a statement (``statement_text``)."""
     rule = (getattr(_core, "pp_eqn_rules", None) or {}).get(eqn.primitive)
@@ -256,8 +224,23 @@ _PUBLIC_HOMES = (("jax._src.lax", "jax.lax"), ("jax._src.pallas", "jax.experimen
                  ("jax._src.checkify", "jax.experimental.checkify"), ("jax._src.callback", "jax"),
                  ("jax._src.ad_checkpoint", "jax"), ("jax._src.custom_derivatives", "jax"),
                  ("jax._src.pjit", "jax"), ("jax._src.core", "jax"))
-_HOMES: dict = {}           # primitive name -> modules holding it, from the modules loaded when last looked
-_HOMES_SEEN = [0]           # how many modules were loaded then
+
+
+@functools.lru_cache(maxsize=1)
+def _holders(loaded: int) -> dict:
+    """Primitive name -> the modules holding it, among the ``loaded`` modules loaded now (a module imported
+    since makes another count: looked at again)."""
+    import sys
+    holders: dict = {}
+    for module_name, module in list(sys.modules.items()):
+        try:
+            values = list(vars(module).values())
+        except TypeError:
+            continue
+        for v in values:
+            if isinstance(v, _core.Primitive):
+                holders.setdefault(v.name, []).append(module_name)
+    return holders
 
 
 def primitive_home(name: str) -> str | None:
@@ -265,18 +248,7 @@ def primitive_home(name: str) -> str | None:
     ``jax.ref``, ``equinox.internal``), found among the loaded modules that hold it; None when no loaded
     module holds one of that name."""
     import sys
-    if name not in _HOMES and len(sys.modules) != _HOMES_SEEN[0]:
-        _HOMES.clear()
-        _HOMES_SEEN[0] = len(sys.modules)
-        for module_name, module in list(sys.modules.items()):
-            try:
-                values = list(vars(module).values())
-            except TypeError:
-                continue
-            for v in values:
-                if isinstance(v, _core.Primitive):
-                    _HOMES.setdefault(v.name, []).append(module_name)
-    holders = _HOMES.get(name)
+    holders = _holders(len(sys.modules)).get(name)
     if not holders:
         return None
     if "jax.lax" in holders:
@@ -344,9 +316,6 @@ def traceback(eqn: Any):
     return getattr(eqn.source_info, "traceback", None)
 
 
-_FRAMES: dict = {}      # (code, instruction offset) of a user frame -> its Frame: one line, many equations
-
-
 def traceback_frame(tb: Any) -> Frame | None:
     """The innermost user (non-JAX) frame of a traceback, with its source line's text.  As
     ``source_info_util.user_frame`` finds it; the frame's line, name and text are kept per code location (the
@@ -358,15 +327,15 @@ def traceback_frame(tb: Any) -> Frame | None:
                None)
     if key is None:
         return None
-    code, offset = key
-    frame = _FRAMES.get(key)
-    if frame is None:
-        raw = _siu.raw_frame_to_frame(code, offset)
-        text = linecache.getline(raw.file_name, raw.start_line).strip()
-        if len(_FRAMES) >= 8192:
-            _FRAMES.clear()
-        frame = _FRAMES[key] = Frame(raw.file_name, raw.start_line, raw.function_name, text)
-    return frame
+    return _frame(*key)
+
+
+@functools.lru_cache(maxsize=8192)
+def _frame(code: Any, offset: int) -> Frame:
+    """The Frame of a code location (one line, many equations)."""
+    raw = _siu.raw_frame_to_frame(code, offset)
+    return Frame(raw.file_name, raw.start_line, raw.function_name,
+                 linecache.getline(raw.file_name, raw.start_line).strip())
 
 
 def user_frame(eqn: Any) -> Frame | None:

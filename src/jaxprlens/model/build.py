@@ -15,9 +15,8 @@ from jaxprlens.model.roles import Sub, roles_of
 from jaxprlens.model.sources import in_library, source_of
 
 
-_TYPES: dict = {}     # aval -> its printed type, across traces: programs (and re-traces) share a few avals
-_LITERALS: dict = {}  # (aval, kind, value's repr or bytes) of a scalar literal -> its text, across traces likewise
 _SCALARS = frozenset((int, float, bool, complex))
+_type_text = functools.lru_cache(maxsize=4096)(_jax.aval_text)   # programs (and re-traces) share a few avals
 _own_source = functools.lru_cache(maxsize=8192)(source_of)    # the user's line: equations share a few
 
 
@@ -28,17 +27,13 @@ class _Builder:
         self.names = names
         self.vars: dict = {}
         self.sources: dict = {}   # traceback -> Source: eqns made by one line share a stack
+        self.literals: dict = {}  # (aval, kind, value's repr or bytes) of a scalar literal -> its text
 
     def type(self, aval) -> str:
         try:
-            text = _TYPES.get(aval)
+            return _type_text(aval)
         except TypeError:         # an unhashable aval
             return _jax.aval_text(aval)
-        if text is None:
-            if len(_TYPES) >= 4096:
-                _TYPES.clear()
-            text = _TYPES[aval] = _jax.aval_text(aval)
-        return text
 
     def var(self, v) -> Var:
         ours = self.vars.get(v)
@@ -64,13 +59,11 @@ class _Builder:
         else:                                     # arrays: as printed
             return _jax.literal_text(a)
         try:
-            text = _LITERALS.get(key)
+            text = self.literals.get(key)
         except TypeError:                         # an unhashable aval
             return _jax.literal_text(a)
         if text is None:
-            if len(_LITERALS) >= 4096:
-                _LITERALS.clear()
-            text = _LITERALS[key] = _jax.literal_text(a)
+            text = self.literals[key] = _jax.literal_text(a)
         return text
 
     def source(self, e) -> Source | None:

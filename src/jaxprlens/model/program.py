@@ -180,10 +180,6 @@ class Program:
         return (f"<jaxprlens.Program: {len(self.invars)} inputs, {len(self.constvars)} constants, "
                 f"{len(self.eqns)} equations, {count_eqns(self)} in all>")
 
-    @property
-    def closed_jaxpr(self):
-        return self.jaxpr
-
     def walk(self):
         """Every eqn at every nesting level, depth first, in program order."""
         for eqn in self.eqns:

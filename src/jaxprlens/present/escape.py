@@ -1,6 +1,7 @@
 """The one place where strings (which may come from the user) are escaped for HTML, SVG and DOT."""
 from __future__ import annotations
 
+import functools
 import html as _html
 import re
 
@@ -24,21 +25,18 @@ def visible(s: object) -> str:
     return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", s) if _BIDI.search(s) else s
 
 
-_HTML: dict = {}      # text -> escaped: a table escapes the same names, types and lines thousands of times
-_HTML_MAX = 1 << 15      # short strings only: at most a few MB
-
-
 def html(s: object) -> str:
     """Escape for HTML/SVG text and attribute values (also Graphviz HTML-like labels)."""
     s = s if type(s) is str else str(s)
-    out = _HTML.get(s)
-    if out is None:
-        out = _html.escape(visible(plain(s)), quote=True)
-        if len(s) <= 200:                # bounded: a long session escapes many distinct strings
-            if len(_HTML) >= _HTML_MAX:
-                _HTML.clear()
-            _HTML[s] = out
-    return out
+    return _short_html(s) if len(s) <= 200 else _escaped(s)
+
+
+def _escaped(s: str) -> str:
+    return _html.escape(visible(plain(s)), quote=True)
+
+
+# short strings only, at most a few MB: a table escapes the same names, types and lines thousands of times
+_short_html = functools.lru_cache(maxsize=1 << 15)(_escaped)
 
 
 _UNIT = re.compile(r"(\d) ((?:[kMGTPE]?(?:FLOP|B)|ns|µs|ms|s)\b)")

@@ -127,7 +127,7 @@ def css(needs: frozenset) -> str:
 def assets(needs: frozenset | tuple | set) -> str:
     """The CSS and script of the views in ``needs``, compressed (base64 deflate-raw): what ``output``'s loader
     carries in its text."""
-    return _deflated(css(frozenset(needs)) + "\0" + bundle(frozenset(needs)))
+    return deflated(css(frozenset(needs)) + "\0" + bundle(frozenset(needs)))
 
 
 def output_key(body: str) -> str:
@@ -148,10 +148,47 @@ def output(body: str, needs) -> str:
             f'<script>{_min_js(_asset("loader.js"))}("{key}","{assets(frozenset(needs))}");</script></div>')
 
 
-def _deflated(text: str, level: int = 9) -> str:
-    """``text`` as base64 deflate-raw, as the browser's ``DecompressionStream("deflate-raw")`` reads it."""
-    packer = zlib.compressobj(level, zlib.DEFLATED, -15)
-    return base64.b64encode(packer.compress(text.encode("utf-8")) + packer.flush()).decode("ascii")
+# ------------------------------------------------------------------ deflate-raw in base64, as the browser reads it
+
+def deflater(level: int = 9):
+    """A raw deflate stream (no zlib header), what ``DecompressionStream("deflate-raw")`` reads."""
+    return zlib.compressobj(level, zlib.DEFLATED, -15)
+
+
+def deflated(data: str | bytes, level: int = 9) -> str:
+    """``data`` (text as UTF-8) deflated raw and in base64: what ``static/dom.js`` ``inflated`` and the loader read."""
+    packer = deflater(level)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    return base64.b64encode(packer.compress(raw) + packer.flush()).decode("ascii")
+
+
+def inflated(text: str) -> bytes:
+    """The bytes ``deflated`` stored in ``text``."""
+    return zlib.decompress(base64.b64decode(text), -15)
+
+
+class DeflatedSize:
+    """The bytes (in base64) a stream ``deflated`` stores takes so far, as pieces are added (each flushed)."""
+
+    def __init__(self, level: int = 6):
+        self.packer, self.raw = deflater(level), 0
+
+    def add(self, data: bytes) -> int:
+        self.raw += len(self.packer.compress(data)) + len(self.packer.flush(zlib.Z_SYNC_FLUSH))
+        return self.bytes
+
+    @property
+    def bytes(self) -> int:
+        return (self.raw + 2) // 3 * 4
+
+
+# ------------------------------------------------------------------ an output's metadata (the save hook reads it)
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+LIVE_KEY = "jaxprlens"          # output metadata {"jaxprlens": ...}: what ``serverext.py`` strips before a save
+LIVE_META = {"live": True, "debugger": True}          # the live debugger's widget display (no text/html)
+LIVE_TABLE_META = {"live": True, "table": True}       # a table with its live widget view beside the stored form
+REPLAY_META = {"replay": True}                        # the recorded replay's display
 
 
 def style() -> str:
@@ -160,17 +197,17 @@ def style() -> str:
 
 
 def packed(payload: dict, cls: str) -> str:
-    """Data for a script stored compressed (``data`` deflated, base64; ``static/dom.js`` unpack reads it): for
+    """Data for a script stored compressed (``deflated``; ``static/dom.js`` unpack reads it): for
     thousands of row fragments that repeat their markup (level 3: a tenth of level 9's time, a fifth bigger).
     Where scripts are stripped it goes with them."""
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), check_circular=False)
-    return f'<script type="application/octet-stream" class="{cls}">{_deflated(text, 3)}</script>'
+    return f'<script type="application/octet-stream" class="{cls}">{deflated(text, 3)}</script>'
 
 
 def unpacked(page: str, cls: str) -> dict | None:
     """What ``packed`` stored in ``page`` (tests, and readers of a stored output), or None."""
     m = re.search(f'<script type="application/octet-stream" class="{re.escape(cls)}">([^<]*)</script>', page)
-    return json.loads(zlib.decompress(base64.b64decode(m.group(1)), -15)) if m else None
+    return json.loads(inflated(m.group(1))) if m else None
 
 
 def labels(**words: str) -> str:

@@ -6,6 +6,7 @@ Chinese text uses full-width punctuation (，：；（）「」) and one term pe
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from jaxprlens.model.errors import Keyed, KeyedError
@@ -140,14 +141,14 @@ def remembered(cache: dict, key: tuple, lang: str | None, make) -> str:
     return text
 
 
-_WHERE: dict = {}       # (where, line, lang) -> text
-
-
 def where_text(src, lang: str | None = None) -> str:
     """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``."""
-    def make() -> str:
-        return t("line_of", lang, where=t("cell", lang) if src.where == "cell" else src.where, line=src.line)
-    return remembered(_WHERE, (src.where, src.line, lang), lang, make)
+    return _where_text(src.where, src.line, resolve(lang))
+
+
+@functools.lru_cache(maxsize=4096)      # a big table says a few lines thousands of times
+def _where_text(where: str, line: int, lang: str) -> str:
+    return t("line_of", lang, where=t("cell", lang) if where == "cell" else where, line=line)
 
 
 def count_word(n: int, word: str, lang: str | None = None) -> str:
@@ -157,24 +158,22 @@ def count_word(n: int, word: str, lang: str | None = None) -> str:
     return f"{n} 个{' ' if word[:1].isascii() else ''}{word}"
 
 
-_ROLES: dict = {}       # (groups, detail, lang) -> text: a program's jit equations say ``1 arg; calls f`` often
-
-
 def role_summary(roles, lang: str | None = None) -> str:
     """``0 cond consts, 2 body consts, 3 carry`` (en) / ``0 个条件常量、2 个循环体常量、3 个携带值`` (zh)."""
     lang = resolve(lang)
-    try:          # the detail's types in the key: ``reverse=False`` is said unlike ``reverse=0``
-        key = (tuple(roles.groups), tuple((k, type(v), v) for k, v in roles.detail.items()), lang)
-        hash(key)
+    # the detail's types in the key: ``reverse=False`` is said unlike ``reverse=0``
+    key = (tuple(roles.groups), tuple((k, type(v), v) for k, v in roles.detail.items()), lang)
+    try:
+        return _role_summary(*key)
     except TypeError:          # a detail of an unhashable value (a list): said each time
-        return _role_summary(roles, lang)
-    return remembered(_ROLES, key, lang, lambda: _role_summary(roles, lang))
+        return _role_summary.__wrapped__(*key)
 
 
-def _role_summary(roles, lang: str) -> str:
-    parts = [count_word(n, role_word(k, n, lang), lang) for k, n in roles.groups]
+@functools.lru_cache(maxsize=4096)      # a program's jit equations say ``1 arg; calls f`` often
+def _role_summary(groups: tuple, detail: tuple, lang: str) -> str:
+    parts = [count_word(n, role_word(k, n, lang), lang) for k, n in groups]
     text = t("list_sep", lang).join(parts)
-    extra = detail_text(roles.detail, lang)
+    extra = detail_text({k: v for k, _, v in detail}, lang)
     return t("semi", lang).join(x for x in (text, extra) if x)
 
 

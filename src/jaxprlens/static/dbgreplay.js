@@ -7,6 +7,7 @@
    per name of data.panel);
    Continue and Step out stop on the way as the engine's run() does. */
 import { Debugger } from "./dbgview.js";
+import { inflated } from "./dom.js";
 
 function stops(s, bps, conds) {   // a breakpoint row is current, or a value the step wrote meets a condition
   if (s.eqn && bps.has(s.eqn)) return true;
@@ -28,18 +29,12 @@ export function condition(text, grammar) {   // a typed condition, read with the
   return (w) => w[i] !== null && w[i] !== undefined && cmp(w[3] & 4 ? Math.fround(number(w[i])) : number(w[i]));
 }
 
-async function inflate(el) {   // views/replay.py stored(): JSON, deflated (raw) and in base64
-  const bytes = Uint8Array.from(atob(el.textContent.trim()), (c) => c.charCodeAt(0));
-  const stream = new Response(bytes).body.pipeThrough(new DecompressionStream(el.getAttribute("data-z")));
-  return JSON.parse(await new Response(stream).text());
-}
-
 export async function replay(root) {
   if (root.getAttribute("data-jl-ready")) return;
   root.setAttribute("data-jl-ready", "1");
   const el = root.querySelector("script.jl-dbg-data");
   if (!el) return;
-  start(root, await inflate(el));
+  start(root, JSON.parse(await inflated(el.textContent, el.getAttribute("data-z"))));   // views/replay.py stored()
 }
 
 function start(root, data) {

@@ -19,11 +19,15 @@ export function rowsOf(html) {
   return [...t.content.children];
 }
 
-/* What front.py `packed` stored in a view (base64 deflate-raw JSON in a <script class=cls>), or null. */
+/* The text front.py `deflated` stored (base64, deflate-raw unless `format` says otherwise). The loader, which
+   runs before any module, inflates its own. */
+export async function inflated(b64, format) {
+  const bytes = Uint8Array.from(atob(b64.trim()), (c) => c.charCodeAt(0));
+  return new Response(new Response(bytes).body.pipeThrough(new DecompressionStream(format || "deflate-raw"))).text();
+}
+
+/* What front.py `packed` stored in a view (deflated JSON in a <script class=cls>), or null. */
 export async function unpack(root, cls) {
   const s = root.querySelector("script." + cls);
-  if (!s) return null;
-  const bytes = Uint8Array.from(atob(s.textContent.trim()), (c) => c.charCodeAt(0));
-  const text = await new Response(new Response(bytes).body.pipeThrough(new DecompressionStream("deflate-raw"))).text();
-  return JSON.parse(text);
+  return s ? JSON.parse(await inflated(s.textContent)) : null;
 }

@@ -27,7 +27,8 @@ from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE,
 from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.views.dbgfold import FrameFold
 from jaxprlens.engine.landings import over_call
-from jaxprlens.present.front import output, output_key, widget_css, widget_module
+from jaxprlens.present.front import (LIVE_KEY, LIVE_META, REPLAY_META, WIDGET_VIEW, output, output_key, widget_css,
+                                     widget_module)
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.views.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
@@ -36,10 +37,6 @@ from jaxprlens.views.cells import cell_key, close_layout, draws_widgets, in_mari
 from jaxprlens.present.i18n import t
 from jaxprlens.present.words import path_text
 
-LIVE_KEY = "jaxprlens"     # output metadata: {"jaxprlens": LIVE_META} marks the live widget's display,
-LIVE_META = {"live": True, "debugger": True}
-REPLAY_META = {"replay": True}                  # {"jaxprlens": REPLAY_META} the recorded replay's
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ERROR_CHARS = 500          # an error note is cut here
 AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
 AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move

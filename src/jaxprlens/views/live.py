@@ -14,7 +14,7 @@ import functools
 
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import Eqn
-from jaxprlens.present.front import bundle, css
+from jaxprlens.present.front import LIVE_KEY, LIVE_TABLE_META, WIDGET_VIEW, bundle, css
 from jaxprlens.present.i18n import t
 from jaxprlens.present.rows import group_data, walk
 from jaxprlens.views import cells
@@ -24,8 +24,6 @@ from jaxprlens.views import layout as lay
 ROWS_PER_MESSAGE = 1000    # rows per answer (a row ~400 B of HTML: an answer stays under 1 MB)
 HIT_GROUPS = 20_000        # a search's counts of matches per call not stored, at most
 TEXT_CHARS = 200           # a search's query, and any name echoed in an error, is cut here
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-LIVE_KEY = "jaxprlens"     # the output metadata the save hook reads (``serverext.py``)
 ACTIONS = ("group", "rows", "search")
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a LiveTable)]
 
@@ -197,7 +195,6 @@ def _widget_class():
 
         _esm = bundle(frozenset({"table", "graph", "live"}))
         _css = css(frozenset({"table", "graph"}))
-        jl_view = traitlets.Unicode("table").tag(sync=True)     # main.js's render draws a table, not a debugger
         html = traitlets.Unicode("").tag(sync=True)
         total = traitlets.Int(0).tag(sync=True)                 # items past the head, stored or not
         calls = traitlets.Int(0).tag(sync=True)                 # calls whose rows are not stored
@@ -292,7 +289,7 @@ def live_bundle(bundle: dict, parts: list, body: str | None = None):
             return bundle
     except Exception:  # noqa: BLE001 - no comms here: the stored form alone, as outside a kernel
         return bundle
-    return dict(bundle, **{WIDGET_VIEW: view}), {LIVE_KEY: {"live": True, "table": True}}
+    return dict(bundle, **{WIDGET_VIEW: view}), {LIVE_KEY: dict(LIVE_TABLE_META)}
 
 
 class ServedTable(tv.Table):

@@ -4,16 +4,14 @@ steps through it with no kernel.  Capped by steps and bytes, with a note saying 
 """
 from __future__ import annotations
 
-import base64
 import json
-import zlib
 
 import numpy as np
 
 from jaxprlens.views.dbgpanel import PIECES, notes_html
 from jaxprlens.views.dbgstate import StateView, captured, frame_view
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import output
+from jaxprlens.present.front import DeflatedSize, deflated, inflated, output
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import path_id
@@ -56,13 +54,12 @@ def _size(x) -> int:
 def stored(data: dict) -> str:
     """The recording as the output stores it: its JSON, deflated (raw, as the script's DecompressionStream reads
     it) and in base64.  The panels' HTML repeats itself from step to step: this stores a tenth of it."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return base64.b64encode(packer.compress(_json(data)) + packer.flush()).decode("ascii")
+    return deflated(_json(data))
 
 
 def unstored(text: str) -> dict:
     """The recording back from ``stored(data)`` (what the script reads, for tools and tests)."""
-    return json.loads(zlib.decompress(base64.b64decode(text), -15))
+    return json.loads(inflated(text))
 
 
 def stored_size(data: dict) -> int:
@@ -70,20 +67,11 @@ def stored_size(data: dict) -> int:
     return len(stored(data))
 
 
-class Meter:
+class Meter(DeflatedSize):
     """The stored bytes of what was recorded so far, as it grows (each piece deflated after the others)."""
 
-    def __init__(self):
-        self.packer, self.raw = zlib.compressobj(6, zlib.DEFLATED, -15), 0
-
     def add(self, x) -> int:
-        self.raw += len(self.packer.compress(x.encode() if isinstance(x, str) else _json(x)))
-        self.raw += len(self.packer.flush(zlib.Z_SYNC_FLUSH))
-        return self.bytes
-
-    @property
-    def bytes(self) -> int:
-        return (self.raw + 2) // 3 * 4        # in base64
+        return super().add(x.encode() if isinstance(x, str) else _json(x))
 
 
 F32 = 4                      # a recorded value's flag: its numbers are float32 ones, stored short (the script rounds

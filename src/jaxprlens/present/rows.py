@@ -119,13 +119,16 @@ class Rows:
             self._header = self._make_header()
         return self._header
 
-    def _make_header(self) -> str:
-        keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
+    def colgroup_html(self) -> str:
+        """The columns' widths of an equation table, without its heads (a folded call's own row table)."""
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
         # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide
         eq = ' style="width:46%"' if self.cost_text is not None else ""
-        return ("<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols)
-                + "</colgroup><thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys)
+        return "<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols) + "</colgroup>"
+
+    def _make_header(self) -> str:
+        keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
+        return (self.colgroup_html() + "<thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys)
                 + "</tr></thead>")
 
     def line_html(self, row: Row, consts: set) -> str:
@@ -243,12 +246,17 @@ def group_data(g, lang: str) -> list:
     return list(made)
 
 
-def group_html(g, lang: str, note: str = "") -> str:
+OPEN, SHUT = "▾", "▸"      # a call's row, its body shown or not
+
+
+def group_html(g, lang: str, note: str = "", opened: bool = False) -> str:
     """A call's row in a folded table: its label and size, where it was called, the values crossing it;
-    ``note`` follows the label (that its rows are not stored: a live page hides it, the kernel has them)."""
+    ``note`` follows the label (that its rows are not stored: a live page hides it, the kernel has them);
+    ``opened``: its rows shown below it."""
     gid, label, count, site, cross, _ = group_data(g, lang)
     note = f'<span class="jl-unstored"> {html(note)}</span>' if note else ""
-    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq"{LEFT}>'
+    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>{OPEN if opened else SHUT}</td>'
+            f'<td class="jl-eq"{LEFT}>'
             f'<b class="jl-gname">{html(label)}</b>{note} <span class="jl-type">{html(count)}</span></td>'
             f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
             "</td></tr>")

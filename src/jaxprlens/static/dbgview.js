@@ -9,7 +9,7 @@ import { el } from "./dom.js";
 
 const KEYS = { n: "step", i: "into", o: "out", f: "call", b: "back", c: "continue", r: "reset" };
 const BUTTONS = ["step", "into", "out", "call", "back", "continue", "reset"];
-const OPEN = "\u25be", SHUT = "\u25b8";     // a call's row: open, folded (views/dbgfold.py OPEN, SHUT)
+const OPEN = "\u25be", SHUT = "\u25b8";     // a call's row: open, folded (present/rows.py OPEN, SHUT)
 
 const h = el;      // the one DOM helper (dom.js)
 

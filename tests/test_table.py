@@ -559,3 +559,28 @@ def test_a_row_is_one_line_document_rendered_as_html_as_jaxs_text_and_as_the_cel
         "unroll=1 jaxpr={body: 2 equations}] consts: ∅ carry: 0:i32[] a xs: ∅")
     assert Rows("zh").line_text(cond) == ("j:f32[2] = cond[branches={分支 0（false）: 1 个方程, 分支 1（true）: 1 个方程}] "
                                        "分支索引：i 分支操作数：b")
+
+
+def test_the_signature_is_one_walk_its_rows_and_its_lines_list_the_same_values_in_order():
+    """``signature_of`` walks a signature once; ``signature_html`` shows every entry, ``signature_lines`` the same
+    entries (at most ``SIG_LINES`` a side, then how many more)."""
+    from jax import lax
+    from jaxprlens.views import signature
+
+    def f(xs, c):
+        def body(carry, x):
+            return tuple(a * x for a in carry), sum(carry)
+        return lax.scan(body, tuple(c * i for i in range(4)), xs)
+    p = jaxprlens.trace(f, jnp.ones(4), jnp.float32(2))
+    eqn = next(e for e in p.eqns if e.subs)
+    sub = eqn.subs[0].program
+    binding = jaxprlens.views.table.Table(p)._binding(eqn, eqn.subs[0])
+    entries = signature.signature_of(sub, "en", binding)
+    assert [e.kind for e in entries] == ["input"] * 5 + ["result"] * 5
+    rows = BeautifulSoup(signature.signature_html(sub, "en", "", binding), "html.parser").select("tr")
+    names = [r.select("td")[1].get_text() for r in rows]
+    assert names == [f"{e.var.name}:{e.var.type}" for e in entries]
+    lines = signature.signature_lines(sub, "en", "", binding)
+    assert [line.split(": ", 1)[1].split()[0] for line in lines] == names
+    assert (lines[0], lines[4], lines[5]) == ("input: l:f32[]  bound from c(carry)", "input: p:f32[]  bound from a(xs)  xs",
+                                              "result: q:f32[]")

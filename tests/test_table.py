@@ -557,8 +557,8 @@ def test_a_row_is_one_line_document_rendered_as_html_as_jaxs_text_and_as_the_cel
     assert BeautifulSoup(r.line_html(loop, set()), "html.parser").get_text() == r.line_text(loop) == (
         "_:i32[] b:f32[2] = scan[reverse=False length=3 ft_in=((), (None, None), ()) ft_out=((None, None), ()) "
         "unroll=1 jaxpr={body: 2 equations}] consts: ∅ carry: 0:i32[] a xs: ∅")
-    assert Rows("zh").line_text(cond) == ("j:f32[2] = cond[branches={分支 0（false）: 1 个方程, 分支 1（true）: 1 个方程}] "
-                                       "分支索引：i 分支操作数：b")
+    assert Rows("zh").line_text(cond) == ("j:f32[2] = cond[branches={分支 0（false）: 1 个方程, "
+                                       "分支 1（true）: 1 个方程}] 分支索引：i 分支操作数：b")
 
 
 def test_the_signature_is_one_walk_its_rows_and_its_lines_list_the_same_values_in_order():
@@ -582,5 +582,5 @@ def test_the_signature_is_one_walk_its_rows_and_its_lines_list_the_same_values_i
     assert names == [f"{e.var.name}:{e.var.type}" for e in entries]
     lines = signature.signature_lines(sub, "en", "", binding)
     assert [line.split(": ", 1)[1].split()[0] for line in lines] == names
-    assert (lines[0], lines[4], lines[5]) == ("input: l:f32[]  bound from c(carry)", "input: p:f32[]  bound from a(xs)  xs",
-                                              "result: q:f32[]")
+    assert (lines[0], lines[4], lines[5]) == ("input: l:f32[]  bound from c(carry)",
+                                              "input: p:f32[]  bound from a(xs)  xs", "result: q:f32[]")

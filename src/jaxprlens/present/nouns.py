@@ -249,12 +249,14 @@ class Line:
     def __init__(self, eqn: Eqn, params: Sequence[Param]):
         self.statement = statement_pieces(eqn)
         self.outs, self.primitive, self.params = eqn.outvars, eqn.primitive, params
-        subs: dict = {}
-        for s in eqn.subs:
-            subs.setdefault(s.param, []).append(s)
-        self.subs = list(subs.items())
-        self.roles = bool(eqn.roles)
-        if not eqn.roles:
+        self.subs: list = []
+        if eqn.subs:
+            subs: dict = {}
+            for s in eqn.subs:
+                subs.setdefault(s.param, []).append(s)
+            self.subs = list(subs.items())
+        self.roles = roles = bool(eqn.roles)
+        if not roles:
             self.ins = [(None, len(eqn.invars), eqn.invars)]
         else:
             self.ins, i = [], 0

@@ -378,6 +378,25 @@ class StateView:
         return list(ids)
 
     # ---------------------------------------------------------- static snapshot (no script) and text
+    def row_marks(self, i: int, eqn, changed=()) -> list:
+        """The marks of the current frame's row ``i`` (equation ``eqn``): run (``jl-done``), the current one
+        (``jl-hl``), a breakpoint (``jl-bp``), its value changed by an edit (``jl-changed``, ``changed``: the ids
+        ``changed_eqns`` gives).  The snapshot writes them; ``static/dbgview.js`` keeps them as moves go (a
+        test compares the two on every recorded move, tests/js/debugger.test.mjs)."""
+        pc = self.stepper.frame.pc
+        out = ["jl-done"] if i < pc else ["jl-hl"] if i == pc else []
+        if self.stepper.is_breakpoint(eqn):
+            out.append("jl-bp")
+        if eqn.id in changed:
+            out.append("jl-changed")
+        return out
+
+    def marks(self) -> dict:
+        """``{eqn id: row_marks}`` of the current frame's rows that have a mark."""
+        changed = set(self.changed_eqns())
+        eqns = self.stepper.frame.program.eqns
+        return {e.id: m for i, e in enumerate(eqns) if (m := self.row_marks(i, e, changed))}
+
     def table_html(self) -> str:
         st = self.stepper
         frame = st.frame
@@ -386,14 +405,11 @@ class StateView:
         consts = set(program.constvars)
         n = len(program.eqns)
 
+        changed = set(self.changed_eqns())
+
         def rows_html(lo: int, hi: int) -> list:
-            out = []
-            for i, row in enumerate(window_rows(program, self.lang, lo, hi), lo):
-                cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
-                if st.is_breakpoint(row.eqn):
-                    cls += " jl-bp"
-                out.append(table.row_html(row, consts, cls.strip()))
-            return out
+            return [table.row_html(row, consts, " ".join(self.row_marks(i, row.eqn, changed)))
+                    for i, row in enumerate(window_rows(program, self.lang, lo, hi), lo)]
 
         fold = self.fold()
         if fold.tree is not None:          # folded by calls: the ones holding the current row open

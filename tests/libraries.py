@@ -510,7 +510,7 @@ def check_step(case):
     assert_same(st.outputs, case.want, f"{case.name} stepper")
     results = StateView(st, "en").values()[-1]["items"]
     got = jax.tree_util.tree_leaves(st.outputs)
-    assert [it["name"] for it in results] == (p.returned_paths or [it["name"] for it in results])
+    assert [it.name for it in results] == (p.returned_paths or [it.name for it in results])
     assert len(results) == len(got) == len(jax.tree_util.tree_leaves(case.want))
     for it, x in zip(results, got):                # the value panel's numbers: NumPy's, on float32 copies
         if values.summarize(x).kind in ("int", "float") and np.size(x):
@@ -521,16 +521,16 @@ def check_step(case):
         while st.last_eqn is not low:
             st.step()
         item = StateView(st, "en").values()[-1]["items"][0]
-        assert item["dtype"] == str(low.outvars[0].aval.dtype) and item["hist"] is not None, item
+        assert item.dtype == str(low.outvars[0].aval.dtype) and item.hist is not None, item
         _same_numbers(item, st.last_outputs[0])
 
 
 def _same_numbers(item: dict, value):
     """A value panel item's min, max, mean and NaN count are NumPy's on a float32 copy of ``value``."""
     f = np.asarray(value).astype(np.float32)
-    assert (item["min"], item["max"]) == (float(f"{f.min():.6g}"), float(f"{f.max():.6g}")), item
-    assert f"mean {f.mean(dtype=np.float64):.6g}" in item["stats"], item
-    assert f"NaN {int(np.isnan(f).sum())}" in item["stats"], item
+    assert (item.min, item.max) == (float(f"{f.min():.6g}"), float(f"{f.max():.6g}")), item
+    assert f"mean {f.mean(dtype=np.float64):.6g}" in item.stats, item
+    assert f"NaN {int(np.isnan(f).sum())}" in item.stats, item
 
 
 LOW = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4")    # NumPy's kind 'V' dtypes

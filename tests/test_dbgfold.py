@@ -218,3 +218,23 @@ def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_
             break
     assert pc >= 2 * CHUNK_ROWS and pc in have        # the current row came with the move (or ahead of it)
     assert len(have) < pc + CHUNK_ROWS
+
+
+def test_a_bodys_pieces_are_data_its_html_and_the_rows_it_shows_are_both_read_from(step):
+    """``FrameFold.pieces``: calls and runs of rows; the body's HTML draws them and ``chunks_shown`` counts the chunks
+    their placeholders show, with no HTML read back."""
+    from jaxprlens.model.calls import Group
+    from jaxprlens.views.dbgfold import CHUNK_ROWS, frame_fold
+    p, args = step
+    view = StateView(Stepper(p, *args), "en")
+    fold = frame_fold(p, "en")
+    assert fold.folded()
+    path = view.call_path()
+    for g in [None, *path]:
+        body = fold.body_html(g)
+        pieces = fold.pieces(g)
+        assert top_level(body) == [x.id for x in pieces if isinstance(x, Group)]
+        shown = {int(i) // CHUNK_ROWS for i in re.findall(r'class="jl-fchunk" data-from="(\d+)"', body)}
+        assert fold.chunks_shown([g]) == shown
+    assert fold.chunks_shown([None, *path]) == {0}             # eqn 0, in the innermost open call
+    assert fold.cols == "".join(re.findall(r"<colgroup>.*</colgroup>", view.table_html()))

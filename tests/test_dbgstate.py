@@ -26,34 +26,67 @@ def panel_names(view: StateView) -> list:
 
 # ---------------------------------------------------------------- text/plain says what the panel says
 
-def test_text_names_a_from_jaxpr_programs_results_as_the_panel_does():
-    program = jaxprlens.from_jaxpr(jax.make_jaxpr(lambda x: (x + 1, x * 2))(jnp.ones(3)))
-    st = program.stepper(jnp.arange(3.))
+def jax_names(n: int, first: int = 1) -> list:
+    """The names JAX's printer gives a jaxpr's variables, from the ``first``-th: ``b c ... z ba bb ...``."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = []
+    for i in range(first, first + n):
+        name = ""
+        while True:
+            name = letters[i % 26] + name
+            i = i // 26
+            if not i:
+                break
+        out.append(name)
+    return out
+
+
+def scalar_html(title: str, name: str, x: int) -> str:
+    """A float32 scalar's rows in the value panel (the snapshot's, no script)."""
+    return (f'<tr class="jl-value" data-var="{name}"><td class="jl-vtitle">{title}</td><td class="jl-vname">'
+            f'<var>{name}</var></td><td>()</td><td>float32</td></tr><tr class="jl-value-data"><td class="jl-vcell" '
+            f'colspan="4"><div class="jl-stats">min {x}  max {x}  mean {x}  NaN 0</div><div class="jl-vrow">'
+            f'<pre class="jl-val">{x}.0</pre></div></td></tr>')
+
+
+PANEL_HEAD = ('<table class="jl-values"><thead><tr><th></th><th>name</th><th>shape</th><th>dtype</th></tr></thead>'
+              "<tbody>")
+
+
+def panel_html(view: StateView) -> str:
+    return pieces(view.state(jit=False), view.lang, False)["values"]
+
+
+def test_a_from_jaxpr_programs_two_results_are_named_alike_in_the_text_and_the_panel():
+    program = jaxprlens.from_jaxpr(jax.make_jaxpr(lambda x: (x + 1, x * 2))(jnp.float32(1)))
+    st = program.stepper(jnp.float32(3))
     st.run()
     view = StateView(st)
-    assert panel_names(view) == ["c", "b", "c"]          # the last equation's output, then the results
     assert view.text() == textwrap.dedent("""\
         jaxprlens debugger: finished
           last: 1 (mul)
-            c = [0., 2., 4.]
-          b = [1., 2., 3.]
-          c = [0., 2., 4.]""")
+            c = 6.0
+          b = 4.0
+          c = 6.0""")
+    assert panel_html(view) == (PANEL_HEAD + scalar_html("output of 1 (mul)", "c", 6) + scalar_html("result", "b", 4)
+                                + scalar_html("result", "c", 6) + "</tbody></table>")
 
 
-def test_text_lists_the_first_results_and_says_how_many_more():
+def test_120_results_the_panel_lists_every_one_and_the_text_the_first_and_how_many_more():
     n = 120
     program = jaxprlens.from_jaxpr(jax.make_jaxpr(lambda x: tuple(x + i for i in range(n)))(jnp.float32(0)))
     st = program.stepper(jnp.float32(0))
     st.run()
     view = StateView(st)
-    names = panel_names(view)[1:]                      # after the last equation's output: every result
-    assert len(names) == n
-    lines = view.text().splitlines()
-    results = lines[3:]
-    assert len(results) == TEXT_RESULTS + 1
-    assert [r.split(" = ")[0].strip() for r in results[:-1]] == names[:TEXT_RESULTS]
-    assert results[0] == f"  {names[0]} = 0.0" and results[TEXT_RESULTS - 1] == f"  {names[TEXT_RESULTS - 1]} = 39.0"
-    assert results[-1] == f"  +{n - TEXT_RESULTS} more results (the value panel lists every one)"
+    names = jax_names(n)                               # b ... z, ba ... eq: the jaxpr's own names
+    last = names[-1]
+    assert view.text() == "\n".join(
+        ["jaxprlens debugger: finished", f"  last: {n - 1} (add)", f"    {last} = {n - 1}.0"]
+        + [f"  {name} = {i}.0" for i, name in enumerate(names[:TEXT_RESULTS])]
+        + [f"  +{n - TEXT_RESULTS} more results (the value panel lists every one)"])
+    assert panel_html(view) == (PANEL_HEAD + scalar_html(f"output of {n - 1} (add)", last, n - 1)
+                                + "".join(scalar_html("result", name, i) for i, name in enumerate(names))
+                                + "</tbody></table>")
     zh = StateView(st, "zh").text().splitlines()[-1]
     assert zh == f"  另有 {n - TEXT_RESULTS} 个结果（值面板列出全部）"
 

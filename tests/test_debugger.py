@@ -999,7 +999,7 @@ def test_a_bfloat16_value_with_8_nans_says_8_nans_in_the_panel_and_the_snapshot(
     st = trace(lambda x: x * 2, x).stepper()
     st.run()
     item = StateView(st).values()[-1]["items"][0]
-    assert item["nan"] == 8 and item["stats"].endswith("NaN 8") and item["hist"] is not None
+    assert item.nan == 8 and item.stats.endswith("NaN 8") and item.hist is not None
     assert "NaN 8" in StateView(st).values_html()
 
 

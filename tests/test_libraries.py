@@ -271,7 +271,7 @@ def test_a_jitted_step_s_results_are_what_the_call_returns(jitted_step):
     ran = p.run(repeat=1)
     assert ran.out_paths == ["out"] and len(ran.flat_outputs) == 1
     results = StateView(st, "en").values()[-1]
-    assert [item["name"] for item in results["items"]] == ["out"]
+    assert [item.name for item in results["items"]] == ["out"]
 
 
 def test_an_optimistix_root_find_names_its_namedtuple_sub_jaxprs_as_the_printer_does():

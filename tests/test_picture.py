@@ -285,17 +285,17 @@ def test_the_value_panel_draws_each_value_and_marks_an_edit():
     x = jnp.eye(6)
     st = Stepper(trace(lambda x: jnp.sin(x) * 2, x), x)
     st.step()
-    name = StateView(st).values()[-1]["items"][0]["name"]         # sin's output
+    name = StateView(st).values()[-1]["items"][0].name         # sin's output
     st.set_value(name, jnp.where(jnp.eye(6, dtype=bool), 7.0, jnp.sin(x)))
     view = StateView(st)
     item = view.values()[-1]["items"][0]
-    [px] = pngs(item["picture"])
+    [px] = pngs(item.picture)
     s = scale_of(px, 6)
     assert cell(px, s, 3, 3) == colour("edited") and cell(px, s, 3, 2) == ramp(0)
-    assert "dark red: edited (6)" in item["picture"]
-    assert f'alt="heatmap of {name}: float32[6, 6], 6×6 cells' in item["picture"]
-    assert item["picture"] in view.html()                         # the static snapshot shows it too
-    assert 'data-cells="64x64"' in value_item("x", "", np.zeros((100, 100)), "en")["picture"]
-    replayed = StateView(st).values(limit=8)[-1]["items"][0]["picture"]          # views/replay's limits
+    assert "dark red: edited (6)" in item.picture
+    assert f'alt="heatmap of {name}: float32[6, 6], 6×6 cells' in item.picture
+    assert item.picture in view.html()                         # the static snapshot shows it too
+    assert 'data-cells="64x64"' in value_item("x", "", np.zeros((100, 100)), "en").picture
+    replayed = StateView(st).values(limit=8)[-1]["items"][0].picture          # views/replay's limits
     assert 'data-cells="6x6"' in replayed
-    assert 'data-cells="16x16"' in value_item("x", "", np.zeros((100, 100)), "en", 8, side=P.SMALL_CELLS)["picture"]
+    assert 'data-cells="16x16"' in value_item("x", "", np.zeros((100, 100)), "en", 8, side=P.SMALL_CELLS).picture

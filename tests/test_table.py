@@ -530,3 +530,57 @@ def test_narrow_table_heads_wrap_and_params_wrap_inside_their_column():
     costed = BeautifulSoup(p.table(cost="flops")._repr_mimebundle_()["text/html"], "html.parser")
     assert plain.select_one("col.jl-c-eq").get("style") is None
     assert costed.select_one("col.jl-c-eq")["style"] == "width:46%" and costed.select_one("col.jl-c-cost")
+
+
+def test_a_row_is_one_line_document_rendered_as_html_as_jaxs_text_and_as_the_cells_text():
+    """``nouns.Line`` is built once per equation; ``Rows.line_html``, ``eqn_text`` and ``Rows.line_text`` (what a
+    search reads) render it, none of them from another's output."""
+    from jax import lax
+    from jaxprlens.present.nouns import block, eqn_text, line_of
+    from jaxprlens.present.rows import Rows
+
+    def f(x):
+        y = lax.fori_loop(0, 3, lambda i, c: c * 2.0, x)
+        return lax.cond(y.sum() > 0, jnp.sin, jnp.cos, y)
+    rows = block(jaxprlens.trace(f, jnp.ones(2))).rows
+    loop, cond, r = rows[0], rows[-1], Rows("en")
+    assert line_of(cond.eqn) is line_of(cond.eqn, cond.params)          # one document per equation
+    assert eqn_text(cond.eqn) == "j:f32[2] = cond i b"
+    assert r.line_text(cond) == ("j:f32[2] = cond[branches={branch 0 (false): 1 equation, branch 1 (true): "
+                                 "1 equation}] index: i operand: b")
+    assert r.line_html(cond, set()) == (
+        '<var>j</var><span class="jl-type">:f32[2]</span> = <b class="jl-prim">cond</b>[<span class="jl-tail">'
+        '<span class="jl-param jl-subref">branches={branch 0 (false): 1 equation, branch 1 (true): 1 equation}'
+        '</span>]</span> <span class="jl-inputs"><span class="jl-role" data-role="index"><span class="jl-rolename">'
+        'index: </span><var>i</var></span> <span class="jl-role" data-role="operands"><span class="jl-rolename">'
+        'operand: </span><var>b</var></span></span>')
+    assert BeautifulSoup(r.line_html(loop, set()), "html.parser").get_text() == r.line_text(loop) == (
+        "_:i32[] b:f32[2] = scan[reverse=False length=3 ft_in=((), (None, None), ()) ft_out=((None, None), ()) "
+        "unroll=1 jaxpr={body: 2 equations}] consts: ∅ carry: 0:i32[] a xs: ∅")
+    assert Rows("zh").line_text(cond) == ("j:f32[2] = cond[branches={分支 0（false）: 1 个方程, "
+                                       "分支 1（true）: 1 个方程}] 分支索引：i 分支操作数：b")
+
+
+def test_the_signature_is_one_walk_its_rows_and_its_lines_list_the_same_values_in_order():
+    """``signature_of`` walks a signature once; ``signature_html`` shows every entry, ``signature_lines`` the same
+    entries (at most ``SIG_LINES`` a side, then how many more)."""
+    from jax import lax
+    from jaxprlens.views import signature
+
+    def f(xs, c):
+        def body(carry, x):
+            return tuple(a * x for a in carry), sum(carry)
+        return lax.scan(body, tuple(c * i for i in range(4)), xs)
+    p = jaxprlens.trace(f, jnp.ones(4), jnp.float32(2))
+    eqn = next(e for e in p.eqns if e.subs)
+    sub = eqn.subs[0].program
+    binding = jaxprlens.views.table.Table(p)._binding(eqn, eqn.subs[0])
+    entries = signature.signature_of(sub, "en", binding)
+    assert [e.kind for e in entries] == ["input"] * 5 + ["result"] * 5
+    rows = BeautifulSoup(signature.signature_html(sub, "en", "", binding), "html.parser").select("tr")
+    names = [r.select("td")[1].get_text() for r in rows]
+    assert names == [f"{e.var.name}:{e.var.type}" for e in entries]
+    lines = signature.signature_lines(sub, "en", "", binding)
+    assert [line.split(": ", 1)[1].split()[0] for line in lines] == names
+    assert (lines[0], lines[4], lines[5]) == ("input: l:f32[]  bound from c(carry)",
+                                              "input: p:f32[]  bound from a(xs)  xs", "result: q:f32[]")

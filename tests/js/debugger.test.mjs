@@ -39,6 +39,17 @@ function play(root, moves) {
 
 const expected = (e) => ({ crumbs: e.crumbs, frame: e.frame, eqn: e.eqn, done: e.done });
 
+/* The marks of the shown frame's rows, {eqn id: [mark, ...]}, in StateView.row_marks's order (the snapshot's). */
+const MARKS = ["jl-done", "jl-hl", "jl-bp", "jl-changed"];
+function marks(root) {
+  const out = {};
+  for (const tr of root.querySelectorAll(".jl-dbg-frame .jl-frame tr.jl-row")) {
+    const m = MARKS.filter((c) => tr.classList.contains(c));
+    if (m.length) out[tr.dataset.eqn] = m;
+  }
+  return out;
+}
+
 test("the replay opens at the first equation with every button but Back and Out", async () => {
   const root = (await replay(recorded.html));
   assert.equal(root.querySelector(".jl-dbg-static"), null);          // the static snapshot gives way to the replay
@@ -119,6 +130,16 @@ test("Back walks the recorded steps one by one to the start, then is disabled", 
   assert.equal(root.getAttribute("data-step"), "0");
 });
 
+/* Python writes the rows' marks in the snapshot (views/dbgstate.py row_marks); the script keeps them as moves go:
+   after every recorded move both mark the same rows the same way. */
+for (const [name, m] of Object.entries(recorded.moves)) {
+  test(`the rows' marks are the snapshot's after: ${name}`, async () => {
+    const root = await replay(recorded.html);
+    play(root, m.moves);
+    assert.deepEqual(marks(root), m.engine.marks);
+  });
+}
+
 test("rows before the current one are marked done, the current one highlighted", async () => {
   const root = (await replay(recorded.html));
   play(root, ["step", "step"]);
@@ -152,10 +173,12 @@ test("a replay recorded after a live edit marks what it changed, and only from w
   assert.deepEqual(marked(), []);                                        // before the edit
   play(root, ["into"]);
   assert.deepEqual(marked(), [edited.marked[0]]);                       // the edited value's row
+  assert.deepEqual(marks(root), edited.marks[0]);                       // every mark, as the snapshot writes them
   assert.ok(root.querySelector(".jl-dbg-values tr.jl-value.jl-changed"));
   assert.equal(root.querySelector(".jl-dbg-notes .jl-edit-kernel").textContent, edited.needs_kernel);
   play(root, ["into"]);
   assert.deepEqual(marked(), edited.marked);                             // and the row that read it
+  assert.deepEqual(marks(root), edited.marks[1]);
   play(root, ["back", "back"]);
   assert.deepEqual(marked(), []);
 });

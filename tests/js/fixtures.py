@@ -183,8 +183,9 @@ def engine_state(program, moves) -> dict:
             st.add_condition(m[5:])
         else:
             do[m]()
-    s = StateView(st, "en").state(jit=False)
-    return {k: s[k] for k in ("frame", "pc", "eqn", "crumbs", "done")}
+    view = StateView(st, "en")
+    s = view.state(jit=False)
+    return dict({k: s[k] for k in ("frame", "pc", "eqn", "crumbs", "done")}, marks=view.marks())
 
 
 def scaled(x, n):             # inf stays inf (sin(inf) would be NaN)
@@ -211,10 +212,12 @@ def replay_edit_fixture() -> dict:
     st = p.stepper()
     st.step()
     st.set_value(p.eqns[0].outvars[0], jnp.full(2, jnp.nan))
+    marks = [StateView(st, "en").marks()]                    # the rows' marks as the snapshot writes them
     st.step()
+    marks.append(StateView(st, "en").marks())
     data = record(p, lang="en", edits=st.edits)
     return {"html": replay_html(data, "en"), "marked": StateView(st, "en").changed_eqns(),
-            "needs_kernel": t("edit_needs_kernel", "en")}
+            "needs_kernel": t("edit_needs_kernel", "en"), "marks": marks}
 
 
 def live_debugger_fixture() -> dict:

@@ -18,7 +18,7 @@ from jaxprlens.model.program import Eqn, Lit, Program, Source, Var, param_text, 
 from jaxprlens.model.program import var_text  # noqa: F401 - the one way to write ``c:f32[8]`` (see there)
 from jaxprlens.present.escape import visible
 from jaxprlens.present.display import shorten
-from jaxprlens.present.i18n import remembered, t, where_text
+from jaxprlens.present.i18n import remembered, role_word, sub_label, t, where_text
 
 FOLD = 48          # a param value longer than this is folded (its full text one click away)
 
@@ -232,17 +232,86 @@ def params_text(params: Sequence[Param], limit: int | None = None) -> str:
     return text if limit is None else shorten(text, limit)
 
 
+# ------------------------------------------------------------------ an equation's line: one document
+
+class Line:
+    """One equation's line as typed pieces, built once per equation (``line_of``) and rendered three ways:
+    HTML (``rows.Rows.line_html``), text as JAX's printer writes it (``eqn_text``) and the text a reader sees
+    in the table's cell, which a search reads (``cell_text``).
+
+    ``outs``: the binders (variable and type); ``primitive``; ``params`` (``Param``: key, value, a default
+    JAX's printer hides, folded past ``FOLD``); ``subs``: per param holding sub-jaxprs, ``(param, [sub, ...])``
+    (the cell says ``branches={branch 0: 3 equations, ...}``); ``ins``: the operands in runs by role,
+    ``[(role key or None, its count, operands), ...]`` (one run, role None, for an equation without roles); or
+    ``statement``: a ref read or write as JAX writes it, text and variable names alternating."""
+    __slots__ = ("outs", "primitive", "params", "subs", "ins", "roles", "statement")
+
+    def __init__(self, eqn: Eqn, params: Sequence[Param]):
+        self.statement = statement_pieces(eqn)
+        self.outs, self.primitive, self.params = eqn.outvars, eqn.primitive, params
+        self.subs: list = []
+        if eqn.subs:
+            subs: dict = {}
+            for s in eqn.subs:
+                subs.setdefault(s.param, []).append(s)
+            self.subs = list(subs.items())
+        self.roles = roles = bool(eqn.roles)
+        if not roles:
+            self.ins = [(None, len(eqn.invars), eqn.invars)]
+        else:
+            self.ins, i = [], 0
+            for key, n in eqn.roles.groups:
+                self.ins.append((key, n, eqn.invars[i:i + n]))
+                i += n
+
+    def atoms(self) -> list:
+        """The operands, in order."""
+        return [a for _, _, run in self.ins for a in run]
+
+
+def line_of(eqn: Eqn, params: Sequence[Param] | None = None) -> Line:
+    """The line of ``eqn`` (made once per equation: language-neutral, its renderers say its words)."""
+    made = eqn.memo.get("line")
+    if made is None:
+        made = eqn.memo["line"] = Line(eqn, params_of(eqn) if params is None else params)
+    return made
+
+
 def eqn_text(eqn: Eqn, limit: int | None = 60, params: Sequence[Param] | None = None) -> str:
     """One equation as one line, as JAX's printer writes it with short params: ``c:f32[8] = sin b``
     (params cut at ``limit`` characters; ``params``: the row's, when the caller has them already); a ref read or
-    write as JAX writes it, a statement: ``c:f32[3] <- b[...]``, ``b[...] <- d``."""
-    said = statement(eqn)
-    if said is not None:
-        return said
-    ps = params_text(params_of(eqn) if params is None else params, limit)
-    outs, ins = vars_text(eqn.outvars), " ".join(atom_text(a) for a in eqn.invars)
-    head = (f"{outs} = " if outs else "") + eqn.primitive + (f"[{ps}]" if ps else "")
+    write as JAX writes it, a statement: ``c:f32[3] <- b[...]``, ``b[...] <- d``.  ``Line`` rendered as text."""
+    line = line_of(eqn, params)
+    if line.statement is not None:
+        return "".join(line.statement)
+    ps = params_text(line.params, limit)
+    outs, ins = vars_text(line.outs), " ".join(atom_text(a) for a in line.atoms())
+    head = (f"{outs} = " if outs else "") + line.primitive + (f"[{ps}]" if ps else "")
     return head + (f" {ins}" if ins else "")
+
+
+def cell_text(line: Line, lang: str) -> str:
+    """``Line`` as the table's cell reads as text (a browser's ``textContent`` of ``Rows.line_html``): every
+    param (the hidden defaults, a folded one's short and full text), the sub-jaxprs a param holds, the operands
+    under their roles."""
+    if line.statement is not None:
+        return "".join(line.statement)
+    words = [f"{p.key}={p.short}{p.text}" if p.folded else f"{p.key}={p.text}" for p in line.params]
+    words += [f"{k}={{{', '.join(sub_words(subs, lang))}}}" for k, subs in line.subs]
+    outs = " ".join(f"{v.name}:{v.type}" for v in line.outs)
+    head = line.primitive + (f"[{' '.join(words)}]" if words else "")
+    if not line.roles:
+        ins = " ".join(atom_text(a) for a in line.ins[0][2])
+    else:
+        colon = t("colon", lang)
+        ins = " ".join(role_word(key, n, lang) + colon + (" ".join(atom_text(a) for a in run) or "∅")
+                       for key, n, run in line.ins)
+    return (f"{outs} = " if outs else "") + head + " " + ins
+
+
+def sub_words(subs: list, lang: str) -> list[str]:
+    """The sub-jaxprs one param holds, as the cell lists them: ``branch 0: 3 equations``."""
+    return [f"{sub_label(s, lang)}: {t('n_eqns', lang, n=len(s.program.eqns))}" for s in subs]
 
 
 def statement_pieces(eqn: Eqn) -> list[str] | None:

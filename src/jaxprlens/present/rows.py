@@ -6,14 +6,13 @@ and a call row (``group_html``): the one way the table and the debugger write th
 from __future__ import annotations
 
 import re
-from html import unescape
 from collections.abc import Callable
 
 from jaxprlens.present.escape import html, html_units
-from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, sub_label, t, where_text
+from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
-from jaxprlens.present.nouns import Param, Row, atom_text, source_text, statement_pieces, vars_text
+from jaxprlens.present.nouns import Line, Param, Row, cell_text, line_of, source_text, sub_words, vars_text
 from jaxprlens.present.words import group_label
 
 
@@ -94,12 +93,6 @@ _EXPLAINED: dict = {}
 
 
 _TICKS = re.compile(r"`([^`]+)`")
-_TAG = re.compile(r"<[^>]*>")
-
-
-def _text_of(markup: str) -> str:
-    """The text a browser reads of our own markup (its ``textContent``): tags out, entities read."""
-    return unescape(_TAG.sub("", markup))
 
 
 class Rows:
@@ -119,33 +112,33 @@ class Rows:
             self._header = self._make_header()
         return self._header
 
-    def _make_header(self) -> str:
-        keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
+    def colgroup_html(self) -> str:
+        """The columns' widths of an equation table, without its heads (a folded call's own row table)."""
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
         # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide
         eq = ' style="width:46%"' if self.cost_text is not None else ""
-        return ("<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols)
-                + "</colgroup><thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys)
+        return "<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols) + "</colgroup>"
+
+    def _make_header(self) -> str:
+        keys = ["eqn", "equation", "notes"] + (["cost"] if self.cost_text is not None else [])
+        return (self.colgroup_html() + "<thead><tr>" + "".join(f"<th{LEFT}>{t(k, self.lang)}</th>" for k in keys)
                 + "</tr></thead>")
 
     def line_html(self, row: Row, consts: set) -> str:
-        """The equation cell: ``outs = prim[params] ins`` with role chips (a ref read or write as JAX writes it)."""
-        eqn, lang = row.eqn, self.lang
-        pieces = statement_pieces(eqn)
-        if pieces is not None:       # a ref read or write, as JAX writes it: ``c:f32[3] <- b[...]``
-            return "".join(f"<var>{html(p)}</var>" if i % 2 else html(p) for i, p in enumerate(pieces))
-        outs = " ".join(binder_html(v) for v in eqn.outvars)
-        params = [param_html(p) for p in row.params]
-        by_param: dict = {}          # a cond's branches: one ``branches={...}`` listing each
-        for s in eqn.subs:
-            by_param.setdefault(s.param, []).append(f"{sub_label(s, lang)}: {t('n_eqns', lang, n=len(s.program.eqns))}")
-        params += [f'<span class="jl-param jl-subref">{html(k)}={{{html(", ".join(v))}}}</span>'
-                   for k, v in by_param.items()]
-        head = f'<b class="jl-prim">{html(eqn.primitive)}</b>'
+        """The equation cell: ``outs = prim[params] ins`` with role chips (a ref read or write as JAX writes it):
+        the row's ``Line`` as HTML."""
+        line, lang = line_of(row.eqn, row.params), self.lang
+        if line.statement is not None:       # a ref read or write, as JAX writes it: ``c:f32[3] <- b[...]``
+            return "".join(f"<var>{html(p)}</var>" if i % 2 else html(p) for i, p in enumerate(line.statement))
+        outs = " ".join(binder_html(v) for v in line.outs)
+        params = [param_html(p) for p in line.params]
+        params += [f'<span class="jl-param jl-subref">{html(k)}={{{html(", ".join(sub_words(subs, lang)))}}}</span>'
+                   for k, subs in line.subs]
+        head = f'<b class="jl-prim">{html(line.primitive)}</b>'
         if params:               # the last param and "]" kept on one line: a wrap never leaves "]" alone
             params[-1] = f'<span class="jl-tail">{params[-1]}]</span>'
             head += "[" + " ".join(params)
-        return (f"{outs} = " if outs else "") + head + " " + self.inputs_html(eqn, consts)
+        return (f"{outs} = " if outs else "") + head + " " + self.inputs_html(line, consts)
 
     def row_html(self, row: Row, consts: set, cls: str = "") -> str:
         """One equation's row: its line, then its roles, source and meaning."""
@@ -178,25 +171,17 @@ class Rows:
         return f"{eqn.id} {self.line_text(row)} {where}".lower()
 
     def line_text(self, row: Row) -> str:
-        """The text of ``line_html`` (a browser's ``textContent`` of the equation cell); a plain equation's
-        written directly (a live kernel's search reads 100k of them), any other's read from its HTML."""
-        eqn = row.eqn
-        if eqn.roles or eqn.subs or any(p.default or p.folded for p in row.params) or statement_pieces(eqn):
-            return _text_of(self.line_html(row, set()))
-        params = " ".join(f"{p.key}={p.text}" for p in row.params)
-        outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars)
-        return ((f"{outs} = " if outs else "") + eqn.primitive + (f"[{params}]" if params else "") + " "
-                + " ".join(atom_text(a) for a in eqn.invars))
+        """The text of ``line_html`` (a browser's ``textContent`` of the equation cell): the row's ``Line`` as
+        ``nouns.cell_text`` writes it."""
+        return cell_text(line_of(row.eqn, row.params), self.lang)
 
-    def inputs_html(self, eqn: Eqn, consts: set) -> str:
-        atoms = [atom_html(a, consts) for a in eqn.invars]
-        if not eqn.roles:
-            return " ".join(atoms)
-        out, i = [], 0
-        for key, n in eqn.roles.groups:
-            inner = " ".join(atoms[i:i + n]) or "∅"
+    def inputs_html(self, line: Line, consts: set) -> str:
+        if not line.roles:
+                return " ".join(atom_html(a, consts) for a in line.ins[0][2])
+        out = []
+        for key, n, run in line.ins:
+            inner = " ".join(atom_html(a, consts) for a in run) or "∅"
             out.append(f"{self._role_head(key, n)}{inner}</span>")
-            i += n
         return f'<span class="jl-inputs">{" ".join(out)}</span>'
 
     def _role_head(self, key: str, n: int) -> str:
@@ -243,12 +228,17 @@ def group_data(g, lang: str) -> list:
     return list(made)
 
 
-def group_html(g, lang: str, note: str = "") -> str:
+OPEN, SHUT = "▾", "▸"      # a call's row, its body shown or not
+
+
+def group_html(g, lang: str, note: str = "", opened: bool = False) -> str:
     """A call's row in a folded table: its label and size, where it was called, the values crossing it;
-    ``note`` follows the label (that its rows are not stored: a live page hides it, the kernel has them)."""
+    ``note`` follows the label (that its rows are not stored: a live page hides it, the kernel has them);
+    ``opened``: its rows shown below it."""
     gid, label, count, site, cross, _ = group_data(g, lang)
     note = f'<span class="jl-unstored"> {html(note)}</span>' if note else ""
-    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>▸</td><td class="jl-eq"{LEFT}>'
+    return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>{OPEN if opened else SHUT}</td>'
+            f'<td class="jl-eq"{LEFT}>'
             f'<b class="jl-gname">{html(label)}</b>{note} <span class="jl-type">{html(count)}</span></td>'
             f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
             "</td></tr>")

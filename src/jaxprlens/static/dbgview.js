@@ -9,7 +9,7 @@ import { el } from "./dom.js";
 
 const KEYS = { n: "step", i: "into", o: "out", f: "call", b: "back", c: "continue", r: "reset" };
 const BUTTONS = ["step", "into", "out", "call", "back", "continue", "reset"];
-const OPEN = "\u25be", SHUT = "\u25b8";     // a call's row: open, folded (views/dbgfold.py OPEN, SHUT)
+const OPEN = "\u25be", SHUT = "\u25b8";     // a call's row: open, folded (present/rows.py OPEN, SHUT)
 
 const h = el;      // the one DOM helper (dom.js)
 
@@ -138,10 +138,11 @@ export class Debugger {
     // browser skips while it is off screen (a table's own row groups cannot be skipped: one class change would
     // lay out all the rows again).  A placeholder is filled once its chunk's rows came (live: asked for when it
     // nears the view, lazy()); a replay has the rows it recorded.
-    const frame = h("div", "jl-frame"), cols = (/<colgroup>.*?<\/colgroup>/.exec(f.head) || [""])[0];
+    const frame = h("div", "jl-frame");
     frame.setAttribute("data-path", f.path);
     const head = h("table", "jl-eqns jl-fhead");
     head.innerHTML = f.head;   // the kernel's escaped column heads
+    const cols = head.querySelector("colgroup");     // each box of rows takes the same widths
     frame.appendChild(head);
     const body = h("div", "jl-fbody jl-froot");
     body.innerHTML = f.body || "";      // views/dbgfold.py: escaped once in Python
@@ -261,7 +262,7 @@ export class Debugger {
     const k = Math.floor(box.from / e.size), start = box.from - k * e.size;
     if (start + box.count > rows.length) return false;          // a replay's last chunk holds only what it reached
     const table = h("table", "jl-eqns"), body = h("tbody");
-    table.innerHTML = e.cols;
+    if (e.cols) table.appendChild(e.cols.cloneNode(true));
     body.innerHTML = rows.slice(start, start + box.count).join("");
     let j = box.from, cur = false;
     for (const tr of body.children) {

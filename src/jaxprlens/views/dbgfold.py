@@ -11,7 +11,6 @@ the rows around the current one (``static_html``), readable as text.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from jaxprlens.model.calls import Group
@@ -21,10 +20,8 @@ from jaxprlens.present.nouns import block
 from jaxprlens.present.rows import Rows, group_data, group_html
 from jaxprlens.views.layout import fold_tree, top_group
 
-_CHUNK_AT = re.compile(r'class="jl-fchunk" data-from="(\d+)"')    # a placeholder as ``_runs`` writes it
 CHUNK_ROWS = 200    # the script draws a frame in boxes of at most this many rows, each asked for when scrolled to
 MAX_CALLS = 100     # a body making more calls than this shows its rows instead (a chain of 10k one-line calls)
-OPEN, SHUT = "▾", "▸"
 
 
 def window_rows(program: Program, lang: str, lo: int, hi: int) -> list:
@@ -63,8 +60,7 @@ class FrameFold:
         if self.top is not None and self.flat(self.top):      # too many calls to draw a row each: unfolded
             self.tree = self.top = None
         self._index = {id(e): i for i, e in enumerate(program.eqns)} if self.tree is not None else {}
-        head = Rows(lang).header_html()
-        self.cols = head[:head.index("<thead>")] if "<thead>" in head else ""
+        self.cols = Rows(lang).colgroup_html()
 
     # ------------------------------------------------------------ where the current equation is
     def path(self, pc: int) -> list:
@@ -97,24 +93,26 @@ class FrameFold:
         return path[-1].id if path else None
 
     # ------------------------------------------------------------ the frame as pieces
-    def body_html(self, g: Group | None = None, upto: int | None = None) -> str:
-        """The body of call ``g`` (the frame's own: ``g`` None): a box per call it makes, its row drawn, its body
-        empty; placeholders for the rows of the equations it makes itself; nothing at or past row ``upto``
-        (a replay's frame holds the rows it reached)."""
+    def pieces(self, g: Group | None = None, upto: int | None = None) -> list:
+        """The body of call ``g`` (the frame's own: ``g`` None) as data: per call it makes, the call (a
+        ``Group``), per run of the equations it makes itself, ``(lo, hi)`` (rows ``[lo, hi)``); nothing at or
+        past row ``upto`` (a replay's frame holds the rows it reached).  ``body_html`` draws them,
+        ``chunks_shown`` counts the rows they show."""
         n = len(self.program.eqns) if upto is None else min(upto, len(self.program.eqns))
         if self.tree is None:
-            return self._runs([(0, n)])
+            return [(0, n)] if n else []
         if g is not None and self.flat(g):
             lo, hi = self.tree.span(g)
-            return self._runs([(lo, min(hi + 1, n))])
-        out, run = [], None
+            return [(lo, min(hi + 1, n))] if min(hi + 1, n) > lo else []
+        out: list = []
+        run = None
         for c in (self.top if g is None else g).children:
             if isinstance(c, Group):
                 if run is not None:
-                    out.append(self._runs([run]))
+                    out.append(run)
                 run = None
                 if self.tree.span(c)[0] < n:
-                    out.append(self.group_box(c))
+                    out.append(c)
                 continue
             i = self._index[id(c)]
             if i >= n:
@@ -123,11 +121,16 @@ class FrameFold:
                 run = (run[0], i + 1)
             else:
                 if run is not None:
-                    out.append(self._runs([run]))
+                    out.append(run)
                 run = (i, i + 1)
         if run is not None:
-            out.append(self._runs([run]))
-        return "".join(out)
+            out.append(run)
+        return out
+
+    def body_html(self, g: Group | None = None, upto: int | None = None) -> str:
+        """``pieces(g, upto)`` as HTML: a box per call, its row drawn and its body empty (``group_box``);
+        placeholders for the rows of each run (``_runs``)."""
+        return "".join(self.group_box(p) if isinstance(p, Group) else self._runs([p]) for p in self.pieces(g, upto))
 
     def group_box(self, g: Group) -> str:
         """A call as the frame shows it folded: its row (the table's, ``group_html``) and an empty body."""
@@ -146,16 +149,14 @@ class FrameFold:
                 i = j
         return "".join(out)
 
-    @staticmethod
-    def chunks_shown(bodies: list) -> set:
-        """The chunks (row // ``CHUNK_ROWS``) whose rows the placeholders in ``bodies`` (``[[id, html], ...]``,
-        as ``bodies`` and ``frame_view`` make them) show."""
-        return {int(i) // CHUNK_ROWS for _, h in bodies for i in _CHUNK_AT.findall(h)}
+    def chunks_shown(self, groups, upto: int | None = None) -> set:
+        """The chunks (row // ``CHUNK_ROWS``) whose rows the bodies of ``groups`` (None: the frame's own) show."""
+        return {k for g in groups for p in self.pieces(g, upto) if not isinstance(p, Group)
+                for k in range(p[0] // CHUNK_ROWS, (p[1] - 1) // CHUNK_ROWS + 1)}
 
-    @staticmethod
-    def folded(body: str) -> bool:
-        """Whether a frame's body HTML is folded by calls (it holds a call's box, ``group_box``)."""
-        return 'class="jl-fgroup"' in body
+    def folded(self) -> bool:
+        """Whether the frame's body is folded by calls (it holds a call's box, ``group_box``)."""
+        return any(isinstance(p, Group) for p in self.pieces(None))
 
     def bodies(self, groups, upto: int | None = None) -> list:
         """``[[call id, body HTML], ...]`` of ``groups``, outer calls first (the script draws a body into its box)."""
@@ -202,6 +203,5 @@ class FrameFold:
             if it[0] == "e":
                 out.append(eqn_rows[it[1]])
             else:
-                row = group_html(it[1], self.lang)
-                out.append(row.replace(f"<td>{SHUT}</td>", f"<td>{OPEN}</td>", 1) if it[2] else row)
+                out.append(group_html(it[1], self.lang, opened=it[2]))
         return "".join(out), len(items)

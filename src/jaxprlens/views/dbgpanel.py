@@ -11,6 +11,7 @@ Every user string is escaped once, here.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import t
@@ -23,6 +24,33 @@ _BAD = re.compile(r"(-?\binf\b|\bnan\b)")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$", re.I)      # a value the panel's edit buttons can name
 EDIT_BUTTONS = (("nan", "edit_nan", None), ("zero", "edit_zero", None), ("scale", "edit_scale", 2),
                 ("eps", "edit_eps", None))
+
+
+TEXT_CHARS = 80     # a value's text/plain line is cut here
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One value of the panel, built once per state (``dbgstate.value_item``): its HTML (``value_html``) and its
+    text line (``value_text``) are two renderings of it, so they name and show the same value.  ``role``: an
+    input of the next equation, an output of the last one, or a result (``ROLES``)."""
+    role: str
+    name: str               # as the table names it (a result: its Python path when the program has them)
+    path: str               # its Python path ("" for none)
+    shape: str
+    dtype: str
+    stats: str              # statistics in the reader's words
+    preview: str            # the printed value, cut at the panel's length
+    line: str               # the printed value on one line, cut at ``TEXT_CHARS`` (a key array's with its type)
+    nan: int = 0
+    inf: int = 0
+    hist: list | None = None
+    min: float | None = None
+    max: float | None = None
+    picture: str = ""       # present.picture's HTML ("" for none)
+
+
+ROLES = ("input", "output", "result")
 
 
 def crumbs_html(crumbs: list) -> str:
@@ -61,30 +89,35 @@ def editor_html(name: str, lang: str) -> str:
             f'<input type="text" class="jl-edit-set" size="6" placeholder="{html(t("edit_set", lang))}"></span>')
 
 
-def value_html(it: dict, title: str, lang: str, live: bool, changed: bool, static: bool = False) -> str:
+def value_text(it: Item) -> str:
+    """One value as the text/plain lists it: ``name = value on one line``."""
+    return f"{it.name} = {it.line}"
+
+
+def value_html(it: Item, title: str, lang: str, live: bool, changed: bool, static: bool = False) -> str:
     """One value of the panel: a head row (where from, name and Python path, shape, dtype), then its data
     (statistics, edit actions live, histogram and preview).  The one place a value's HTML is assembled: what
     the panel draws beside a value (a picture) is added here."""
     left = LEFT if static else ""
-    cls = "jl-value" + (" jl-nonfinite" if it["nan"] or it["inf"] else "") + (" jl-changed" if changed else "")
+    cls = "jl-value" + (" jl-nonfinite" if it.nan or it.inf else "") + (" jl-changed" if changed else "")
     tip = f' title="{html(t("changed_by_edit", lang))}"' if changed else ""
     # a space before the path: where a sanitizer strips the stylesheet (its margin), ``b params['w1']`` still
-    path = f' <span class="jl-path">{html(it["path"])}</span>' if it["path"] and it["path"] != it["name"] else ""
-    head = (f'<tr class="{cls}" data-var="{html(it["name"])}"{tip}><td class="jl-vtitle"{left}>{html(title)}</td>'
-            f'<td class="jl-vname"{left}><var>{html(it["name"])}</var>{path}</td>'
-            f'<td{left}>{html(it["shape"])}</td><td{left}>{html(it["dtype"])}</td></tr>')
-    stats = f'<div class="jl-stats">{html(it["stats"])}</div>' if it["stats"] else ""
-    edit = editor_html(it["name"], lang) if live and _NAME.match(it["name"]) else ""
-    pic = it.get("picture") or ""          # present.picture: the value drawn, its legend and its histogram
+    path = f' <span class="jl-path">{html(it.path)}</span>' if it.path and it.path != it.name else ""
+    head = (f'<tr class="{cls}" data-var="{html(it.name)}"{tip}><td class="jl-vtitle"{left}>{html(title)}</td>'
+            f'<td class="jl-vname"{left}><var>{html(it.name)}</var>{path}</td>'
+            f'<td{left}>{html(it.shape)}</td><td{left}>{html(it.dtype)}</td></tr>')
+    stats = f'<div class="jl-stats">{html(it.stats)}</div>' if it.stats else ""
+    edit = editor_html(it.name, lang) if live and _NAME.match(it.name) else ""
+    pic = it.picture          # present.picture: the value drawn, its legend and its histogram
     pic = f'<div class="jl-vpic">{pic}</div>' if pic else ""
     return (head + f'<tr class="jl-value-data"><td class="jl-vcell" colspan="4"{left}>{stats}{edit}'
-            f'<div class="jl-vrow">{preview_html(it["preview"], static)}</div>{pic}</td></tr>')
+            f'<div class="jl-vrow">{preview_html(it.preview, static)}</div>{pic}</td></tr>')
 
 
 def values_html(groups: list, lang: str, live: bool, changed=(), static: bool = False) -> str:
     """``StateView.values`` as the value panel's table ('' with no value)."""
     changed = set(changed)
-    rows = "".join(value_html(it, g["title"], lang, live, it["name"] in changed, static)
+    rows = "".join(value_html(it, g["title"], lang, live, it.name in changed, static)
                    for g in groups for it in g["items"])
     if not rows:
         return ""

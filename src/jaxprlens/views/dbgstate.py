@@ -128,29 +128,19 @@ def describe(value, lang: str = "en", limit: int = SMALL, chars: int = PREVIEW_C
 VALUE_COLUMNS = 44
 
 
-def array_text_of(value) -> str:
-    """A value's printed preview, a key array's preceded by its type (``key<fry>[2] [[...]]``)."""
-    s = values.summarize(value, full=False)         # printed only: no statistics of a large value
-    if s.data is None:
-        text = s.text[:PREVIEW_CHARS]
-    else:
-        text = array_text(s.data, SMALL, precision=5, one_line=False, linewidth=VALUE_COLUMNS)
-        text = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS - 1] + "…"
-    return f"{value.dtype}{list(value.shape)} {text}" if values.is_key(value) else text
-
-
 def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
 def value_item(name: str, path: str, value, lang: str, limit: int = SMALL, chars: int = PREVIEW_CHARS,
-               edits=(), side: int = CELLS) -> dict:
-    """One value for the front end: ``{name, path, shape, dtype, stats, preview, nan, inf, hist, min, max,
-    picture}`` (``path``: its Python path; min/max of the finite values; ``picture``: HTML, "" for none)."""
+               edits=(), side: int = CELLS, role: str = "result") -> dbgpanel.Item:
+    """One value of the panel (``dbgpanel.Item``: its HTML and its text line render it); ``path``: its Python
+    path; min/max of the finite values; ``side``: its picture's cells a side (0: none)."""
     d = describe(value, lang, limit, chars, spark=False, picture=side, edits=edits, name=name)   # no sparkline
-    return {"name": name, "path": path or "", "shape": d["shape"], "dtype": d["dtype"], "stats": d["stats"],
-            "preview": d["value"], "nan": d["nan"], "inf": d["inf"], "hist": d["hist"], "min": d["min"],
-            "max": d["max"], "picture": d.get("picture", "")}
+    typed = f"{value.dtype}{list(value.shape)} " if values.is_key(value) else ""
+    line = " ".join((typed + d["value"]).split())[:dbgpanel.TEXT_CHARS]
+    return dbgpanel.Item(role, name, path or "", d["shape"], d["dtype"], d["stats"], d["value"], line, d["nan"],
+                         d["inf"], d["hist"], d["min"], d["max"], d.get("picture", ""))
 
 
 # ---------------------------------------------------------------- frames and state as data
@@ -295,21 +285,25 @@ class StateView:
             out.append(["truncated", t("history_capped", self.lang, n=st.max_history)])
         return out
 
-    def values(self, limit: int = SMALL, chars: int = PREVIEW_CHARS, inputs: bool = True) -> list:
-        """``[{title, items: [value item, ...]}, ...]``: the current eqn's inputs, the last outputs, the results."""
+    def values(self, limit: int = SMALL, chars: int = PREVIEW_CHARS, inputs: bool = True,
+               pictures: bool = True) -> list:
+        """``[{role, title, items: [dbgpanel.Item, ...]}, ...]``: the current eqn's inputs, the last outputs, the
+        results (``pictures``: each value drawn; the text shows none)."""
         st, lang, groups = self.stepper, self.lang, []
-        pic = {"edits": st.edits, "side": CELLS if limit >= SMALL else SMALL_CELLS}   # the replay's are small
+        side = 0 if not pictures else CELLS if limit >= SMALL else SMALL_CELLS       # the replay's are small
+        pic = {"edits": st.edits, "side": side}
         eqn = st.current
         if eqn is not None and inputs:
-            groups.append({"title": t("inputs_title", lang), "items": [
-                value_item(atom_text(a), getattr(a, "path", "") or "", x, lang, limit, chars, **pic)
+            groups.append({"role": "input", "title": t("inputs_title", lang), "items": [
+                value_item(atom_text(a), getattr(a, "path", "") or "", x, lang, limit, chars, **pic, role="input")
                 for a, x in zip(eqn.invars, st.current_inputs)]})
         if st.last_eqn is not None and st.last_outputs is not None:
             last = st.last_eqn
-            groups.append({"title": t("output_of", lang, id=last.id, prim=last.primitive), "items": [
-                value_item(v.name, "", x, lang, limit, chars, **pic) for v, x in zip(last.outvars, st.last_outputs)]})
+            groups.append({"role": "output", "title": t("output_of", lang, id=last.id, prim=last.primitive),
+                           "items": [value_item(v.name, "", x, lang, limit, chars, **pic, role="output")
+                                     for v, x in zip(last.outvars, st.last_outputs)]})
         if st.done:
-            groups.append({"title": t("results", lang), "items": [
+            groups.append({"role": "result", "title": t("results", lang), "items": [
                 value_item(n, path, x, lang, limit, chars, **pic) for n, path, x in self.results()]})
         return groups
 
@@ -384,6 +378,25 @@ class StateView:
         return list(ids)
 
     # ---------------------------------------------------------- static snapshot (no script) and text
+    def row_marks(self, i: int, eqn, changed=()) -> list:
+        """The marks of the current frame's row ``i`` (equation ``eqn``): run (``jl-done``), the current one
+        (``jl-hl``), a breakpoint (``jl-bp``), its value changed by an edit (``jl-changed``, ``changed``: the ids
+        ``changed_eqns`` gives).  The snapshot writes them; ``static/dbgview.js`` keeps them as moves go (a
+        test compares the two on every recorded move, tests/js/debugger.test.mjs)."""
+        pc = self.stepper.frame.pc
+        out = ["jl-done"] if i < pc else ["jl-hl"] if i == pc else []
+        if self.stepper.is_breakpoint(eqn):
+            out.append("jl-bp")
+        if eqn.id in changed:
+            out.append("jl-changed")
+        return out
+
+    def marks(self) -> dict:
+        """``{eqn id: row_marks}`` of the current frame's rows that have a mark."""
+        changed = set(self.changed_eqns())
+        eqns = self.stepper.frame.program.eqns
+        return {e.id: m for i, e in enumerate(eqns) if (m := self.row_marks(i, e, changed))}
+
     def table_html(self) -> str:
         st = self.stepper
         frame = st.frame
@@ -392,14 +405,11 @@ class StateView:
         consts = set(program.constvars)
         n = len(program.eqns)
 
+        changed = set(self.changed_eqns())
+
         def rows_html(lo: int, hi: int) -> list:
-            out = []
-            for i, row in enumerate(window_rows(program, self.lang, lo, hi), lo):
-                cls = ("jl-done" if i < frame.pc else "") + (" jl-hl" if i == frame.pc else "")
-                if st.is_breakpoint(row.eqn):
-                    cls += " jl-bp"
-                out.append(table.row_html(row, consts, cls.strip()))
-            return out
+            return [table.row_html(row, consts, " ".join(self.row_marks(i, row.eqn, changed)))
+                    for i, row in enumerate(window_rows(program, self.lang, lo, hi), lo)]
 
         fold = self.fold()
         if fold.tree is not None:          # folded by calls: the ones holding the current row open
@@ -442,23 +452,22 @@ class StateView:
                 + self.table_html() + dbgpanel.side_html(p) + "</div>")
 
     def text(self, error: str | None = None) -> str:
+        """The state as text/plain: the value panel's items (``values``), each as ``dbgpanel.value_text``
+        renders it, under the words for its role; past ``TEXT_RESULTS`` results, how many more."""
         st, lang = self.stepper, self.lang
         lines = [t("dbg_finished", lang) if st.done else t("dbg_at", lang, path=" › ".join(self.crumbs()))]
-        eqn = st.current
-        flat = lambda x: " ".join(array_text_of(x).split())[:80]   # noqa: E731
-        if eqn is not None:
-            lines.append("  " + t("dbg_next", lang, line=eqn_text(eqn)))
-            for a, x in zip(eqn.invars, st.current_inputs):
-                lines.append(f"    {atom_text(a)} = {flat(x)}")
-        if st.last_eqn is not None and st.last_outputs is not None:
-            lines.append("  " + t("dbg_last", lang, id=st.last_eqn.id, prim=st.last_eqn.primitive))
-            for v, x in zip(st.last_eqn.outvars, st.last_outputs):
-                lines.append(f"    {v.name} = {flat(x)}")
-        results = self.results()
-        for name, _, x in results[:TEXT_RESULTS]:
-            lines.append(f"  {name} = {flat(x)}")
-        if len(results) > TEXT_RESULTS:
-            lines.append("  " + t("dbg_more_results", lang, n=len(results) - TEXT_RESULTS))
+        for g in self.values(pictures=False):
+            items = g["items"]
+            if g["role"] == "input":
+                lines.append("  " + t("dbg_next", lang, line=eqn_text(st.current)))
+            elif g["role"] == "output":
+                lines.append("  " + t("dbg_last", lang, id=st.last_eqn.id, prim=st.last_eqn.primitive))
+            else:
+                items = items[:TEXT_RESULTS]
+            pad = "  " if g["role"] == "result" else "    "
+            lines.extend(pad + dbgpanel.value_text(it) for it in items)
+            if len(g["items"]) > len(items):
+                lines.append("  " + t("dbg_more_results", lang, n=len(g["items"]) - len(items)))
         if st.stop is not None:
             lines.append("  " + t("dbg_stopped", lang, reason=self.stop_text()))
         if st.ended:

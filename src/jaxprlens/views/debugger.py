@@ -25,7 +25,6 @@ import traitlets
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
                                       captured, describe, frame_data, frame_view, sparkline)
 from jaxprlens.engine.cost import Costs, Ctx, cost_of
-from jaxprlens.views.dbgfold import FrameFold
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import (LIVE_KEY, LIVE_META, REPLAY_META, WIDGET_VIEW, output, output_key, widget_css,
                                      widget_module)
@@ -121,8 +120,9 @@ class Debugger(anywidget.AnyWidget):
             g = fold.find(arg.get("group", "")) if fold else None
             if g is None:
                 return {}
-            msg = {"bodies": self._bodies_of(program, [g])}
-            rows = self._rows_of(program, msg["bodies"]["groups"])
+            bodies, new = self._bodies_of(program, [g])
+            msg = {"bodies": bodies}
+            rows = self._rows_of(program, new)
             if rows:
                 msg["rows"] = rows
             self.send(msg)
@@ -244,7 +244,7 @@ class Debugger(anywidget.AnyWidget):
         if not groups:
             return {"step": state}
         self._bodies.setdefault(bodies["path"], set()).update(g.id for g in groups)
-        rows = self._rows_of(program, bodies["groups"])
+        rows = self._rows_of(program, groups)
         return dict({"step": state, "bodies": bodies}, **({"rows": rows} if rows else {}))
 
     def _may_run_ahead(self, st) -> bool:
@@ -273,17 +273,17 @@ class Debugger(anywidget.AnyWidget):
             msg["frame"] = frame = frame_view(program, self.view.lang, start=start, count=0, groups=path)
             self._sent[key] = program
             self._bodies[key] = {g.id for g in path}
-            if FrameFold.folded(frame["body"]):     # folded by calls: the rows of the calls it opens
-                rows = self._rows_of(program, [["", frame["body"]]] + frame.get("groups", []))
+            if self.view.fold_of(program).folded():     # folded by calls: the rows of the calls it opens
+                rows = self._rows_of(program, [None, *path])
             else:
                 rows = frame_data(program, self.view.lang, start=start, count=ROWS_PER_MESSAGE)
             if rows:
                 frame["rows"], frame["from"] = rows["rows"], rows["from"]
         else:                              # a move into calls whose bodies the front end lacks: those, outer first
-            bodies = self._bodies_of(program, self.view.call_path())
-            if bodies["groups"]:
+            bodies, new = self._bodies_of(program, self.view.call_path())
+            if new:
                 msg["bodies"] = bodies
-                rows = self._rows_of(program, bodies["groups"])
+                rows = self._rows_of(program, new)
                 if rows:
                     msg["rows"] = rows
         bps = sorted(e.id for e in st.breakpoint_eqns)
@@ -294,19 +294,20 @@ class Debugger(anywidget.AnyWidget):
         msg["state"] = self._state(jit, running)
         return msg
 
-    def _bodies_of(self, program: Program, groups: list) -> dict:
-        """``{path, groups: [[id, body], ...]}``: the bodies of ``groups`` the front end has not been sent."""
+    def _bodies_of(self, program: Program, groups: list) -> tuple[dict, list]:
+        """``({path, groups: [[id, body], ...]}, those calls)``: the bodies of ``groups`` the front end has not
+        been sent."""
         key = path_id(program.path)
         new = self._new_bodies(program, groups)
         self._bodies.setdefault(key, set()).update(g.id for g in new)
-        return {"path": key, "groups": self.view.fold_of(program).bodies(new)}
+        return {"path": key, "groups": self.view.fold_of(program).bodies(new)}, new
 
-    def _rows_of(self, program: Program, bodies: list) -> dict | None:
-        """The rows (``frame_data``, whole chunks) that the boxes in ``bodies`` (``[[id, html], ...]``) show and
-        the front end lacks, or None: a folded frame sends the rows of the calls it opens, not its first 1,000
-        (the rest come as calls open, or are asked for as they are scrolled to)."""
+    def _rows_of(self, program: Program, groups: list) -> dict | None:
+        """The rows (``frame_data``, whole chunks) that the bodies of ``groups`` (calls; None: the frame's own)
+        show and the front end lacks, or None: a folded frame sends the rows of the calls it opens, not its
+        first 1,000 (the rest come as calls open, or are asked for as they are scrolled to)."""
         have = self._chunks.setdefault(path_id(program.path), set())
-        want = sorted(FrameFold.chunks_shown(bodies) - have)
+        want = sorted(self.view.fold_of(program).chunks_shown(groups) - have)
         if not want:
             return None
         lo = want[0]

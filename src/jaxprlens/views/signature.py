@@ -150,34 +150,64 @@ def _leaf(x) -> _Node:
 PREVIEW = 6        # array elements shown in a constant's preview
 
 
+class Entry:
+    """One entry of a signature, as ``signature_of`` walks it once: ``kind`` ``const`` (``var`` and its
+    ``value``'s preview), ``input`` (``var``, its Python ``path``, ``bound``: in a sub-jaxpr, the outer operand
+    and its role word it is bound from, or None), ``result`` (``var``, ``path``), or ``inputs`` / ``results``: a
+    side past ``TREE_AT`` values as one tree by path (``items``: ``(path, atom)``)."""
+    __slots__ = ("kind", "var", "path", "text", "bound", "items")
+
+    def __init__(self, kind: str, var=None, path: str = "", text: str = "", bound=None, items=None):
+        self.kind, self.var, self.path, self.text, self.bound, self.items = kind, var, path, text, bound, items
+
+
+def signature_of(p, lang: str, binding: list | None = None) -> list[Entry]:
+    """The signature of ``p`` as entries, in the order it is shown: its constants, its inputs (one tree past
+    ``TREE_AT`` values at the top level), its results (the same); ``binding`` (a sub-jaxpr's): for each input,
+    ``(outer operand, role word)`` it is bound from, or None.  ``signature_html`` and ``signature_lines``
+    render it."""
+    out = [Entry("const", v, text=array_text(value, PREVIEW, lang=lang)) for v, value in zip(p.constvars, p.consts)]
+    if binding is None and len(p.invars) > TREE_AT:       # pytrees of arguments: folded by path
+        out.append(Entry("inputs", items=[(v.path or "", v) for v in p.invars]))
+    else:
+        out.extend(Entry("input", v, v.path or "", bound=binding[i] if binding is not None else None)
+                   for i, v in enumerate(p.invars))
+    paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
+    if binding is None and len(p.outvars) > TREE_AT:
+        out.append(Entry("results", items=list(zip(paths, p.outvars))))
+    else:
+        out.extend(Entry("result", v, path) for v, path in zip(p.outvars, paths))
+    return out
+
+
 def signature_html(p, lang: str, count: str, binding: list | None = None) -> str:
-    """The caption (``count``: the program's equations) and the signature table of ``p``; ``binding`` (a
-    sub-jaxpr's): for each input, ``(outer operand, role word)`` it is bound from, or None."""
+    """The caption (``count``: the program's equations) and the signature table of ``p`` (``signature_of``
+    as HTML rows, every value listed)."""
     rows = []
     consts = set(p.constvars)
     inputs, results = t("inputs_title", lang), t("results", lang)     # said once, on every row
-    for v, value in zip(p.constvars, p.consts):
-        rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td{LEFT}>{binder_html(v)}</td>'
-                    f"<td{LEFT}>= {html(array_text(value, PREVIEW, lang=lang))}</td></tr>")
-    if binding is None and len(p.invars) > TREE_AT:       # pytrees of arguments: folded by path
-        rows.append(sig_tree("jl-invar", inputs, [(v.path or "", v) for v in p.invars], lang))
-    for i, v in enumerate(p.invars if binding is not None or len(p.invars) <= TREE_AT else ()):
-        where, bound = html(v.path or ""), binder_html(v)
-        if binding is not None and binding[i]:
-            outer, role = binding[i]
-            role_html = f"（{html(role)}）" if lang == "zh" else f" ({html(role)})"
-            where = f"{t('bound_from', lang)} {atom_html(outer)}{role_html}" + (
-                f' <span class="jl-path">{html(v.path)}</span>' if v.path else "")
-            if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
-                bound = binder_html(v, came_from=outer)
-        rows.append(f'<tr class="jl-invar"><td>{inputs}</td><td{LEFT}>{bound}</td><td{LEFT}>{where}</td></tr>')
-    if binding is None and len(p.outvars) > TREE_AT:
-        paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
-        rows.append(sig_tree("jl-outvar", results, list(zip(paths, p.outvars)), lang, consts))
-    for i, v in enumerate(p.outvars if binding is not None or len(p.outvars) <= TREE_AT else ()):
-        path = p.out_paths[i] if i < len(p.out_paths) else ""
-        rows.append(f'<tr class="jl-outvar"><td>{results}</td><td{LEFT}>{binder_html(v, consts)}</td>'
-                    f"<td{LEFT}>{html(path)}</td></tr>")
+    for e in signature_of(p, lang, binding):
+        v, kind = e.var, e.kind
+        if kind == "const":
+            rows.append(f'<tr class="jl-constvar"><td>{t("constvar", lang)}</td><td{LEFT}>{binder_html(v)}</td>'
+                        f"<td{LEFT}>= {html(e.text)}</td></tr>")
+        elif kind == "inputs":
+            rows.append(sig_tree("jl-invar", inputs, e.items, lang))
+        elif kind == "results":
+            rows.append(sig_tree("jl-outvar", results, e.items, lang, consts))
+        elif kind == "input":
+            where, bound = html(e.path), binder_html(v)
+            if e.bound:
+                outer, role = e.bound
+                role_html = f"（{html(role)}）" if lang == "zh" else f" ({html(role)})"
+                where = f"{t('bound_from', lang)} {atom_html(outer)}{role_html}" + (
+                    f' <span class="jl-path">{html(e.path)}</span>' if e.path else "")
+                if isinstance(outer, Var):     # the script follows the value into the sub-jaxpr
+                    bound = binder_html(v, came_from=outer)
+            rows.append(f'<tr class="jl-invar"><td>{inputs}</td><td{LEFT}>{bound}</td><td{LEFT}>{where}</td></tr>')
+        else:
+            rows.append(f'<tr class="jl-outvar"><td>{results}</td><td{LEFT}>{binder_html(v, consts)}</td>'
+                        f"<td{LEFT}>{html(e.path)}</td></tr>")
     title = f"{html(program_title(p, lang))} — " if p.title else ""
     seen = seen_through_note(p, lang) if binding is None else ""
     seen = f'<div class="jl-seen">{explain_html(seen)}</div>' if seen else ""
@@ -186,38 +216,36 @@ def signature_html(p, lang: str, count: str, binding: list | None = None) -> str
 
 
 def signature_lines(p, lang: str, pad: str, binding: list | None = None) -> list[str]:
-    """The signature as text lines (``binding`` as ``signature_html`` takes it), each side listing at most
-    ``SIG_LINES`` values."""
+    """``signature_of`` as text lines, each side listing at most ``SIG_LINES`` values (then how many more)."""
     colon, inputs, results = t("colon", lang), t("inputs_title", lang), t("results", lang)
 
     def paren(x: str) -> str:
         return f"（{x}）" if lang == "zh" else f"  ({x})"
 
-    def bounded(vs: list) -> int:       # a model's thousands of parameters: the first SIG_LINES
-        return len(vs) if len(vs) <= SIG_LINES + 1 else SIG_LINES
-
-    lines = [f"{pad}{t('constvar', lang)}{colon}{var_text(v)} = {array_text(value, PREVIEW, lang=lang)}"
-             for v, value in zip(p.constvars, p.consts)]
-    plain = binding is not None or len(p.invars) <= TREE_AT
-    if not plain:      # pytrees of arguments: a line per subtree
-        lines.extend(pad + x for x in sig_lines(inputs, [(v.path or "", v) for v in p.invars], lang))
-    for i, v in enumerate(p.invars[:bounded(p.invars)] if plain else ()):
-        if binding and binding[i]:
-            outer, role = binding[i]
-            where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip() + (
-                f"  {v.path}" if v.path else "")
+    entries = signature_of(p, lang, binding)
+    lines: list[str] = []
+    total = {k: sum(1 for e in entries if e.kind == k) for k in ("input", "result")}
+    said = dict.fromkeys(total, 0)
+    for e in entries:
+        v, kind = e.var, e.kind
+        if kind in said and total[kind] > SIG_LINES + 1:     # a model's thousands of parameters: the first
+            said[kind] += 1                                   # SIG_LINES, then how many more
+            if said[kind] > SIG_LINES:
+                if said[kind] == SIG_LINES + 1:
+                    lines.append(f"{pad}{t('sig_more', lang, n=total[kind] - SIG_LINES)}")
+                continue
+        if kind == "const":
+            lines.append(f"{pad}{t('constvar', lang)}{colon}{var_text(v)} = {e.text}")
+        elif kind in ("inputs", "results"):      # pytrees: a line per subtree
+            lines.extend(pad + x for x in sig_lines(inputs if kind == "inputs" else results, e.items, lang))
+        elif kind == "input":
+            if e.bound:
+                outer, role = e.bound
+                where = f"  {t('bound_from', lang)} {atom_text(outer)}" + paren(role).lstrip() + (
+                    f"  {e.path}" if e.path else "")
+            else:
+                where = paren(e.path) if e.path else ""
+            lines.append(f"{pad}{inputs}{colon}{var_text(v)}{where}")
         else:
-            where = paren(v.path) if v.path else ""
-        lines.append(f"{pad}{inputs}{colon}{var_text(v)}{where}")
-    if bounded(p.invars) < len(p.invars) and plain:
-        lines.append(f"{pad}{t('sig_more', lang, n=len(p.invars) - SIG_LINES)}")
-    plain = binding is not None or len(p.outvars) <= TREE_AT
-    if not plain:
-        paths = [p.out_paths[i] if i < len(p.out_paths) else "" for i in range(len(p.outvars))]
-        lines.extend(pad + x for x in sig_lines(results, list(zip(paths, p.outvars)), lang))
-    for i, v in enumerate(p.outvars[:bounded(p.outvars)] if plain else ()):
-        path = p.out_paths[i] if i < len(p.out_paths) else ""
-        lines.append(f"{pad}{results}{colon}{var_text(v)}" + (paren(path) if path else ""))
-    if bounded(p.outvars) < len(p.outvars) and plain:
-        lines.append(f"{pad}{t('sig_more', lang, n=len(p.outvars) - SIG_LINES)}")
+            lines.append(f"{pad}{results}{colon}{var_text(v)}" + (paren(e.path) if e.path else ""))
     return lines

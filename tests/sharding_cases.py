@@ -138,14 +138,51 @@ def main() -> dict:
     out["quiet"] = read(fn, args)
     out["views"] = views()
     out["magic"] = magic()
+    out["graph"] = graphs()
     return out
+
+
+def graphs() -> dict:
+    """The graph marked by communication: ``program.graph(sharding=...)`` as DOT and SVG for the MLP (en, zh) and
+    the ring (its body open, then folded), and ``%%jaxpr --graph --sharding`` (one compile for both parts)."""
+    out = {}
+    fn, args = mlp_case()
+    program = jaxprlens.trace(fn, *args)
+    view = program.sharding(lang="en")
+    for lang in ("en", "zh"):
+        g = program.graph(sharding=view, lang=lang)
+        out[f"mlp_{lang}"] = {"dot": g.source, "svg": g.svg()}
+    out["mlp_plain"] = program.graph().source
+    fn, args = ring_case()
+    program = jaxprlens.trace(fn, *args)
+    out["ring"] = program.graph(sharding=True).source
+    out["ring_folded"] = program.graph(sharding=True, depth=0).source
+    import jaxprlens.views.sharding as sharding_views
+    calls = []
+    real = sharding_views.sharding_map
+    sharding_views.sharding_map = lambda *a, **k: calls.append(1) or real(*a, **k)
+    shell = ipython()
+    fn, args = mlp_case()
+    shell.user_ns.update(mlp=fn, args=args)
+    both = shell.run_cell_magic("jaxpr", "--graph --sharding --lang en", "mlp(*args)")
+    sharding_views.sharding_map = real
+    graph, shown = both.parts
+    out["magic"] = {"compiles": len(calls), "same_map": graph.comms.map is shown.map, "dot": graph.source}
+    return out
+
+
+def ipython():
+    """IPython with the extension loaded, once (a second ``load_ext`` prints to stdout, where the JSON goes)."""
+    from IPython.testing.globalipapp import get_ipython
+    shell = get_ipython()
+    if "jaxprlens" not in shell.extension_manager.loaded:
+        shell.run_line_magic("load_ext", "jaxprlens")
+    return shell
 
 
 def magic() -> str:
     """``%%jaxpr --sharding`` on the MLP, as a reader runs it: the view's text."""
-    from IPython.testing.globalipapp import get_ipython
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "jaxprlens")
+    shell = ipython()
     fn, args = mlp_case()
     shell.user_ns.update(mlp=fn, args=args)
     view = shell.run_cell_magic("jaxpr", "--sharding --lang en", "mlp(*args)")

@@ -85,6 +85,31 @@ def attention_case():
     return attention, (x, wq, wk, wv, wo)
 
 
+def constraint_case():
+    """``with_sharding_constraint`` asking for another layout than the argument's (an all-to-all or a gather)."""
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    x = jax.device_put(jnp.linspace(0, 1, 16 * 8).reshape(16, 8), NamedSharding(mesh, P(None, "model")))
+
+    def constrained(x):
+        y = jax.lax.with_sharding_constraint(x * 2.0, NamedSharding(mesh, P("data", None)))
+        return jnp.sin(y).sum(axis=1)
+    return constrained, (x,)
+
+
+def full_text(eqn) -> str:
+    """An equation on one line with every param it shows in full (the table cuts long ones at 48 characters)."""
+    from jaxprlens.model.program import Var, var_text
+    from jaxprlens.present.nouns import params_of
+    params = " ".join(f"{p.key}={p.text}" for p in params_of(eqn) if not p.default)    # as the table hides them
+    ins = " ".join(a.name if isinstance(a, Var) else a.text for a in eqn.invars)
+    return f"{' '.join(var_text(v) for v in eqn.outvars)} = {eqn.primitive}{f'[{params}]' if params else ''} {ins}"
+
+
+def same(a, b) -> bool:
+    return all(np.allclose(np.asarray(x), np.asarray(y)) for x, y in
+               zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b), strict=True))
+
+
 def spec_list(spec) -> list:
     return [list(p) if isinstance(p, tuple) else p for p in spec]
 
@@ -106,6 +131,12 @@ def read(fn, args, mesh=None) -> dict:
         expected = np.asarray(jax.jit(fn)(*args))
     smap = sharding_map(program)
     ran = np.asarray(jax.jit(jax.extend.core.jaxpr_as_fun(program.jaxpr))(*args)[0])
+    wanted = jax.jit(fn)(*args) if mesh is None else None
+    if mesh is not None:
+        with jax.set_mesh(mesh):
+            wanted = jax.jit(fn)(*args)
+    stepper = program.stepper()
+    stepper.run()
     table = program.table(lang="en")
     return {
         "mesh": [list(smap.mesh.names), list(smap.mesh.sizes)],
@@ -120,6 +151,9 @@ def read(fn, args, mesh=None) -> dict:
         "hlo": smap.hlo, "partitioned": smap.partitioned, "plain": plain,
         "printed": printed, "table_text": table.text(), "program_text": program.text,
         "same_as_jit": bool(np.allclose(ran, expected)),
+        "run_same_as_jit": same(program.run(repeat=2, estimate=False).outputs, wanted),
+        "stepped_same_as_jit": same(stepper.outputs, wanted),
+        "full": {e.id: full_text(e) for e in program.walk()},
         "eqns": {e.id: e.primitive for e in program.walk()},
     }
 
@@ -136,10 +170,27 @@ def main() -> dict:
     out["attention"] = read(fn, args)
     fn, args = quiet_case()
     out["quiet"] = read(fn, args)
+    fn, args = constraint_case()
+    out["constraint"] = read(fn, args)
+    out["stepping"] = stepping()
     out["views"] = views()
     out["magic"] = magic()
     out["graph"] = graphs()
     return out
+
+
+def stepping() -> dict:
+    """The stepper on the ring: a step into the shard_map runs it whole, and the debugger's panel says why, in both
+    languages; then the run to the end equals ``jax.jit``."""
+    from jaxprlens.views.dbgstate import StateView
+    fn, args = ring_case()
+    program = jaxprlens.trace(fn, *args)
+    st = program.stepper()
+    st.step_into()
+    notes = {lang: StateView(st, lang).notes() for lang in ("en", "zh")}
+    html = StateView(st, "zh").values_html()
+    st.run()
+    return {"notes": notes, "html": html, "done": st.done, "same": same(st.outputs, jax.jit(fn)(*args))}
 
 
 def graphs() -> dict:

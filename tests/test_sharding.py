@@ -12,6 +12,10 @@ import sys
 import pytest
 
 HERE = os.path.dirname(__file__)
+SHARDS = ("shard_map bodies run as one step: each device runs the body on its own block, and the collectives in it "
+          "(psum, ppermute, all_gather) need every device's block at the same moment, so the stepper runs the whole "
+          "shard_map at once, on every device, as jax.jit does (eqn {id} ran whole; --sharding shows which equations "
+          "of the body talk)")
 COLLECTIVE = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+) = (\S+) (all-reduce|all-gather|reduce-scatter|all-to-all|"
                         r"collective-permute)(?:-start)?\((.*)$", re.M)
 
@@ -137,9 +141,67 @@ def test_no_communication(cases):
     check_against_hlo(quiet)
 
 
-@pytest.mark.parametrize("name", ["mlp", "ring", "explicit", "quiet"])
+@pytest.mark.parametrize("name", ["mlp", "ring", "explicit", "quiet", "attention", "constraint"])
 def test_runs_as_jit(cases, name):
-    assert cases[name]["same_as_jit"]
+    """The jaxpr under jax.jit, ``program.run()`` and the stepper run to the end all give what ``jax.jit`` of the
+    function gives."""
+    case = cases[name]
+    assert case["same_as_jit"] and case["run_same_as_jit"] and case["stepped_same_as_jit"]
+
+
+def printed_eqn(printed: str, lhs: str, prim: str) -> str:
+    """An equation of JAX's printed jaxpr on one line: from ``lhs = prim`` to its operands, its ``jaxpr={...}``
+    param (the body, which the table shows as rows of its own) left out, runs of spaces and newlines as one."""
+    at = printed.index(f"{lhs} = {prim}")
+    text = printed[at:]
+    if text[len(lhs) + 3 + len(prim)] == "[":
+        depth, i = 0, len(lhs) + 3 + len(prim)
+        while True:
+            depth += {"[": 1, "]": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        params, rest = text[:i + 1], text[i + 1:]
+        if "jaxpr={" in params:
+            j = params.index("jaxpr={")
+            k, depth = j + 6, 0
+            while True:
+                depth += {"{": 1, "}": -1}.get(params[k], 0)
+                if depth == 0:
+                    break
+                k += 1
+            params = params[:j] + params[k + 1:]
+        text = params + rest.split("\n")[0]
+    else:
+        text = text.split("\n")[0]
+    return re.sub(r"\[ ", "[", re.sub(r" \]", "]", re.sub(r"\s+", " ", text))).strip()
+
+
+@pytest.mark.parametrize("name,prim", [("ring", "shard_map"), ("explicit", "reshard"),
+                                       ("constraint", "sharding_constraint")])
+def test_sharding_equations_read_as_jax_prints_them(cases, name, prim):
+    """A shard_map, reshard or sharding_constraint equation: every param JAX's printer writes, in its order (sorted
+    by key), ``None`` and ``frozenset({})`` as it writes them, the same operands (the body aside: its own rows)."""
+    case = cases[name]
+    eid = next(e for e, p in case["eqns"].items() if p == prim)
+    full = case["full"][eid]
+    lhs = full.split(" = ")[0]
+    assert full == printed_eqn(case["printed"], lhs, prim)
+
+
+def test_stepper_says_why_a_shard_map_runs_whole(cases):
+    """A step into the ring's shard_map runs the body whole on every device (its psum and ppermute need every
+    device's block at once); the debugger's panel says so in both languages, and the run equals jax.jit."""
+    from bs4 import BeautifulSoup
+    stepping = cases["stepping"]
+    assert stepping["notes"]["en"] == [["over", SHARDS.format(id=0)]]
+    (kind, zh), = stepping["notes"]["zh"]
+    assert kind == "over" and zh.startswith("shard_map 的函数体作为一步运行：每个设备在自己的数据块上运行函数体")
+    assert "psum、ppermute、all_gather" in zh
+    assert zh.endswith("（方程 0 整体运行；--sharding 显示函数体中哪些方程在设备之间通信）")
+    note = BeautifulSoup(stepping["html"], "html.parser").select_one(".jl-note.jl-over")
+    assert note is not None and note.get_text(strip=True) == zh
+    assert stepping["done"] and stepping["same"]
 
 
 @pytest.mark.parametrize("name", ["ring", "explicit"])
@@ -400,3 +462,4 @@ def test_graph_marks_are_escaped_once():
     assert '⇄ 2× all&#45;reduce over d&lt;&quot;a&gt;&amp; · 1.0 kB' in svg
     zh = program.graph(sharding=smap, lang="zh").source
     assert _label(_node(zh, "eqn-0"))[-1] == '⇄ 2 次 沿 d&lt;\\"a&gt;&amp; 的 all-reduce · 1.0 kB'
+

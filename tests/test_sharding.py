@@ -463,3 +463,71 @@ def test_graph_marks_are_escaped_once():
     zh = program.graph(sharding=smap, lang="zh").source
     assert _label(_node(zh, "eqn-0"))[-1] == '⇄ 2 次 沿 d&lt;\\"a&gt;&amp; 的 all-reduce · 1.0 kB'
 
+
+# ---------------------------------------------------------------- many processes (multi-controller)
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def processes():
+    """Two processes joined by ``jax.distributed`` on 127.0.0.1 (gloo), four devices each, one mesh of eight:
+    each traces, runs and reads the sharding of a data-parallel step (``tests/sharding_processes.py``).  The
+    timeout is a safety net: the two wait on each other, and on the coordinator, not on a clock."""
+    import jax
+    if tuple(int(x) for x in jax.__version__.split(".")[:2]) < (0, 12):
+        pytest.skip("the multi-process case is written for JAX 0.12's meshes")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(HERE, "..", "src"),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    env.pop("XLA_FLAGS", None)
+    port = free_port()
+    script = os.path.join(HERE, "sharding_processes.py")
+    procs = [subprocess.Popen([sys.executable, script, str(i), str(port)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
+    outs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=900)
+            assert p.returncode == 0, err[-3000:]
+            outs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    skip = [o["skip"] for o in outs if "skip" in o]
+    if skip:
+        pytest.skip(f"this jaxlib has no CPU collectives over gloo ({skip[0]}): the multi-process case needs them")
+    return outs
+
+
+def test_two_processes_one_mesh(processes):
+    assert [(o["process"], o["processes"], o["devices"], o["local_devices"]) for o in processes] == [
+        (0, 2, 8, 4), (1, 2, 8, 4)]
+    assert processes[0]["eqns"] == processes[1]["eqns"]
+
+
+def test_two_processes_run_as_jit(processes):
+    """``program.run()`` in each process equals ``jax.jit``: the replicated weights and loss whole, the per-example
+    outputs block by block, the blocks this process holds; its text says what this process sees of a value split
+    across processes."""
+    for o in processes:
+        assert o["same_as_jit"] == [True, True, True]
+        lines = o["run_text"].splitlines()
+        assert lines[-1] == ("  out[2] = float32[8, 2] across 2 processes: this process holds the blocks of 4 of its 8 "
+                             "devices (jax.experimental.multihost_utils.process_allgather gathers it whole)")
+        assert lines[-3].startswith("  out[0] = float32[3, 2] [[") and re.match(r"  out\[1\] = \d", lines[-2])
+
+
+def test_two_processes_sharding(processes):
+    """The same reading in both processes: the batch split over the 8 devices of both, the one all-reduce over the
+    data axis on the loss's sum (XLA combines the gradient's into it: 4 B of loss + 24 B of gradient)."""
+    first, second = processes
+    assert first["partitions"] == 8 and first["inputs"] == ["P(None, None)", "P('data', None)"]
+    assert first["collectives"] == [["all-reduce", "5", ["data"], 28]] and first["eqns"]["5"] == "reduce_sum"
+    assert first["sharding_text"] == second["sharding_text"]
+    assert first["sharding_text"].startswith("sharding over 8 devices, mesh data=8:")

@@ -69,7 +69,7 @@ def main(process_id: int, port: str) -> dict:
         "eqns": {e.id: e.primitive for e in program.walk()},
         "same_as_jit": same,
         "run_text": ran.text(),
-        "collectives": [[c.kind, c.eqn, list(c.axes), c.bytes] for c in view.collectives],
+        "collectives": [[c.kind, c.eqn, list(c.axes), c.bytes, list(c.eqns)] for c in view.collectives],
         "inputs": [repr(v.spec) for v in view.map.inputs],
         "partitions": view.map.partitions,
         "sharding_text": view.text(),

@@ -524,10 +524,28 @@ def test_two_processes_run_as_jit(processes):
 
 
 def test_two_processes_sharding(processes):
-    """The same reading in both processes: the batch split over the 8 devices of both, the one all-reduce over the
-    data axis on the loss's sum (XLA combines the gradient's into it: 4 B of loss + 24 B of gradient)."""
+    """The same reading in both processes: the batch split over the 8 devices of both, one all-reduce over the data
+    axis that XLA combined from the loss's sum (4 B) and the gradient's contraction over the batch (24 B): both rows
+    marked, each naming the other."""
     first, second = processes
     assert first["partitions"] == 8 and first["inputs"] == ["P(None, None)", "P('data', None)"]
-    assert first["collectives"] == [["all-reduce", "5", ["data"], 28]] and first["eqns"]["5"] == "reduce_sum"
+    assert first["collectives"] == [["all-reduce", "5", ["data"], 28, ["5", "12"]]]
+    assert first["eqns"]["5"] == "reduce_sum" and first["eqns"]["12"] == "dot_general"
     assert first["sharding_text"] == second["sharding_text"]
-    assert first["sharding_text"].startswith("sharding over 8 devices, mesh data=8:")
+    lines = first["sharding_text"].splitlines()
+    assert lines[0].startswith("sharding over 8 devices, mesh data=8:")
+    assert lines[1] == "1 collective per call, 28 B per device"
+    for eid, other in (("5", "12"), ("12", "5")):
+        row = next(ln for ln in lines if ln.startswith(f"{eid} "))
+        assert row.endswith(f"all-reduce over data · 28 B per device, shared with equation {other}"), row
+
+
+def test_a_combined_collective_names_each_equation():
+    """XLA's combiner joins the op_names of the collectives it merges (``prefix/(a:b)``): each part's equation, the
+    one the collective is filed under first; one equation's collective names none."""
+    from jaxprlens.engine.sharding import combined
+    tokens = {"e12": "12", "e5": "5", "e0_call_1": "0/call/1"}
+    assert combined("jit(f)/(transpose(jvp(e12))/dot_general:jvp(e5)/reduce_sum)", tokens, "5") == ("5", "12")
+    assert combined("jit(f)/(e0_call_1/psum:e5/reduce_sum:e5/reduce_sum)", tokens, "0/call/1") == ("0/call/1", "5")
+    assert combined("jit(f)/e2/dot_general", tokens, "2") == ()
+    assert combined("jit(f)/(e5/reduce_sum:e5/mul)", tokens, "5") == ()

@@ -85,10 +85,15 @@ class ShardingView(View):
 
     # ------------------------------------------------------------ words
 
-    def marker(self, c) -> str:
-        """``all-reduce over model · 512 B per device``."""
+    def marker(self, c, eqn_id: str | None = None) -> str:
+        """``all-reduce over model · 512 B per device``; on the row of ``eqn_id``, the other equations it carries
+        values of when XLA combined it from several (``, shared with equation 5``)."""
         key = "shard_marker_loop" if c.in_loop else "shard_marker"
-        return t(key, self.lang, kind=c.kind, axes=axes_text(c.axes, self.lang), bytes=si(c.bytes, "B"))
+        text = t(key, self.lang, kind=c.kind, axes=axes_text(c.axes, self.lang), bytes=si(c.bytes, "B"))
+        others = [e for e in c.eqns if e != eqn_id]
+        if eqn_id is not None and len(c.eqns) > 1:
+            text += t("shard_marker_shared", self.lang, eqns=t("list_sep", self.lang).join(others))
+        return text
 
     def head(self) -> str:
         m, lang = self.map, self.lang
@@ -135,7 +140,8 @@ class ShardingView(View):
             if n >= ROWS:
                 break
             lay = layout_text(self.map.layout.get(eqn.id), self.lang, self.map.partitions <= 1)
-            out.append((eqn, "  " * eqn.depth + eqn_text(eqn, 40), lay, [self.marker(c) for c in self.map.of(eqn.id)]))
+            out.append((eqn, "  " * eqn.depth + eqn_text(eqn, 40), lay,
+                        [self.marker(c, eqn.id) for c in self.map.of(eqn.id)]))
         return out
 
     # ------------------------------------------------------------ text

@@ -18,6 +18,7 @@ WORDS = {
     "shard_marker": ("{kind} over {axes} · {bytes} per device", "沿 {axes} 的 {kind} · 每个设备 {bytes}"),
     "shard_marker_loop": ("{kind} over {axes} · {bytes} per device, each iteration",
                           "沿 {axes} 的 {kind} · 每个设备 {bytes}，每次迭代"),
+    "shard_marker_shared": (", shared with equation {eqns}", "，与方程 {eqns} 共用"),
     "shard_graph_mark": ("{kind} over {axes} · {bytes}", "沿 {axes} 的 {kind} · {bytes}"),
     "shard_graph_mark_loop": ("{kind} over {axes} · {bytes}, each iteration",
                               "沿 {axes} 的 {kind} · {bytes}，每次迭代"),

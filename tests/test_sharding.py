@@ -400,7 +400,8 @@ def test_graph_marks_the_equations_that_talk(cases, lang, marks, legend):
             assert "penwidth" not in line and "⇄" not in line, line
     legend_line = _node(src, "legend") if '"legend" [' in src else next(ln for ln in src.splitlines()
                                                                            if ln.lstrip().startswith("legend ["))
-    assert re.search('COLOR="#D55E00"[^>]*><FONT COLOR="#1a1a1a">' + re.escape(legend) + '</FONT>', legend_line)
+    assert re.search('<TR><TD COLSPAN="5" BGCOLOR="#ffffff" COLOR="#D55E00"[^>]*><FONT COLOR="#1a1a1a">'
+                     + re.escape(legend) + '</FONT></TD></TR>', legend_line)         # a row of its own, across
     assert "⇄" not in plain and "jl-comm" not in plain
 
 

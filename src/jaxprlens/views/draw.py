@@ -297,18 +297,22 @@ class _Draw:
             cells += self.kernels.legend(self.kernels_drawn, self.lang)
         if self.comms is not None and self.comms_drawn:    # and the border of the nodes that talk
             cells += self.comms.legend(self.lang)
-        rows, width = [[]], 0
+        rows, width, alone = [[]], 0, []
         for word, fill, stroke, *new_row in cells:   # rows of LEGEND_CHARS: narrow screens and slides
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
-            if rows[-1] and (width + w > LEGEND_CHARS or new_row):
+            if rows[-1] and (width + w > LEGEND_CHARS or new_row or (alone and alone[-1] == len(rows) - 1)):
                 rows.append([])
                 width = 0
+            if new_row == ["alone"]:       # a row of its own across the legend: its width widens no column above
+                alone.append(len(rows) - 1)
             # a CJK word's cell is measured too narrow (graphviz-pure: ~7.5 of 9 pt a glyph, the text centred on
             # that): at least 11 pt a glyph keeps it inside; dot's own measure only grows past this minimum
             wide = sum(11 if ord(ch) > 0x2e80 else 5 for ch in word) + 6
             size = f' WIDTH="{wide}"' if wide > 5 * len(word) + 6 else ""
             rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"{size}><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
             width += w
+        for i in alone:
+            rows[i][0] = rows[i][0].replace("<TD ", f'<TD COLSPAN="{max(len(r) for r in rows)}" ', 1)
         if self.shares is not None:        # ... under its title, which says the total --cost prints (dark
             span = max(len(r) for r in rows)   # text on its own light ground: readable in either theme)
             rows.insert(0, [f'<TD COLSPAN="{span}" BORDER="0" ALIGN="LEFT" BGCOLOR="{COST_FILLS[0]}">'

@@ -285,8 +285,8 @@ class Comms:
         return out
 
     def legend(self, lang: str) -> list:
-        """``[(words, fill, stroke)]``: the one legend cell for the marked nodes."""
-        return [(t("shard_graph_legend", lang), "#ffffff", MARK)]
+        """``[(words, fill, stroke, "alone")]``: the one legend cell for the marked nodes, a row of its own."""
+        return [(t("shard_graph_legend", lang), "#ffffff", MARK, "alone")]
 
 
 def sharding_view(program: Program, device=None, lang: str | None = None) -> ShardingView:

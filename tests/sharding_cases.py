@@ -85,6 +85,31 @@ def attention_case():
     return attention, (x, wq, wk, wv, wo)
 
 
+def constraint_case():
+    """``with_sharding_constraint`` asking for another layout than the argument's (an all-to-all or a gather)."""
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    x = jax.device_put(jnp.linspace(0, 1, 16 * 8).reshape(16, 8), NamedSharding(mesh, P(None, "model")))
+
+    def constrained(x):
+        y = jax.lax.with_sharding_constraint(x * 2.0, NamedSharding(mesh, P("data", None)))
+        return jnp.sin(y).sum(axis=1)
+    return constrained, (x,)
+
+
+def full_text(eqn) -> str:
+    """An equation on one line with every param it shows in full (the table cuts long ones at 48 characters)."""
+    from jaxprlens.model.program import Var, var_text
+    from jaxprlens.present.nouns import params_of
+    params = " ".join(f"{p.key}={p.text}" for p in params_of(eqn) if not p.default)    # as the table hides them
+    ins = " ".join(a.name if isinstance(a, Var) else a.text for a in eqn.invars)
+    return f"{' '.join(var_text(v) for v in eqn.outvars)} = {eqn.primitive}{f'[{params}]' if params else ''} {ins}"
+
+
+def same(a, b) -> bool:
+    return all(np.allclose(np.asarray(x), np.asarray(y)) for x, y in
+               zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b), strict=True))
+
+
 def spec_list(spec) -> list:
     return [list(p) if isinstance(p, tuple) else p for p in spec]
 
@@ -106,6 +131,12 @@ def read(fn, args, mesh=None) -> dict:
         expected = np.asarray(jax.jit(fn)(*args))
     smap = sharding_map(program)
     ran = np.asarray(jax.jit(jax.extend.core.jaxpr_as_fun(program.jaxpr))(*args)[0])
+    wanted = jax.jit(fn)(*args) if mesh is None else None
+    if mesh is not None:
+        with jax.set_mesh(mesh):
+            wanted = jax.jit(fn)(*args)
+    stepper = program.stepper()
+    stepper.run()
     table = program.table(lang="en")
     return {
         "mesh": [list(smap.mesh.names), list(smap.mesh.sizes)],
@@ -120,6 +151,9 @@ def read(fn, args, mesh=None) -> dict:
         "hlo": smap.hlo, "partitioned": smap.partitioned, "plain": plain,
         "printed": printed, "table_text": table.text(), "program_text": program.text,
         "same_as_jit": bool(np.allclose(ran, expected)),
+        "run_same_as_jit": same(program.run(repeat=2, estimate=False).outputs, wanted),
+        "stepped_same_as_jit": same(stepper.outputs, wanted),
+        "full": {e.id: full_text(e) for e in program.walk()},
         "eqns": {e.id: e.primitive for e in program.walk()},
     }
 
@@ -136,16 +170,70 @@ def main() -> dict:
     out["attention"] = read(fn, args)
     fn, args = quiet_case()
     out["quiet"] = read(fn, args)
+    fn, args = constraint_case()
+    out["constraint"] = read(fn, args)
+    out["stepping"] = stepping()
     out["views"] = views()
     out["magic"] = magic()
+    out["graph"] = graphs()
     return out
+
+
+def stepping() -> dict:
+    """The stepper on the ring: a step into the shard_map runs it whole, and the debugger's panel says why, in both
+    languages; then the run to the end equals ``jax.jit``."""
+    from jaxprlens.views.dbgstate import StateView
+    fn, args = ring_case()
+    program = jaxprlens.trace(fn, *args)
+    st = program.stepper()
+    st.step_into()
+    notes = {lang: StateView(st, lang).notes() for lang in ("en", "zh")}
+    html = StateView(st, "zh").values_html()
+    st.run()
+    return {"notes": notes, "html": html, "done": st.done, "same": same(st.outputs, jax.jit(fn)(*args))}
+
+
+def graphs() -> dict:
+    """The graph marked by communication: ``program.graph(sharding=...)`` as DOT and SVG for the MLP (en, zh) and
+    the ring (its body open, then folded), and ``%%jaxpr --graph --sharding`` (one compile for both parts)."""
+    out = {}
+    fn, args = mlp_case()
+    program = jaxprlens.trace(fn, *args)
+    view = program.sharding(lang="en")
+    for lang in ("en", "zh"):
+        g = program.graph(sharding=view, lang=lang)
+        out[f"mlp_{lang}"] = {"dot": g.source, "svg": g.svg()}
+    out["mlp_plain"] = program.graph().source
+    fn, args = ring_case()
+    program = jaxprlens.trace(fn, *args)
+    out["ring"] = program.graph(sharding=True).source
+    out["ring_folded"] = program.graph(sharding=True, depth=0).source
+    import jaxprlens.views.sharding as sharding_views
+    calls = []
+    real = sharding_views.sharding_map
+    sharding_views.sharding_map = lambda *a, **k: calls.append(1) or real(*a, **k)
+    shell = ipython()
+    fn, args = mlp_case()
+    shell.user_ns.update(mlp=fn, args=args)
+    both = shell.run_cell_magic("jaxpr", "--graph --sharding --lang en", "mlp(*args)")
+    sharding_views.sharding_map = real
+    graph, shown = both.parts
+    out["magic"] = {"compiles": len(calls), "same_map": graph.comms.map is shown.map, "dot": graph.source}
+    return out
+
+
+def ipython():
+    """IPython with the extension loaded, once (a second ``load_ext`` prints to stdout, where the JSON goes)."""
+    from IPython.testing.globalipapp import get_ipython
+    shell = get_ipython()
+    if "jaxprlens" not in shell.extension_manager.loaded:
+        shell.run_line_magic("load_ext", "jaxprlens")
+    return shell
 
 
 def magic() -> str:
     """``%%jaxpr --sharding`` on the MLP, as a reader runs it: the view's text."""
-    from IPython.testing.globalipapp import get_ipython
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "jaxprlens")
+    shell = ipython()
     fn, args = mlp_case()
     shell.user_ns.update(mlp=fn, args=args)
     view = shell.run_cell_magic("jaxpr", "--sharding --lang en", "mlp(*args)")

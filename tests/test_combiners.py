@@ -231,6 +231,12 @@ EIGHT = textwrap.dedent("""
 """)
 
 
+SHARDS = ("shard_map bodies run as one step: each device runs the body on its own block, and the collectives in it "
+          "(psum, ppermute, all_gather) need every device's block at the same moment, so the stepper runs the whole "
+          "shard_map at once, on every device, as jax.jit does (eqn {id} ran whole; --sharding shows which equations "
+          "of the body talk)")
+
+
 def test_shard_map_and_pmap_step_over_on_eight_devices():
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu",
                PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]))
@@ -238,7 +244,7 @@ def test_shard_map_and_pmap_step_over_on_eight_devices():
                           cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines() == [
-        "shard_map bodies run as one step: collectives need all shards at once (eqn 1 ran whole)",
-        "shard_map bodies run as one step: collectives need all shards at once (eqn 0 ran whole)",   # jit: its body
+        SHARDS.format(id=1),
+        SHARDS.format(id=0),                 # jit: its body
         "ok",
     ]

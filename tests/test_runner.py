@@ -254,8 +254,8 @@ def test_eight_simulated_devices_sharding_and_collectives():
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert out.splitlines()[0] == "8"
-    assert "sharding_constraint[sharding=NamedSharding(mesh=Mesh('x': 8" in out     # the sharding, in params
-    assert "= shard_map[mesh=Mesh('x': 8" in out and "in_specs=(P('x',),)" in out
+    assert "sharding_constraint[context_mesh=" in out and "sharding=NamedSharding(mesh=Mesh('x': 8" in out
+    assert "= shard_map[check_vma=True in_specs=(P('x',),) mesh=Mesh('x': 8" in out     # params as JAX prints them
     assert "shard_map[2] › shard_map" in out                                         # nested body ...
     nested = out[out.index("shard_map[2] › shard_map"):]
     assert re.search(r"^ {8}\s*\d+  \S+ = psum\w*\[axes=\('x',\)\] ", nested, re.M)    # ... holds the collective

@@ -12,6 +12,10 @@ import sys
 import pytest
 
 HERE = os.path.dirname(__file__)
+SHARDS = ("shard_map bodies run as one step: each device runs the body on its own block, and the collectives in it "
+          "(psum, ppermute, all_gather) need every device's block at the same moment, so the stepper runs the whole "
+          "shard_map at once, on every device, as jax.jit does (eqn {id} ran whole; --sharding shows which equations "
+          "of the body talk)")
 COLLECTIVE = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+) = (\S+) (all-reduce|all-gather|reduce-scatter|all-to-all|"
                         r"collective-permute)(?:-start)?\((.*)$", re.M)
 
@@ -137,9 +141,67 @@ def test_no_communication(cases):
     check_against_hlo(quiet)
 
 
-@pytest.mark.parametrize("name", ["mlp", "ring", "explicit", "quiet"])
+@pytest.mark.parametrize("name", ["mlp", "ring", "explicit", "quiet", "attention", "constraint"])
 def test_runs_as_jit(cases, name):
-    assert cases[name]["same_as_jit"]
+    """The jaxpr under jax.jit, ``program.run()`` and the stepper run to the end all give what ``jax.jit`` of the
+    function gives."""
+    case = cases[name]
+    assert case["same_as_jit"] and case["run_same_as_jit"] and case["stepped_same_as_jit"]
+
+
+def printed_eqn(printed: str, lhs: str, prim: str) -> str:
+    """An equation of JAX's printed jaxpr on one line: from ``lhs = prim`` to its operands, its ``jaxpr={...}``
+    param (the body, which the table shows as rows of its own) left out, runs of spaces and newlines as one."""
+    at = printed.index(f"{lhs} = {prim}")
+    text = printed[at:]
+    if text[len(lhs) + 3 + len(prim)] == "[":
+        depth, i = 0, len(lhs) + 3 + len(prim)
+        while True:
+            depth += {"[": 1, "]": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        params, rest = text[:i + 1], text[i + 1:]
+        if "jaxpr={" in params:
+            j = params.index("jaxpr={")
+            k, depth = j + 6, 0
+            while True:
+                depth += {"{": 1, "}": -1}.get(params[k], 0)
+                if depth == 0:
+                    break
+                k += 1
+            params = params[:j] + params[k + 1:]
+        text = params + rest.split("\n")[0]
+    else:
+        text = text.split("\n")[0]
+    return re.sub(r"\[ ", "[", re.sub(r" \]", "]", re.sub(r"\s+", " ", text))).strip()
+
+
+@pytest.mark.parametrize("name,prim", [("ring", "shard_map"), ("explicit", "reshard"),
+                                       ("constraint", "sharding_constraint")])
+def test_sharding_equations_read_as_jax_prints_them(cases, name, prim):
+    """A shard_map, reshard or sharding_constraint equation: every param JAX's printer writes, in its order (sorted
+    by key), ``None`` and ``frozenset({})`` as it writes them, the same operands (the body aside: its own rows)."""
+    case = cases[name]
+    eid = next(e for e, p in case["eqns"].items() if p == prim)
+    full = case["full"][eid]
+    lhs = full.split(" = ")[0]
+    assert full == printed_eqn(case["printed"], lhs, prim)
+
+
+def test_stepper_says_why_a_shard_map_runs_whole(cases):
+    """A step into the ring's shard_map runs the body whole on every device (its psum and ppermute need every
+    device's block at once); the debugger's panel says so in both languages, and the run equals jax.jit."""
+    from bs4 import BeautifulSoup
+    stepping = cases["stepping"]
+    assert stepping["notes"]["en"] == [["over", SHARDS.format(id=0)]]
+    (kind, zh), = stepping["notes"]["zh"]
+    assert kind == "over" and zh.startswith("shard_map 的函数体作为一步运行：每个设备在自己的数据块上运行函数体")
+    assert "psum、ppermute、all_gather" in zh
+    assert zh.endswith("（方程 0 整体运行；--sharding 显示函数体中哪些方程在设备之间通信）")
+    note = BeautifulSoup(stepping["html"], "html.parser").select_one(".jl-note.jl-over")
+    assert note is not None and note.get_text(strip=True) == zh
+    assert stepping["done"] and stepping["same"]
 
 
 @pytest.mark.parametrize("name", ["ring", "explicit"])
@@ -307,3 +369,184 @@ def test_attention_with_sharded_heads(cases):
 def test_magic_option(cases):
     """``%%jaxpr --sharding`` shows the same view as ``program.sharding()``."""
     assert cases["magic"] == cases["views"]["mlp_en"]["text"]
+
+
+# ---------------------------------------------------------------- the graph marked by communication
+
+def _node(src: str, node: str) -> str:
+    return next(line for line in src.splitlines() if line.lstrip().startswith(f'"{node}" ['))
+
+
+def _label(line: str) -> list:
+    return re.search(r'[ []label="((?:[^"\\]|\\.)*)"', line).group(1).split("\\n")
+
+
+@pytest.mark.parametrize("lang,marks,legend", [
+    ("en", {"2": "⇄ all-reduce over model · 512 B", "4": "⇄ all-reduce over data · 4 B"},
+     "⇄ border: talks between devices (bytes per device)"),
+    ("zh", {"2": "⇄ 沿 model 的 all-reduce · 512 B", "4": "⇄ 沿 data 的 all-reduce · 4 B"},
+     "⇄ 边框：设备之间通信（每个设备的字节数）")])
+def test_graph_marks_the_equations_that_talk(cases, lang, marks, legend):
+    """``program.graph(sharding=view)``: the two equations that made a collective bordered in vermillion, the
+    collective the last line of their label, one legend entry; every other node as the plain graph draws it."""
+    src, plain = cases["graph"][f"mlp_{lang}"]["dot"], cases["graph"]["mlp_plain"]
+    for eid in cases["mlp"]["eqns"]:
+        line = _node(src, f"eqn-{eid}")
+        if eid in marks:
+            assert _label(line)[-1] == marks[eid], line
+            assert 'color="#D55E00"' in line and "penwidth=3" in line and "jl-comm" in line
+            assert line.endswith('"]') and marks[eid] in line.split(" tooltip=")[1]
+        else:
+            assert "penwidth" not in line and "⇄" not in line, line
+    legend_line = _node(src, "legend") if '"legend" [' in src else next(ln for ln in src.splitlines()
+                                                                           if ln.lstrip().startswith("legend ["))
+    assert re.search('<TR><TD COLSPAN="5" BGCOLOR="#ffffff" COLOR="#D55E00"[^>]*><FONT COLOR="#1a1a1a">'
+                     + re.escape(legend) + '</FONT></TD></TR>', legend_line)         # a row of its own, across
+    assert "⇄" not in plain and "jl-comm" not in plain
+
+
+def test_graph_svg_carries_the_marks(cases):
+    svg = cases["graph"]["mlp_en"]["svg"]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "⇄ all&#45;reduce over model · 512 B" in texts and "⇄ all&#45;reduce over data · 4 B" in texts
+    marked = re.findall(r'<g id="(eqn&#45;\d+)" class="node [^"]*jl&#45;comm"', svg)
+    assert marked == ["eqn&#45;2", "eqn&#45;4"]
+    for eid in ("2", "4"):
+        node = svg[svg.index(f'<g id="eqn&#45;{eid}"'):]
+        node = node[:node.index("</g>")]
+        assert re.search(r'<path [^>]*stroke="#d55e00" stroke-width="3"', node, re.I), node
+
+
+def test_graph_ring_body_and_folded(cases):
+    """A shard_map's collectives are equations of its body: drawn open, those nodes are marked; folded, the
+    folder that stands for the body is, with both collectives."""
+    src = cases["graph"]["ring"]
+    assert _label(_node(src, "eqn-0/call/1"))[-1] == "⇄ collective-permute over i · 8 B"
+    assert _label(_node(src, "eqn-0/call/0"))[-1].startswith("⇄ all-reduce over i · ")
+    assert "⇄" not in _node(src, "eqn-0")
+    folded = _label(_node(cases["graph"]["ring_folded"], "fold-0/call"))
+    assert sorted(x.split(" · ")[0] for x in folded[-2:]) == ["⇄ all-reduce over i", "⇄ collective-permute over i"]
+
+
+def test_graph_and_sharding_in_one_cell_compile_once(cases):
+    magic = cases["graph"]["magic"]
+    assert magic["compiles"] == 1 and magic["same_map"]
+    assert _label(_node(magic["dot"], "eqn-2"))[-1] == "⇄ all-reduce over model · 512 B"
+
+
+def test_graph_marks_are_escaped_once():
+    """A mesh axis is a user's string: escaped once for DOT by ``present/escape.py`` (no quote ends the label),
+    shown as written in the SVG; more collectives of one kind on one node counted; past two kinds, the rest
+    counted too."""
+    import jax.numpy as jnp
+    import jaxprlens
+    from jaxprlens.engine.sharding import Collective, Mesh, ShardingMap
+    from jaxprlens.views.render import RenderError
+    program = jaxprlens.trace(lambda x, w: jnp.mean(jnp.tanh(x @ w)), jnp.ones((4, 3)), jnp.ones((3, 2)))
+    axis = 'd<"a>&'
+    smap = ShardingMap(Mesh((axis, "m"), (4, 2)), [
+        Collective("all-reduce", "0", (axis,), 512, "all-reduce.1"),
+        Collective("all-reduce", "0", (axis,), 512, "all-reduce.2"),
+        Collective("all-gather", "2", ("m",), 8, "all-gather"),
+        Collective("all-to-all", "2", ("m",), 8, "all-to-all"),
+        Collective("collective-permute", "2", (axis, "m"), 8, "collective-permute", in_loop=True)], {}, [], 8)
+    g = program.graph(sharding=smap, lang="en")
+    line = _node(g.source, "eqn-0")
+    assert _label(line)[-1] == '⇄ 2× all-reduce over d&lt;\\"a&gt;&amp; · 1.0 kB'
+    assert _label(_node(g.source, "eqn-2"))[-3:] == ["⇄ all-gather over m · 8 B", "⇄ all-to-all over m · 8 B",
+                                                      "+1 more"]
+    assert "⇄" not in _node(g.source, "eqn-1")
+    try:
+        svg = g.svg()
+    except RenderError:
+        pytest.skip("no graph renderer here")
+    assert '⇄ 2× all&#45;reduce over d&lt;&quot;a&gt;&amp; · 1.0 kB' in svg
+    zh = program.graph(sharding=smap, lang="zh").source
+    assert _label(_node(zh, "eqn-0"))[-1] == '⇄ 2 次 沿 d&lt;\\"a&gt;&amp; 的 all-reduce · 1.0 kB'
+
+
+# ---------------------------------------------------------------- many processes (multi-controller)
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def processes():
+    """Two processes joined by ``jax.distributed`` on 127.0.0.1 (gloo), four devices each, one mesh of eight:
+    each traces, runs and reads the sharding of a data-parallel step (``tests/sharding_processes.py``).  The
+    timeout is a safety net: the two wait on each other, and on the coordinator, not on a clock."""
+    import jax
+    if tuple(int(x) for x in jax.__version__.split(".")[:2]) < (0, 12):
+        pytest.skip("the multi-process case is written for JAX 0.12's meshes")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(HERE, "..", "src"),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    env.pop("XLA_FLAGS", None)
+    port = free_port()
+    script = os.path.join(HERE, "sharding_processes.py")
+    procs = [subprocess.Popen([sys.executable, script, str(i), str(port)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
+    outs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=900)
+            assert p.returncode == 0, err[-3000:]
+            outs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    skip = [o["skip"] for o in outs if "skip" in o]
+    if skip:
+        pytest.skip(f"this jaxlib has no CPU collectives over gloo ({skip[0]}): the multi-process case needs them")
+    return outs
+
+
+def test_two_processes_one_mesh(processes):
+    assert [(o["process"], o["processes"], o["devices"], o["local_devices"]) for o in processes] == [
+        (0, 2, 8, 4), (1, 2, 8, 4)]
+    assert processes[0]["eqns"] == processes[1]["eqns"]
+
+
+def test_two_processes_run_as_jit(processes):
+    """``program.run()`` in each process equals ``jax.jit``: the replicated weights and loss whole, the per-example
+    outputs block by block, the blocks this process holds; its text says what this process sees of a value split
+    across processes."""
+    for o in processes:
+        assert o["same_as_jit"] == [True, True, True]
+        lines = o["run_text"].splitlines()
+        assert lines[-1] == ("  out[2] = float32[8, 2] across 2 processes: this process holds the blocks of 4 of its 8 "
+                             "devices (jax.experimental.multihost_utils.process_allgather gathers it whole)")
+        assert lines[-3].startswith("  out[0] = float32[3, 2] [[") and re.match(r"  out\[1\] = \d", lines[-2])
+
+
+def test_two_processes_sharding(processes):
+    """The same reading in both processes: the batch split over the 8 devices of both, one all-reduce over the data
+    axis that XLA combined from the loss's sum (4 B) and the gradient's contraction over the batch (24 B): both rows
+    marked, each naming the other."""
+    first, second = processes
+    assert first["partitions"] == 8 and first["inputs"] == ["P(None, None)", "P('data', None)"]
+    assert first["collectives"] == [["all-reduce", "5", ["data"], 28, ["5", "12"]]]
+    assert first["eqns"]["5"] == "reduce_sum" and first["eqns"]["12"] == "dot_general"
+    assert first["sharding_text"] == second["sharding_text"]
+    lines = first["sharding_text"].splitlines()
+    assert lines[0].startswith("sharding over 8 devices, mesh data=8:")
+    assert lines[1] == "1 collective per call, 28 B per device"
+    for eid, other in (("5", "12"), ("12", "5")):
+        row = next(ln for ln in lines if ln.startswith(f"{eid} "))
+        assert row.endswith(f"all-reduce over data · 28 B per device, shared with equation {other}"), row
+
+
+def test_a_combined_collective_names_each_equation():
+    """XLA's combiner joins the op_names of the collectives it merges (``prefix/(a:b)``): each part's equation, the
+    one the collective is filed under first; one equation's collective names none."""
+    from jaxprlens.engine.sharding import combined
+    tokens = {"e12": "12", "e5": "5", "e0_call_1": "0/call/1"}
+    assert combined("jit(f)/(transpose(jvp(e12))/dot_general:jvp(e5)/reduce_sum)", tokens, "5") == ("5", "12")
+    assert combined("jit(f)/(e0_call_1/psum:e5/reduce_sum:e5/reduce_sum)", tokens, "0/call/1") == ("0/call/1", "5")
+    assert combined("jit(f)/e2/dot_general", tokens, "2") == ()
+    assert combined("jit(f)/(e5/reduce_sum:e5/mul)", tokens, "5") == ()

@@ -93,6 +93,8 @@ class Collective:
     op_name: str = ""
     case: str | None = None
     in_loop: bool = False
+    eqns: tuple = ()        # every equation whose values it carries: XLA combines collectives of several
+                            # equations into one (a data-parallel step's gradient and loss in one all-reduce)
 
 
 @dataclass(frozen=True)
@@ -131,11 +133,12 @@ class ShardingMap:
         return out
 
     def of(self, eqn_id: str) -> list:
-        """The collectives equation ``eqn_id`` made."""
+        """The collectives equation ``eqn_id`` made, one it shares with other equations too."""
         if self._of is None:
             self._of = {}
             for c in self.collectives:
-                self._of.setdefault(c.eqn, []).append(c)
+                for e in c.eqns or (c.eqn,):
+                    self._of.setdefault(e, []).append(c)
         return self._of.get(eqn_id, [])
 
 
@@ -343,8 +346,24 @@ def sharding_map(program: Program, device=None) -> ShardingMap:
             size = max(size, type_bytes(by_name[operand.group(1)].type))
         eid = fusion._eqn_of(ins.op_name, tokens) if ins.op_name else None
         out.append(Collective(kind, eid, axes, size, ins.name, grp, ins.op_name,
-                              _case(program, eid, kind, axes, makers), ins.computation in loops))
+                              _case(program, eid, kind, axes, makers), ins.computation in loops,
+                              combined(ins.op_name, tokens, eid)))
     return ShardingMap(mesh, out, layout, inputs, partitions, text, before)
+
+
+_COMBINED = re.compile(r"^(.*?/)?\((.*)\)$")
+
+
+def combined(op_name: str, tokens: dict, eid: str | None) -> tuple:
+    """The equations of a collective XLA combined from several (``jit(f)/(transpose(jvp(e12))/dot_general:jvp(e5)/
+    reduce_sum)``: the combiner joins their ``op_name``s with ``:`` in parentheses), ``eid`` first; ``()`` for a
+    collective of one equation."""
+    m = _COMBINED.match(op_name or "")
+    if not m:
+        return ()
+    found = [fusion._eqn_of((m.group(1) or "") + part, tokens) for part in m.group(2).split(":")]
+    eqns = tuple(dict.fromkeys([eid] + [e for e in found if e is not None and e != eid]))
+    return eqns if len(eqns) > 1 and eid is not None else ()
 
 
 def _mesh_of(program: Program, before: str) -> Mesh | None:

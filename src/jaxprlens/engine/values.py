@@ -10,6 +10,7 @@ all, so dtypes are read with ``jnp.issubdtype`` / ``jax.dtypes``, statistics are
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import jax
@@ -95,6 +96,7 @@ class Summary:
     im: tuple | None = None
     true: int | None = None
     impl: str = ""
+    held: tuple | None = None    # kind "spread": (devices of this process holding blocks, devices, processes)
 
     @property
     def type(self) -> str:
@@ -111,6 +113,13 @@ def summarize(value, bins: int = BINS, full: bool = True) -> Summary:
         impl = jax.random.key_impl(value)
         return Summary("key", tuple(value.shape), str(value.dtype), int(np.prod(value.shape, dtype=int)), data,
                        impl=str(getattr(impl, "name", impl)))
+    if getattr(value, "is_fully_addressable", True) is False and not value.is_fully_replicated:
+        # a global array of a multi-process program, split across processes: each sees its own blocks only
+        devices = value.sharding.device_set
+        held = (len(value.addressable_shards), len(devices), len({d.process_index for d in devices}))
+        shape = tuple(value.shape)
+        return Summary("spread", shape, str(value.dtype), math.prod(shape), text=f"{value.dtype}{list(shape)}",
+                       held=held)
     try:
         arr = np.asarray(value)
     except Exception:  # noqa: BLE001 - tokens, abstract values, tracers of another trace

@@ -293,6 +293,11 @@ def param_text(value: Any) -> str:
         return f"{{ jaxpr: {len(value.eqns)} eqns }}"
     if isinstance(value, tuple) and value and all(isinstance(v, Program) for v in value):
         return "(" + ", ".join(param_text(v) for v in value) + ")"
+    if kind is frozenset:                       # as JAX's printer writes one: sorted, braces even when empty
+        try:
+            return "frozenset({" + ", ".join(repr(x) for x in sorted(value)) + "})"
+        except TypeError:
+            return str(value)
     if inspect.isfunction(value) or inspect.ismethod(value):
         return f"<function {getattr(value, '__name__', '?')}>"
     if type(value).__name__ == "WrappedFun":    # custom_jvp's jvp: str() is a multi-line dump

@@ -124,7 +124,15 @@ def params_of(eqn: Eqn) -> tuple[Param, ...]:
     return made
 
 
+# primitives whose row writes every param as JAX's printer does: in its order (sorted by key), ``None`` included,
+# so that the row of a sharding decision reads exactly as ``jax.make_jaxpr`` prints it
+PRINTER_ORDER = frozenset(("shard_map", "sharding_constraint"))
+
+
 def _params_of(eqn: Eqn) -> list[Param]:
+    if eqn.primitive in PRINTER_ORDER:
+        subs = {s.param for s in eqn.subs}
+        return [Param(k, param_text(eqn.params[k])) for k in sorted(eqn.params) if k not in subs]
     hidden = default_param_rules.get(eqn.primitive)
     if hidden is None and not eqn.subs:         # most equations: every param but None, as written
         return [Param(k, param_text(v)) for k, v in eqn.params.items() if v is not None]

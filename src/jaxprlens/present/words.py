@@ -154,7 +154,7 @@ def jit_diff_text(diff, lang: str | None = None) -> str | None:
 
 def over_text(over, lang: str | None = None) -> str | None:
     """Why a step into ran an equation whole (``Stepper.note``, an ``engine.frames.Over``), or None:
-    ``shard_map bodies run as one step: collectives need all shards at once (eqn 1 ran whole)``."""
+    ``shard_map bodies run as one step: each device runs the body on its own block, ...``."""
     if over is None:
         return None
     eqn = over.eqn

@@ -78,7 +78,8 @@ class Outputs(Stack):
 class Cell:
     """One cell's output being made: the program, the options, and what several of its parts share, made once
     (the profile: a table of its own and the graph's colours; the fusion map: a view of its own and the graph's
-    outlines).  A view option's ``shows`` function makes its part from this."""
+    outlines; the sharding map: a view of its own and the graph's marks).  A view option's ``shows`` function
+    makes its part from this."""
 
     def __init__(self, program, opts: Options):
         self.program, self.opts = program, opts
@@ -97,6 +98,13 @@ class Cell:
         o = self.opts
         return fusion_view(self.program, device=o.device, lang=o.lang, profile=o.profile, repeat=o.repeat,
                            budget=o.budget)
+
+
+    @functools.cached_property
+    def sharded(self):
+        """``--sharding``: where the data lives on the mesh and which equation made each collective."""
+        from jaxprlens.views.sharding import sharding_view
+        return sharding_view(self.program, device=self.opts.device, lang=self.opts.lang)
 
 
 def _maker(path: str):

@@ -112,6 +112,8 @@ class _Draw:
         self.shares = shares          # colour equations by their share of the cost (issue 22)
         self.kernels = None           # views.fusion.Kernels: outline equations by compiled kernel (issue 30)
         self.kernels_drawn: list = []
+        self.comms = None             # views.sharding.Comms: mark the equations that made a collective
+        self.comms_drawn = False
 
     def edge(self, tail, head, parts=(), **attrs):
         self.edges.append((tail, head, parts, attrs))
@@ -175,6 +177,7 @@ class _Draw:
         attrs = dict(label=label, id=dot(nid), fillcolor=fill, color=stroke, tooltip=dot(tip),
                      _attributes={"class": dot(f"jl-eqn jl-{kind.replace(' ', '-')}")})
         self.outline(attrs, [eqn.id])
+        self.talk(attrs, [eqn.id])
         targets: dict = {}            # operand index -> [node the operand flows into]
         if eqn.subs:
             c = graphviz.Digraph(name=f"cluster_eqn_{eqn.id}")
@@ -213,14 +216,30 @@ class _Draw:
         if likely:
             attrs["style"] = "rounded,filled,dashed"
 
+    def talk(self, attrs: dict, eqn_ids: list, nested: bool = False):
+        """A node standing for ``eqn_ids`` bordered in vermillion, the collectives they made under its label
+        (``nested``: those of the equations inside them too, for a folded body or a run)."""
+        found = self.comms.of(eqn_ids, nested) if self.comms is not None else []
+        if not found:
+            return
+        from jaxprlens.views.sharding import MARK
+        self.comms_drawn = True
+        lines = self.comms.lines(found, self.lang)
+        attrs.update(label=attrs["label"] + "\\n" + _lines(*lines), color=MARK, penwidth="3",
+                     tooltip=attrs.get("tooltip", "") + dot(" · " + " · ".join(lines)))
+        cls = attrs.get("_attributes", {}).get("class")
+        attrs["_attributes"] = {**attrs.get("_attributes", {}), "class": (cls + " " if cls else "") + "jl-comm"}
+
     def sub(self, eqn, sub, c, nid: str, level: int, targets: dict):
         spath = path_id(sub.program.path)
         n = count_eqns(sub.program)
         if level > self.depth or n > self.max_nodes:
             fid = f"fold-{spath}"
-            c.node(fid, label=_lines(sub_label(sub, self.lang), t("folded_n", self.lang, n=n), f"path={spath}"),
-                   id=dot(fid), tooltip=dot(t("unfold_tip", self.lang, depth=level, n=n, path=spath)),
-                   **STYLES["folded"])
+            attrs = dict(label=_lines(sub_label(sub, self.lang), t("folded_n", self.lang, n=n), f"path={spath}"),
+                         id=dot(fid), tooltip=dot(t("unfold_tip", self.lang, depth=level, n=n, path=spath)),
+                         **STYLES["folded"])
+            self.talk(attrs, [spath], nested=True)
+            c.node(fid, **attrs)
             self.folded.append((spath, n))
             for j in sub.in_map:
                 if j is not None and fid not in targets.setdefault(j, []):
@@ -276,18 +295,24 @@ class _Draw:
             cells[:0] = [(word, fill, COST_STROKE) for word, fill in cost_scale()]
         if self.kernels is not None:       # then the outlines: the kernels drawn
             cells += self.kernels.legend(self.kernels_drawn, self.lang)
-        rows, width = [[]], 0
+        if self.comms is not None and self.comms_drawn:    # and the border of the nodes that talk
+            cells += self.comms.legend(self.lang)
+        rows, width, alone = [[]], 0, []
         for word, fill, stroke, *new_row in cells:   # rows of LEGEND_CHARS: narrow screens and slides
             w = sum(2 if ord(ch) > 0x2e80 else 1 for ch in word) + 3       # CJK: two columns
-            if rows[-1] and (width + w > LEGEND_CHARS or new_row):
+            if rows[-1] and (width + w > LEGEND_CHARS or new_row or (alone and alone[-1] == len(rows) - 1)):
                 rows.append([])
                 width = 0
+            if new_row == ["alone"]:       # a row of its own across the legend: its width widens no column above
+                alone.append(len(rows) - 1)
             # a CJK word's cell is measured too narrow (graphviz-pure: ~7.5 of 9 pt a glyph, the text centred on
             # that): at least 11 pt a glyph keeps it inside; dot's own measure only grows past this minimum
             wide = sum(11 if ord(ch) > 0x2e80 else 5 for ch in word) + 6
             size = f' WIDTH="{wide}"' if wide > 5 * len(word) + 6 else ""
             rows[-1].append(f'<TD BGCOLOR="{fill}" COLOR="{stroke}"{size}><FONT COLOR="{INK}">{html(word)}</FONT></TD>')
             width += w
+        for i in alone:
+            rows[i][0] = rows[i][0].replace("<TD ", f'<TD COLSPAN="{max(len(r) for r in rows)}" ', 1)
         if self.shares is not None:        # ... under its title, which says the total --cost prints (dark
             span = max(len(r) for r in rows)   # text on its own light ground: readable in either theme)
             rows.insert(0, [f'<TD COLSPAN="{span}" BORDER="0" ALIGN="LEFT" BGCOLOR="{COST_FILLS[0]}">'
@@ -369,12 +394,13 @@ def _digraph():
 
 
 def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
-              lang: str = "en", shares: Shares | None = None, kernels=None) -> tuple:
+              lang: str = "en", shares: Shares | None = None, kernels=None, comms=None) -> tuple:
     """DOT source for ``root`` and the drawing's bookkeeping (for the summary); ``shares``: colour each
-    equation by its share of the cost; ``kernels`` (``views.fusion.Kernels``): outline it by its kernel."""
+    equation by its share of the cost; ``kernels`` (``views.fusion.Kernels``): outline it by its kernel;
+    ``comms`` (``views.sharding.Comms``): mark it when it made a collective."""
     g = _digraph()
     d = _Draw(depth, max_nodes, lang, shares)
-    d.kernels = kernels
+    d.kernels, d.comms = kernels, comms
     binding = results = None
     if parent is not None:
         binding = [t("role_from", lang, role=role_word(parent.roles.of_operand(j) if parent.roles else "operand",

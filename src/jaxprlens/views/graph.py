@@ -20,25 +20,34 @@ from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import group_label, seen_through_note
 
 
-def _kernels(program: Program, fusion):
-    """``fusion`` as ``views.fusion.Kernels``: None, True (compile and map the program), a FusionView, a FusionMap."""
-    if fusion is None or fusion is False:
+def _marks(program: Program, given, kind: str):
+    """What the graph marks its nodes by, made from an option: ``given`` None/False (nothing), True (compile and map
+    the program), a view (its ``.map``), a map, or the marks themselves; ``kind`` ``fusion`` (``views.fusion.Kernels``:
+    outlines by compiled kernel) or ``sharding`` (``views.sharding.Comms``: the equations that talk)."""
+    if given is None or given is False:
         return None
-    from jaxprlens.views.fusion import Kernels, fusion_map   # compiles: only when asked
-    if isinstance(fusion, Kernels):
-        return fusion
-    fmap = getattr(fusion, "map", fusion)
-    return Kernels(fusion_map(program) if fmap is True else fmap)
+    if kind == "fusion":
+        from jaxprlens.views.fusion import Kernels as Marks, fusion_map as make     # compiles: only when asked
+    else:
+        from jaxprlens.views.sharding import Comms as Marks, sharding_map as make  # type: ignore[assignment]
+    if isinstance(given, Marks):
+        return given
+    found = getattr(given, "map", given)
+    return Marks(make(program) if found is True else found)
 
 
 PNG_DPI = 72          # the picture in a graph's output: a pixel a point
 PNG_MAX = 120_000     # bytes: a larger picture is left out of the output (``save("x.png")`` writes any size)
 
 class Graph:
-    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None, ahead=True)``: the
+    """``program.graph(depth=None, max_nodes=60, path=None, lang=None, cost=None, fusion=None, sharding=None,
+    ahead=True)``: the
     dataflow graph, as DOT and SVG; ``cost="flops"`` (or ``"bytes"``) colours each equation and call by its share
     of the cost; ``fusion=True`` (or a ``program.fusion()`` view or map) outlines each equation in the colour of
-    the compiled kernel it landed in, the kernels in the legend (``%%jaxpr --graph --fusion``).  ``ahead=False``
+    the compiled kernel it landed in, the kernels in the legend (``%%jaxpr --graph --fusion``); ``sharding=True``
+    (or a ``program.sharding()`` view or map) borders each equation that made a collective in vermillion, the
+    collective under its label (``⇄ all-reduce over model · 512 B``, per device; ``%%jaxpr --graph --sharding``).
+    ``ahead=False``
     stores the drawing alone, none of its folded calls drawn ahead of time (a click on one says how to draw it,
     ``path=``): a light output for a notebook shared as a file.
 
@@ -48,11 +57,13 @@ class Graph:
 
     def __init__(self, program: Program, depth: int | None = None, max_nodes: int | None = None,
                  path: str | None = None, max_top: int = MAX_TOP, lang: str | None = None,
-                 cost: Metric | None = None, shares: Shares | None = None, fusion=None, ahead: bool = True):
+                 cost: Metric | None = None, shares: Shares | None = None, fusion=None, ahead: bool = True,
+                 sharding=None):
         self.program, self.lang, self.ahead = program, resolve(lang), bool(ahead)
         self.cost = cost_metric(cost)
         self.shares = shares if shares is not None or self.cost is None else Shares(program, self.cost)
-        self.fusion = _kernels(program, fusion)
+        self.fusion = _marks(program, fusion, "fusion")
+        self.comms = _marks(program, sharding, "sharding")
         self.asked_depth = depth
         self.depth = DEPTH if depth is None else int(depth)
         self.max_nodes = MAX_NODES if max_nodes is None else int(max_nodes)
@@ -66,10 +77,10 @@ class Graph:
             self.group = tree.find(gid) if gid is not None else tree.root
             self.prefix = path_id(self.root.path)
             self.source, self._draw = overview.build(tree, self.group, depth, self.max_nodes, self.lang,
-                                                     self.prefix, self.shares, self.fusion)
+                                                     self.prefix, self.shares, self.fusion, self.comms)
         else:
             self.source, self._draw = build_dot(self.root, self.depth, self.max_nodes, parent, sub, max_top,
-                                                self.lang, self.shares, self.fusion)
+                                                self.lang, self.shares, self.fusion, self.comms)
         self._svg: str | None = None
 
     def views(self, limit: int = PREDRAW) -> list:
@@ -85,7 +96,7 @@ class Graph:
             seen.add(grp.id)
             path = f"{self.prefix}/{grp.id}" if self.prefix else grp.id
             view = Graph(self.program, depth=self.asked_depth, max_nodes=self.max_nodes, path=path, lang=self.lang,
-                         cost=self.cost, shares=self.shares, fusion=self.fusion)
+                         cost=self.cost, shares=self.shares, fusion=self.fusion, sharding=self.comms)
             out.append(view)
             nodes += view._draw.drawn
             queue.extend(view._draw.closed + view._draw.boxes)
@@ -213,8 +224,10 @@ class Graph:
 
 def part(cell) -> Graph:
     """``--graph``: coloured by each equation's measured time with ``--profile`` (``--cost``: by the estimate),
-    each node outlined by its kernel with ``--fusion`` (the fusion map the ``--fusion`` part shows)."""
+    each node outlined by its kernel with ``--fusion`` (the fusion map the ``--fusion`` part shows), each node that
+    talks between devices marked with ``--sharding`` (the map the ``--sharding`` part shows: one compile)."""
     o = cell.opts
     shares = Shares.measured(cell.program, cell.measured) if o.profile and not o.cost else None
     return Graph(cell.program, depth=o.depth, max_nodes=o.max_nodes, path=o.path, lang=o.lang, cost=o.cost,
-                 shares=shares, fusion=cell.fused if o.fusion else None)
+                 shares=shares, fusion=cell.fused if o.fusion else None,
+                 sharding=cell.sharded if o.sharding else None)

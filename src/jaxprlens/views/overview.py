@@ -165,7 +165,9 @@ class Fold(_Draw):
             lines[0] += " · " + self.shares.words(x, self.lang)
             tip += " · " + self.shares.words(x, self.lang)
             style = {**style, "fillcolor": cost_fill(x)}
-        g.node(nid, label=_lines(*lines), id=dot(nid), tooltip=dot(tip), _attributes={"class": "jl-grp"}, **style)
+        attrs = dict(label=_lines(*lines), id=dot(nid), tooltip=dot(tip), _attributes={"class": "jl-grp"}, **style)
+        self.talk(attrs, [e.id for e in grp.eqns], nested=True)      # a call that talks: marked, and how
+        g.node(nid, **attrs)
         for a in grp.inputs:        # its crossing values, made once per call (its own drawing asks for them too)
             self.edge(self.atom(a, g, nid), nid, [var_text(a)])
         for v in grp.outputs:
@@ -187,6 +189,7 @@ class Fold(_Draw):
         attrs = dict(label=_lines(head, t("n_eqns", self.lang, n=len(eqns)), common, share), id=dot(nid),
                      tooltip=dot(tip), **style)
         self.outline(attrs, [e.id for e in eqns])          # a run that landed in one kernel: its colour
+        self.talk(attrs, [e.id for e in eqns], nested=True)
         g.node(nid, **attrs)
         self.into(eqns, nid, g)
 
@@ -363,7 +366,7 @@ def groups(paths: list) -> list:
 
 
 def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: str, prefix: str = "",
-          shares=None, kernels=None) -> tuple:
+          shares=None, kernels=None, comms=None) -> tuple:
     """DOT source of ``top`` drawn by its calls, and the drawing (``closed``: the groups left folded);
     ``shares`` (``draw.Shares``): nodes coloured by their share of the cost."""
     opened = unfold(top, max_nodes, depth)
@@ -372,7 +375,7 @@ def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: s
         g = _digraph()
         g.attr(nodesep="0.15")
         d = Fold(tree, top, opened, DEPTH if depth is None else depth, max_nodes, lang, prefix, shares)
-        d.kernels = kernels
+        d.kernels, d.comms = kernels, comms
         d.header(tree.program, g)
         d.draw(g)
         d.outputs(tree.program, g)

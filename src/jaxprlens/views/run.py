@@ -64,6 +64,9 @@ def value_text(value, small: int = SMALL, lang: str = "en") -> str:
     """A value as text: small arrays in full, large ones summarised (type, range, preview); a key array as its
     type, as JAX writes it (``key<fry>[2]``), and its key data (``engine.values.summarize``)."""
     s = values.summarize(value)
+    if s.kind == "spread":      # a multi-process program's global array: this process sees its own blocks only
+        here, n, processes = s.held
+        return t("spread_value", lang, type=s.type, processes=processes, here=here, n=n)
     if s.data is None:
         return s.text
     if s.kind == "key":

@@ -85,10 +85,15 @@ class ShardingView(View):
 
     # ------------------------------------------------------------ words
 
-    def marker(self, c) -> str:
-        """``all-reduce over model · 512 B per device``."""
+    def marker(self, c, eqn_id: str | None = None) -> str:
+        """``all-reduce over model · 512 B per device``; on the row of ``eqn_id``, the other equations it carries
+        values of when XLA combined it from several (``, shared with equation 5``)."""
         key = "shard_marker_loop" if c.in_loop else "shard_marker"
-        return t(key, self.lang, kind=c.kind, axes=axes_text(c.axes, self.lang), bytes=si(c.bytes, "B"))
+        text = t(key, self.lang, kind=c.kind, axes=axes_text(c.axes, self.lang), bytes=si(c.bytes, "B"))
+        others = [e for e in c.eqns if e != eqn_id]
+        if eqn_id is not None and len(c.eqns) > 1:
+            text += t("shard_marker_shared", self.lang, eqns=t("list_sep", self.lang).join(others))
+        return text
 
     def head(self) -> str:
         m, lang = self.map, self.lang
@@ -135,7 +140,8 @@ class ShardingView(View):
             if n >= ROWS:
                 break
             lay = layout_text(self.map.layout.get(eqn.id), self.lang, self.map.partitions <= 1)
-            out.append((eqn, "  " * eqn.depth + eqn_text(eqn, 40), lay, [self.marker(c) for c in self.map.of(eqn.id)]))
+            out.append((eqn, "  " * eqn.depth + eqn_text(eqn, 40), lay,
+                        [self.marker(c, eqn.id) for c in self.map.of(eqn.id)]))
         return out
 
     # ------------------------------------------------------------ text
@@ -242,10 +248,51 @@ class ShardingView(View):
                 f'<tbody>{"".join(body)}</tbody></table>{notes}{pictures}</div>')
 
 
+class Comms:
+    """The graph marked by communication (``--graph --sharding``, ``program.graph(sharding=True)``): each node whose
+    equations made a collective drawn with a thick vermillion border and a line under its label (``⇄ all-reduce
+    over model · 512 B``, bytes per device), one legend entry saying so.  The border wins over a kernel's outline
+    (``--fusion``): where both apply, the kernel stays in the node's tooltip."""
+
+    LINES = 2           # collectives named under one node (the rest counted)
+
+    def __init__(self, smap: ShardingMap):
+        self.map = smap
+
+    def of(self, eqn_ids, nested: bool = False) -> list:
+        """The collectives ``eqn_ids`` made (``nested``: also those of equations inside them, for a node that
+        stands for a folded body or a run of calls)."""
+        ids = list(eqn_ids)
+        out = [c for i in ids for c in self.map.of(i)]
+        if nested:
+            heads = tuple(f"{i}/" for i in ids)
+            out += [c for c in self.map.collectives if c.eqn is not None and c.eqn.startswith(heads)]
+        return out
+
+    def lines(self, found: list, lang: str) -> list:
+        """``⇄ all-reduce over model · 512 B`` per collective (the same kind and axes once, bytes added)."""
+        merged: dict = {}
+        for c in found:
+            n, b = merged.get((c.kind, c.axes, c.in_loop), (0, 0))
+            merged[(c.kind, c.axes, c.in_loop)] = (n + 1, b + c.bytes)
+        out = []
+        for (kind, axes, loop), (n, b) in list(merged.items())[:self.LINES]:
+            key = "shard_graph_mark_loop" if loop else "shard_graph_mark"
+            words = t(key, lang, kind=kind, axes=axes_text(axes, lang), bytes=si(b, "B"))
+            out.append("⇄ " + (t("shard_graph_times", lang, n=n, words=words) if n > 1 else words))
+        if len(merged) > self.LINES:
+            out.append(t("n_more", lang, n=len(merged) - self.LINES))
+        return out
+
+    def legend(self, lang: str) -> list:
+        """``[(words, fill, stroke, "alone")]``: the one legend cell for the marked nodes, a row of its own."""
+        return [(t("shard_graph_legend", lang), "#ffffff", MARK, "alone")]
+
+
 def sharding_view(program: Program, device=None, lang: str | None = None) -> ShardingView:
     return ShardingView(program, device=device, lang=lang)
 
 
 def part(cell) -> ShardingView:
     """``--sharding``: where the data lives on the mesh, and which equation made each collective."""
-    return sharding_view(cell.program, device=cell.opts.device, lang=cell.opts.lang)
+    return cell.sharded

@@ -214,10 +214,19 @@ WORDS = {
     "jitdiff_failed": ("jax.jit raised {error} where the stepper ran: {detail}",
                        "单步执行器运行成功，而 jax.jit 报错 {error}：{detail}"),
     # why a step into ran an equation whole (engine.frames.Over, present.words.over_text)
-    "over_devices": ("{prim} bodies run as one step: collectives need all devices at once (eqn {id} ran whole)",
-                     "{prim} 的函数体作为一步运行：集合通信需要所有设备同时参与（方程 {id} 整体运行）"),
-    "over_shards": ("{prim} bodies run as one step: collectives need all shards at once (eqn {id} ran whole)",
-                    "{prim} 的函数体作为一步运行：集合通信需要所有分片同时参与（方程 {id} 整体运行）"),
+    "over_devices": ("{prim} bodies run as one step: each device runs the body on its own slice, and the collectives "
+                     "in it (psum, ppermute, all_gather) need every device's slice at the same moment, so the stepper "
+                     "runs the whole {prim} at once, on every device, as jax.jit does (eqn {id} ran whole)",
+                     "{prim} 的函数体作为一步运行：每个设备在自己的那一片上运行函数体，其中的集合通信（psum、ppermute"
+                     "、all_gather）需要所有设备的那一片同时就绪，所以单步执行器在所有设备上一次运行整个 {prim}，与 "
+                     "jax.jit 相同（方程 {id} 整体运行）"),
+    "over_shards": ("{prim} bodies run as one step: each device runs the body on its own block, and the collectives "
+                    "in it (psum, ppermute, all_gather) need every device's block at the same moment, so the stepper "
+                    "runs the whole {prim} at once, on every device, as jax.jit does (eqn {id} ran whole; --sharding "
+                    "shows which equations of the body talk)",
+                    "{prim} 的函数体作为一步运行：每个设备在自己的数据块上运行函数体，其中的集合通信（psum、ppermute"
+                    "、all_gather）需要所有设备的数据块同时就绪，所以单步执行器在所有设备上一次运行整个 {prim}，与 "
+                    "jax.jit 相同（方程 {id} 整体运行；--sharding 显示函数体中哪些方程在设备之间通信）"),
     "over_combiner": ("{prim}'s {what} runs on single elements inside {prim}: eqn {id} ran as one step",
                       "{prim} 的{what}在 {prim} 内部逐个元素运行：方程 {id} 作为一步运行"),
     "over_kernel": ("{prim} kernels run as one step: the kernel runs once per grid point on refs to blocks of the "

@@ -30,6 +30,10 @@ WORDS = {
     "output": ("output", "输出"),
     "stats": ("min {min}, max {max}, mean {mean}", "最小值 {min}，最大值 {max}，均值 {mean}"),
     "nan_inf": ("{n} {what}", "{what} {n} 个"),
+    "spread_value": ("{type} across {processes} processes: this process holds the blocks of {here} of its {n} devices "
+                     "(jax.experimental.multihost_utils.process_allgather gathers it whole)",
+                     "{type} 分布在 {processes} 个进程上：本进程持有其 {n} 个设备中 {here} 个设备的数据块"
+                     "（jax.experimental.multihost_utils.process_allgather 可取回完整的值）"),
     "key_value": ("PRNG key ({impl}), key data {data}", "PRNG 密钥（{impl}），密钥数据 {data}"),
     "complex_stats": ("|x| max {max}, real {re}, imag {im}", "|x| 最大值 {max}，实部 {re}，虚部 {im}"),
     "profile_head": ("profile on {device}, each equation compiled and run on its own (median of {n} runs)",

@@ -190,3 +190,23 @@ def test_graph_refits_to_its_box_and_prints_whole(browser, site, outputs):
         assert errors == []
     finally:
         page.close()
+
+
+def test_a_small_graph_shows_whole_in_a_narrow_notebook(browser, site, outputs):
+    """A 970 px window with JupyterLab's side panel open leaves a graph about 520 px: a drawing whose whole width
+    fits at 60 % or more shows every node and its legend at once (as its picture does), not a middle cut at both
+    sides."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
+        width = page.evaluate("() => document.querySelector('.jl-graph .jl-port>svg').width.baseVal.value")
+        before = page.evaluate(PORT_JS)
+        page.evaluate("(w) => { document.getElementById('out').style.width = w + 'px'; }", round(width * 0.66))
+        page.wait_for_function("(t) => document.querySelector('.jl-graph .jl-port>svg').style.transform !== t",
+                               arg=before["transform"])
+        fitted = page.evaluate(PORT_JS)
+        assert fitted["nodes"] == before["nodes"] and fitted["out"] == 0, fitted
+        assert page.locator(".jl-graph g#legend").count() == 1          # the legend is one of the nodes inside
+        assert errors == []
+    finally:
+        page.close()

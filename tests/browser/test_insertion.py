@@ -210,3 +210,23 @@ def test_a_small_graph_shows_whole_in_a_narrow_notebook(browser, site, outputs):
         assert errors == []
     finally:
         page.close()
+
+
+CHIPS_JS = """() => [...document.querySelectorAll('.jl-role')].filter(c => c.offsetParent !== null)
+  .map(c => c.getClientRects().length)"""
+
+
+def test_a_role_chip_is_never_split_across_lines(browser, site, outputs):
+    """At every width from a phone's to a wide notebook's, each role chip of the table and the debugger's frame
+    ("body consts: b c") is one box: it moves to the next line whole rather than leaving its label at a line's end
+    and its values on the next."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
+        for width in range(280, 1000, 12):
+            page.evaluate("(w) => { document.getElementById('out').style.width = w + 'px'; }", width)
+            boxes = page.evaluate(CHIPS_JS)
+            assert boxes and set(boxes) == {1}, (width, boxes)
+        assert errors == []
+    finally:
+        page.close()

@@ -230,3 +230,24 @@ def test_a_role_chip_is_never_split_across_lines(browser, site, outputs):
         assert errors == []
     finally:
         page.close()
+
+
+SCREEN_ONLY = [".jl-graph > .jl-hint", ".jl-table .jl-tools input[type=search]", ".jl-dbg .jl-keys"]
+SHOWN_JS = "(sels) => sels.map(s => [...document.querySelectorAll(s)].some(e => e.checkVisibility()))"
+
+
+def test_print_leaves_out_what_only_a_screen_can_use(browser, site, outputs):
+    """Printed (Ctrl+P, webpdf): the graph's "drag to pan" line, the table's search box and the debugger's keyboard
+    keys are left out; on screen all three show."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-table[data-jl-ready]", state="attached")
+        page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
+        assert page.evaluate(SHOWN_JS, SCREEN_ONLY) == [True, True, True]
+        page.emulate_media(media="print")
+        assert page.evaluate(SHOWN_JS, SCREEN_ONLY) == [False, False, False]
+        assert page.locator(".jl-graph .jl-port>svg").first.is_visible()        # the drawing itself stays
+        assert errors == []
+    finally:
+        page.close()

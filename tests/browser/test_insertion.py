@@ -251,3 +251,25 @@ def test_print_leaves_out_what_only_a_screen_can_use(browser, site, outputs):
         assert errors == []
     finally:
         page.close()
+
+
+BUTTONS_JS = """() => [...document.querySelectorAll('.jl-graph .jl-zoom button, .jl-dbg .jl-btn')].map(b => {
+  const s = getComputedStyle(b);
+  return [b.textContent, s.borderTopStyle !== 'none' && parseFloat(s.borderTopWidth) > 0,
+          s.backgroundColor !== 'rgba(0, 0, 0, 0)'];
+})"""
+
+
+def test_buttons_look_like_buttons_where_the_page_resets_them(browser, site, outputs):
+    """marimo's page (Tailwind's reset) draws a <button> with no border and no background: the graph's fit / 1:1 /
+    - / + and the debugger's Step, Back ... still have both, so the reader sees what can be pressed."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.add_style_tag(content="button{background-color:transparent;background-image:none;border:0 solid;}")
+        page.wait_for_selector(".jl-graph.jl-live .jl-zoom button", state="attached")
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
+        buttons = page.evaluate(BUTTONS_JS)
+        assert len(buttons) >= 8 and all(border and ground for _, border, ground in buttons), buttons
+        assert errors == []
+    finally:
+        page.close()

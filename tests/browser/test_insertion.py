@@ -253,22 +253,29 @@ def test_print_leaves_out_what_only_a_screen_can_use(browser, site, outputs):
         page.close()
 
 
-BUTTONS_JS = """() => [...document.querySelectorAll('.jl-graph .jl-zoom button, .jl-dbg .jl-btn')].map(b => {
+PRESSED = ".jl-graph .jl-zoom button, .jl-dbg .jl-btn, .jl-dbg input:not([type=checkbox]), .jl-tools input[type=search]"
+BUTTONS_JS = """(sel) => [...document.querySelectorAll(sel)].map(b => {
   const s = getComputedStyle(b);
   return [b.textContent, s.borderTopStyle !== 'none' && parseFloat(s.borderTopWidth) > 0,
           s.backgroundColor !== 'rgba(0, 0, 0, 0)'];
 })"""
 
 
-def test_buttons_look_like_buttons_where_the_page_resets_them(browser, site, outputs):
-    """marimo's page (Tailwind's reset) draws a <button> with no border and no background: the graph's fit / 1:1 /
-    - / + and the debugger's Step, Back ... still have both, so the reader sees what can be pressed."""
+def test_buttons_and_boxes_look_so_where_the_page_resets_them(browser, site, outputs):
+    """marimo's page (Tailwind's reset) draws a <button> or an <input> with no border and no background: the graph's
+    fit / 1:1 / - / + , the debugger's Step, Back ... and its boxes to type in (a condition, a value to set), the
+    table's search box still have both, so the reader sees what can be pressed or typed in."""
     page, errors = _open(browser, site, outputs, "lab")
     try:
-        page.add_style_tag(content="button{background-color:transparent;background-image:none;border:0 solid;}")
+        page.add_style_tag(content="button,input{background-color:transparent;background-image:none;border:0 solid;}")
         page.wait_for_selector(".jl-graph.jl-live .jl-zoom button", state="attached")
         page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
-        buttons = page.evaluate(BUTTONS_JS)
+        # the live debugger's what-if editor of a value (a replay, with no kernel, has none): its buttons and box
+        from jaxprlens.views.dbgpanel import editor_html
+        page.evaluate("(h) => document.querySelector('.jl-dbg-replay .jl-dbg-side')"
+                      ".insertAdjacentHTML('afterbegin', h)", editor_html("a", "en"))
+        buttons = page.evaluate(BUTTONS_JS, PRESSED)
+        assert "" in [text for text, *_ in buttons]          # the editor's box is among them
         assert len(buttons) >= 8 and all(border and ground for _, border, ground in buttons), buttons
         assert errors == []
     finally:

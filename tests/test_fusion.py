@@ -203,6 +203,9 @@ def test_the_html_tints_rows_by_kernel_and_needs_no_script(maps):
         assert r["style"] == (f"background:{view.colour[k]}33;" if k else
                               f"background:{view.colour[near]}14;" if near else "")
     assert any(view.map.absorbed.get(r["data-eqn"]) for r in rows)       # mlp's broadcasts of the biases
+    # its legend's numbers never wrap: in a notebook narrower than it (970 px, a side panel open) it scrolls in a
+    # box of its own instead of running past the output
+    assert soup.select_one("table.jl-fusion-legend").parent["style"] == "overflow-x:auto;max-width:100%"
 
 
 def test_the_magic_option(ip):

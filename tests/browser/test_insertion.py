@@ -190,3 +190,93 @@ def test_graph_refits_to_its_box_and_prints_whole(browser, site, outputs):
         assert errors == []
     finally:
         page.close()
+
+
+def test_a_small_graph_shows_whole_in_a_narrow_notebook(browser, site, outputs):
+    """A 970 px window with JupyterLab's side panel open leaves a graph about 520 px: a drawing whose whole width
+    fits at 60 % or more shows every node and its legend at once (as its picture does), not a middle cut at both
+    sides."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
+        width = page.evaluate("() => document.querySelector('.jl-graph .jl-port>svg').width.baseVal.value")
+        before = page.evaluate(PORT_JS)
+        page.evaluate("(w) => { document.getElementById('out').style.width = w + 'px'; }", round(width * 0.66))
+        page.wait_for_function("(t) => document.querySelector('.jl-graph .jl-port>svg').style.transform !== t",
+                               arg=before["transform"])
+        fitted = page.evaluate(PORT_JS)
+        assert fitted["nodes"] == before["nodes"] and fitted["out"] == 0, fitted
+        assert page.locator(".jl-graph g#legend").count() == 1          # the legend is one of the nodes inside
+        assert errors == []
+    finally:
+        page.close()
+
+
+CHIPS_JS = """() => [...document.querySelectorAll('.jl-role')].filter(c => c.offsetParent !== null)
+  .map(c => c.getClientRects().length)"""
+
+
+def test_a_role_chip_is_never_split_across_lines(browser, site, outputs):
+    """At every width from a phone's to a wide notebook's, each role chip of the table and the debugger's frame
+    ("body consts: b c") is one box: it moves to the next line whole rather than leaving its label at a line's end
+    and its values on the next."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
+        for width in range(280, 1000, 12):
+            page.evaluate("(w) => { document.getElementById('out').style.width = w + 'px'; }", width)
+            boxes = page.evaluate(CHIPS_JS)
+            assert boxes and set(boxes) == {1}, (width, boxes)
+        assert errors == []
+    finally:
+        page.close()
+
+
+SCREEN_ONLY = [".jl-graph > .jl-hint", ".jl-table .jl-tools input[type=search]", ".jl-dbg .jl-keys"]
+SHOWN_JS = "(sels) => sels.map(s => [...document.querySelectorAll(s)].some(e => e.checkVisibility()))"
+
+
+def test_print_leaves_out_what_only_a_screen_can_use(browser, site, outputs):
+    """Printed (Ctrl+P, webpdf): the graph's "drag to pan" line, the table's search box and the debugger's keyboard
+    keys are left out; on screen all three show."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.wait_for_selector(".jl-table[data-jl-ready]", state="attached")
+        page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
+        assert page.evaluate(SHOWN_JS, SCREEN_ONLY) == [True, True, True]
+        page.emulate_media(media="print")
+        assert page.evaluate(SHOWN_JS, SCREEN_ONLY) == [False, False, False]
+        assert page.locator(".jl-graph .jl-port>svg").first.is_visible()        # the drawing itself stays
+        assert errors == []
+    finally:
+        page.close()
+
+
+PRESSED = ".jl-graph .jl-zoom button, .jl-dbg .jl-btn, .jl-dbg input:not([type=checkbox]), .jl-tools input[type=search]"
+BUTTONS_JS = """(sel) => [...document.querySelectorAll(sel)].map(b => {
+  const s = getComputedStyle(b);
+  return [b.textContent, s.borderTopStyle !== 'none' && parseFloat(s.borderTopWidth) > 0,
+          s.backgroundColor !== 'rgba(0, 0, 0, 0)'];
+})"""
+
+
+def test_buttons_and_boxes_look_so_where_the_page_resets_them(browser, site, outputs):
+    """marimo's page (Tailwind's reset) draws a <button> or an <input> with no border and no background: the graph's
+    fit / 1:1 / - / + , the debugger's Step, Back ... and its boxes to type in (a condition, a value to set), the
+    table's search box still have both, so the reader sees what can be pressed or typed in."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        page.add_style_tag(content="button,input{background-color:transparent;background-image:none;border:0 solid;}")
+        page.wait_for_selector(".jl-graph.jl-live .jl-zoom button", state="attached")
+        page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
+        # the live debugger's what-if editor of a value (a replay, with no kernel, has none): its buttons and box
+        from jaxprlens.views.dbgpanel import editor_html
+        page.evaluate("(h) => document.querySelector('.jl-dbg-replay .jl-dbg-side')"
+                      ".insertAdjacentHTML('afterbegin', h)", editor_html("a", "en"))
+        buttons = page.evaluate(BUTTONS_JS, PRESSED)
+        assert "" in [text for text, *_ in buttons]          # the editor's box is among them
+        assert len(buttons) >= 8 and all(border and ground for _, border, ground in buttons), buttons
+        assert errors == []
+    finally:
+        page.close()

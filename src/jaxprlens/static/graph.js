@@ -1,10 +1,12 @@
 /* The graph's script, run only where the output is trusted: each drawing (an <img> of the SVG, what untrusted
    pages show) becomes the live SVG in a port: drag pans, Ctrl/Cmd+wheel or a pinch zooms (a plain wheel scrolls
    the page), fit / 1:1 / - / + buttons; a click on a folded call opens its drawing, the breadcrumb goes back.
-   The default zoom fits the drawing but never below MIN (no text under 9 px). */
+   The default zoom fits the drawing but never below MIN (no text under 9 px), unless the drawing's whole width
+   fits at WHOLE or more: a small graph in a narrow notebook (a side panel open in a laptop's window) shows every
+   node and its legend, as its picture does, rather than a middle cut at both sides. */
 import { el, word } from "./dom.js";
 
-const MIN = 0.75;
+const MIN = 0.75, WHOLE = 0.6;
 
 function inline(img) {   // the picture's SVG, parsed once and put in its place (the SVG travels once: in the img)
   const b64 = img.getAttribute("src").split(",", 2)[1];
@@ -33,7 +35,7 @@ function viewer(box, view) {
     moved = false;
     const W = port.clientWidth || 970, H = Math.max(200, window.innerHeight * 0.85);
     let s = Math.min(1, W / z.w, H / z.h);
-    if (floor) s = Math.max(MIN, s);
+    if (floor) s = Math.max(W / z.w >= WHOLE ? Math.min(MIN, W / z.w) : MIN, s);
     // wider than the port: its middle shows (a call's inputs and title), not a corner of empty boxes
     z.s = s; port.style.height = Math.min(z.h * s, H) + "px"; z.x = (W - z.w * s) / 2; z.y = 0;
     apply();

@@ -247,8 +247,10 @@ class FusionView(View):
                 f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>{profiled}'
                 f'<table style="border-collapse:collapse;margin:.4em 0"><thead><tr><th style="{CELL}">#</th>{head}'
                 f'</tr></thead><tbody>{"".join(eqn_rows)}</tbody></table>'
+                # the legend's numbers never wrap: in a narrow notebook the legend scrolls sideways, in its own box
+                f'<div style="overflow-x:auto;max-width:100%">'
                 f'<table class="jl-fusion-legend" style="border-collapse:collapse;margin:.4em 0"><thead><tr>{lhead}'
-                f'</tr></thead><tbody>{"".join(legend)}</tbody></table>{notes}</div>')
+                f'</tr></thead><tbody>{"".join(legend)}</tbody></table></div>{notes}</div>')
 
 
     def _cells(self, row: tuple) -> str:

@@ -108,8 +108,9 @@ def talk(tmp_path_factory) -> Path:
 REVEAL = "() => new Promise(r => require(['reveal.js/dist/reveal.js'], R => { window.Reveal = R; r(); }))"
 NEXT = ("() => new Promise(r => { Reveal.on('slidetransitionend', () => r(JSON.stringify(Reveal.getIndices())),"
         " { once: true }); Reveal.next(); })")
-# Each graph's legend on the current slide, brought into view the way a presenter does (the slide scrolled down,
-# never the drawing moved), against the part of the slide one sees: the window cut by every box that clips.
+# Each graph's legend on the current slide, brought into view the way a presenter does (the slide scrolled down
+# until the graph's top is at the slide's top, the drawing never moved), against the part of the slide one sees:
+# the window cut by every box that clips.
 LEGENDS = """() => Array.from(Reveal.getCurrentSlide().querySelectorAll('.jl-graph')).map(graph => {
   const legend = graph.querySelector('.jl-gview:not([hidden]) .jl-port svg g#legend');
   if (!legend) return { legend: null };
@@ -187,10 +188,13 @@ def _walk(browser, talk: Path, lecture: str) -> Walk:
             if graphs.count():
                 slide.locator(".jl-graph[data-jl-ready] .jl-port svg").first.wait_for(state="attached")
                 seen.legends[key] = page.evaluate(LEGENDS)
+                graphs.first.scroll_into_view_if_needed()
                 seen.shots.append(_shot(page, f"slides-{lecture[:2]}-{key.replace('/', '-')}"))
                 for i in range(graphs.count()):
                     graphs.nth(i).locator("button.jl-z-fit").click()
                 seen.fitted[key] = page.evaluate(LEGENDS)
+                graphs.first.scroll_into_view_if_needed()
+                seen.shots.append(_shot(page, f"slides-{lecture[:2]}-{key.replace('/', '-')}-fit"))
             replays = slide.locator(".jl-dbg-replay")
             for i in range(replays.count()):
                 replay = replays.nth(i)
@@ -200,6 +204,7 @@ def _walk(browser, talk: Path, lecture: str) -> Walk:
                 _steps(replay)
                 seen.replays_stepped += 1
             if slide.locator(".jl-table").count():
+                slide.locator(".jl-table").first.scroll_into_view_if_needed()
                 seen.shots.append(_shot(page, f"slides-{lecture[:2]}-{key.replace('/', '-')}-table"))
             if page.evaluate("Reveal.isLastSlide()"):
                 break
@@ -209,8 +214,8 @@ def _walk(browser, talk: Path, lecture: str) -> Walk:
             const div = document.createElement('div'); div.textContent = tex;
             Reveal.getCurrentSlide().appendChild(div);
             MathJax.Hub.Queue(['Typeset', MathJax.Hub, div], () => r({
-              typeset: div.querySelectorAll('.mjx-chtml').length, errors: div.querySelectorAll('merror, .MathJax_Error, .mjx-merror').length,
-              text: div.textContent }));
+              typeset: div.querySelectorAll('.mjx-chtml').length,
+              errors: div.querySelectorAll('merror, .MathJax_Error, .mjx-merror').length, text: div.textContent }));
         })""", FORMULA)
         seen.counts = page.evaluate("""() => ({
             tables: document.querySelectorAll('.jl-table').length,

@@ -2,8 +2,9 @@
 # The browser modules' linter (eslint) and unit tests (tests/js/*.test.mjs, static/*.js under Node's test runner
 # and jsdom).
 # Installs Debian's nodejs (and npm) when `node` is missing and we are root, like ensure_chromium.sh; jsdom
-# comes from tests/js/package-lock.json (npm ci), and JupyterHub's proxy for tests/test_hub.py from tests/hub's; the
-# fixtures are what the Python side emits, written fresh.
+# comes from tests/js/package-lock.json (npm ci), JupyterHub's proxy for tests/test_hub.py from tests/hub's, the
+# local copies of reveal.js, require.js, jQuery and MathJax for tests/browser/test_slides.py from tests/slides';
+# the fixtures are what the Python side emits, written fresh.
 # Usage: PY=.venv/bin/python sh scripts/js_tests.sh
 set -e
 PY=${PY:-.venv/bin/python}
@@ -31,6 +32,10 @@ fi
 # JupyterHub's proxy (configurable-http-proxy) for tests/test_hub.py, which pytest runs later; the same rule
 if [ ! -f tests/hub/node_modules/.package-lock.json ] || [ tests/hub/package-lock.json -nt tests/hub/node_modules/.package-lock.json ]; then
   (cd tests/hub && npm ci --no-audit --no-fund --silent)
+fi
+# local copies of reveal.js, require.js, jQuery and MathJax for tests/browser/test_slides.py (offline slides)
+if [ ! -f tests/slides/node_modules/.package-lock.json ] || [ tests/slides/package-lock.json -nt tests/slides/node_modules/.package-lock.json ]; then
+  (cd tests/slides && npm ci --no-audit --no-fund --silent)
 fi
 # the linter first (tests/js/eslint.config.mjs): a mistake it catches needs no test run to find
 tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.mjs --max-warnings 0 src/jaxprlens/static

@@ -532,7 +532,7 @@ def test_checkpoint_policies_keep_what_lecture_12_says():
     ns = {"jax": jax, "jnp": jnp, "lax": lax, "say": say, "block": block}
     lines = _run(_code_cell("12", "def stacked(grad)"), ns).strip().split("\n")
     assert [" ".join(line.split()) for line in lines] == [
-        "no checkpoint input f32[8,64,128], one_minus_square f32[8,64,1024] XLA 3.2 MB",
+        "block input f32[8,64,128], one_minus_square f32[8,64,1024] XLA 3.2 MB",
         "nothing_saveable input f32[8,64,128] XLA 1.1 MB",
         "dots_saveable dot_general f32[8,64,1024], input f32[8,64,128] XLA 3.2 MB",
         "everything_saveable one_minus_square f32[8,64,1024], input f32[8,64,128] XLA 3.2 MB"]
@@ -683,6 +683,22 @@ def test_the_syllabus_lists_every_lecture_with_its_time():
             assert f"| {number} | [{title}]({path.stem}.ipynb) | {minutes} {unit} |" in table
     syllabus = next(c for c in edition_of(LECTURES[0], "zh").cells if "讲次" in c.source)
     assert editions.LECTURES_MARK not in syllabus.source and "合计" in syllabus.source
+
+
+def test_the_teachers_notes_state_each_lectures_time_and_split_the_long_ones():
+    """Each notes page heads with the lecture's own time; the kit's syllabus lists every lecture with it, in both
+    languages; a lecture over 60 minutes is taught in two sessions, which its notes and the syllabus say."""
+    syllabus = (ROOT / "docs" / "teachers" / "00_syllabus.md").read_text(encoding="utf-8")
+    for path in LECTURES:
+        text = path.read_text(encoding="utf-8")
+        (number, title, minutes), (_, title_zh, _) = (editions.lecture_info(text, lang) for lang in editions.LANGS)
+        notes = (ROOT / "docs" / "teachers" / f"{path.stem}.md").read_text(encoding="utf-8")
+        assert f"· {minutes} min / {minutes} 分钟" in notes.split("\n")[2], path.stem
+        assert f"| {number} | {title} | {minutes} |" in syllabus and f"| {number} | {title_zh} | {minutes} |" in syllabus
+        if minutes > 60:
+            assert "two sessions" in notes and "分两次上" in notes, path.stem
+    assert "0-7, 16 (session 1), 8, 16 (session 2), 9-15, 17-20" in syllabus
+    assert _squash("so take it right after lecture 7") in prose("00")
 
 
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)

@@ -344,8 +344,8 @@ deep_remat(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128
 # 代价最大的部分）、`everything_saveable`（全部保存，相当于没有 checkpoint），或者用 `save_only_these_names` 只保存你用
 # `jax.ad_checkpoint.checkpoint_name` 命名的值。策略是 `remat2` 方程的一个参数，与 `prevent_cse`、`differentiated`
 # 一起打印出来。用 `dots_saveable` 时，梯度保存了什么？`--memory` 又列出一个堆叠的 `f32[8,64,1024]`，由方程 0 产生：前向
-# scan 的循环体现在返回每一块的第一个矩阵乘 `x @ W1`（中间经过一个精度就是 float32 自身的 8 位指数、23 位尾数的
-# `reduce_precision`，不改变任何值）。反向 scan 的循环体里有一个 `differentiated=True` 的 `remat2`，它用这个乘积重新计算
+# scan 的循环体现在返回每一块的第一个矩阵乘 `x @ W1`（中间经过一个 `reduce_precision`，它的精度正是 float32 本身的
+# 8 位指数、23 位尾数，所以不改变任何值）。反向 scan 的循环体里有一个 `differentiated=True` 的 `remat2`，它用这个乘积重新计算
 # `tanh` 和 `1 - tanh²`；其中的三个矩阵乘都属于反向过程本身，没有一个是 `x @ W1`。
 
 # %%
@@ -359,15 +359,16 @@ deep_dots(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128)
 
 # %% [markdown]
 # Which policy saves memory here? For each one, the cell below prints what the forward scan stacks for the
-# backward pass (the equation that made each value, read through the `reduce_precision`) and XLA's temporaries.
+# backward pass (the equation that made each value, read through the `reduce_precision`) and XLA's temporaries;
+# its first line, `block`, is the gradient with no checkpoint.
 # `dots_saveable` keeps a stack as large as the plain gradient's, which keeps `1 - tanh²`, of the same shape, so
-# XLA's temporaries stay at 3.2 MB; what it saves is time, since the backward pass redoes no product.
+# XLA's temporaries stay at 3.2 MB; what it saves is time, since the backward pass redoes no forward product.
 # `nothing_saveable` is the checkpoint of the previous section (1.1 MB), and `everything_saveable` is no checkpoint
 # at all. A policy saves memory where the values it lets go are larger than the values it keeps.
 #
 # 这里哪种策略省内存？下面的单元格对每种策略打印前向 scan 为反向过程堆叠保存的值（以及产生每个值的方程，越过
-# `reduce_precision` 往前看）和 XLA 的临时内存。`dots_saveable` 保存的堆叠和普通梯度的一样大：普通梯度保存的是形状相同的
-# `1 - tanh²`，所以 XLA 的临时内存仍是 3.2 MB；它省下的是时间，反向过程不用再算任何矩阵乘。`nothing_saveable` 就是上一节的
+# `reduce_precision` 往前看）和 XLA 的临时内存；第一行 `block` 是不做 checkpoint 的梯度。`dots_saveable` 保存的堆叠和普通梯度的一样大：普通梯度保存的是形状相同的
+# `1 - tanh²`，所以 XLA 的临时内存仍是 3.2 MB；它省下的是时间，反向过程不必重新计算前向的矩阵乘。`nothing_saveable` 就是上一节的
 # checkpoint（1.1 MB），`everything_saveable` 则相当于没有 checkpoint。只有当策略放弃的值比它保存的值大时，它才省内存。
 
 # %%
@@ -396,8 +397,7 @@ for name in (None, "nothing_saveable", "dots_saveable", "everything_saveable"):
     body = block if name is None else jax.checkpoint(block, policy=getattr(jax.checkpoint_policies, name))
     grad = jax.grad(deep_with(body), argnums=1)
     temp = jax.jit(grad).lower(*args).compile().memory_analysis().temp_size_in_bytes
-    label = name or say("no checkpoint", "不做 checkpoint")
-    print(f"{label:20} {', '.join(stacked(grad)):42} XLA {temp / 1e6:.1f} MB")
+    print(f"{name or 'block':20} {', '.join(stacked(grad)):42} XLA {temp / 1e6:.1f} MB")
 
 # %% [markdown]
 # ## Exercises / 练习

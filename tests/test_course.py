@@ -532,10 +532,10 @@ def test_checkpoint_policies_keep_what_lecture_12_says():
     ns = {"jax": jax, "jnp": jnp, "lax": lax, "say": say, "block": block}
     lines = _run(_code_cell("12", "def stacked(grad)"), ns).strip().split("\n")
     assert [" ".join(line.split()) for line in lines] == [
-        "block input f32[8,64,128], one_minus_square f32[8,64,1024] XLA 3.2 MB",
-        "nothing_saveable input f32[8,64,128] XLA 1.1 MB",
-        "dots_saveable dot_general f32[8,64,1024], input f32[8,64,128] XLA 3.2 MB",
-        "everything_saveable one_minus_square f32[8,64,1024], input f32[8,64,128] XLA 3.2 MB"]
+        "block input f32[8,64,128], one_minus_square f32[8,64,1024] XLA temporaries 3.2 MB",
+        "nothing_saveable input f32[8,64,128] XLA temporaries 1.1 MB",
+        "dots_saveable dot_general f32[8,64,1024], input f32[8,64,128] XLA temporaries 3.2 MB",
+        "everything_saveable one_minus_square f32[8,64,1024], input f32[8,64,128] XLA temporaries 3.2 MB"]
     policies = jax.checkpoint_policies
     recomputed = {}
     for policy in (policies.nothing_saveable, policies.dots_saveable):

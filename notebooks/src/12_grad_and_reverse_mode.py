@@ -341,7 +341,7 @@ deep_remat(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128
 #
 # 不带策略的 `jax.checkpoint` 只保存被它包住的函数的输入。它的 `policy` 参数指定哪些值可以保存下来、不必重新计算：
 # `jax.checkpoint_policies.nothing_saveable`（什么都不保存，与不带策略相同）、`dots_saveable`（矩阵乘的结果，重新计算
-# 代价最大的部分）、`everything_saveable`（全部保存，相当于没有 checkpoint），或者用 `save_only_these_names` 只保存你用
+# 开销最大的部分）、`everything_saveable`（全部保存，相当于没有 checkpoint），或者用 `save_only_these_names` 只保存你用
 # `jax.ad_checkpoint.checkpoint_name` 命名的值。策略是 `remat2` 方程的一个参数，与 `prevent_cse`、`differentiated`
 # 一起打印出来。用 `dots_saveable` 时，梯度保存了什么？`--memory` 又列出一个堆叠的 `f32[8,64,1024]`，由方程 0 产生：前向
 # scan 的循环体现在返回每一块的第一个矩阵乘 `x @ W1`（中间经过一个 `reduce_precision`，它的精度正是 float32 本身的
@@ -397,7 +397,8 @@ for name in (None, "nothing_saveable", "dots_saveable", "everything_saveable"):
     body = block if name is None else jax.checkpoint(block, policy=getattr(jax.checkpoint_policies, name))
     grad = jax.grad(deep_with(body), argnums=1)
     temp = jax.jit(grad).lower(*args).compile().memory_analysis().temp_size_in_bytes
-    print(f"{name or 'block':20} {', '.join(stacked(grad)):42} XLA {temp / 1e6:.1f} MB")
+    mb = f"{temp / 1e6:.1f} MB"
+    print(f"{name or 'block':20} {', '.join(stacked(grad)):52}", say(f"XLA temporaries {mb}", f"XLA 临时内存 {mb}"))
 
 # %% [markdown]
 # ## Exercises / 练习

@@ -463,6 +463,9 @@ def test_the_capstone_states_what_jax_and_the_stepper_find():
     assert (damage.id, damage.primitive, float(damage.invars[0].val)) == ("122", "mul", np.float32(-1e38))
     assert "step_size * g" in damage.source.via.text and stop_of(first_step, "max > 1e30").id == "122"
     assert _squash("it stops after equation 0, the hidden\nlayer's product `q`") in prose("19")
+    graph = program.graph(max_nodes=8, ahead=False).summary()
+    assert "165 equations" in graph and "train_step (77 eqns)" in graph
+    assert _squash("The update stays the largest: 77 of 165 equations.") in prose("19")
     _, second, stepper = first_nan(1e19)
     assert np.isnan(second) and stepper.stop.eqn.primitive == "sub" and stepper.stop.eqn.id == "39"
     assert np.isfinite(np.asarray(stepper.env_names["q"])).all()        # the hidden product stays finite

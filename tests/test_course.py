@@ -445,6 +445,27 @@ def test_the_capstone_states_what_jax_and_the_stepper_find():
     assert (eqn.id, eqn.primitive, [v.name for v in eqn.invars]) == ("6", "dot_general", ["t", "d"])
     t, d = (np.asarray(stepper.env_names[n]) for n in ("t", "d"))
     assert np.isinf(t).any() and not np.isnan(t).any() and (d > 0).any() and (d < 0).any()
+    step, state = ns["make_step"](1e38)
+    first_step = jaxprlens.trace(step, state, x, y)
+    _, state = step(state, x, y)
+    second_step = jaxprlens.trace(step, state, x, y)
+
+    def stop_of(program, condition):
+        finder = program.stepper()
+        finder.add_condition(condition)
+        finder.run()
+        return finder.stop and finder.stop.eqn
+
+    inf = stop_of(second_step, "any Inf")      # the debugger's second question: the hidden product q overflows
+    assert (inf.id, inf.primitive, [v.name for v in inf.outvars]) == ("0", "dot_general", ["q"])
+    assert stop_of(first_step, "any NaN") is None and stop_of(first_step, "any Inf") is None
+    damage = stop_of(first_step, "abs max > 1e30")
+    assert (damage.id, damage.primitive, float(damage.invars[0].val)) == ("122", "mul", np.float32(-1e38))
+    assert "step_size * g" in damage.source.via.text and stop_of(first_step, "max > 1e30").id == "122"
+    assert _squash("it stops after equation 0, the hidden\nlayer's product `q`") in prose("19")
+    graph = program.graph(max_nodes=8, ahead=False).summary()
+    assert "165 equations" in graph and "train_step (77 eqns)" in graph
+    assert _squash("The update stays the largest: 77 of 165 equations.") in prose("19")
     _, second, stepper = first_nan(1e19)
     assert np.isnan(second) and stepper.stop.eqn.primitive == "sub" and stepper.stop.eqn.id == "39"
     assert np.isfinite(np.asarray(stepper.env_names["q"])).all()        # the hidden product stays finite
@@ -488,6 +509,86 @@ def test_a_whole_function_checkpoint_leaves_xla_s_memory_and_a_checkpointed_loop
         return sum(a.size * 4 for a in jax.tree_util.tree_leaves(jax.vjp(fn, *args)[1]))
 
     assert count(deep(jax.checkpoint(block))) < count(deep(block)) / 2
+
+
+def _code_cell(prefix: str, marker: str) -> str:
+    """The code cell of a lecture holding ``marker``, without its ``%%jaxpr`` line."""
+    code = next(c["source"] for c in lecture(prefix) if c["kind"] == "code" and marker in c["source"])
+    return re.sub(r"^%%jaxpr.*\n", "", code)
+
+
+@pytest.mark.skipif(tuple(int(x) for x in __import__("jax").__version__.split(".")[:2]) < (0, 12),
+                    reason="L12 states JAX 0.12's remat2 parameters and XLA's memory on the CPU")
+def test_checkpoint_policies_keep_what_lecture_12_says():
+    """L12: per policy, the forward scan of deep's gradient stacks what the lecture prints (dots_saveable: the first
+    product, through an identity reduce_precision; nothing_saveable: the carries only) and XLA's temporaries are 3.2,
+    1.1, 3.2 and 3.2 MB; the backward scan's remat2 (differentiated=True, the policy as a parameter) recomputes the
+    first product only without dots_saveable."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from jaxprlens.exercise import say
+
+    def block(x, W1, W2):
+        return x + jnp.tanh(x @ W1) @ W2
+
+    ns = {"jax": jax, "jnp": jnp, "lax": lax, "say": say, "block": block}
+    lines = _run(_code_cell("12", "def stacked(grad)"), ns).strip().split("\n")
+    assert [" ".join(line.split()) for line in lines] == [
+        "block input f32[8,64,128], one_minus_square f32[8,64,1024] XLA temporaries 3.2 MB",
+        "nothing_saveable input f32[8,64,128] XLA temporaries 1.1 MB",
+        "dots_saveable dot_general f32[8,64,1024], input f32[8,64,128] XLA temporaries 3.2 MB",
+        "everything_saveable one_minus_square f32[8,64,1024], input f32[8,64,128] XLA temporaries 3.2 MB"]
+    policies = jax.checkpoint_policies
+    recomputed = {}
+    for policy in (policies.nothing_saveable, policies.dots_saveable):
+        grad = jax.grad(ns["deep_with"](jax.checkpoint(block, policy=policy)), argnums=1)
+        eqns = jax.make_jaxpr(grad)(*ns["args"]).jaxpr.eqns
+        saved = {e.primitive.name for e in eqns[0].params["jaxpr"].jaxpr.eqns}
+        remat = next(e for e in eqns[-1].params["jaxpr"].jaxpr.eqns if e.primitive.name == "remat2")
+        assert remat.params["differentiated"] is True and remat.params["policy"] is policy
+        assert ("reduce_precision" in saved) == (policy is policies.dots_saveable)
+        recomputed[policy.__name__] = [e.primitive.name for e in remat.params["jaxpr"].jaxpr.eqns]
+    assert recomputed["dots_saveable"][:2] == ["tanh", "one_minus_square"]
+    assert recomputed["nothing_saveable"] == ["dot_general"] + recomputed["dots_saveable"]
+    assert recomputed["dots_saveable"].count("dot_general") == 3
+    pe = jax.make_jaxpr(jax.checkpoint(block, policy=policies.dots_saveable))(*ns["args"]).jaxpr.eqns[0]
+    assert pe.primitive.name == "remat2" and set(pe.params) >= {"policy", "prevent_cse", "differentiated"}
+    text = prose("12")
+    assert _squash("`dots_saveable` keeps a stack as large as the plain gradient's") in text
+    assert _squash("`dots_saveable` 保存的堆叠和普通梯度的一样大") in text
+
+
+@pytest.mark.skipif(tuple(int(x) for x in __import__("jax").__version__.split(".")[:2]) < (0, 12),
+                    reason="L16 prints JAX 0.12's checkify jaxpr and messages")
+def test_checkify_returns_the_error_as_lecture_16_reads_it():
+    """L16: checkify's jaxpr tests each sub, log and mul result with ne, folds the flags with or, keeps the first
+    failed check's code with select_n and returns flag, code and result; the host's messages are JAX's; a bare
+    checkify.check is a `check` equation that jit refuses."""
+    import jax
+    import jax.numpy as jnp
+    from jax import make_jaxpr
+    from jaxprlens.exercise import show_error
+
+    def risky(x):
+        return jnp.log(x - 1.) * 2.
+
+    ns = {"jax": jax, "jnp": jnp, "make_jaxpr": make_jaxpr, "show_error": show_error, "risky": risky}
+    _run(_code_cell("16", "checked_risky = checkify.checkify"), ns)
+    closed = make_jaxpr(ns["checked_risky"])(jnp.array([2., 0.5]))
+    eqns = closed.jaxpr.eqns
+    tested = [eqns[i - 1].primitive.name for i, e in enumerate(eqns) if e.primitive.name == "ne"]
+    assert tested == ["sub", "log", "mul"]
+    assert [e.primitive.name for e in eqns].count("select_n") == 3
+    assert [str(v.aval) for v in closed.jaxpr.outvars] == ["bool[]", "int32[]", "float32[2]"]
+    lines = _run(_code_cell("16", "err, out = jax.jit(checked_risky)"), ns).split("\n")
+    assert lines[0] == "[ 0. nan] nan generated by primitive: log."
+    assert lines[1] == "JaxRuntimeError: nan generated by primitive: log."
+    assert lines[2].startswith("4.0 out-of-bounds indexing for array of shape (5,): index 10 is out of bounds")
+    assert "check[debug=False]" in "\n".join(lines) and "not functionalized" in "\n".join(lines)
+    assert lines[-2] == "x must be > 1, got 0.5 (`check` failed)"
+    assert _squash("Only by\nreturning the error as a value") in prose("16")
+    assert _squash("只能把错误作为值返回") in prose("16")
 
 
 @pytest.mark.parametrize("prefix, right", [
@@ -587,6 +688,23 @@ def test_the_syllabus_lists_every_lecture_with_its_time():
             assert f"| {number} | [{title}]({path.stem}.ipynb) | {minutes} {unit} |" in table
     syllabus = next(c for c in edition_of(LECTURES[0], "zh").cells if "讲次" in c.source)
     assert editions.LECTURES_MARK not in syllabus.source and "合计" in syllabus.source
+
+
+def test_the_teachers_notes_state_each_lectures_time_and_split_the_long_ones():
+    """Each notes page heads with the lecture's own time; the kit's syllabus lists every lecture with it, in both
+    languages; a lecture over 60 minutes is taught in two sessions, which its notes and the syllabus say."""
+    syllabus = (ROOT / "docs" / "teachers" / "00_syllabus.md").read_text(encoding="utf-8")
+    for path in LECTURES:
+        text = path.read_text(encoding="utf-8")
+        (number, title, minutes), (_, title_zh, _) = (editions.lecture_info(text, lang) for lang in editions.LANGS)
+        notes = (ROOT / "docs" / "teachers" / f"{path.stem}.md").read_text(encoding="utf-8")
+        assert f"· {minutes} min / {minutes} 分钟" in notes.split("\n")[2], path.stem
+        for shown in (title, title_zh):
+            assert f"| {number} | {shown} | {minutes} |" in syllabus, (path.stem, shown)
+        if minutes > 60:
+            assert "two sessions" in notes and "分两次上" in notes, path.stem
+    assert "0-7, 16 (session 1), 8, 16 (session 2), 9-15, 17-20" in syllabus
+    assert _squash("so take it right after lecture 7") in prose("00")
 
 
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)

@@ -66,6 +66,17 @@
 # ## Lectures and time / 各讲内容与时长
 #
 # <!-- lectures -->
+#
+# Each time is what a learner needs to read the lecture, run every cell and do its exercises. Lectures 11, 12, 16 and
+# 19 take longer than one 60-minute session and are taught in two (their teacher's notes say where to break).
+# Lecture 16, on the errors tracing makes, is best met early: its first half (`if` on a tracer, a traced shape,
+# unrolled loops, both branches of `cond`, `print`) needs only lectures 1-7, so take it right after lecture 7, and
+# its second half (the first NaN, leaked tracers, retracing, out-of-range indices, `checkify`) after lecture 8.
+#
+# 每讲的时长是学习者读完它、运行每个单元格并做完练习所需的时间。第 11、12、16、19 讲超过一次 60 分钟的课时，各分两次上
+# （在哪里分开，见各自的教师备注）。第 16 讲讲的是 trace 时出的错，最好尽早学：它的前半部分（对 tracer 使用 `if`、被 trace
+# 的形状、展开的循环、`cond` 的两个分支、`print`）只需要第 1-7 讲的知识，所以紧接着第 7 讲学；后半部分（第一个 NaN、泄漏的
+# tracer、重新 trace、越界索引、`checkify`）放在第 8 讲之后。
 
 # %% [markdown]
 # ## How to use jaxprlens / 如何使用 jaxprlens

@@ -22,12 +22,13 @@
 #
 # **Goal.** Explain what a tracer, a trace and `bind` do, build a small `make_jaxpr` that agrees with JAX's on
 # the article's first programs, watch a JVP trace apply its rules while tracing, and say how `cond` and `scan`
-# trace their bodies. The transformations (lectures 12 and 13) build on this. **Time:** 65 minutes.
+# trace their bodies. The transformations (lectures 12 and 13) build on this. **Time:** 90 minutes, in two
+# sessions: up to the article's programs, then from the JVP trace on.
 #
 # **目标**：说清 tracer、trace 与 `bind` 各做什么，写出一个小小的 `make_jaxpr`，在文章开头的几个程序上与 JAX 的结果一致；
 # 看 JVP trace 怎样在 trace 过程中施加规则；说清 `cond` 与 `scan` 怎样 trace 它们的函数体。后面的变换（第 12、13 讲）
 # 都建立在这些之上。
-# **时长**：65 分钟。
+# **时长**：90 分钟，分两次上：先讲到“文章的程序，各跑两遍”为止，再从 JVP trace 讲起。
 
 # %%
 %load_ext jaxprlens

@@ -34,11 +34,12 @@
 #
 # **Goal.** Read the jaxprs of `grad`, `linearize` and `transpose`, tell which equations each rule added, say
 # where the residuals of a backward pass come from (partial evaluation) and what `jax.checkpoint` changes in
-# memory. Lecture 13 reads `jvp`, `vmap` and the rules you write. **Time:** 65 minutes.
+# memory, and which values a checkpoint policy keeps. Lecture 13 reads `jvp`, `vmap` and the rules you write.
+# **Time:** 75 minutes.
 #
 # **目标**：读懂 `grad`、`linearize` 和 `transpose` 的 jaxpr，指出每条规则加入了哪些方程，说清反向过程的残差从哪里来
-# （部分求值），以及 `jax.checkpoint` 在内存上改变了什么。第 13 讲读 `jvp`、`vmap` 以及你自己写的规则。
-# **时长**：65 分钟。
+# （部分求值），`jax.checkpoint` 在内存上改变了什么，以及 checkpoint 策略保留哪些值。第 13 讲读 `jvp`、`vmap` 以及你自己写的规则。
+# **时长**：75 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -325,6 +326,81 @@ def deep_remat(x, W1, W2):
 deep_remat(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
 
 # %% [markdown]
+# ## Checkpoint policies: what may be saved / checkpoint 策略：哪些值可以保存
+#
+# `jax.checkpoint` with no policy keeps only the inputs of the function it wraps. Its `policy` argument names the
+# values it may keep instead of recomputing them: `jax.checkpoint_policies.nothing_saveable` (none, as with no
+# policy), `dots_saveable` (the results of matrix products, the costly part to redo), `everything_saveable` (all of
+# them, as if there were no checkpoint), or `save_only_these_names` for values you name with
+# `jax.ad_checkpoint.checkpoint_name`. The policy is a parameter of the `remat2` equation, printed beside
+# `prevent_cse` and `differentiated`. What does the gradient keep with `dots_saveable`? `--memory` lists a stacked
+# `f32[8,64,1024]` again, made by equation 0: the forward scan's body now returns the first product `x @ W1` of
+# every block (through a `reduce_precision` to float32's own 8 exponent and 23 mantissa bits, which changes no
+# value). The backward scan's body holds a `remat2` with `differentiated=True` that recomputes `tanh` and
+# `1 - tanh²` from that product; its three products are the backward pass's own, and none of them is `x @ W1`.
+#
+# 不带策略的 `jax.checkpoint` 只保存被它包住的函数的输入。它的 `policy` 参数指定哪些值可以保存下来、不必重新计算：
+# `jax.checkpoint_policies.nothing_saveable`（什么都不保存，与不带策略相同）、`dots_saveable`（矩阵乘的结果，重新计算
+# 开销最大的部分）、`everything_saveable`（全部保存，相当于没有 checkpoint），或者用 `save_only_these_names` 只保存你用
+# `jax.ad_checkpoint.checkpoint_name` 命名的值。策略是 `remat2` 方程的一个参数，与 `prevent_cse`、`differentiated`
+# 一起打印出来。用 `dots_saveable` 时，梯度保存了什么？`--memory` 又列出一个堆叠的 `f32[8,64,1024]`，由方程 0 产生：前向
+# scan 的循环体现在返回每一块的第一个矩阵乘 `x @ W1`（中间经过一个 `reduce_precision`，它的精度正是 float32 本身的
+# 8 位指数、23 位尾数，所以不改变任何值）。反向 scan 的循环体里有一个 `differentiated=True` 的 `remat2`，它用这个乘积重新计算
+# `tanh` 和 `1 - tanh²`；其中的三个矩阵乘都属于反向过程本身，没有一个是 `x @ W1`。
+
+# %%
+%%jaxpr --transform grad --argnums 1 --memory
+def deep_dots(x, W1, W2):
+    saving_dots = jax.checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)
+    x, _ = lax.scan(lambda x, _: (saving_dots(x, W1, W2), None), x, None, length=8)
+    return jnp.sum(x)
+
+deep_dots(jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
+
+# %% [markdown]
+# Which policy saves memory here? For each one, the cell below prints what the forward scan stacks for the
+# backward pass (the equation that made each value, read through the `reduce_precision`) and XLA's temporaries;
+# its first line, `block`, is the gradient with no checkpoint.
+# `dots_saveable` keeps a stack as large as the plain gradient's, which keeps `1 - tanh²`, of the same shape, so
+# XLA's temporaries stay at 3.2 MB; what it saves is time, since the backward pass redoes no forward product.
+# `nothing_saveable` is the checkpoint of the previous section (1.1 MB), and `everything_saveable` is no checkpoint
+# at all. A policy saves memory where the values it lets go are larger than the values it keeps.
+#
+# 这里哪种策略省内存？下面的单元格对每种策略打印前向 scan 为反向过程堆叠保存的值（以及产生每个值的方程，越过
+# `reduce_precision` 往前看）和 XLA 的临时内存；第一行 `block` 是不做 checkpoint 的梯度。`dots_saveable` 保存的堆叠和普通梯度的一样大：普通梯度保存的是形状相同的
+# `1 - tanh²`，所以 XLA 的临时内存仍是 3.2 MB；它省下的是时间，反向过程不必重新计算前向的矩阵乘。`nothing_saveable` 就是上一节的
+# checkpoint（1.1 MB），`everything_saveable` 则相当于没有 checkpoint。只有当策略放弃的值比它保存的值大时，它才省内存。
+
+# %%
+args = (jnp.ones((64, 128)), jnp.full((128, 1024), 0.01), jnp.full((1024, 128), 0.01))
+
+def deep_with(body):
+    def deep(x, W1, W2):
+        x, _ = lax.scan(lambda x, _: (body(x, W1, W2), None), x, None, length=8)
+        return jnp.sum(x)
+    return deep
+
+def stacked(grad):
+    """What the forward scan of grad's jaxpr returns for the backward pass, with the equation that made it."""
+    forward = jax.make_jaxpr(grad)(*args).jaxpr.eqns[0]
+    body = forward.params["jaxpr"].jaxpr
+    made = {v: e for e in body.eqns for v in e.outvars}
+    def maker(v):
+        e = made.get(v)
+        if e is not None and e.primitive.name == "reduce_precision":
+            return maker(e.invars[0])
+        return e.primitive.name if e is not None else say("input", "输入")
+    return [f"{maker(v)} {out.aval.str_short(short_dtypes=True)}"
+            for v, out in zip(body.outvars[1:], forward.outvars[1:])]
+
+for name in (None, "nothing_saveable", "dots_saveable", "everything_saveable"):
+    body = block if name is None else jax.checkpoint(block, policy=getattr(jax.checkpoint_policies, name))
+    grad = jax.grad(deep_with(body), argnums=1)
+    temp = jax.jit(grad).lower(*args).compile().memory_analysis().temp_size_in_bytes
+    mb = f"{temp / 1e6:.1f} MB"
+    print(f"{name or 'block':20} {', '.join(stacked(grad)):52}", say(f"XLA temporaries {mb}", f"XLA 临时内存 {mb}"))
+
+# %% [markdown]
 # ## Exercises / 练习
 #
 # Predict first, then check: replace `None` with your answer and run the check cell below it. Each check
@@ -434,15 +510,47 @@ check(answer_3, len(jax.tree_util.tree_leaves(wavy_vjp)),
 answer_3 = 2
 
 # %% [markdown]
+# **Exercise 4 / 练习 4.** `two` is two `tanh` layers that share one weight `W`. How many arrays does the function
+# returned by `jax.vjp` hold when `two` is checkpointed with `policy=jax.checkpoint_policies.dots_saveable`? Say
+# first what the policy lets it keep, then what it must recompute. Answer with an int.
+#
+# `two` 是共用一个权重 `W` 的两层 `tanh`。用 `policy=jax.checkpoint_policies.dots_saveable` 对 `two` 做 checkpoint 后，
+# `jax.vjp` 返回的函数保存了几个数组？先说出这个策略允许它保存什么，再说出它必须重新计算什么。用整数作答。
+
+# %% tags=["exercise-4"]
+def two(x, W):
+    return jnp.sum(jnp.tanh(jnp.tanh(x @ W) @ W))
+
+answer_4 = None  # an int / 一个整数
+
+# %% tags=["check-4"]
+saving_dots = jax.checkpoint(two, policy=jax.checkpoint_policies.dots_saveable)
+_, two_vjp = jax.vjp(saving_dots, jnp.ones((64, 128)), jnp.full((128, 128), 0.01))
+check(answer_4, len(jax.tree_util.tree_leaves(two_vjp)),
+      "The inputs x and W are always kept, and dots_saveable adds the result of each of the two products; "
+      "tanh and 1 - tanh² are recomputed from them. Without a checkpoint it keeps five, with no policy two.",
+      "输入 x 和 W 总会保存，dots_saveable 再加上两个矩阵乘各自的结果；tanh 和 1 - tanh² 由它们重新计算。不做 checkpoint "
+      "时保存五个，不带策略时保存两个。")
+
+# %% tags=["solution-4"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# x, W, x @ W and tanh(x @ W) @ W (jax.ad_checkpoint.print_saved_residuals lists them).
+# x、W、x @ W 和 tanh(x @ W) @ W（jax.ad_checkpoint.print_saved_residuals 会列出它们）。
+answer_4 = 4
+
+# %% [markdown]
 # **Takeaway / 小结**: transformations apply their rules while tracing, and `make_jaxpr` of the transformed
 # function shows what they emitted. `grad` = `linearize` + `transpose`. The model of `linearize` is JVP + partial
 # evaluation: the known part computes the primal and the residuals, the unknown part is linear. JAX 0.12 gets the
 # same residuals in one run on `LinearizeTracer`s, each rule emitting its tangent equations directly. The
 # residuals are what the backward pass keeps in memory; `jax.checkpoint` trades them for recomputation, and saves
 # memory in XLA's program only where the recomputation can wait until the backward pass needs it (a checkpointed
-# loop body).
+# loop body). Its `policy`, a parameter of the `remat2` equation, decides which values are kept after all
+# (`dots_saveable`: the products), trading some of that memory back for time.
 #
 # 变换在 trace 过程中施加规则，对变换后的函数做 `make_jaxpr` 就能看到它们产生了什么。`grad` = `linearize` + `transpose`，
 # `linearize` 的模型是 JVP + 部分求值：已知部分计算原值和残差，未知部分是线性的。JAX 0.12 在 `LinearizeTracer` 上运行一次
 # 就得到同样的残差，每条规则直接产生它的切向量方程。残差就是反向过程留在内存里的东西；`jax.checkpoint` 用重新计算换掉它们，
-# 而只有当重新计算可以等到反向过程需要时才进行（例如做了 checkpoint 的循环体），XLA 的程序才真正省下内存。
+# 而只有当重新计算可以等到反向过程需要时才进行（例如做了 checkpoint 的循环体），XLA 的程序才真正省下内存。它的 `policy`
+# 是 `remat2` 方程的一个参数，决定哪些值仍然保存下来（`dots_saveable`：矩阵乘的结果），用一部分内存换回时间。

@@ -21,10 +21,10 @@
 # 重新折叠成 trace 时被内联的那些调用。
 #
 # **Goal.** See the calls a jaxpr has lost, fold a program by them, and open one call at a time.
-# **Time:** 25 minutes.
+# **Time:** 40 minutes.
 #
 # **目标**：看到 jaxpr 丢失的函数调用，按调用折叠一个程序，并逐个展开调用。
-# **时长**：25 分钟。
+# **时长**：40 分钟。
 
 # %%
 %load_ext jaxprlens

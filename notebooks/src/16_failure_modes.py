@@ -20,10 +20,10 @@
 # 做决定。
 #
 # **Goal.** Recognise the tracing errors and surprises that every JAX user meets, read them in the jaxpr,
-# and fix each one. **Time:** 55 minutes.
+# and fix each one; make a compiled program report its own errors with `checkify`. **Time:** 65 minutes.
 #
-# **目标**：认出每个 JAX 用户都会遇到的 trace 错误与意外，在 jaxpr 中看清它们，并逐一修复。
-# **时长**：55 分钟。
+# **目标**：认出每个 JAX 用户都会遇到的 trace 错误与意外，在 jaxpr 中看清它们，并逐一修复；用 `checkify`
+# 让编译好的程序自己报告错误。**时长**：65 分钟。
 #
 # Cells below that are meant to fail catch the error and print its type and first line, so the notebook
 # still runs from top to bottom.
@@ -243,12 +243,14 @@ with jax.debug_nans(True):
     show_error(jax.jit(risky), jnp.array([2., 0.5]))
 
 # %% [markdown]
-# The debugger answers the same question without the config and without an exception:
-# `break_on_nan=True` stops right after the first equation that produced a NaN (lecture 8), and shows the
-# equation, its inputs and its outputs.
+# The stepper answers the same question without the config and without an exception: `break_on_nan=True`
+# stops right after the first equation that produced a NaN (lecture 8), and `stop` says why and where. The
+# debugger widget (`%%jaxpr --debug`, lecture 8) shows the same stop with the equation's inputs and outputs;
+# lecture 19 uses it on a training step.
 #
-# 调试器不需要这个配置、也不抛异常就能回答同样的问题：`break_on_nan=True` 会在第一个产生 NaN 的方程之后立即停下
-# （第 8 讲），并显示该方程及其输入和输出。
+# 单步执行器不需要这个配置、也不抛异常就能回答同样的问题：`break_on_nan=True` 会在第一个产生 NaN 的方程之后立即停下
+# （第 8 讲），`stop` 说明停下的原因和位置。调试器小部件（`%%jaxpr --debug`，第 8 讲）显示的是同一处停止，并给出该方程的
+# 输入和输出；第 19 讲会在一个训练步上使用它。
 
 # %%
 import jaxprlens
@@ -256,10 +258,6 @@ import jaxprlens
 stepper = jaxprlens.trace(risky, jnp.array([2., 0.5])).stepper(break_on_nan=True)
 stepper.run()
 print(stepper.stop.kind, stepper.stop.eqn.id, stepper.stop.eqn.primitive)  # why it stopped, where / 为何停下、停在哪里
-
-# %% tags=["needs-feature"]
-%%jaxpr --debug
-risky(jnp.array([2., 0.5]))
 
 # %% [markdown]
 # ## Leaked tracers: `UnexpectedTracerError` / 泄漏的 tracer：`UnexpectedTracerError`
@@ -378,6 +376,63 @@ print(jax.jit(read_three_ways)(jnp.arange(5.), 10))
 # %%
 %%jaxpr
 read_three_ways(jnp.arange(5.), 10)
+
+# %% [markdown]
+# ## Errors as values: `checkify` / 把错误变成值：`checkify`
+#
+# `jax_debug_nans` runs the function again outside the compiled program, and the debugger steps it on the host.
+# Can the *compiled* program itself report a NaN or an index out of range, when a kernel cannot raise? Only by
+# returning the error as a value. `jax.experimental.checkify.checkify(f, errors=...)` makes a function that returns
+# `(error, result)`, and its jaxpr shows how. After each equation whose primitive is on checkify's list of those
+# that can make a NaN (`sub`, `log` and `mul` here), a `ne` compares the result with itself (NaN is the one value not
+# equal to itself), a `reduce_or` turns that into one flag, an `or` adds it to the flag so far, and a `select_n`
+# keeps the code of the first check that failed. The flag `o` and the code `p` are returned beside the result `l`;
+# nothing is raised inside the program.
+#
+# `jax_debug_nans` 是在编译好的程序之外把函数再运行一遍，调试器则是在主机上单步执行它。既然计算内核不能抛出异常，
+# **编译好的程序**本身怎样报告 NaN 或越界索引？只能把错误作为值返回。`jax.experimental.checkify.checkify(f, errors=...)`
+# 生成一个返回 `(error, result)` 的函数，它的 jaxpr 说明了做法。checkify 有一份可能产生 NaN 的原语名单，每个用到名单上
+# 原语的方程（这里是 `sub`、`log` 和 `mul`）之后，`ne` 把结果与它自己比较（NaN 是唯一不等于自身的值），`reduce_or` 把比较结果
+# 合成一个标志，`or` 把它并入此前的标志，`select_n` 记下第一个失败的检查的编号。标志 `o` 和编号 `p` 与结果 `l` 一起返回；
+# 程序内部什么异常也不抛。
+
+# %%
+%%jaxpr
+from jax.experimental import checkify
+
+checked_risky = checkify.checkify(risky, errors=checkify.nan_checks)
+checked_risky(jnp.array([2., 0.5]))
+
+# %% [markdown]
+# The host reads the error after the call: `err.get()` turns the code into a message (`None` when every check
+# passed), and `err.throw()` raises it. `checkify.index_checks` does the same for the out-of-range index of the
+# previous section, which is otherwise clamped without a word. `checkify.check(pred, message, *values)` is a check
+# you write yourself: traced alone it is a `check` equation, which `jit` cannot compile, so a function that calls
+# it must go through `checkify` first.
+#
+# 主机在调用结束后读取错误：`err.get()` 把编号变成一条消息（所有检查都通过时为 `None`），`err.throw()` 则把它作为异常
+# 抛出。`checkify.index_checks` 对上一节的越界索引做同样的事，否则它会被悄悄钳制。`checkify.check(pred, message, *values)`
+# 是你自己写的检查：单独 trace 时它是一个 `check` 方程，`jit` 无法编译它，所以调用它的函数必须先经过 `checkify`。
+
+# %%
+err, out = jax.jit(checked_risky)(jnp.array([2., 0.5]))
+print(out, err.get())
+show_error(err.throw)
+
+def pick(x, i):
+    return x[i]
+
+err, out = jax.jit(checkify.checkify(pick, errors=checkify.index_checks))(jnp.arange(5.), 10)
+print(out, err.get())
+
+def positive_log(x):
+    checkify.check(jnp.all(x > 1.), "x must be > 1, got {}", jnp.min(x))
+    return jnp.log(x - 1.)
+
+print(make_jaxpr(positive_log)(jnp.ones(2)).pretty_print(use_color=False))
+show_error(jax.jit(positive_log), jnp.ones(2))
+err, out = jax.jit(checkify.checkify(positive_log))(jnp.array([2., 0.5]))
+print(err.get())
 
 # %% [markdown]
 # ## Exercises / 练习
@@ -518,13 +573,46 @@ check(answer_4, len(seen),
 answer_4 = 4
 
 # %% [markdown]
+# **Exercise 5 / 练习 5.** How many NaN tests (`ne` equations) does `checkify.checkify(decay,
+# errors=checkify.nan_checks)` add to the jaxpr of `decay`? Count the equations of `decay` first, then ask of each
+# whether checkify tests its result. Answer with an int.
+#
+# `checkify.checkify(decay, errors=checkify.nan_checks)` 给 `decay` 的 jaxpr 加了几个 NaN 检查（`ne` 方程）？先数
+# `decay` 的方程，再逐个判断 checkify 是否检查它的结果。用整数作答。
+
+# %% tags=["exercise-5"]
+def decay(x):
+    return jnp.exp(-x) * jnp.sin(x) + 1.
+
+answer_5 = None  # an int / 一个整数
+
+# %% tags=["check-5"]
+from jax.experimental import checkify
+
+checked = make_jaxpr(checkify.checkify(decay, errors=checkify.nan_checks))(jnp.ones(3))
+check(answer_5, sum(e.primitive.name == "ne" for e in checked.jaxpr.eqns),
+      "decay has five equations: neg, exp, sin, mul, add. checkify tests the result of each primitive on its list "
+      "of those that can make a NaN (nan_primitives in its source): exp, sin, mul and add are on it, neg is not.",
+      "decay 有五个方程：neg、exp、sin、mul、add。checkify 检查的是它名单上那些可能产生 NaN 的原语（源码中的 "
+      "nan_primitives）的结果：exp、sin、mul、add 在名单上，neg 不在。")
+
+# %% tags=["solution-5"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# exp, sin, mul and add are tested; neg is not.
+# exp、sin、mul、add 都被检查，neg 没有。
+answer_5 = 4
+
+# %% [markdown]
 # **Takeaway / 小结**: Python runs once, at trace time, on values without values. Use `static_argnums` for
 # what is known before the call, `lax.cond`/`jnp.where` and `fori_loop`/`scan` for what is decided at run
 # time, `jax.debug.print` to see values, and `break_on_nan` (or `jax_debug_nans`) to find the first NaN. Keep
 # tracers inside the function, pass what changes as arguments, watch for new shapes that retrace, and read the
-# `mode` of a gather or scatter to know what an index out of range does.
+# `mode` of a gather or scatter to know what an index out of range does. To have the compiled program report a
+# NaN, an index out of range or a check of your own, `checkify` returns the error as a value.
 #
 # Python 只在 trace 时运行一次，面对的是没有值的 tracer。调用前已知的东西用 `static_argnums`；运行时才决定的东西用
 # `lax.cond`/`jnp.where` 与 `fori_loop`/`scan`；想看值就用 `jax.debug.print`；要找第一个 NaN 就用 `break_on_nan`
 # （或 `jax_debug_nans`）。tracer 不要带出函数，会变化的东西作为实参传入，留意会引起重新 trace 的新形状，读 gather 或
-# scatter 的 `mode` 就知道越界索引会怎样。
+# scatter 的 `mode` 就知道越界索引会怎样。要让编译好的程序报告 NaN、越界索引或你自己写的检查，就用 `checkify`
+# 把错误作为值返回。

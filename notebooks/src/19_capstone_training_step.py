@@ -21,12 +21,12 @@
 # 训练步发散时，第一个 NaN 是哪个方程产生的（第 8、16 讲）？
 #
 # **Goal.** Read a flax `nnx` + `optax` training step end to end: its body seen through the `jit`, the calls it
-# folds into, its residuals (`--memory`), its kernels (`--fusion`), and the first NaN of a diverging step.
-# **Time:** 60 minutes.
+# folds into, its residuals (`--memory`), its kernels (`--fusion`), and the first NaN of a diverging step, found
+# with the stepper and with the debugger's conditions. **Time:** 70 minutes.
 #
 # **目标**：从头到尾读懂一个 flax `nnx` + `optax` 训练步：透过 `jit` 看到的函数体、它折叠成的调用、它的残差
-# （`--memory`）、它的计算内核（`--fusion`），以及一个发散的训练步中的第一个 NaN。
-# **时长**：60 分钟。
+# （`--memory`）、它的计算内核（`--fusion`），以及一个发散的训练步中的第一个 NaN：用单步执行器找，也用调试器的条件找。
+# **时长**：70 分钟。
 
 # %%
 %load_ext jaxprlens
@@ -125,15 +125,17 @@ for call in call_tree(program).root.walk():
         print(f"{'  ' * call.depth}{group_label(call)}" + say(f": {len(call.eqns)} eqns", f"：{len(call.eqns)} 个方程"))
 
 # %% [markdown]
-# The graph draws the same tree: with room for only a few nodes it draws three, the forward pass, the backward
-# pass and the update, each a node you can open in a notebook. It counts every equation at every depth (those
+# Is the update still the largest part once the equations inside the calls' own `jit`s are counted too? The
+# graph answers it: it draws the same tree, with room for only a few nodes as three, the forward pass, the backward
+# pass and the update, each a node you can open in a notebook, and counts every equation at every depth (those
 # inside `relu`'s and optax's own `jit`s too), so its numbers are larger than the call tree's top-level ones
-# (lecture 15). `%%jaxpr --graph --max-nodes 8` draws it with every call drawn ahead of time, so that a click
+# (lecture 15). The update stays the largest: 77 of 165 equations. `%%jaxpr --graph --max-nodes 8` draws it with every call drawn ahead of time, so that a click
 # opens one without a kernel; to keep this notebook light enough for GitHub's preview, the cell below stores the
 # top level alone (`ahead=False`, as in lecture 15).
 #
-# 图画的是同一棵树：只能画少数几个节点时，它画出三个：前向过程、反向过程和更新，在笔记本里可以点开每个节点。它统计所有深度上的
-# 方程（包括 `relu` 和 optax 自己的 `jit` 内部的方程），所以它的数字比调用树只算顶层的数字大（第 15 讲）。
+# 把各个调用自己的 `jit` 内部的方程也算上，更新还是最大的部分吗？图回答了这个问题：它画的是同一棵树，只能画少数几个节点时
+# 画出三个：前向过程、反向过程和更新，在笔记本里可以点开每个节点；它统计所有深度上的方程（包括 `relu` 和 optax 自己的 `jit`
+# 内部的方程），所以它的数字比调用树只算顶层的数字大（第 15 讲）。更新仍然最大：165 个方程中占 77 个。
 # `%%jaxpr --graph --max-nodes 8` 画图时会预先画好每个调用，没有内核也能点击展开；为了让本 notebook 足够轻、能在 GitHub 上
 # 预览，下面的单元格只保存顶层（`ahead=False`，与第 15 讲相同）。
 
@@ -205,6 +207,25 @@ print(stepper.stop.kind, stop.id, stop.primitive, [v.name for v in stop.invars],
 for v in stop.invars:
     value = np.asarray(stepper.env_names[v.name])
     print(v.name, say("inf:", "inf："), bool(np.isinf(value).any()), say("nan:", "nan："), bool(np.isnan(value).any()))
+
+# %% [markdown]
+# The same stop in the debugger, where you can also ask where the first `inf` came from. The cell below opens it
+# on the second step (`%%jaxpr --debug`, lecture 8): run the cell to step it live, or, in a trusted notebook with
+# no kernel, use the run recorded when the cell ran. Tick **stop on NaN** and press **Continue**: it stops after
+# equation 6, and the value panel shows the `inf` in `t` and the weights of both signs in `d`. Then untick it, type
+# `any Inf` in **stop when a value has**, press **Reset** and **Continue**: it stops after equation 0, the hidden
+# layer's product `q`. The step was doomed before it began: the state it received holds weights near `1e38`, and
+# their very first product overflows. Exercise 3 finds the equation of the first step that put them there.
+#
+# 调试器里也能看到同一处停止，还能进一步问：第一个 `inf` 从哪里来？下面的单元格在第二步上打开调试器（`%%jaxpr --debug`，
+# 第 8 讲）：运行该单元格即可实时单步执行；在没有内核、但已信任的笔记本里，则可以使用单元格运行时录制的回放。勾选
+# **遇到 NaN 时停止**，按**继续**：它停在方程 6 之后，值面板显示 `t` 中的 `inf` 和 `d` 中正负号都有的权重。然后取消勾选，
+# 在**当某个值满足时停止**中输入 `any Inf`，按**重置**再按**继续**：它停在方程 0 之后，也就是隐藏层的矩阵乘 `q`。这一步
+# 在开始之前就注定失败了：它收到的状态里权重已接近 `1e38`，第一个矩阵乘就溢出了。练习 3 要找出第一步中把权重推到这里的方程。
+
+# %%
+%%jaxpr --debug
+diverging_step(bad_state, x, y)
 
 # %% [markdown]
 # ## Exercises / 练习
@@ -283,9 +304,51 @@ answer_2 = "sub"
 
 
 # %% [markdown]
+# **Exercise 3 / 练习 3.** The first step with a learning rate of `1e38` returns a finite loss, and none of its
+# values holds a NaN or an Inf, yet it is the step that does the damage. Write a condition in the debugger's grammar
+# (`any NaN`, `any Inf`, `max > 1e3`, `min < -1`, `abs max >= 10`) that stops that first step right after the
+# equation that does it. Try it on `first_step` below, in the debugger (`%%jaxpr --debug` on
+# `fresh_step(fresh_state, x, y)`) or with `stepper.add_condition`. Answer with the condition's text.
+#
+# 学习率为 `1e38` 时，第一步返回有限的损失，它的值里也没有 NaN 或 Inf，可造成破坏的正是这一步。用调试器的条件语法
+# （`any NaN`、`any Inf`、`max > 1e3`、`min < -1`、`abs max >= 10`）写一个条件，让第一步恰好停在造成破坏的那个方程之后。
+# 可以在下面的 `first_step` 上试：用调试器（对 `fresh_step(fresh_state, x, y)` 使用 `%%jaxpr --debug`），或者用
+# `stepper.add_condition`。用条件的文本作答。
+
+# %% tags=["exercise-3"]
+fresh_step, fresh_state = make_step(1e38)
+first_step = jaxprlens.trace(fresh_step, fresh_state, x, y)
+answer_3 = None  # a str / 一个字符串
+
+# %% tags=["check-3"]
+def stop_of(condition):
+    finder = first_step.stepper()
+    finder.add_condition(condition)
+    finder.run()
+    return None if finder.stop is None else finder.stop.eqn.id
+
+check(answer_3, stop_of("abs max > 1e30"),
+      "The new weights, near 1e38, are still below float32's largest number (about 3.4e38), so nothing in this "
+      "step is NaN or Inf: ask for size instead. The first value above 1e30 is where optax multiplies Adam's update (about ±1 per weight) by "
+      "the learning rate: step_size * g, a mul by the literal -1e38.",
+      "新的权重约为 1e38，仍小于 float32 的最大数（约 3.4e38），所以这一步里既没有 NaN 也没有 Inf：应该按大小来问。第一个超过 1e30 的值出现在"
+      "optax 把 Adam 的更新量（每个权重约 ±1）乘以学习率的地方：step_size * g，一个乘以字面量 -1e38 的 mul。",
+      compare=lambda answer, truth: stop_of(answer) == truth)
+
+# %% tags=["solution-3"] jupyter={"source_hidden": true}
+# Solution: click to open
+# 参考答案：点击展开
+# It stops after eqn 122, mul -1e38 · Adam's update, made by optax's `step_size * g` (max > 1e30 works too).
+# 它停在方程 122 之后：-1e38 乘以 Adam 的更新量，由 optax 的 `step_size * g` 产生（max > 1e30 也行）。
+answer_3 = "abs max > 1e30"
+
+
+# %% [markdown]
 # **Takeaway / 小结**: a real training step is read with the same tools as a toy: see through the `jit`, fold the
 # equations by the calls that made them, ask `--memory` what the backward pass keeps and `--fusion` what XLA
-# merges, and let the stepper find the first NaN instead of guessing.
+# merges, and let the stepper find the first NaN instead of guessing; where the NaN is only a consequence, a
+# condition on size (`abs max > 1e30`) finds the step that caused it.
 #
 # 读真实的训练步与读玩具程序用的是同一套工具：透过 `jit` 看函数体，按产生方程的调用折叠它们，用 `--memory` 问反向过程
-# 保留了什么，用 `--fusion` 问 XLA 合并了什么，让单步执行器找出第一个 NaN，而不是去猜。
+# 保留了什么，用 `--fusion` 问 XLA 合并了什么，让单步执行器找出第一个 NaN，而不是去猜；当 NaN 只是后果时，按大小设的条件
+# （`abs max > 1e30`）能找到造成它的那一步。

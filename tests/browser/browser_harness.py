@@ -17,6 +17,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 REPO = Path(__file__).resolve().parents[2]
 OUTPUT = Path(os.environ.get("JAXPRLENS_BROWSER_OUTPUT", REPO / "test-output" / "browser"))   # one per concurrent run
+# How long a wait on an event (a selector, a page state, a server answering) may last before the test fails: a
+# safety net for a loaded machine, never a pace; what a page must do quickly is timed by benchmarks/bench_lab.py.
+WAIT_MS = int(os.environ.get("JAXPRLENS_BROWSER_WAIT_MS", "300000"))
 SKIPPED: list[str] = []   # reasons, repeated in the terminal summary: a skip must never be silent
 
 

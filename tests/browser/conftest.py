@@ -102,7 +102,7 @@ def open_notebook(request, browser):
         harness.write_notebook(server.root / nb, cells)
         context = browser.new_context(viewport={"width": width, "height": 1000})
         page = context.new_page()
-        page.set_default_timeout(60_000)       # a click on a busy machine's JupyterLab
+        page.set_default_timeout(harness.WAIT_MS)      # a safety net for a busy machine's JupyterLab, not a pace
         log: list[str] = []
         page.on("console", lambda m: log.append(f"[{m.type}] {m.text}"))
         page.on("pageerror", lambda e: log.append(f"[pageerror] {e}"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -100,37 +99,28 @@ def hl(out) -> str:
     return out.locator("tr.jl-hl").first.get_attribute("data-eqn")
 
 
-def wait_hl(out, eqn_id: str, timeout: int = 20_000):
+def wait_hl(out, eqn_id: str, timeout: int = harness.WAIT_MS):
     out.locator(f".jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=timeout)
 
 
-def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook):
+def test_step_back_and_continue_at_model_size(lab_saving, open_notebook):
+    """Step and Back at 1k and 10k equations land on the rows they say, and Continue ends with jax.jit's value
+    (how fast: benchmarks/bench_lab.py)."""
     page = open_notebook(lab_saving, [LOAD, CHAIN, "%%jaxpr --debug\nf1k(x, y)", "%%jaxpr --debug\nf10k(x, y)",
                                       "print('jit:', float(jax.jit(f1k)(x, y)[7]))"])
-    report = {}
     for cell, n in ((2, "1k"), (3, "10k")):
         out = live(page, cell)
         root = out.locator(LIVE)
-        wait_hl(out, "0", timeout=60_000)
+        wait_hl(out, "0")
         handle = root.element_handle()
-        page.evaluate(MOVE_JS, [handle, "step", 2])                     # warm up
-        steps = page.evaluate(MOVE_JS, [handle, "step", 10])
-        backs = page.evaluate(MOVE_JS, [handle, "back", 10])
-        draw = float(root.get_attribute("data-draw-ms") or "nan")
-        trip = float(root.get_attribute("data-trip-ms") or "nan")
-        print(f"\n{n}: last move: kernel round trip {trip:.1f} ms, then drawn in {draw:.1f} ms")
-        report[n] = (statistics.median(steps), max(steps), statistics.median(backs), max(backs))
+        page.evaluate(MOVE_JS, [handle, "step", 12])                    # each move waits for its row painted
+        page.evaluate(MOVE_JS, [handle, "back", 10])
         assert hl(out) == "2"
         out.screenshot(path=str(harness.OUTPUT / f"debugger_{n}.png"))
-    for n, (sm, sx, bm, bx) in report.items():
-        print(f"\n{n}: Step click-to-repaint median {sm:.0f} ms (max {sx:.0f}); Back median {bm:.0f} ms (max {bx:.0f})")
-        assert sm < 400 and bm < 400, f"{n}: a move takes {sm:.0f}/{bm:.0f} ms (budget 100 ms)"
 
     out = live(page, 2)                                                 # Continue to the end, 1k
-    t0 = time.perf_counter()
     out.locator("button[data-do=continue]").click()
-    out.locator(".jl-crumbs", has_text="done").wait_for(timeout=30_000)
-    print(f"1k: Continue to the end {time.perf_counter() - t0:.2f} s")
+    out.locator(".jl-crumbs", has_text="done").wait_for()
     result = out.locator("tr.jl-value", has=page.locator("td.jl-vtitle", has_text="result"))
     result.first.wait_for()
     assert out.locator("button[data-do=step]").is_disabled()
@@ -143,19 +133,15 @@ def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook)
 
 def test_step_repaint_and_continue_at_100k_equations(lab_saving, open_notebook):
     """Issue 21: at 100k equations the frame's rows come as they are scrolled to (the page holds a few
-    thousand rows, not 100k), a Step still repaints within the budget, and Continue reaches the end."""
+    thousand rows, not 100k), Step and Back land on their rows, and Continue reaches the end (how fast:
+    benchmarks/bench_lab.py)."""
     page = open_notebook(lab_saving, [LOAD, CHAIN + "f100k = chain(100000)", "%%jaxpr --debug\nf100k(x, y)"])
     out = live(page, 2)
     root = out.locator(LIVE)
-    wait_hl(out, "0", timeout=120_000)
+    wait_hl(out, "0")
     handle = root.element_handle()
-    page.evaluate(MOVE_JS, [handle, "step", 2])                         # warm up
-    steps = page.evaluate(MOVE_JS, [handle, "step", 10])
-    backs = page.evaluate(MOVE_JS, [handle, "back", 10])
-    sm, sx, bm = statistics.median(steps), max(steps), statistics.median(backs)
-    draw = float(root.get_attribute("data-draw-ms") or "nan")
-    print(f"\n100k: Step click-to-repaint median {sm:.0f} ms (max {sx:.0f}); Back median {bm:.0f} ms; the last "
-          f"move drawn in {draw:.1f} ms after its message arrived")
+    page.evaluate(MOVE_JS, [handle, "step", 12])                        # each move waits for its row painted
+    page.evaluate(MOVE_JS, [handle, "back", 10])
     assert hl(out) == "2"
     drawn = out.locator(".jl-frame tr.jl-row").count()
     assert drawn <= 2400, f"{drawn} rows drawn at once: a large frame's rows come as they are scrolled to"
@@ -166,12 +152,9 @@ def test_step_repaint_and_continue_at_100k_equations(lab_saving, open_notebook):
     page.evaluate(MOVE_JS, [handle, "step", 1])                          # back to the current row
     assert hl(out) == "3"
     out.screenshot(path=str(harness.OUTPUT / "debugger_100k.png"))
-    t0 = time.perf_counter()
     out.locator("button[data-do=continue]").click()
-    out.locator(".jl-crumbs", has_text="done").wait_for(timeout=120_000)
-    print(f"100k: Continue to the end {time.perf_counter() - t0:.2f} s (click to the end drawn)")
+    out.locator(".jl-crumbs", has_text="done").wait_for()
     assert out.locator("button[data-do=step]").is_disabled()
-    assert sm < 400 and bm < 400, f"100k: a move takes {sm:.0f}/{bm:.0f} ms (budget 100 ms)"
 
 
 def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_notebook, tmp_path):
@@ -521,14 +504,11 @@ def test_the_nnx_train_step_frame_folded_by_calls_at_970px(lab_saving, open_note
     assert out.locator(".jl-frame tr.jl-row").count() < 100  # the rows of folded calls are not drawn
     out.screenshot(path=str(harness.OUTPUT / "debugger_nnx_first_screen_970.png"))
     handle = out.locator(LIVE).element_handle()
-    steps = page.evaluate(MOVE_JS, [handle, "step", 1])
+    page.evaluate(MOVE_JS, [handle, "step", 1])
     assert hl(out) == "1" and out.evaluate(OPEN_CALLS)[-1] == "blocks[0] · Block"
     found = out.evaluate(CUT)
-    t0 = time.perf_counter()
     out.locator("button[data-do=call]").click()
-    wait_hl(out, "133", timeout=60_000)
-    print(f"nnx step: a Step {steps[0]:.0f} ms click to repaint; Over call (blocks[0], 132 equations) "
-          f"{time.perf_counter() - t0:.2f} s")
+    wait_hl(out, "133")
     assert out.evaluate(OPEN_CALLS)[-1] == "blocks[1] · Block"
     assert "blocks[1] · Block" in out.locator(".jl-crumbs").inner_text()
     found += out.evaluate(CUT)

@@ -97,7 +97,7 @@ def switch_theme(page, name: str) -> None:
     page.wait_for_selector(f"body[data-jp-theme-light='{'true' if light else 'false'}']", state="attached")
     white = "['#ffffff', 'white', '#fff'].includes(getComputedStyle(document.body)"
     page.wait_for_function(f"() => {'' if light else '!'}{white}.getPropertyValue('--jp-layout-color0').trim())")
-    page.wait_for_timeout(300)
+    harness.painted(page)
 
 
 def _check_readable(page, theme: str) -> list[str]:
@@ -201,11 +201,11 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
     (lab.root / "untrusted.ipynb").write_text(json.dumps(nb))
     context = page = None
     try:
-        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        context = harness.new_context(open_notebook.browser, width=VIEWPORT)
         page = context.new_page()
         page.goto(lab.page_url("untrusted.ipynb", workspace="untrusted"))
         out = page.locator(".jp-Notebook .jp-CodeCell").first.locator(".jp-OutputArea")
-        out.locator("tr.jl-row").first.wait_for(timeout=60_000)
+        out.locator("tr.jl-row").first.wait_for()
         rows = out.locator("tr.jl-row")
         assert rows.count() == 8
         assert out.locator("input[type=search]").count() == 0          # no script ran...
@@ -251,10 +251,10 @@ def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
     (lab.root / "untrusted_views.ipynb").write_text(json.dumps(nb))
     context = None
     try:
-        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        context = harness.new_context(open_notebook.browser, width=VIEWPORT)
         page = context.new_page()
         page.goto(lab.page_url("untrusted_views.ipynb", workspace="untrusted-views"))
-        page.locator(".jaxprlens.jl-lowering").wait_for(timeout=60_000)
+        page.locator(".jaxprlens.jl-lowering").wait_for()
         for i, kind in enumerate(("jl-compare", "jl-diff", "jl-lowering")):
             area = harness.output(page, i)
             view = area.locator(f".jaxprlens.{kind}")
@@ -412,10 +412,10 @@ def test_lower_fusion_memory_untrusted_both_themes(lab, open_notebook):
     (lab.root / "untrusted_look.ipynb").write_text(json.dumps(nb))
     context = None
     try:
-        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        context = harness.new_context(open_notebook.browser, width=VIEWPORT)
         page = context.new_page()
         page.goto(lab.page_url("untrusted_look.ipynb", workspace="untrusted-look"))
-        page.locator(".jaxprlens.jl-memory").last.wait_for(timeout=60_000)
+        page.locator(".jaxprlens.jl-memory").last.wait_for()
         assert all(harness.output(page, i).locator("style, script").count() == 0 for i in range(5))
         mem = {3: PEAK["en"], 4: PEAK["zh"]}
         problems = _look(page, range(5), "untrusted-light", mem)

@@ -142,7 +142,7 @@ def test_views_come_alive(browser, site, outputs, mode):
         where = page.locator(".jl-dbg-replay .jl-hl").first.get_attribute("data-eqn")
         page.locator(".jl-dbg-replay button", has_text="Step").first.click()
         page.wait_for_function("(w) => { const r = document.querySelector('.jl-dbg-replay .jl-hl');"
-                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where, timeout=90_000)
+                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where)
         assert errors == []
     finally:
         harness.OUTPUT.mkdir(parents=True, exist_ok=True)

@@ -99,7 +99,7 @@ def talk(tmp_path_factory) -> Path:
     argv = [notebooks if a == "lecture.ipynb" else [a] for a in args]
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     done = subprocess.run([sys.executable, "-m", "nbconvert", *[a for group in argv for a in group]], cwd=talk,
-                          env=env, capture_output=True, text=True, timeout=300, check=False)
+                          env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return talk
 
@@ -171,7 +171,7 @@ def _walk(browser, talk: Path, lecture: str) -> Walk:
 
     context.route("**/*", route)
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(harness.WAIT_MS)
     page.on("console", lambda m: m.type == "error" and seen.errors.append(f"{m.text} ({m.location.get('url')})"))
     page.on("pageerror", lambda e: seen.errors.append(f"uncaught: {e}"))
     try:

@@ -83,7 +83,8 @@ export function render({ model, el }) {
   model.send({ do: "ready", seq: seq });
   return () => {
     model.off("msg:custom", onMsg);
-    if (key && views.has(key)) { views.get(key).delete(el); showOne(key); }
+    const mine = key && views.get(key);
+    if (mine) { mine.delete(el); if (mine.size) showOne(key); else views.delete(key); }
   };
 }
 

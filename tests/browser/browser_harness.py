@@ -115,8 +115,9 @@ class Server:
     the kernel spec and the ipywidgets labextension live.
     """
 
-    def __init__(self, root: Path, home: Path, app: str = "lab"):
+    def __init__(self, root: Path, home: Path, app: str = "lab", collaborative: bool = False):
         self.root, self.home, self.app = root, home, app
+        self.collaborative = collaborative      # real-time collaboration (jupyter-collaboration), where installed
         self.port, self.token = free_port(), secrets.token_hex(16)
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = None
@@ -135,6 +136,9 @@ class Server:
         extensions = settings.setdefault("ServerApp", {}).setdefault("jpserver_extensions", {})
         for name in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
             extensions.setdefault(f"nbgrader.server_extensions.{name}", False)
+        # jupyter-collaboration (in the test venv for the shared-notebook tests) turns every JupyterLab into a shared
+        # one: the other tests' pages stay single-user, as most learners' are
+        settings.setdefault("YDocExtension", {})["disable_rtc"] = not self.collaborative
         config.write_text(json.dumps(settings))
         env.update(
             JUPYTER_CONFIG_DIR=str(self.home / "config"),

@@ -31,24 +31,10 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
+from bench_fusion import layers
+from bench_stepper import chain
 from jaxprlens.model import trace
 from jaxprlens.views.sharding import ShardingView
-
-
-def layers(n: int):
-    def fn(x, w):
-        for _ in range(n // 3):
-            x = jnp.tanh(x @ w + 1.0)
-        return x
-    return fn
-
-
-def chain(n: int):
-    def fn(x, y):
-        for i in range(n // 2):
-            x = jnp.sin(x) * y if i % 2 else jnp.cos(x) + y
-        return x
-    return fn
 
 
 def programs(n: int, only: str | None):

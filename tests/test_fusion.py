@@ -217,10 +217,44 @@ def test_the_magic_option(ip):
 
 
 def _count_compiles(monkeypatch) -> list:
-    """A list that gets an item per XLA compile of a lowered program from now on."""
-    calls, real = [], jax.stages.Lowered.compile
-    monkeypatch.setattr(jax.stages.Lowered, "compile", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    """A list that gets an item per compile of a program from now on (``engine.compiled.compile_lowered``: every
+    compile goes through it)."""
+    from jaxprlens.engine import compiled
+    calls, real = [], compiled.compile_lowered
+    monkeypatch.setattr(compiled, "compile_lowered", lambda *a, **k: calls.append(1) or real(*a, **k))
     return calls
+
+
+STEP_CELL = ("import jax, jax.numpy as jnp\n"
+             "def loss(params, x):\n    for w in params:\n        x = jnp.tanh(x @ w)\n    return jnp.sum(x ** 2)\n"
+             "def step(params, x):\n"
+             "    return [w - 0.1 * g for w, g in zip(params, jax.grad(loss)(params, x))]\n"
+             "step([jnp.ones((4, 4)) * 0.1] * 3, jnp.ones((2, 4)))")
+
+
+@pytest.mark.parametrize("options", ["--run --fusion --memory", "--run --fusion --memory --sharding",
+                                     "--run --device cpu --fusion --memory", "--graph --fusion --run"])
+def test_run_fusion_and_memory_in_one_cell_compile_once(ip, monkeypatch, options):
+    calls = _count_compiles(monkeypatch)
+    out = ip.run_cell_magic("jaxpr", options, STEP_CELL)
+    assert len(calls) == 1
+    run = out.parts[-1]
+    params, x = [jnp.ones((4, 4)) * 0.1] * 3, jnp.ones((2, 4))
+    step = ip.user_ns["step"]
+    for got, want in zip(run.outputs, jax.jit(step)(params, x)):      # the scoped compile runs as jax.jit does
+        assert jnp.array_equal(got, want)
+    fusion = next(p for p in out.parts if isinstance(p, FusionView))
+    assert run.compile_time > 0 and fusion.map.kernels
+
+
+def test_a_run_after_the_map_reuses_its_compile_and_a_new_device_compiles_its_own(monkeypatch):
+    program = jaxprlens.trace(mlp, *MLP_ARGS)
+    fusion_map(program)
+    calls = _count_compiles(monkeypatch)
+    first = program.run(repeat=2)
+    assert not calls and program.memory().compiled["argument"] > 0 and not calls
+    program.run(device="cpu", repeat=2)              # asked for by name: the arguments committed there, compiled again
+    assert len(calls) == 1 and program.run(device="cpu", repeat=2).outputs == first.outputs and len(calls) == 1
 
 
 def test_fusion_and_memory_in_one_cell_compile_once(ip, monkeypatch):

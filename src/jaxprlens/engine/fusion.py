@@ -1,31 +1,29 @@
 """Which of the jaxpr's equations became which compiled kernel (``%%jaxpr --fusion``, ``program.fusion()``).
 
-The program is compiled as ``--run`` compiles it, but each equation (at every depth) first gets its own name
-scope: its id as a scope name (``e3``, ``e2_body_1``) added to the equation's name stack.  XLA keeps the name
+The program is compiled once, shared with ``--run`` (``engine.compiled``), each equation (at every depth) under its
+own name scope: its id as a scope name (``e3``, ``e2_body_1``) added to the equation's name stack.  XLA keeps the name
 stack in every instruction's ``op_name`` metadata (``jit(run)/e2/while/body/e2_body_1/sin``), inside fusions too,
 so reading the optimized HLO maps each equation to the kernel its instructions landed in: the top-level
 instruction of a computation the program runs (the entry, a loop's body, a branch), or the fusion an
 instruction was fused into.  With ``profile=True`` the same compiled program then runs under the profiler and
 each kernel gets its measured time (``engine.kerneltime``).  The compile is most of a map's time (XLA's: a minute
 at 10,000 equations; benchmarks/bench_fusion.py), so it is made once per program and device and kept in
-``program.memo``: a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()`` reuse it.
+``program.memo``: ``--run``, a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()``
+reuse it.
 Returns data (``FusionMap``); ``views.fusion`` shows it."""
 from __future__ import annotations
 
-import glob
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 
 import jax
-import jax.extend.core as jex
 
+from jaxprlens.engine.compiled import key as compile_key, on_device, scoped
+from jaxprlens.engine.compiled import scope_name  # noqa: F401 - public here too (the map's tests, the sharding map)
 from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
 from jaxprlens.engine import kerneltime
-from jaxprlens.engine.devices import resolve_device
 from jaxprlens.engine.memory import Memory
-from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args, on_device, place, placed_on
+from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args
 from jaxprlens.model.program import Program, Var
 
 # instructions that are no kernel: they name values, they compute nothing
@@ -35,40 +33,17 @@ _FUSION_KINDS = {"kLoop": "loop fusion", "kInput": "input fusion", "kOutput": "o
                  "kCustom": "custom fusion"}
 
 
-def scope_name(eqn_id: str) -> str:
-    """The name scope an equation is compiled under: ``3`` -> ``e3``, ``2/body/1`` -> ``e2_body_1``."""
-    return "e" + re.sub(r"[^A-Za-z0-9]", "_", eqn_id)
-
-
-# ---------------------------------------------------------------- the scoped program
-
-def _rewrite(program: Program, jaxpr, tokens: dict):
-    """``jaxpr`` (the Jaxpr or ClosedJaxpr of ``program``) with each equation's name stack extended by its
-    scope name, the sub-jaxprs of its nested programs rewritten the same way."""
-    closed = isinstance(jaxpr, jex.ClosedJaxpr)
-    open_ = jaxpr.jaxpr if closed else jaxpr
-    new_eqns = []
-    for eqn, raw in zip(program.eqns, open_.eqns):
-        token = scope_name(eqn.id)
-        tokens[token] = eqn.id
-        info = raw.source_info
-        info = info.replace(name_stack=info.name_stack.extend(token))
-        params = dict(raw.params)
-        for sub in eqn.subs:
-            value = params.get(sub.param)
-            if value is sub.program.jaxpr:
-                params[sub.param] = _rewrite(sub.program, value, tokens)
-            elif isinstance(value, tuple):     # branches; custom_linear_solve's namedtuple (kept one: read by name)
-                items = [_rewrite(sub.program, x, tokens) if x is sub.program.jaxpr else x for x in value]
-                params[sub.param] = type(value)._make(items) if hasattr(value, "_make") else tuple(items)
-        new_eqns.append(raw.replace(source_info=info, params=params))
-    new = open_.replace(eqns=new_eqns)
-    return jex.ClosedJaxpr(new, jaxpr.consts) if closed else new
-
-
-def _specs(program: Program) -> list:
-    return [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=getattr(v.aval, "weak_type", False))
-            for v in program.invars]
+@dataclass(frozen=True)
+class Scoped:
+    """The shared compile (``engine.compiled.Scoped``) with its optimized HLO read (``parse_hlo``): what the map,
+    XLA's memory figures and the sharding map read of it."""
+    compiled: object
+    tokens: dict
+    args: list
+    device: object
+    text: str
+    parsed: tuple
+    partitioned: str | None = None
 
 
 def compile_scoped(program: Program, device=None):
@@ -79,76 +54,22 @@ def compile_scoped(program: Program, device=None):
     return made.compiled, made.tokens
 
 
-@dataclass(frozen=True)
-class Scoped:
-    """The scoped program compiled once for a program and device (``_scoped``): ``args`` the placed arguments (their
-    types when the program has no recorded arguments), ``device`` where it runs, ``text`` its optimized HLO and
-    ``parsed`` that text read (``parse_hlo``); ``partitioned``: asked with ``partitioning=True``, the module as XLA's
-    SPMD partitioner received it (every instruction's global shape and ``sharding={...}``, as sharding propagation
-    decided; ``""`` when XLA ran no partitioner: one device), else ``None``."""
-    compiled: object
-    tokens: dict
-    args: list
-    device: object
-    text: str
-    parsed: tuple
-    partitioned: str | None = None
-
-
 def _scoped(program: Program, device=None, partitioning: bool = False) -> Scoped:
-    """The scoped program compiled (see ``compile_scoped``), once per program and device: kept in ``program.memo``,
-    so a second map, a profile, XLA's ``memory_analysis()`` (``engine.memory``), a sharding map (``engine.sharding``)
-    and a view made again reuse the compile (XLA's compile is most of a map's time: a minute at 10,000 equations).
-    With ``partitioning``, XLA also writes the module its SPMD partitioner received (``Scoped.partitioned``): the
-    same compile, with a dump of that one pass."""
-    dev = resolve_device(device)
-    key = ("fusion.scoped", device is not None, dev)
-    made = program.memo.get(key)
-    if made is not None and (not partitioning or made.partitioned is not None):
-        return made
-    tokens: dict = {}
-    scoped = _rewrite(program, program.jaxpr, tokens)
-    fn = jax.jit(jex.jaxpr_as_fun(scoped))
-    run_on = dev
-    if len(program.args) == len(program.invars) and (program.args or not program.invars):
-        args = place(program, dev, explicit=device is not None)
-        run_on = placed_on(args, dev)
-    else:
-        args = _specs(program)
-    partitioned = None
-    with on_device(run_on, [a for a in args if isinstance(a, jax.Array)]):
-        lowered = fn.lower(*args)
-        if partitioning:
-            compiled, partitioned = _compile_partitioned(lowered)
-        else:
-            compiled = lowered.compile()
-    text = compiled.as_text() or ""
-    made = program.memo[key] = Scoped(compiled, tokens, args, run_on, text, parse_hlo(text), partitioned)
-    return made
+    """The program's one compile (``engine.compiled.scoped``: kept in ``program.memo``, shared with ``--run``), its
+    HLO read once beside it: a second map, a profile, XLA's ``memory_analysis()``, a sharding map (``engine.sharding``)
+    and a view made again reuse both."""
+    made = scoped(program, device, partitioning)
+    key = ("fusion.parsed", compile_key(program, device))
+    kept = program.memo.get(key)
+    if kept is None or kept[0] is not made:
+        kept = program.memo[key] = (made, parse_hlo(made.text))
+    return Scoped(made.compiled, made.tokens, made.args, made.device, made.text, kept[1], made.partitioned)
 
 
-_PARTITIONER = "spmd-partitioning"
-
-
-def _compile_partitioned(lowered) -> tuple:
-    """``(compiled, text)``: ``lowered`` compiled, and the module as XLA's SPMD partitioner received it, read from
-    the dump of that one pass (XLA offers the module between passes only as a dump; ``""`` when no partitioner
-    ran).  The dump goes to a temporary folder, removed after."""
-    with tempfile.TemporaryDirectory(prefix="jaxprlens-") as folder:
-        compiled = lowered.compile(compiler_options={"xla_dump_to": folder, "xla_dump_hlo_pass_re": _PARTITIONER,
-                                                     "xla_dump_hlo_as_text": True})
-        found = sorted(glob.glob(os.path.join(folder, f"*before_{_PARTITIONER}.txt")))
-        text = ""
-        if found:
-            with open(found[-1], encoding="utf-8") as f:
-                text = f.read()
-    return compiled, text
-
-
-def compiled_program(program: Program):
-    """The program compiled as ``fusion_map`` (and ``--run``) compiles it on the default device, shared with the map:
-    what ``engine.memory`` asks XLA's ``memory_analysis()`` of."""
-    return _scoped(program).compiled
+def compiled_program(program: Program, device=None):
+    """The program compiled as ``fusion_map`` (and ``--run``) compiles it, shared with them: what
+    ``engine.memory``'s figures ask XLA's ``memory_analysis()`` of."""
+    return _scoped(program, device).compiled
 
 
 # ---------------------------------------------------------------- the optimized HLO, read
@@ -437,12 +358,12 @@ def timed(fmap: FusionMap, times: kerneltime.KernelTimes) -> FusionMap:
     return fmap
 
 
-def compiled_memory(program: Program) -> dict | None:
+def compiled_memory(program: Program, device=None) -> dict | None:
     """XLA's ``memory_analysis()`` of the program compiled as ``--run`` compiles it: argument, output,
     temporary and alias bytes (None where the backend does not say).  The compile is the fusion map's
     (``compiled_program``: the same program, its equations under name scopes, which XLA's
     buffers do not see): ``--fusion --memory`` compiles once."""
-    compiled = compiled_program(program)     # a compile that fails raises: not figures quietly left out
+    compiled = compiled_program(program, device)     # a compile that fails raises: not figures quietly left out
     try:
         stats = compiled.memory_analysis()
     except Exception:  # noqa: BLE001 - not every backend implements it
@@ -452,11 +373,11 @@ def compiled_memory(program: Program) -> dict | None:
     return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
 
 
-def with_compiled(result: Memory, program: Program) -> Memory:
+def with_compiled(result: Memory, program: Program, device=None) -> Memory:
     """``result`` (``engine.memory.memory(program)``) with XLA's figures of the compiled program: ``.compiled``,
     or ``.compile_failed`` saying why they are missing (the jaxpr's own count stands)."""
     try:
-        result.compiled = compiled_memory(program)
+        result.compiled = compiled_memory(program, device)
     except Exception as e:  # noqa: BLE001 - the jaxpr's own count stands; the view says why XLA's is missing
         result.compile_failed = f"{type(e).__name__}: {e}".splitlines()[0]
     return result

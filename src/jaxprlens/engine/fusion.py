@@ -83,6 +83,16 @@ class Instruction:
     attrs: str = ""
     type: str = ""               # its result type as the HLO writes it: ``f32[4,32]{1,0}``, a tuple ``(f32[2], s32[])``
 
+    @property
+    def operands(self) -> list:
+        """The instructions it reads, by name, in order (a ``parameter``: none)."""
+        return re.findall(r"%([\w.\-]+)", self.attrs.split(")", 1)[0])
+
+    @property
+    def shape(self) -> str:
+        """Its result type without the layout: ``f32[4,32]``."""
+        return re.sub(r"\{[^}]*\}", "", self.type)
+
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([\w.\-]+)\s.*\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([\w.\-]+)\s*=\s*(.+?)\s([a-z][a-z0-9\-]*)\((.*)$")
@@ -152,8 +162,12 @@ class FusionMap:
     ``absorbed``: the removed equations whose results feed one kernel only (it likely computes them: XLA
     merged them into an instruction that kept another equation's name, or into constants it placed there),
     ``inlined``: equations holding nested programs with no instruction of their own (a ``pjit`` call whose
-    body's equations are in kernels).  Every equation id is in exactly one kernel's ``eqns``, ``removed``
-    or ``inlined``.  ``spread``: equation id -> every kernel it has instructions in, when more than one."""
+    body's equations are in kernels).  Every equation id is in ``removed``, ``inlined`` or the ``eqns`` of every
+    kernel that computes it: ``of`` names one of those (the outermost, one that bears the equation's own name);
+    ``spread``: equation id -> every kernel computing it, when more than one, in the HLO's order; ``recomputed``:
+    those of them where XLA computes the same thing again in each kernel (an instruction of the same opcode and
+    shape in each: a cheap producer copied into every consumer's fusion), the others are computed in parts (a
+    reduction in two passes, a loop's counter and test).  A recomputed equation's cost is in each kernel's."""
     kernels: list
     of: dict
     removed: list
@@ -166,6 +180,7 @@ class FusionMap:
     others: list = field(default_factory=list)      # profiled: kernels no equation comes from that took time
     looped: dict = field(default_factory=dict)      # kernel in a loop's body -> the entry's kernel that runs the loop
     parsed: tuple | None = field(default=None, repr=False, compare=False)   # ``parse_hlo(hlo)``, when read already
+    recomputed: dict = field(default_factory=dict)  # equation id -> the kernels that each compute it again
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)
@@ -245,6 +260,70 @@ def _absorbed(program: Program, of: dict, removed: set) -> dict:
     return out
 
 
+# instructions that carry a value on without computing it: where one of an equation's lands, the equation is not
+# computed (XLA's fusions bitcast their operands and keep the producer's name on the bitcast)
+FREE = frozenset({"bitcast", "reshape"}) | PLUMBING
+# an opcode that computes one primitive: an instruction of it whose name XLA lost is matched to that primitive
+_COMPUTES = {"dot": "dot_general", "convolution": "conv_general_dilated", "fft": "fft", "sort": "sort",
+             "cholesky": "cholesky", "triangular-solve": "triangular_solve"}
+
+
+def _in_combiner(ins: Instruction, called: dict, by_name: dict) -> bool:
+    """Whether ``ins`` is in a reduction's combiner (``to_apply`` of a reduce, a scatter, a sort): the combiner
+    runs inside the reduction's kernel, and the same combiner in two kernels is a reduction in two passes, not one
+    computed twice."""
+    caller = called.get(ins.computation)
+    return caller is not None and caller[1] and by_name[caller[0]].opcode not in ("fusion", "call")
+
+
+def _lost_names(instructions: list, by_name: dict, called: dict, tokens: dict, eqns: dict) -> dict:
+    """Instruction name -> the equation it computes, for instructions of a loop's or call's body that XLA left with
+    the loop's name only (on the CPU, a ``dot`` rewritten from a vector-matrix product keeps ``…/e1/while``): the one
+    equation of that body, of the primitive the opcode computes, that names the values next to it: what it reads
+    or what reads it, through bitcasts and into the fusions that read it (XLA keeps the name on the bitcast)."""
+    readers: dict = {}
+    params: dict = {}
+    for ins in instructions:
+        for i, name in enumerate(ins.operands):
+            readers.setdefault(name, []).append((ins, i))
+        if ins.opcode == "parameter":
+            m = re.match(r"\s*(\d+)", ins.attrs)
+            if m:
+                params[(ins.computation, int(m.group(1)))] = ins
+    fused = {caller: comp for comp, (caller, embedded) in called.items() if embedded}
+
+    def near(ins: Instruction) -> set:
+        seen, todo, out = set(), [ins], set()
+        while todo:
+            x = todo.pop()
+            for y in [by_name[o] for o in x.operands if o in by_name]:          # what it reads
+                if y.name not in seen:
+                    seen.add(y.name)
+                    out.add(_eqn_of(y.op_name, tokens))
+                    if y.opcode in FREE:
+                        todo.append(y)
+            for y, i in readers.get(x.name, ()):                                 # what reads it
+                if y.opcode == "fusion" and (fused.get(y.name), i) in params:
+                    y = params[(fused[y.name], i)]
+                if y.name not in seen:
+                    seen.add(y.name)
+                    out.add(_eqn_of(y.op_name, tokens))
+                    if y.opcode in FREE:
+                        todo.append(y)
+        return out
+
+    out = {}
+    for ins in instructions:
+        primitive = _COMPUTES.get(ins.opcode)
+        eid = _eqn_of(ins.op_name, tokens) if primitive else None
+        if eid is None or not eqns[eid].subs:
+            continue
+        found = {e for e in near(ins) if e and e.startswith(eid + "/") and eqns[e].primitive == primitive}
+        if len(found) == 1:
+            out[ins.name] = found.pop()
+    return out
+
+
 def fusion_map(program: Program, device=None, profile: bool = False, repeat: int = REPEAT,
                budget: float = BUDGET) -> FusionMap:
     """Compile ``program`` (see ``compile_scoped``) and map every equation to its kernel; with ``profile``, run
@@ -269,39 +348,54 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
             comp, d = by_name[called[comp][0]].computation, d + 1
         return d
 
-    found: dict = {}                     # eqn id -> [(depth, order, kernel name, names the kernel itself)]
+    eqns = {e.id: e for e in program.walk()}
+    lost = _lost_names(instructions, by_name, called, tokens, eqns)
+    found: dict = {}          # eqn id -> [(free, depth, not own, -order, kernel name, (opcode, shape) or None)]
     order = {ins.name: i for i, ins in enumerate(instructions)}
     for ins in instructions:
-        eid = _eqn_of(ins.op_name, tokens) if ins.op_name else None
+        eid = lost.get(ins.name) or (_eqn_of(ins.op_name, tokens) if ins.op_name else None)
         if eid is None:
             continue
         k = kernel_of(ins)
         if k is None:
             continue
-        own = _eqn_of(k.op_name, tokens) == eid
-        found.setdefault(eid, []).append((depth(k.computation), not own, -order[k.name], k.name))
-    of, spread = {}, {}
+        own = (lost.get(k.name) or _eqn_of(k.op_name, tokens)) == eid
+        free = ins.opcode in FREE
+        what = None if free or _in_combiner(ins, called, by_name) else (ins.opcode, ins.shape)
+        found.setdefault(eid, []).append((free, depth(k.computation), not own, -order[k.name], k.name, what))
+    of, spread, recomputed, where = {}, {}, {}, {}
     for eid, places in found.items():
-        of[eid] = min(places)[3]        # the outermost kernel, one that names the equation itself, the last
-        names = list(dict.fromkeys(p[3] for p in sorted(places, key=lambda p: -p[2])))
+        if not all(p[0] for p in places):      # where it computes something, not where a bitcast of it went
+            places = [p for p in places if not p[0]]
+        of[eid] = min(places, key=lambda p: p[:5])[4]     # the outermost, one that names the equation itself, the last
+        names = where[eid] = list(dict.fromkeys(p[4] for p in sorted(places, key=lambda p: -p[3])))
+        if eqns[eid].subs:              # a loop, a branch, a call: its own kernel; its counter and test are its own
+            names = where[eid] = [of[eid]]
         if len(names) > 1:
             spread[eid] = names
+            makers: dict = {}
+            for p in places:
+                if p[5] is not None:
+                    makers.setdefault(p[5], set()).add(p[4])
+            again = {k for ks in makers.values() if len(ks) > 1 for k in ks}
+            if again:
+                recomputed[eid] = [k for k in names if k in again]
     table = program.memo.get("fusion.costs")
     if table is None:
         table = program.memo["fusion.costs"] = costs(program)
     kernels: dict = {}
-    used = set(of.values())
+    used = {k for names in where.values() for k in names}
     for ins in instructions:
         if ins.name in used and ins.name not in kernels:
             kernels[ins.name] = Kernel(ins.name, _kind(ins), ins.computation)
     removed, inlined, n = [], [], 0
     for eqn in program.walk():
         n += 1
-        k = of.get(eqn.id)
-        if k is not None:
-            kernels[k].eqns.append(eqn.id)
-            if not eqn.subs:
-                kernels[k].cost = kernels[k].cost + table.get(eqn.id, ZERO)
+        if eqn.id in of:
+            for k in where[eqn.id]:
+                kernels[k].eqns.append(eqn.id)
+                if not eqn.subs and (k == of[eqn.id] or k in recomputed.get(eqn.id, ())):
+                    kernels[k].cost = kernels[k].cost + table.get(eqn.id, ZERO)
         elif eqn.subs and any(e.id in of for sub in eqn.subs for e in sub.program.walk()):
             inlined.append(eqn.id)
         else:
@@ -312,11 +406,11 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
         kernels[k].saved = b
     first = {}
     for i, eqn in enumerate(program.walk()):
-        if eqn.id in of:
-            first.setdefault(of[eqn.id], i)
+        for k in where.get(eqn.id, ()):
+            first.setdefault(k, i)
     ordered = sorted(kernels.values(), key=lambda k: first[k.name])      # in the order the program reads
     fmap = FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text,
-                     parsed=made.parsed)
+                     parsed=made.parsed, recomputed=recomputed)
     if profile:
         with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
             times = kerneltime.profile(compiled, args, kerneltime.module_name(text), repeat, budget)

@@ -45,8 +45,8 @@ WORDS = {
                           "列在每个计算内核下，标为（重新计算），开销在每个计算内核中都计入"),
     "fusion_parts": ("{eqns} computed in parts in several kernels (a reduction in two passes; an equation XLA writes "
                      "as several instructions), listed under each, marked (in part)",
-                     "{eqns}分成几部分在多个计算内核中计算（分两遍的归约；XLA 写成多条指令的方程），列在每个计算内核下，"
-                     "标为（部分）"),
+                     "{eqns}分成几部分在多个计算内核中计算（分两遍的归约；XLA 写成多条指令的方程），列在每个计算内核"
+                     "下，标为（部分）"),
     "fusion_note": ("FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the "
                     "computation it is in (a loop body's kernels: per iteration; a loop's or call's own kernel: its "
                     "body's work is in the body's kernels). Intermediate bytes not written: values an equation makes "

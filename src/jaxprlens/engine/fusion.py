@@ -281,6 +281,13 @@ def _lost_names(instructions: list, by_name: dict, called: dict, tokens: dict, e
     the loop's name only (on the CPU, a ``dot`` rewritten from a vector-matrix product keeps ``…/e1/while``): the one
     equation of that body, of the primitive the opcode computes, that names the values next to it: what it reads
     or what reads it, through bitcasts and into the fusions that read it (XLA keeps the name on the bitcast)."""
+    lost = []                           # (instruction, the loop or call whose name it has) to match
+    for ins in instructions:
+        eid = _eqn_of(ins.op_name, tokens) if ins.opcode in _COMPUTES else None
+        if eid is not None and eqns[eid].subs:
+            lost.append((ins, eid))
+    if not lost:
+        return {}
     readers: dict = {}
     params: dict = {}
     for ins in instructions:
@@ -313,11 +320,8 @@ def _lost_names(instructions: list, by_name: dict, called: dict, tokens: dict, e
         return out
 
     out = {}
-    for ins in instructions:
-        primitive = _COMPUTES.get(ins.opcode)
-        eid = _eqn_of(ins.op_name, tokens) if primitive else None
-        if eid is None or not eqns[eid].subs:
-            continue
+    for ins, eid in lost:
+        primitive = _COMPUTES[ins.opcode]
         found = {e for e in near(ins) if e and e.startswith(eid + "/") and eqns[e].primitive == primitive}
         if len(found) == 1:
             out[ins.name] = found.pop()

@@ -354,7 +354,7 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
 
     eqns = {e.id: e for e in program.walk()}
     lost = _lost_names(instructions, by_name, called, tokens, eqns)
-    found: dict = {}          # eqn id -> [(free, depth, not own, -order, kernel name, (opcode, shape) or None)]
+    found: dict = {}          # eqn id -> [(free, depth, not own, -order, kernel name, instruction)]
     order = {ins.name: i for i, ins in enumerate(instructions)}
     for ins in instructions:
         eid = lost.get(ins.name) or (_eqn_of(ins.op_name, tokens) if ins.op_name else None)
@@ -365,8 +365,7 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
             continue
         own = (lost.get(k.name) or _eqn_of(k.op_name, tokens)) == eid
         free = ins.opcode in FREE
-        what = None if free or _in_combiner(ins, called, by_name) else (ins.opcode, ins.shape)
-        found.setdefault(eid, []).append((free, depth(k.computation), not own, -order[k.name], k.name, what))
+        found.setdefault(eid, []).append((free, depth(k.computation), not own, -order[k.name], k.name, ins))
     of, spread, recomputed, where = {}, {}, {}, {}
     for eid, places in found.items():
         if not all(p[0] for p in places):      # where it computes something, not where a bitcast of it went
@@ -377,10 +376,11 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
             names = where[eid] = [of[eid]]
         if len(names) > 1:
             spread[eid] = names
-            makers: dict = {}
+            makers: dict = {}              # (opcode, shape) of what it computes -> the kernels computing it
             for p in places:
-                if p[5] is not None:
-                    makers.setdefault(p[5], set()).add(p[4])
+                ins = p[5]
+                if not p[0] and not _in_combiner(ins, called, by_name):
+                    makers.setdefault((ins.opcode, ins.shape), set()).add(p[4])
             again = {k for ks in makers.values() if len(ks) > 1 for k in ks}
             if again:
                 recomputed[eid] = [k for k in names if k in again]

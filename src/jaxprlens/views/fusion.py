@@ -239,8 +239,8 @@ class FusionView(View):
             else:
                 c = self.colour[k]
                 tint = f"background:{c}33;"
-                cell = " ".join(f'<span style="border-left:6px solid {self.colour[name]};padding-left:4px;'
-                                f'display:inline-block;white-space:nowrap">'
+                several = ";display:inline-block;white-space:nowrap" if eqn.id in m.spread else ""
+                cell = " ".join(f'<span style="border-left:6px solid {self.colour[name]};padding-left:4px{several}">'
                                 f'{html(name)}</span>' for name in m.spread.get(eqn.id, [k]))
                 mark = self._mark(eqn.id)
                 if mark:

@@ -25,7 +25,9 @@ venv: $(STAMP)
 
 lab: venv
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
-	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --notebook-dir=notebooks $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	# single-user, as most learners' JupyterLab is (the dev extras hold jupyter-collaboration for tests/browser/test_shared.py)
+	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --notebook-dir=notebooks --YDocExtension.disable_rtc=True \
+	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # Debian's Chromium for the real-browser tests (installed only when missing and we are root).
 browser-deps:

@@ -220,7 +220,7 @@ def cold(blocks: int = 2, profile: bool = False) -> dict:
 # output, drawn by a model that answers each move at once with the message the real ``Debugger`` sent for it
 # (made beforehand in this process): what is timed is the browser's part, from the click to the frame painted
 # after the new highlighted row (the kernel answers a Step in ~1 ms; JupyterLab's comm round trip comes on top,
-# and ``tests/browser/test_debugger_live.py`` times the whole thing in JupyterLab).  The recorded replay (no
+# and ``--lab`` and ``bench_lab.py`` time the whole thing in JupyterLab).  The recorded replay (no
 # kernel at all) is timed the same way.  Debian's Chromium through Playwright (``tests/browser``'s harness).
 # Goal: a Step <= 50 ms at 1k and 10k equations.
 

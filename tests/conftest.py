@@ -14,3 +14,13 @@ def ip():
     shell = get_ipython()
     shell.run_line_magic("load_ext", "jaxprlens")
     return shell
+
+
+@pytest.fixture
+def fake_comm(monkeypatch):
+    """Every widget the test makes talks through a ``FakeComm`` (tests/fakecomm.py): ``widget.comm.sent`` holds
+    each message it sent, ``widget.comm.custom`` the content of its custom ones."""
+    import comm
+    from fakecomm import FakeComm
+    monkeypatch.setattr(comm, "create_comm", FakeComm)
+    return FakeComm

@@ -4,8 +4,6 @@ Every predicted state must be the state the real Step then sends; no user effect
 breakpoint change it; the stepper's moves and history are what they are without it."""
 from __future__ import annotations
 
-import json
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,6 +15,8 @@ from jaxprlens.engine.stepper import Stepper
 from jaxprlens.views.debugger import Debugger
 from seeds import SEEDS
 
+pytestmark = pytest.mark.usefixtures("fake_comm")     # each Debugger records what it sends (conftest.py)
+
 
 class Comm:
     """A debugger driven as the front end drives it (``_on_msg``, asks numbered by ``seq``), beside a twin
@@ -25,10 +25,7 @@ class Comm:
     def __init__(self, fn, *args):
         p = trace(fn, *args)
         self.d, self.twin = Debugger(p, *args), Debugger(p, *args)
-        self.sent, twin = [], []
-        self.d._send = lambda msg, buffers=None: self.sent.append(json.loads(json.dumps(msg["content"])))
-        self.twin._send = lambda msg, buffers=None: twin.append(json.loads(json.dumps(msg["content"])))
-        self.twin_sent = twin
+        self.sent, self.twin_sent = self.d.comm.custom, self.twin.comm.custom
         self.seq, self.ahead = 0, None
         self.predicted = self.checked = 0
         self.ask("ready")

@@ -189,15 +189,14 @@ def test_a_frame_of_more_calls_than_rows_can_show_stays_unfolded():
     assert view.state()["call"] is None and view.crumbs() == ["eqn 0"]
 
 
-def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_a_step_brings_the_rest(step):
+def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_a_step_brings_the_rest(step, fake_comm):
     """Issue 27: the nnx step's first message held the frame's first 1,000 rows (394 kB) while the folded frame
     shows one; now the chunks its open calls' boxes show, and the rows of a call a move opens come with it."""
     import json
     from jaxprlens.views.dbgstate import CHUNK_ROWS
     p, args = step
     d = p.debugger(*args)
-    sent = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    sent = d.comm.custom
     d._on_msg(d, {"do": "ready", "seq": "0"}, [])
     frame = sent[0]["frame"]
     boxes = [int(i) for h in [frame["body"]] + [b for _, b in frame["groups"]]

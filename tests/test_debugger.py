@@ -21,17 +21,13 @@ from memory import rss_mb
 from pages import loaders
 
 
-class Sent(list):
-    """Every message the widget hands its comm, as the JSON the comm writes."""
-
-    def __call__(self, msg, buffers=None):
-        self.append(json.loads(json.dumps(msg)))
+pytestmark = pytest.mark.usefixtures("fake_comm")     # every widget here records what it sends (conftest.py)
 
 
 def debugger(name, **options) -> Debugger:
     fn, args = SEEDS[name]
     d = trace(fn, *args).debugger(**options)
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     return d
 
@@ -153,7 +149,7 @@ def test_bytes_per_step_do_not_grow_with_the_program():
     sizes = {}
     for n in (20, 1000):
         d = trace(chain(n), jnp.ones(64), jnp.ones(64)).debugger()
-        d._send = d.sent = Sent()
+        d.sent = d.comm.sent
         d.press("ready")
         for _ in range(5):
             d.press("step")
@@ -187,7 +183,7 @@ def test_conditional_breakpoints_stop_at_the_first_value_that_meets_them():
 
     x = jnp.array([1., 2., 4.])
     d = trace(f, x).debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("cond", text="any NaN", on=True)
     d.press("continue")
     assert d.stepper.last_eqn.primitive == "log" and at(d) == "3"
@@ -216,7 +212,7 @@ def test_debug_print_output_is_sent_in_order_while_stepping(capsys):
     first, second = want.splitlines(keepends=True)
     assert first.startswith("first 0.84") and second.startswith("second 1.68")
     d = trace(f, jnp.ones(3)).debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     outs = []
     while not d.stepper.done:
         n = len(d.sent)
@@ -238,7 +234,7 @@ def test_python_paths_beside_names():
 
     params = {"W1": jnp.ones((3, 4)), "b1": jnp.zeros(4)}
     d = trace(mlp, params, jnp.ones((2, 3))).debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     paths = {it["name"]: it["path"] for g in state(d)["values"] for it in g["items"]}
     assert "params['W1']" in paths.values() and "x" in paths.values()
@@ -253,7 +249,7 @@ def test_error_is_shown_and_debugger_stays_usable():
         return y * 2.
 
     d = trace(f, jnp.ones(2)).debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("step")
     d.press("step")
     kind, text = state(d)["notes"][0]
@@ -580,7 +576,7 @@ def test_rerunning_a_debug_cell_frees_the_debugger_it_replaces():
     kept, sizes = [], []
     for run in range(10):
         d = Debugger(p, cell=("cell-1", f"run-{run}"))
-        d._send = d.sent = Sent()
+        d.sent = d.comm.sent
         d.press("ready")
         d.press("continue")
         assert state(d)["done"]
@@ -609,7 +605,7 @@ def test_an_edit_of_an_unknown_value_is_said_in_the_debuggers_language():
     for lang, said in (("en", "no value 'zz' is defined at eqn 0 (the values defined here: a, b)"),
                        ("zh", "在方程 0 处没有定义值 'zz'（这里已定义的值：a, b）")):
         d = trace(lambda x, y: jnp.sin(x) * y, jnp.ones(3), jnp.ones(3)).debugger(lang=lang)
-        d._send = d.sent = Sent()
+        d.sent = d.comm.sent
         d.press("ready")
         d.press("edit", var="zz", op="zero")
         assert state(d)["notes"][0] == ["error", said]
@@ -657,7 +653,7 @@ def test_marks_of_an_edit_are_kept_between_moves_and_sent_as_changes():
 
     program = trace(chain, jnp.ones(3), jnp.ones(3))
     d = program.debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     d.press("step")                                   # eqn 0: c = sin a
     d.press("edit", var="c", op="scale", value=2)
@@ -731,7 +727,7 @@ def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
 
     monkeypatch.setattr(dbg, "ROWS_PER_MESSAGE", 1000)
     d = trace(chain, jnp.ones(3)).debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     first = d.sent[-1]["content"]
     frame = first["frame"]
@@ -766,7 +762,7 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
     monkeypatch.setattr(dbg, "ROWS_PER_MESSAGE", 1000)
     program = trace(chain, jnp.ones(3))
     d = program.debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.stepper.goto(1700)
     d.press("ready")
     frame = d.sent[-1]["content"]["frame"]
@@ -891,7 +887,7 @@ def test_the_condition_grammar_reads_the_same_in_python_and_in_javascript():
 def test_the_jit_comparison_past_its_budget_is_a_button():
     fn, args = SEEDS["func10"]
     d = trace(fn, *args).debugger(jit_budget=2)
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     d.press("continue")
     notes = dict(state(d)["notes"])
@@ -910,7 +906,7 @@ def test_past_its_size_the_jit_comparison_is_not_offered(monkeypatch):
     monkeypatch.setattr(dbg, "COMPARE_MAX", 5)
     fn, args = SEEDS["func10"]
     d = trace(fn, *args).debugger(jit_budget=2)
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     d.press("continue")
     notes = state(d)["notes"]
@@ -1167,7 +1163,7 @@ def test_the_panel_is_one_rendering_for_the_snapshot_the_widget_and_the_replay()
     fn, args = SEEDS["func10"]
     p = trace(fn, *args)
     d = p.debugger()
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     live = d.sent[-1]["content"]["state"]["view"]
     assert sorted(live) == sorted(PIECES)
@@ -1257,7 +1253,7 @@ def test_an_interrupted_continue_answers_where_it_stopped(monkeypatch, lang, wor
     def f(x):
         return jax.lax.fori_loop(0, 1000, lambda i, c: c * 0.5 + 1.0, x)
     d = trace(f, jnp.ones(4)).debugger(lang=lang)
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     d.stepper.add_condition("max > 1e9")           # never met: Continue steps into every iteration
     steps, step = [0], Stepper.step
@@ -1286,7 +1282,7 @@ def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
     def f(x):
         return jax.lax.fori_loop(0, 2000, lambda i, c: c * 0.5 + 1.0, x)
     d = trace(f, jnp.ones(4)).debugger(lang=lang)
-    d._send = d.sent = Sent()
+    d.sent = d.comm.sent
     d.press("ready")
     d.stepper.add_condition("max > 1e9")           # never met: Continue steps into every iteration
     monkeypatch.setattr(dv, "PROGRESS_S", 0.0)     # a report at every PROGRESS_STEPS steps

@@ -254,7 +254,10 @@ def test_fori_loop_with_1000_eqn_body_is_folded_then_unfolded():
     src = p.graph().source
     assert f'"fold-{loop.index}/body" [label="body\\n{n} equations (folded)\\npath={loop.index}/body"' in src
     assert _clusters(src, "sub") == 1                             # only the small cond is drawn
-    assert "folded (deeper than depth=3 or more than max_nodes=60 equations)" in src
+    assert _caption(src) == ["1003 equations and no Python calls to fold by: drawn by",
+                             "repeated blocks (×N) and ranges, 2 shown; click one to open",
+                             "it, or use path=", "1 nested program(s) folded (deeper than depth=3 or more than",
+                             "max_nodes=60 equations)"]
     unfolded = p.graph(max_nodes=5000).source
     assert _clusters(unfolded, "sub") == 2 and unfolded.count('[label=sin ') == 250
     folded = p.graph(path=f"{loop.index}/body")                  # 1,000 equations: drawn by its calls
@@ -290,11 +293,18 @@ def test_flat_1000_eqns_drawn_flat_when_asked():
     assert "xlabel" in g.source and '"ref-' in g.source           # cheap labels, long edges cut
 
 
+def _caption(source: str) -> list:
+    """The lines of a drawing's caption (the graph's own ``label``, DOT's ``\\n`` between lines)."""
+    (label,) = re.findall(r'^\tlabel="(.*)"$', source, re.M)
+    return label.split("\\n")
+
+
 def test_huge_top_level_drawn_as_runs():
     p = trace(_chain(300), jnp.ones(2), jnp.ones(2))
     g = Graph(p, max_top=100, max_nodes=1000)
     assert g.source.count('"run-') >= 100 // graph_mod.RUNS and '"run-0" [label="equations 0–2' in g.source
-    assert "300 equations: too many to draw one by one" in g.source
+    assert _caption(g.source) == ["300 equations: too many to draw one by one, shown as runs of",
+                                  "3; use path= to see a nested program"]
     assert "</svg>" in g.svg()
 
 
@@ -402,6 +412,26 @@ def _nesting(source):
             if m:
                 where[m.group(1)] = list(stack)
     return where
+
+
+def test_overview_caption_is_wrapped_at_60_columns(model_grad):
+    """The notes under a big program's title, each in lines of at most 60 columns (a Chinese character two):
+    on one line, 1,078 equations' caption alone made the drawing ~480 pt wide."""
+    from jaxprlens.present.i18n import width
+    assert _caption(model_grad.graph().source) == ["1078 equations, drawn by the Python calls that tracing",
+                                                   "inlined: 14 shown; click a call to open it, or use path="]
+    zh = _caption(model_grad.graph(lang="zh").source)
+    assert zh == ["1078 个方程，按 trace 时内联的 Python 调用折叠绘制：显示 14", "个；点击一个调用可展开，或用 path="]
+    assert max(map(width, zh)) <= 60
+
+
+def test_graph_caption_is_wrapped_at_60_columns():
+    """A small program's notes (a nested program folded) are wrapped the same way."""
+    p = trace(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * 2., x), jnp.ones(3))
+    assert _caption(p.graph(depth=0).source) == ["1 nested program(s) folded (deeper than depth=0 or more than",
+                                                 "max_nodes=60 equations)"]
+    assert _caption(p.graph(depth=0, lang="zh").source) == ["已折叠 1 个子 jaxpr（嵌套深于 depth=0，或方程多于",
+                                                            "max_nodes=60 个）"]
 
 
 def test_overview_of_the_grad_of_six_blocks(model_grad):
@@ -622,7 +652,11 @@ def test_graph_of_an_unrolled_loop_draws_the_block_once_with_its_count():
     assert [c.id for c in rep.groups] == ["rep1/copy1", "rep1/copies2-30"]
     assert f'label="{rep.name}' in g.source and "copy 1 of 30" in g.source        # the block drawn once, ×30
     assert g._draw.drawn <= 12                          # the block once, the other copies one node
-    assert "repeated blocks" in g.summary() and "no Python calls to fold by" in g.source
+    assert "repeated blocks" in g.summary()
+    # the caption in lines of at most 60 columns (one line made a big program's drawing ~1,000 px wide)
+    assert _caption(g.source) == ["122 equations and no Python calls to fold by: drawn by",
+                                  "repeated blocks (×N) and ranges, 7 shown; click one to open",
+                                  "it, or use path="]
     one = Graph(program, path="rep1/copy1")           # a click opens the block: its 4 equations, one node each
     assert sorted(re.findall(r'id="eqn-(\d+)"', one.source), key=int) == ["1", "2", "3", "4"]
     rest = Graph(program, path="rep1/copies2-30")          # the other copies: at most 8 ranges a level
@@ -630,6 +664,8 @@ def test_graph_of_an_unrolled_loop_draws_the_block_once_with_its_count():
     assert len(rest.group.groups) == 8 and rest.group.size == 116
     zh = Graph(program, lang="zh")
     assert "4 个方程 ×30" in zh.source and "第 1 份，共 30 份" in zh.source
+    assert _caption(zh.source) == ["122 个方程，没有可折叠的 Python 调用：按重复块（×N）和方程区",   # 60 columns:
+                                   "间绘制，显示 7 个；点击一个可展开，或用 path="]               # CJK two each
 
 
 @pytest.mark.slow                  # 32 s on a loaded 2-core machine, 7 s quiet
@@ -680,8 +716,10 @@ def test_inputs_and_results_are_grouped_by_argument_a_few_arguments_by_their_fir
 
 def test_a_graph_with_no_equations_says_why():
     g = trace(lambda x, y: (y, x), jnp.ones(3), 2.0).graph()
-    assert "Nothing to draw: the program has no equations" in g.source
-    assert "没有可绘制的内容" in trace(lambda x: x, 1.0).graph(lang="zh").source
+    assert _caption(g.source) == ["Nothing to draw: the program has no equations (its results",
+                                  "are its inputs or constants)"]
+    assert _caption(trace(lambda x: x, 1.0).graph(lang="zh").source) == [
+        "没有可绘制的内容：这个程序没有方程（它的结果就是它的输入或常", "量）"]     # no line starts with ）
 
 def test_graph_profile_colours_by_measured_time(ip):
     from jaxprlens.views import Stack

@@ -40,16 +40,20 @@ def test_every_option_has_its_words_in_both_languages(magic):
 
 def test_the_chinese_help_of_jaxpr_config():
     assert help_text(PARSERS["jaxpr_config"], "zh") == (
-        "::\n\n  %jaxpr_config [-h] [--lang LANG] [--reset]\n\n"
+        "::\n\n  %jaxpr_config [-h] [--lang LANG] [--graph-png {on,off}] [--reset]\n\n"
         "``%%jaxpr`` 在整个内核中生效的设置；不带选项时，打印这些设置以及每项的来源。\n\n用法：\n\n"
-        "    %jaxpr_config                  # 语言：zh（由 %jaxpr_config 设置）\n"
+        "    %jaxpr_config                  # 语言：zh（由 %jaxpr_config 设置），以及其余设置\n"
         "    %jaxpr_config --lang zh        # 从现在起每个视图都用中文；单元格的 --lang 仍然优先\n"
-        "    %jaxpr_config --reset          # 回到 $JAXPRLENS_LANG，否则英文\n\n"
-        "环境变量 ``JAXPRLENS_LANG``（``en`` 或 ``zh``）在任何 ``%jaxpr_config`` 之前设定语言。\n\n"
+        "    %jaxpr_config --graph-png off  # 数据流图不附带 PNG 副本（用于 LaTeX/PDF）：笔记本更轻\n"
+        "    %jaxpr_config --reset          # 回到 $JAXPRLENS_LANG 和 $JAXPRLENS_GRAPH_PNG，否则用默认值\n\n"
+        "环境变量 ``JAXPRLENS_LANG``（``en`` 或 ``zh``）和 ``JAXPRLENS_GRAPH_PNG``（``1`` 或 ``0``）在任何\n"
+        "``%jaxpr_config`` 之前设定它们。\n\n"
         "选项：\n"
-        "  -h, --help   用 --lang 给出的语言（否则用内核的语言）显示本帮助，然后停止\n"
-        "  --lang LANG  从现在起每个视图的语言：en 或 zh\n"
-        "  --reset      忘掉这里做的设置（回到 $JAXPRLENS_LANG 或 en）\n")
+        "  -h, --help            用 --lang 给出的语言（否则用内核的语言）显示本帮助，然后停止\n"
+        "  --lang LANG           从现在起每个视图的语言：en 或 zh\n"
+        "  --graph-png <{on,off}>\n"
+        "                        on：每个数据流图的输出也附带 PNG 图片，供 LaTeX 和 PDF 导出显示；off：笔记本更轻\n"
+        "  --reset               忘掉这里做的设置（回到 $JAXPRLENS_LANG、$JAXPRLENS_GRAPH_PNG 或默认值）\n")
 
 
 def test_the_chinese_help_of_jaxpr():
@@ -104,10 +108,10 @@ def test_wrap(cols, lines):
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", "unrecognized arguments: --rest\ndid you mean --reset?\nvalid options: --help --lang --reset -h  "
-           "(see %jaxpr_config --help)"),
-    ("zh", "无法识别的选项：--rest\n你是不是想写 --reset？\n可用的选项：--help --lang --reset -h（%jaxpr_config --help "
-           "查看帮助）"),
+    ("en", "unrecognized arguments: --rest\ndid you mean --reset?\n"
+           "valid options: --graph-png --help --lang --reset -h  (see %jaxpr_config --help)"),
+    ("zh", "无法识别的选项：--rest\n你是不是想写 --reset？\n"
+           "可用的选项：--graph-png --help --lang --reset -h（%jaxpr_config --help 查看帮助）"),
 ])
 def test_a_complaint_names_the_magic_whose_help_to_read(lang, said):
     assert option_error("unrecognized arguments: --rest", PARSERS["jaxpr_config"], lang, "%jaxpr_config") == said

@@ -17,6 +17,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 REPO = Path(__file__).resolve().parents[2]
 OUTPUT = Path(os.environ.get("JAXPRLENS_BROWSER_OUTPUT", REPO / "test-output" / "browser"))   # one per concurrent run
+# How long a wait on an event (a selector, a page state, a server answering) may last before the test fails: a
+# safety net for a loaded machine, never a pace; what a page must do quickly is timed by benchmarks/bench_lab.py.
+WAIT_MS = int(os.environ.get("JAXPRLENS_BROWSER_WAIT_MS", "300000"))
 SKIPPED: list[str] = []   # reasons, repeated in the terminal summary: a skip must never be silent
 
 
@@ -27,6 +30,48 @@ def skip(reason: str):
     if os.environ.get("JAXPRLENS_BROWSER") == "require":
         pytest.fail(f"{reason} (JAXPRLENS_BROWSER=require)")
     pytest.skip(reason)
+
+
+def until(check, what: str, timeout_ms: int | None = None, every: float = 0.2):
+    """Ask ``check()`` again and again until it gives a true value, and return that value: a wait on a condition
+    (a file saved, a server answering) that ends as soon as it holds; ``timeout_ms`` (``WAIT_MS``) is only the
+    safety net after which it fails, saying ``what`` it waited for."""
+    limit = WAIT_MS if timeout_ms is None else timeout_ms
+    deadline = time.monotonic() + limit / 1000
+    while True:
+        got = check()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {limit / 1000:.0f} s")
+        time.sleep(every)
+
+
+def saved_cells(path: Path) -> list:
+    """The cells of the notebook file at ``path`` as saved; none while the server is writing it."""
+    try:
+        return json.loads(path.read_text())["cells"]
+    except (OSError, ValueError, KeyError):        # not there yet, or written at this moment: read it again later
+        return []
+
+
+def new_context(browser, width: int = 1400, height: int = 1000):
+    """A fresh browser context whose waits have ``WAIT_MS`` as their safety net."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(WAIT_MS)
+    return context
+
+
+def painted(page) -> None:
+    """Until the browser has painted two frames after now: what the page just changed is on screen."""
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def kernel_idle(page) -> None:
+    """Until the notebook's kernel is up and idle (JupyterLab's execution indicator)."""
+    page.wait_for_function(
+        "() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
+        " return s && s.dataset.status === 'idle'; }", timeout=WAIT_MS)
 
 
 def free_port() -> int:
@@ -70,8 +115,9 @@ class Server:
     the kernel spec and the ipywidgets labextension live.
     """
 
-    def __init__(self, root: Path, home: Path, app: str = "lab"):
+    def __init__(self, root: Path, home: Path, app: str = "lab", collaborative: bool = False):
         self.root, self.home, self.app = root, home, app
+        self.collaborative = collaborative      # real-time collaboration (jupyter-collaboration), where installed
         self.port, self.token = free_port(), secrets.token_hex(16)
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = None
@@ -90,6 +136,9 @@ class Server:
         extensions = settings.setdefault("ServerApp", {}).setdefault("jpserver_extensions", {})
         for name in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
             extensions.setdefault(f"nbgrader.server_extensions.{name}", False)
+        # jupyter-collaboration (in the test venv for the shared-notebook tests) turns every JupyterLab into a shared
+        # one: the other tests' pages stay single-user, as most learners' are
+        settings.setdefault("YDocExtension", {})["disable_rtc"] = not self.collaborative
         config.write_text(json.dumps(settings))
         env.update(
             JUPYTER_CONFIG_DIR=str(self.home / "config"),
@@ -123,20 +172,22 @@ class Server:
         except OSError:
             return False
 
-    def start(self, timeout: float = 60.0) -> Server:
+    def start(self) -> Server:
         cmd = self.command()
         self.proc = subprocess.Popen(cmd, env=self.env(), cwd=self.root, stdout=self.log.open("wb"),
                                      stderr=subprocess.STDOUT, start_new_session=True,
                                      preexec_fn=_die_with_parent)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def answered() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"jupyter {self.app} exited with {self.proc.returncode}:\n{self.log_text()}")
-            if self.ready():
-                return self
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"jupyter {self.app} did not answer in {timeout:.0f}s:\n{self.log_text()}")
+            return self.ready()
+        try:
+            until(answered, f"jupyter {self.app} answering", every=0.3)
+        except AssertionError as e:
+            self.stop()
+            raise RuntimeError(f"{e}:\n{self.log_text()}") from None
+        return self
 
     def stop(self) -> None:
         """Terminate the whole process group (server and kernels); kill it if it lingers."""
@@ -216,15 +267,13 @@ def write_settings(home: Path) -> None:
         path.write_text(json.dumps(value))
 
 
-def run_all(page, timeout_ms: int = 120_000) -> None:
+def run_all(page, timeout_ms: int = WAIT_MS) -> None:
     """Run → Run All Cells from the menu bar, then wait until every code cell has run.
 
     The menu item is inert until the notebook's session is ready, which a cold JupyterLab can report
     late; so the click is repeated until some prompt shows ``[*]`` or a number.
     """
-    page.wait_for_function(
-        "() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
-        " return s && s.dataset.status === 'idle'; }", timeout=timeout_ms)  # the kernel is up
+    kernel_idle(page)
     started = ("() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]"
                ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))")
     for _ in range(3):

@@ -64,12 +64,23 @@ def _server(tmp_path_factory, app: str):
 
 @pytest.fixture(scope="session")
 def lab(browser, tmp_path_factory):
-    """JupyterLab from this venv on a free port; stopped (process group) at the end, also on failure."""
+    """JupyterLab from this venv on a free port, one for the whole session; stopped (process group) at the end,
+    also on failure.  jaxprlens's server extension is enabled as installing the wheel enables it
+    (``etc/jupyter/jupyter_server_config.d/jaxprlens.json``): a saved notebook stores the debugger's replay."""
     server = _server(tmp_path_factory, "lab")
+    conf = server.home / "config" / "jupyter_server_config.d"
+    conf.mkdir(parents=True)
+    shutil.copy(harness.REPO / "jupyter-config" / "jaxprlens.json", conf)
     try:
         yield server.start()
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def lab_saving(lab):
+    """The session's JupyterLab, asked for by the tests that save a notebook (its save hook is on)."""
+    return lab
 
 
 @pytest.fixture(scope="session")
@@ -102,7 +113,7 @@ def open_notebook(request, browser):
         harness.write_notebook(server.root / nb, cells)
         context = browser.new_context(viewport={"width": width, "height": 1000})
         page = context.new_page()
-        page.set_default_timeout(60_000)       # a click on a busy machine's JupyterLab
+        page.set_default_timeout(harness.WAIT_MS)      # a safety net for a busy machine's JupyterLab, not a pace
         log: list[str] = []
         page.on("console", lambda m: log.append(f"[{m.type}] {m.text}"))
         page.on("pageerror", lambda e: log.append(f"[pageerror] {e}"))
@@ -110,7 +121,7 @@ def open_notebook(request, browser):
         consoles.append(log)
         servers.append(server)
         page.goto(server.page_url(nb, workspace=re.sub(r"\W", "-", nb[:-6])))
-        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell")
         harness.run_all(page)
         errors = harness.cell_errors(page)
         assert not errors, "a cell failed:\n" + "\n".join(errors)
@@ -129,6 +140,17 @@ def open_notebook(request, browser):
             (out / f"{name}{suffix}.console.log").write_text("\n".join(consoles[i]) + "\n")
             (out / f"{name}{suffix}.server.log").write_text(servers[i].log_text())
         page.context.close()
+    for server in set(servers):        # the kernels of this test's notebooks go: the next test starts its own
+        _shut_down(server, f"{name}.ipynb")
+
+
+def _shut_down(server, notebook: str) -> None:
+    try:
+        for session in server.api("/api/sessions"):
+            if session.get("path", "").endswith(notebook):
+                server.api(f"/api/sessions/{session['id']}", method="DELETE")
+    except OSError:                   # the server has gone (a test stopped it): nothing to shut down
+        pass
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import statistics
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -71,25 +68,6 @@ async ([root, name, n]) => {
 """
 
 
-@pytest.fixture(scope="module")
-def lab_saving(browser, tmp_path_factory):
-    """JupyterLab with jaxprlens's server extension enabled as installing the wheel enables it
-    (``etc/jupyter/jupyter_server_config.d/jaxprlens.json``): a saved notebook stores the replay."""
-    base = tmp_path_factory.mktemp("jupyter-debugger")
-    root, home = base / "notebooks", base / "home"
-    root.mkdir()
-    home.mkdir()
-    harness.write_settings(home)
-    conf = home / "config" / "jupyter_server_config.d"
-    conf.mkdir(parents=True)
-    shutil.copy(harness.REPO / "jupyter-config" / "jaxprlens.json", conf)
-    server = harness.Server(root, home, app="lab")
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-
-
 def live(page, index: int):
     """The output of code cell ``index`` that holds its live debugger (the cell's first output is its recorded
     replay, hidden while the live one answers)."""
@@ -100,37 +78,29 @@ def hl(out) -> str:
     return out.locator("tr.jl-hl").first.get_attribute("data-eqn")
 
 
-def wait_hl(out, eqn_id: str, timeout: int = 20_000):
-    out.locator(f".jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=timeout)
+def wait_hl(out, eqn_id: str):
+    """Until the row ``eqn_id`` is the highlighted one (a safety net of ``harness.WAIT_MS``, not a pace)."""
+    out.locator(f".jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=harness.WAIT_MS)
 
 
-def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook):
+def test_step_back_and_continue_at_model_size(lab_saving, open_notebook):
+    """Step and Back at 1k and 10k equations land on the rows they say, and Continue ends with jax.jit's value
+    (how fast: benchmarks/bench_lab.py)."""
     page = open_notebook(lab_saving, [LOAD, CHAIN, "%%jaxpr --debug\nf1k(x, y)", "%%jaxpr --debug\nf10k(x, y)",
                                       "print('jit:', float(jax.jit(f1k)(x, y)[7]))"])
-    report = {}
     for cell, n in ((2, "1k"), (3, "10k")):
         out = live(page, cell)
         root = out.locator(LIVE)
-        wait_hl(out, "0", timeout=60_000)
+        wait_hl(out, "0")
         handle = root.element_handle()
-        page.evaluate(MOVE_JS, [handle, "step", 2])                     # warm up
-        steps = page.evaluate(MOVE_JS, [handle, "step", 10])
-        backs = page.evaluate(MOVE_JS, [handle, "back", 10])
-        draw = float(root.get_attribute("data-draw-ms") or "nan")
-        trip = float(root.get_attribute("data-trip-ms") or "nan")
-        print(f"\n{n}: last move: kernel round trip {trip:.1f} ms, then drawn in {draw:.1f} ms")
-        report[n] = (statistics.median(steps), max(steps), statistics.median(backs), max(backs))
+        page.evaluate(MOVE_JS, [handle, "step", 12])                    # each move waits for its row painted
+        page.evaluate(MOVE_JS, [handle, "back", 10])
         assert hl(out) == "2"
         out.screenshot(path=str(harness.OUTPUT / f"debugger_{n}.png"))
-    for n, (sm, sx, bm, bx) in report.items():
-        print(f"\n{n}: Step click-to-repaint median {sm:.0f} ms (max {sx:.0f}); Back median {bm:.0f} ms (max {bx:.0f})")
-        assert sm < 400 and bm < 400, f"{n}: a move takes {sm:.0f}/{bm:.0f} ms (budget 100 ms)"
 
     out = live(page, 2)                                                 # Continue to the end, 1k
-    t0 = time.perf_counter()
     out.locator("button[data-do=continue]").click()
-    out.locator(".jl-crumbs", has_text="done").wait_for(timeout=30_000)
-    print(f"1k: Continue to the end {time.perf_counter() - t0:.2f} s")
+    out.locator(".jl-crumbs", has_text="done").wait_for()
     result = out.locator("tr.jl-value", has=page.locator("td.jl-vtitle", has_text="result"))
     result.first.wait_for()
     assert out.locator("button[data-do=step]").is_disabled()
@@ -143,42 +113,35 @@ def test_step_back_latency_and_continue_at_model_size(lab_saving, open_notebook)
 
 def test_step_repaint_and_continue_at_100k_equations(lab_saving, open_notebook):
     """Issue 21: at 100k equations the frame's rows come as they are scrolled to (the page holds a few
-    thousand rows, not 100k), a Step still repaints within the budget, and Continue reaches the end."""
+    thousand rows, not 100k), Step and Back land on their rows, and Continue reaches the end (how fast:
+    benchmarks/bench_lab.py)."""
     page = open_notebook(lab_saving, [LOAD, CHAIN + "f100k = chain(100000)", "%%jaxpr --debug\nf100k(x, y)"])
     out = live(page, 2)
     root = out.locator(LIVE)
-    wait_hl(out, "0", timeout=120_000)
+    wait_hl(out, "0")
     handle = root.element_handle()
-    page.evaluate(MOVE_JS, [handle, "step", 2])                         # warm up
-    steps = page.evaluate(MOVE_JS, [handle, "step", 10])
-    backs = page.evaluate(MOVE_JS, [handle, "back", 10])
-    sm, sx, bm = statistics.median(steps), max(steps), statistics.median(backs)
-    draw = float(root.get_attribute("data-draw-ms") or "nan")
-    print(f"\n100k: Step click-to-repaint median {sm:.0f} ms (max {sx:.0f}); Back median {bm:.0f} ms; the last "
-          f"move drawn in {draw:.1f} ms after its message arrived")
+    page.evaluate(MOVE_JS, [handle, "step", 12])                        # each move waits for its row painted
+    page.evaluate(MOVE_JS, [handle, "back", 10])
     assert hl(out) == "2"
     drawn = out.locator(".jl-frame tr.jl-row").count()
     assert drawn <= 2400, f"{drawn} rows drawn at once: a large frame's rows come as they are scrolled to"
     scroller = out.locator(".jl-dbg-frame")
     scroller.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")         # the last rows, asked for on scroll
-    out.locator(".jl-frame tr.jl-row[data-eqn='99999']").wait_for(state="attached", timeout=30_000)
+    out.locator(".jl-frame tr.jl-row[data-eqn='99999']").wait_for(state="attached")
     assert out.locator(".jl-frame tr.jl-row").count() <= 4800
     page.evaluate(MOVE_JS, [handle, "step", 1])                          # back to the current row
     assert hl(out) == "3"
     out.screenshot(path=str(harness.OUTPUT / "debugger_100k.png"))
-    t0 = time.perf_counter()
     out.locator("button[data-do=continue]").click()
-    out.locator(".jl-crumbs", has_text="done").wait_for(timeout=120_000)
-    print(f"100k: Continue to the end {time.perf_counter() - t0:.2f} s (click to the end drawn)")
+    out.locator(".jl-crumbs", has_text="done").wait_for()
     assert out.locator("button[data-do=step]").is_disabled()
-    assert sm < 400 and bm < 400, f"100k: a move takes {sm:.0f}/{bm:.0f} ms (budget 100 ms)"
 
 
 def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_notebook, tmp_path):
     page = open_notebook(lab_saving, [LOAD, FUNC10 + NAN, "%%jaxpr --debug\nfunc10(np.ones(16), 5)",
                                       "%%jaxpr --debug\nnan_at_log(jnp.array([1., 2., 4.]))"])
     out = live(page, 2)
-    wait_hl(out, "0", timeout=60_000)
+    wait_hl(out, "0")
     assert out.locator(".jl-badge").inner_text() == "live"
     out.locator("tr.jl-row[data-eqn='2'] > td").first.click()          # the gutter of the while row
     out.locator("tr.jl-row.jl-bp[data-eqn='2']").wait_for()
@@ -208,7 +171,7 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
     out.screenshot(path=str(harness.OUTPUT / "debugger_breakpoint_in_body.png"))
 
     nan = live(page, 3)
-    wait_hl(nan, "0", timeout=60_000)
+    wait_hl(nan, "0")
     printed = nan.locator("pre.jl-dbg-out")
     for i in ("1", "2", "3"):
         nan.locator("button[data-do=step]").click()
@@ -245,28 +208,26 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
     page.keyboard.press("Control+s")
     name = next(p.name for p in lab_saving.root.glob("*.ipynb") if "gutter" in p.name)
     path = lab_saving.root / name
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        nb = json.loads(path.read_text())
-        outs = [o for c in nb["cells"] for o in c.get("outputs", [])]
-        if any("jl-dbg-replay" in "".join(o.get("data", {}).get("text/html", "")) for o in outs):
-            break
-        time.sleep(0.3)
-    kinds = [sorted(o.get("data", {})) for o in outs
-             if "jl-dbg-replay" in "".join(o.get("data", {}).get("text/html", ""))]
+
+    def replays() -> list:
+        outs = [o for c in harness.saved_cells(path) for o in c.get("outputs", [])]
+        return [o for o in outs if "jl-dbg-replay" in "".join(o.get("data", {}).get("text/html", ""))]
+    kinds = [sorted(o.get("data", {})) for o in harness.until(replays, "the debuggers' replays in the saved file")]
     assert kinds == [["text/html", "text/plain"]] * 2, kinds
     for k in lab_saving.api("/api/kernels"):
         lab_saving.api(f"/api/kernels/{k['id']}", method="DELETE")
     page.context.close()
 
-    context = open_notebook.browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = harness.new_context(open_notebook.browser)
     again = context.new_page()
     try:
         again.goto(lab_saving.page_url(name, workspace="reopen"))
         replay = harness.output(again, 2).locator(REPLAY)
-        replay.locator("tr.jl-hl[data-eqn='0']").wait_for(timeout=60_000)
+        replay.locator("tr.jl-hl[data-eqn='0']").wait_for()
         assert replay.locator(".jl-badge").inner_text() == "recorded replay"
-        again.wait_for_timeout(1500)                                      # let any widget renderer settle
+        harness.kernel_idle(again)                  # a new kernel, which a stored widget's view would look up
+        harness.painted(again)
+        assert again.locator(f".jp-OutputArea-output[data-mime-type='{WIDGET_VIEW}']").count() == 0
         assert "model not found" not in again.locator(".jp-Notebook").inner_text()
         steps_through_replay(again, harness.output(again, 2), harness.output(again, 3))
         again.screenshot(path=str(harness.OUTPUT / "debugger_reopened_replay.png"), full_page=True)
@@ -275,13 +236,13 @@ def test_gutter_breakpoint_nan_condition_and_printed_output(lab_saving, open_not
 
     html = tmp_path / "saved.html"                                        # nbconvert HTML steps too
     subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(path), "--output",
-                    str(html)], check=True, capture_output=True, timeout=120)
-    context = open_notebook.browser.new_context(viewport={"width": 1400, "height": 1000})
+                    str(html)], check=True, capture_output=True, timeout=600)
+    context = harness.new_context(open_notebook.browser)
     static = context.new_page()
     try:
         static.goto(html.as_uri())
         outs = static.locator(".jp-Cell-outputWrapper, .jp-OutputArea")
-        outs.locator(REPLAY).first.locator("tr.jl-hl[data-eqn='0']").wait_for(timeout=20_000)
+        outs.locator(REPLAY).first.locator("tr.jl-hl[data-eqn='0']").wait_for()
         roots = static.locator(REPLAY)
         assert roots.count() == 2
         steps_through_replay(static, roots.nth(0), roots.nth(1))
@@ -325,7 +286,7 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
     page = open_notebook(lab_saving, [LOAD, CHAIN + FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)",
                                       "%%jaxpr --debug\nf10k(x, y)"])
     out = live(page, 2)
-    wait_hl(out, "0", timeout=60_000)
+    wait_hl(out, "0")
     assert out.locator("button[data-do=out]").is_disabled()
     out.locator("button[data-do=step]").click()
     wait_hl(out, "1")
@@ -350,10 +311,10 @@ def test_edit_a_value_step_out_at_the_top_and_a_frame_in_chunks(lab_saving, open
     assert not out.locator("button[data-do=out]").is_disabled()         # inside a sub-jaxpr it returns
 
     big = live(page, 3)
-    wait_hl(big, "0", timeout=120_000)
+    wait_hl(big, "0")
     assert big.locator(".jl-frame tr.jl-row").count() == ROWS_PER_MESSAGE   # the first message's rows only
     big.locator(".jl-dbg-frame").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
-    big.locator(".jl-frame tr.jl-row[data-eqn='9999']").wait_for(state="attached", timeout=60_000)
+    big.locator(".jl-frame tr.jl-row[data-eqn='9999']").wait_for(state="attached")
     assert big.locator(".jl-frame tr.jl-row").count() < 10_000           # the rows scrolled past never came
     big.locator("button[data-do=step]").click()
     wait_hl(big, "1")
@@ -391,7 +352,7 @@ def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_
     page = open_notebook(lab_no_hook, [LOAD, FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)"])
     assert "jaxprlens: live debugger outputs" not in lab_no_hook.log_text()      # the hook is off
     out = live(page, 2)
-    wait_hl(out, "0", timeout=60_000)
+    wait_hl(out, "0")
     assert visible_debuggers(page, 2) == ["live"]
     out.locator("button[data-do=step]").click()
     wait_hl(out, "1")
@@ -401,32 +362,28 @@ def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_
     page.keyboard.press("Control+s")
     name = next(p.name for p in lab_no_hook.root.glob("*.ipynb") if "extension_off" in p.name)
     path = lab_no_hook.root / name
-    deadline = time.monotonic() + 20
-    kinds = []
-    while time.monotonic() < deadline:
-        try:
-            outs = json.loads(path.read_text())["cells"][2]["outputs"]
-        except json.JSONDecodeError:          # the server is writing the file at this moment: read it again
-            continue
-        kinds = [(sorted(o.get("data", {})), o.get("metadata")) for o in outs]
-        if len(kinds) == 2:
-            break
-        time.sleep(0.3)
+
+    def kinds() -> list:
+        cells = harness.saved_cells(path)
+        outs = cells[2].get("outputs", []) if len(cells) > 2 else []
+        return [(sorted(o.get("data", {})), o.get("metadata")) for o in outs]
+    harness.until(lambda: len(kinds()) == 2, "the debugger's two outputs in the saved file")
+    kinds = kinds()
     assert kinds == [(["text/html", "text/plain"], {"jaxprlens": {"replay": True}}),
                      ([WIDGET_VIEW, "text/plain"], {"jaxprlens": {"live": True, "debugger": True}})], kinds
     for k in lab_no_hook.api("/api/kernels"):
         lab_no_hook.api(f"/api/kernels/{k['id']}", method="DELETE")
     page.context.close()
 
-    context = open_notebook.browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = harness.new_context(open_notebook.browser)
     again = context.new_page()
     try:
         again.goto(lab_no_hook.page_url(name, workspace="reopen-no-hook"))
         replay = harness.output(again, 2).locator(REPLAY)
-        replay.locator("tr.jl-hl[data-eqn='0']").wait_for(timeout=60_000)
+        replay.locator("tr.jl-hl[data-eqn='0']").wait_for()
         again.wait_for_function("() => document.body.innerText.includes('model not found') || "
                                 "[...document.querySelectorAll('.jp-OutputArea-output')].some("
-                                "e => e.textContent.includes('model not found'))", timeout=30_000)
+                                "e => e.textContent.includes('model not found'))")
         assert "model not found" not in harness.output(again, 2).inner_text()    # in the page, hidden
         assert visible_debuggers(again, 2) == ["replay"]
         replay.locator("button[data-do=step]").click()
@@ -437,7 +394,7 @@ def test_live_once_and_saved_as_the_replay_with_the_server_extension_off(lab_no_
 
     html = tmp_path / "saved.html"
     subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(path), "--output",
-                    str(html)], check=True, capture_output=True, timeout=120)
+                    str(html)], check=True, capture_output=True, timeout=600)
     page_text = html.read_text(encoding="utf-8")
     assert page_text.count('data-jl-view="replay"') == 1 and f'type="{WIDGET_VIEW}"' not in page_text
 
@@ -447,8 +404,8 @@ def test_nbconvert_execute_page_steps_through_the_replay(browser, tmp_path):
     debugger, the recorded replay, and it steps with no kernel."""
     nb = harness.write_notebook(tmp_path / "lecture.ipynb", [LOAD, FUNC10, "%%jaxpr --debug\nfunc10(np.ones(16), 5)"])
     subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--execute", "--to", "html", str(nb)],
-                   check=True, capture_output=True, timeout=300, cwd=tmp_path)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                   check=True, capture_output=True, timeout=600, cwd=tmp_path)
+    context = harness.new_context(browser)
     page = context.new_page()
     try:
         page.goto((tmp_path / "lecture.html").as_uri())
@@ -472,7 +429,7 @@ def test_zh_dark_debugger_at_970px_keeps_every_text_inside_the_output(lab_saving
     from test_lab import CUT, MLP
     page = open_notebook(lab_saving, [MLP, "%%jaxpr --debug --lang zh\nmlp(params, x)"], width=1402)
     out = live(page, 1)
-    wait_hl(out, "0", timeout=60_000)
+    wait_hl(out, "0")
     assert round(out.evaluate("e => e.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
     switch_theme(page, "JupyterLab Dark")
     try:
@@ -511,7 +468,7 @@ def test_the_nnx_train_step_frame_folded_by_calls_at_970px(lab_saving, open_note
     page = open_notebook(lab_saving, [LOAD, NNX_STEP, "%%jaxpr --debug\ntrain_step(model, optimizer, tokens, targets)"],
                          width=1402)
     out = live(page, 2)
-    wait_hl(out, "0", timeout=240_000)
+    wait_hl(out, "0")
     assert round(out.evaluate("e => e.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
     assert out.evaluate(OPEN_CALLS) == ["train_step (forward)", "nnx.value_and_grad(…)", "loss_fn",
                                         "model · Transformer", "embed · Embed"]
@@ -521,14 +478,11 @@ def test_the_nnx_train_step_frame_folded_by_calls_at_970px(lab_saving, open_note
     assert out.locator(".jl-frame tr.jl-row").count() < 100  # the rows of folded calls are not drawn
     out.screenshot(path=str(harness.OUTPUT / "debugger_nnx_first_screen_970.png"))
     handle = out.locator(LIVE).element_handle()
-    steps = page.evaluate(MOVE_JS, [handle, "step", 1])
+    page.evaluate(MOVE_JS, [handle, "step", 1])
     assert hl(out) == "1" and out.evaluate(OPEN_CALLS)[-1] == "blocks[0] · Block"
     found = out.evaluate(CUT)
-    t0 = time.perf_counter()
     out.locator("button[data-do=call]").click()
-    wait_hl(out, "133", timeout=60_000)
-    print(f"nnx step: a Step {steps[0]:.0f} ms click to repaint; Over call (blocks[0], 132 equations) "
-          f"{time.perf_counter() - t0:.2f} s")
+    wait_hl(out, "133")
     assert out.evaluate(OPEN_CALLS)[-1] == "blocks[1] · Block"
     assert "blocks[1] · Block" in out.locator(".jl-crumbs").inner_text()
     found += out.evaluate(CUT)

@@ -77,7 +77,8 @@ def test_grad_of_six_blocks_drawn_by_calls_zooms_pans_and_opens(lab, open_notebo
     page.mouse.down()
     page.mouse.move(box["x"] + box["width"] / 2 - 150, box["y"] + 120, steps=5)   # drag to pan
     page.mouse.up()
-    page.wait_for_timeout(100)
+    page.wait_for_function("(t) => document.querySelector('.jl-gview:not([hidden]) .jl-port>svg')"
+                           ".style.transform !== t", arg=zoomed["transform"])
     panned = area.evaluate(MEASURE_JS)
     assert panned["transform"] != zoomed["transform"] and panned["small"] == zoomed["small"]
     area.locator(".jl-gview:not([hidden]) button.jl-z-fit").click()

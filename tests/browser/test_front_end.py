@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 
 import pytest
 
@@ -98,7 +97,7 @@ def switch_theme(page, name: str) -> None:
     page.wait_for_selector(f"body[data-jp-theme-light='{'true' if light else 'false'}']", state="attached")
     white = "['#ffffff', 'white', '#fff'].includes(getComputedStyle(document.body)"
     page.wait_for_function(f"() => {'' if light else '!'}{white}.getPropertyValue('--jp-layout-color0').trim())")
-    page.wait_for_timeout(300)
+    harness.painted(page)
 
 
 def _check_readable(page, theme: str) -> list[str]:
@@ -174,40 +173,14 @@ def chain(x, y):
     return x
 """
 
-PAINT_JS = """
-() => new Promise(resolve => {
-  window.jlPaint = null;
-  const seen = new MutationObserver(() => {
-    if (document.querySelector('.jp-Notebook .jp-CodeCell:nth-child(2) .jl-table') && window.jlPaint === null) {
-      window.jlPaint = 0; const t0 = performance.now(); seen.disconnect();
-      requestAnimationFrame(() => setTimeout(() => { window.jlPaint = performance.now() - t0; }, 0));
-    }
-  });
-  seen.observe(document.body, {childList: true, subtree: true});
-  resolve(true);
-})
-"""
-
-
-def test_model_size_table_paints_fast_and_draws_on_scroll(lab, open_notebook):
+def test_model_size_table_draws_400_rows_then_more_on_scroll(lab, open_notebook):
+    """A 10k-equation table's output holds 400 rows as HTML; scrolling draws the next 400 (how fast it paints:
+    benchmarks/bench_lab.py)."""
     page = open_notebook(lab, [LOAD, "%%jaxpr\n" + BIG + "chain(jnp.ones(8), jnp.ones(8))"], width=VIEWPORT)
     area = harness.output(page, 1)
     assert area.locator("tr.jl-row").count() == 400               # drawn as HTML
-    size = area.evaluate("a => a.querySelector('.jl-table').outerHTML.length")
-    # Paint time: rerun the cell with an observer that times from the table's arrival to the next frame.
-    page.evaluate(PAINT_JS)
-    page.locator(".jp-Notebook .jp-CodeCell").nth(1).locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Control+Enter")
-    page.wait_for_function("() => window.jlPaint > 0", timeout=120_000)
-    paint = page.evaluate("window.jlPaint")
-    print(f"10k-equation table: {size / 1e6:.2f} MB of HTML in the page, first paint {paint:.0f} ms")
-    assert paint < 1000, f"first paint took {paint:.0f} ms (budget 1 s)"
-    area = harness.output(page, 1)
-    area.locator("tr.jl-row").nth(399).wait_for()
-    start = time.perf_counter()
     area.locator("tbody.jl-more").scroll_into_view_if_needed()    # scrolling draws the next rows
-    area.locator("tr.jl-row[data-eqn='799']").wait_for(state="attached", timeout=10_000)
-    print(f"next 400 rows drawn on scroll in {1000 * (time.perf_counter() - start):.0f} ms")
+    area.locator("tr.jl-row[data-eqn='799']").wait_for(state="attached")
 
 
 def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tmp_path):
@@ -228,11 +201,11 @@ def test_untrusted_stored_notebook_shows_a_readable_table(lab, open_notebook, tm
     (lab.root / "untrusted.ipynb").write_text(json.dumps(nb))
     context = page = None
     try:
-        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        context = harness.new_context(open_notebook.browser, width=VIEWPORT)
         page = context.new_page()
         page.goto(lab.page_url("untrusted.ipynb", workspace="untrusted"))
         out = page.locator(".jp-Notebook .jp-CodeCell").first.locator(".jp-OutputArea")
-        out.locator("tr.jl-row").first.wait_for(timeout=60_000)
+        out.locator("tr.jl-row").first.wait_for()
         rows = out.locator("tr.jl-row")
         assert rows.count() == 8
         assert out.locator("input[type=search]").count() == 0          # no script ran...
@@ -278,10 +251,10 @@ def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
     (lab.root / "untrusted_views.ipynb").write_text(json.dumps(nb))
     context = None
     try:
-        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        context = harness.new_context(open_notebook.browser, width=VIEWPORT)
         page = context.new_page()
         page.goto(lab.page_url("untrusted_views.ipynb", workspace="untrusted-views"))
-        page.locator(".jaxprlens.jl-lowering").wait_for(timeout=60_000)
+        page.locator(".jaxprlens.jl-lowering").wait_for()
         for i, kind in enumerate(("jl-compare", "jl-diff", "jl-lowering")):
             area = harness.output(page, i)
             view = area.locator(f".jaxprlens.{kind}")
@@ -439,10 +412,10 @@ def test_lower_fusion_memory_untrusted_both_themes(lab, open_notebook):
     (lab.root / "untrusted_look.ipynb").write_text(json.dumps(nb))
     context = None
     try:
-        context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+        context = harness.new_context(open_notebook.browser, width=VIEWPORT)
         page = context.new_page()
         page.goto(lab.page_url("untrusted_look.ipynb", workspace="untrusted-look"))
-        page.locator(".jaxprlens.jl-memory").last.wait_for(timeout=60_000)
+        page.locator(".jaxprlens.jl-memory").last.wait_for()
         assert all(harness.output(page, i).locator("style, script").count() == 0 for i in range(5))
         mem = {3: PEAK["en"], 4: PEAK["zh"]}
         problems = _look(page, range(5), "untrusted-light", mem)

@@ -26,8 +26,7 @@ STEP = re.compile(r"^\s*Step\s*$")
 
 def _page(browser, width: int = 1400):
     """A page tall enough that one screenshot holds the notebook (nbclassic and Voilà scroll a box, not the page)."""
-    page = browser.new_context(viewport={"width": width, "height": 2600}).new_page()
-    page.set_default_timeout(60_000)
+    page = harness.new_context(browser, width=width, height=2600).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     return page, errors
@@ -85,7 +84,7 @@ def test_nbclassic_table_graph_and_live_debugger(browser, nbclassic):
         page.wait_for_selector("#kernel_indicator_icon.kernel_idle_icon", state="attached")
         page.locator("#celllink").click()
         page.locator("#run_all_cells").click()
-        page.wait_for_function(NBCLASSIC_DONE, timeout=120_000)
+        page.wait_for_function(NBCLASSIC_DONE)
         assert page.locator(".output_error, .output_stderr").all_inner_texts() == []
         _alive(page)
         fold = page.locator(".jl-table details.jl-sub > summary").first     # Bootstrap's summary{display:block}
@@ -138,7 +137,7 @@ def _tool(*args: str, cwd: Path) -> None:
     env = dict(os.environ, JAX_PLATFORMS="cpu", IPYTHONDIR=str(cwd / ".ipython"))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     done = subprocess.run([sys.executable, "-m", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+                          timeout=600, check=False)
     assert done.returncode == 0, f"{args} exited with {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
 
 

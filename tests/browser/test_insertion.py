@@ -142,7 +142,7 @@ def test_views_come_alive(browser, site, outputs, mode):
         where = page.locator(".jl-dbg-replay .jl-hl").first.get_attribute("data-eqn")
         page.locator(".jl-dbg-replay button", has_text="Step").first.click()
         page.wait_for_function("(w) => { const r = document.querySelector('.jl-dbg-replay .jl-hl');"
-                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where, timeout=90_000)
+                               " return r && r.getAttribute('data-eqn') !== w; }", arg=where)
         assert errors == []
     finally:
         harness.OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -192,22 +192,52 @@ def test_graph_refits_to_its_box_and_prints_whole(browser, site, outputs):
         page.close()
 
 
+def _narrowed(page, fraction: float) -> tuple:
+    """The graph's port before and after its box is narrowed to ``fraction`` of the drawing's width (refitted)."""
+    page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
+    width = page.evaluate("() => document.querySelector('.jl-graph .jl-port>svg').width.baseVal.value")
+    before = page.evaluate(PORT_JS)
+    page.evaluate("(w) => { document.getElementById('out').style.width = w + 'px'; }", round(width * fraction))
+    page.wait_for_function("(t) => document.querySelector('.jl-graph .jl-port>svg').style.transform !== t",
+                           arg=before["transform"])
+    return before, page.evaluate(PORT_JS)
+
+
 def test_a_small_graph_shows_whole_in_a_narrow_notebook(browser, site, outputs):
     """A 970 px window with JupyterLab's side panel open leaves a graph about 520 px: a drawing whose whole width
     fits at 60 % or more shows every node and its legend at once (as its picture does), not a middle cut at both
     sides."""
     page, errors = _open(browser, site, outputs, "lab")
     try:
-        page.wait_for_selector(".jl-graph.jl-live .jl-port>svg", state="attached")
-        width = page.evaluate("() => document.querySelector('.jl-graph .jl-port>svg').width.baseVal.value")
-        before = page.evaluate(PORT_JS)
-        page.evaluate("(w) => { document.getElementById('out').style.width = w + 'px'; }", round(width * 0.66))
-        page.wait_for_function("(t) => document.querySelector('.jl-graph .jl-port>svg').style.transform !== t",
-                               arg=before["transform"])
-        fitted = page.evaluate(PORT_JS)
+        before, fitted = _narrowed(page, 0.66)
         assert fitted["nodes"] == before["nodes"] and fitted["out"] == 0, fitted
         assert page.locator(".jl-graph g#legend").count() == 1          # the legend is one of the nodes inside
         assert errors == []
+    finally:
+        page.close()
+
+
+LEGEND_JS = """() => {
+  const port = document.querySelector('.jl-graph .jl-gview:not([hidden]) .jl-port'), box = port.getBoundingClientRect();
+  const r = port.querySelector('g#legend').getBoundingClientRect();
+  return {left: r.left - box.left, right: box.right - r.right, width: box.width,
+          drawing: port.querySelector('svg').getBoundingClientRect().width};
+}"""
+
+
+def test_a_graph_wider_than_its_box_starts_with_its_legend_whole(browser, site, outputs):
+    """A drawing too wide for its box even at the smallest starting zoom (75 %) starts centred, moved just enough
+    that its legend (right of the middle, cut by a centred start) is whole, 8 px inside the box's edge; "fit" shows
+    it all."""
+    page, errors = _open(browser, site, outputs, "lab")
+    try:
+        _, started = _narrowed(page, 0.4)
+        legend = page.evaluate(LEGEND_JS)
+        assert started["out"] > 0 and started["transform"].endswith("scale(0.75)"), started
+        assert legend["drawing"] > legend["width"] and legend["left"] >= 0, legend
+        assert abs(legend["right"] - 8) < 1, legend          # moved no further than the legend needs
+        page.locator(".jl-graph button.jl-z-fit").click()
+        assert page.evaluate(PORT_JS)["out"] == 0 and errors == []
     finally:
         page.close()
 

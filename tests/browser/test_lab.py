@@ -84,7 +84,7 @@ def test_chinese_titles_and_dark_theme(lab, open_notebook):
         page.wait_for_function(  # the theme's CSS variables apply after the attribute flips
             "() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() !== '#ffffff'"
             " && getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() !== 'white'")
-        page.wait_for_timeout(300)
+        harness.painted(page)
         dark, dark_bg = _readability(out)
     finally:  # the theme is a server-side user setting: leave the server light for the other tests
         lab.api("/lab/api/settings/@jupyterlab/apputils-extension:themes", "PUT",
@@ -145,11 +145,11 @@ def test_graph_clusters_and_linked_rows(lab, open_notebook):
     expect_class(row, "jl-hl", present=False)                 # and releases the earlier pin
     expect_class(node, "jl-hl", present=False)
 
-def expect_class(locator, cls: str, present: bool = True, timeout: float = 5_000):
+def expect_class(locator, cls: str, present: bool = True):
     """Wait until ``cls`` is (or is not) in the element's class list (SVG or HTML)."""
     locator.wait_for(state="attached")
     js = "([el, cls, want]) => el.classList.contains(cls) === want"
-    locator.page.wait_for_function(js, arg=[locator.element_handle(), cls, present], timeout=timeout)
+    locator.page.wait_for_function(js, arg=[locator.element_handle(), cls, present])
 
 
 JIT_CELL = "print('jit:', np.asarray(jax.jit(func10)(np.ones(16), 5)).tolist())"
@@ -165,13 +165,13 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     out = harness.output(page, 1).locator(".jl-dbg[data-mode='live']")   # (its replay, before it, steps aside)
     button = {name: out.locator("button.jl-btn", has_text=re.compile(rf"^\s*{name}\s*$"))
               for name in ("Step", "Step into", "Back", "Continue")}
-    button["Step"].wait_for(timeout=60_000)                    # the widget's view has rendered
+    button["Step"].wait_for()                    # the widget's view has rendered
     crumbs = out.locator(".jl-crumbs")
     frame = out.locator("div.jl-frame")
 
     def at(eqn_id: str):
         """Wait until the highlighted row is ``eqn_id`` (the module moves the highlight on each state)."""
-        out.locator(f".jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for(timeout=10_000)
+        out.locator(f".jl-frame tr.jl-hl[data-eqn='{eqn_id}']").wait_for()
         assert out.locator(".jl-frame tr.jl-hl").count() == 1
 
     def value(var: str, title: str = "input") -> list[float]:
@@ -216,8 +216,8 @@ def test_debugger_step_into_back_continue(lab, open_notebook):
     assert page.locator(".jp-Notebook .jp-Cell").count() == cells   # JupyterLab's own `b` did not fire
 
     button["Continue"].click()                                 # to the end
-    crumbs.filter(has_text="done").wait_for(timeout=20_000)
-    page.wait_for_function("el => el.disabled", arg=button["Step"].element_handle(), timeout=10_000)
+    crumbs.filter(has_text="done").wait_for()
+    page.wait_for_function("el => el.disabled", arg=button["Step"].element_handle())
     out.locator("table.jl-values tr.jl-value", has=page.locator("td:text-is('result')")).first.wait_for()
     result = value("out", "result")
     jit = harness.output(page, 2).locator(".jp-OutputArea-output").inner_text()
@@ -248,7 +248,7 @@ def test_debugger_at_970px_wraps_and_cuts_nothing(lab, open_notebook):
     page = open_notebook(lab, [MLP, "%%jaxpr --debug\nmlp(params, x)"], width=1402)
     out = harness.output(page, 1)
     live = out.locator(".jl-dbg.jl-dbg-live")
-    live.locator("button[data-do=step]").wait_for(timeout=60_000)
+    live.locator("button[data-do=step]").wait_for()
     assert round(live.evaluate("e => e.closest('.jp-OutputArea-output').getBoundingClientRect().width")) == 970
     assert out.evaluate(CUT) == []
     names = live.locator("table.jl-values td.jl-vname").all_inner_texts()
@@ -268,10 +268,10 @@ def test_notebook7_shows_table_and_debugger(notebook7, open_notebook):
 
     debugger = harness.output(page, 2).locator(".jl-dbg[data-mode='live']")
     step = debugger.locator("button.jl-btn", has_text=re.compile(r"^\s*Step\s*$"))
-    step.wait_for(timeout=60_000)
+    step.wait_for()
     debugger.locator(".jl-frame tr.jl-hl[data-eqn='0']").wait_for()
     step.click()
-    debugger.locator(".jl-frame tr.jl-hl[data-eqn='1']").wait_for(timeout=10_000)
+    debugger.locator(".jl-frame tr.jl-hl[data-eqn='1']").wait_for()
     shown = harness.output(page, 2).locator(".jl-dbg").evaluate_all(     # one debugger: its replay steps aside
         "els => els.filter(e => e.offsetParent !== null).map(e => e.getAttribute('data-mode'))")
     assert shown == ["live"]
@@ -296,8 +296,8 @@ def test_search_wheel_and_zoom(lab, open_notebook):
     box.fill("temp")
     rows = out.locator("tr.jl-row:not(.jl-miss)")
     page.wait_for_function("n => n.textContent.includes('4 matching rows')",
-                           arg=out.locator(".jl-note-js").element_handle(),
-                           timeout=10_000)       # temp = first + sin(second) * 3. makes three rows; sum(temp) one
+                           arg=out.locator(".jl-note-js").element_handle())
+    # temp = first + sin(second) * 3. makes three rows; sum(temp) one
     assert sorted(rows.nth(i).get_attribute("data-primitive") for i in range(rows.count())) == [
         "add", "mul", "reduce_sum", "sin"]
     box.fill("reduce_sum")
@@ -315,7 +315,8 @@ def test_search_wheel_and_zoom(lab, open_notebook):
     b = port.bounding_box()
     page.mouse.move(b["x"] + b["width"] / 2, b["y"] + min(40, b["height"] / 2))
     page.mouse.wheel(0, 300)
-    page.wait_for_timeout(400)
+    page.wait_for_function("() => window.jlWheel.length === 1")          # the wheel event reached the page
+    harness.painted(page)
     assert page.evaluate("() => window.jlWheel") == [False]               # a plain wheel is the page's: it scrolls
     assert port.locator("svg").evaluate("s => s.style.transform") == zoom   # the graph did not zoom
     b = port.bounding_box()
@@ -323,7 +324,8 @@ def test_search_wheel_and_zoom(lab, open_notebook):
     page.keyboard.down("Control")
     page.mouse.wheel(0, -200)
     page.keyboard.up("Control")
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => window.jlWheel.length === 2")
+    harness.painted(page)
     assert page.evaluate("() => window.jlWheel")[-1] is True                # Ctrl+wheel is the graph's...
     assert port.locator("svg").evaluate("s => s.style.transform") != zoom   # ...and zooms it
 
@@ -335,10 +337,11 @@ def test_rise_slideshow_shows_the_table(lab, open_notebook):
         harness.skip("jupyterlab-rise is not installed in this venv (`make lab` installs it)")
     page = open_notebook(lab, [LOAD, "%%jaxpr\n" + FUNC10 + CALL])
     page.keyboard.press("Control+s")
-    page.wait_for_timeout(1_000)
+    path = next(p for p in lab.root.glob("*.ipynb") if "rise_slideshow" in p.name)
+    harness.until(lambda: any(c.get("outputs") for c in harness.saved_cells(path)), "the notebook saved with its table")
     page.locator("jp-button[data-command='RISE:preview'], button[data-command='RISE:preview']").first.click()
     frame = page.frame_locator("iframe").last
-    frame.locator(".reveal .slides").first.wait_for(timeout=60_000)
+    frame.locator(".reveal .slides").first.wait_for()
     table = frame.locator(".reveal .jaxprlens .jl-eqns").first
-    table.wait_for(state="attached", timeout=60_000)
+    table.wait_for(state="attached")
     assert table.locator("tr.jl-row").count() >= 3

@@ -9,12 +9,10 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import pytest
 
 import browser_harness as harness
-from test_debugger_live import lab_saving  # noqa: F401 - JupyterLab with the save hook, as a wheel enables it
 from test_front_end import switch_theme
 from test_lab import LOAD
 
@@ -132,7 +130,7 @@ def test_a_row_past_the_head_reads_as_in_the_head_stored_and_live(lab, open_note
     page = open_notebook(lab, [LOAD, LOOP, "from jaxprlens.views import layout as _lay\n_lay.STORED = 50", LOOP],
                          width=VIEWPORT)
     stored = harness.output(page, 1).locator(".jl-table[data-jl-ready]")
-    stored.wait_for(timeout=60_000)
+    stored.wait_for()
     assert "jl-live" not in stored.get_attribute("class")          # the output's own HTML: it stores every row
     _loop_reads_as_in_the_head(page, stored)
     out, live = _table(page, 3)
@@ -149,7 +147,7 @@ def test_a_row_past_the_head_reads_as_in_the_head_stored_and_live(lab, open_note
 
 def _table(page, cell: int):
     out = harness.output(page, cell)
-    out.locator(LIVE).wait_for(timeout=60_000)
+    out.locator(LIVE).wait_for()
     return out, out.locator(LIVE)
 
 
@@ -182,7 +180,7 @@ def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook)
     box = root.locator(".jl-tools input[type=search]")
     t0 = page.evaluate("performance.now()")
     box.fill("lax.cos")
-    root.locator(f"tbody.jl-found tr[data-eqn='{2 * N}']").wait_for(timeout=30_000)
+    root.locator(f"tbody.jl-found tr[data-eqn='{2 * N}']").wait_for()
     found_ms = page.evaluate("performance.now()") - t0
     page.wait_for_function("(r) => r.querySelector('.jl-note-js').textContent === '1 matching row'",
                            arg=root.element_handle())
@@ -196,8 +194,7 @@ def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook)
 
 
 def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its_stored_form(
-        lab_saving,  # noqa: F811 - the fixture imported above, requested by name
-        open_notebook):
+        lab_saving, open_notebook):
     from jaxprlens.views import layout
     from jaxprlens.present.rows import walk
     from jaxprlens.model.program import Eqn, count_eqns
@@ -226,7 +223,7 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
         t0 = page.evaluate("performance.now()")
         row.click()
         page.wait_for_function("([r, id, n]) => r.querySelectorAll(`tr[data-in=\"${id}\"]`).length === n",
-                               arg=[root.element_handle(), g.id, rows], timeout=30_000)
+                               arg=[root.element_handle(), g.id, rows])
         print(f"\nopened {g.id}: {rows} rows from the kernel in {page.evaluate('performance.now()') - t0:.0f} ms")
     assert "not stored" not in root.locator(f"tr.jl-grow[data-group='{g.id}']").inner_text()
     # search: x ** 2 and gelu's x ** 3 (integer_pow) in every block's layer norms and mlp, most of them in calls
@@ -236,11 +233,11 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
     box = root.locator(".jl-tools input[type=search]")
     box.fill("integer_pow")
     page.wait_for_function("([r, n]) => r.querySelector('.jl-note-js').textContent === `${n} matching rows`",
-                           arg=[root.element_handle(), want], timeout=30_000)
+                           arg=[root.element_handle(), want])
     for gid in holding:
         page.wait_for_function("([r, id]) => r.querySelector(`tr.jl-grow.jl-open[data-group=\"${id}\"]`) && "
                                "r.querySelector(`tr.jl-row[data-in=\"${id}\"]:not(.jl-miss)`)",
-                               arg=[root.element_handle(), gid], timeout=30_000)
+                               arg=[root.element_handle(), gid])
     shown = root.evaluate("(r) => r.querySelectorAll('tr.jl-row:not(.jl-miss)').length")
     assert shown == want and len(holding) >= 4, (shown, want, holding)
     print(f"search: {want} matching rows, {len(holding)} of their calls' rows from the kernel")
@@ -258,13 +255,12 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
     # saved: the table's output as a table output is stored without a kernel (the widget view and our mark go)
     page.keyboard.press("Control+s")
     path = next(p for p in lab_saving.root.glob("*.ipynb") if "folded_table" in p.name)
-    deadline, out = time.monotonic() + 20, None
-    while time.monotonic() < deadline:
-        outs = json.loads(path.read_text())["cells"][2].get("outputs", [])
-        if outs and outs[0].get("data", {}).get("text/html"):
-            out = outs[0]
-            break
-        time.sleep(0.3)
+
+    def stored_table():
+        cells = harness.saved_cells(path)
+        outs = cells[2].get("outputs", []) if len(cells) > 2 else []
+        return outs[0] if outs and outs[0].get("data", {}).get("text/html") else None
+    out = harness.until(stored_table, "the table's output in the saved file")
     assert out is not None and sorted(out["data"]) == ["text/html", "text/plain"] and out["metadata"] == {}, out
     html = "".join(out["data"]["text/html"])
     from jaxprlens.views.table import stored
@@ -274,12 +270,15 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
     for k in lab_saving.api("/api/kernels"):
         lab_saving.api(f"/api/kernels/{k['id']}", method="DELETE")
     page.context.close()
-    context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+    context = harness.new_context(open_notebook.browser, width=VIEWPORT)
     again = context.new_page()
     try:
         again.goto(lab_saving.page_url(path.name, workspace="reopen-live-table"))
-        harness.output(again, 2).locator(".jl-table").wait_for(timeout=60_000)
-        again.wait_for_timeout(1500)
+        harness.output(again, 2).locator(".jl-table").wait_for()
+        harness.kernel_idle(again)                  # a new kernel, which a stored widget's view would look up
+        harness.painted(again)
+        assert again.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.widget-view+json']"
+                             ).count() == 0
         assert "model not found" not in again.locator(".jp-Notebook").inner_text()
     finally:
         context.close()
@@ -293,7 +292,7 @@ def test_table_beside_a_graph_is_live_too(lab, open_notebook):
                          width=VIEWPORT)
     out, root = _table(page, 2)
     assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table").count() == 1
-    out.locator(".jl-graph.jl-live").first.wait_for(timeout=30_000)      # graph.js enhanced it
+    out.locator(".jl-graph.jl-live").first.wait_for()      # graph.js enhanced it
     result = page.evaluate(SCROLL_JS, [root.element_handle(), "1500"])
     assert result["top"] == 1500, result
     ids = root.evaluate("(r) => Array.from(r.querySelectorAll('tr.jl-row[data-eqn]'), (t) => Number(t.dataset.eqn))")
@@ -317,12 +316,12 @@ def test_untrusted_the_stored_rows_stay_hidden(lab, open_notebook):
     nb = {"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}
     (lab.root / "untrusted_rows.ipynb").write_text(json.dumps(nb))
-    context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+    context = harness.new_context(open_notebook.browser, width=VIEWPORT)
     try:
         page = context.new_page()
         page.goto(lab.page_url("untrusted_rows.ipynb", workspace="untrusted-rows"))
         out = harness.output(page, 0)
-        out.locator("tr.jl-row").first.wait_for(timeout=60_000)
+        out.locator("tr.jl-row").first.wait_for()
         assert out.locator("input[type=search]").count() == 0 and out.locator("script").count() == 0   # untrusted
         assert out.locator("tr.jl-row").count() == 400
         assert out.locator("tbody.jl-more").inner_text().startswith("646 more equations")

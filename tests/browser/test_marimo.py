@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 import urllib.request
 from pathlib import Path
 
@@ -85,14 +84,15 @@ def served(notebook):
                             stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     try:
-        for _ in range(600):         # until it answers (or exits): at most a minute of polling
+        def answers() -> bool:
             if proc.poll() is not None:
                 pytest.fail(f"marimo run exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
             try:
                 with urllib.request.urlopen(url, timeout=2):
-                    break
+                    return True
             except OSError:
-                time.sleep(0.1)
+                return False
+        harness.until(answers, "marimo run answering", every=0.1)
         yield url
     finally:
         os.killpg(proc.pid, 15)
@@ -100,13 +100,13 @@ def served(notebook):
 
 
 def test_views_are_interactive_in_marimo_run(browser, served):
-    page = browser.new_page(viewport={"width": 1000, "height": 1400})
+    page = harness.new_context(browser, width=1000, height=1400).new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(served)
         # playwright's selectors reach into the widgets' shadow roots
-        page.wait_for_selector(".jl-table[data-jl-ready]", state="attached", timeout=240_000)
+        page.wait_for_selector(".jl-table[data-jl-ready]", state="attached")
         page.wait_for_selector(".jl-graph.jl-live svg", state="attached")
         assert page.locator(".jl-table input").first.is_visible()          # the table's search box
         table = page.locator(".jl-table").first
@@ -114,19 +114,19 @@ def test_views_are_interactive_in_marimo_run(browser, served):
         assert "__marimo__" not in table.inner_text()
         # the live debugger steps: Step moves its position
         step = page.locator("button", has_text="Step").first
-        step.wait_for(timeout=240_000)
+        step.wait_for()
         where = page.locator(".jl-dbg .jl-hl").first.get_attribute("data-eqn")
         step.click()
         page.wait_for_function("""(w) => {
             const find = (root) => { const r = root.querySelector('.jl-dbg .jl-hl'); if (r) return r;
               for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { const f = find(el.shadowRoot);
                 if (f) return f; } return null; };
-            const r = find(document); return r && r.getAttribute('data-eqn') !== w; }""", arg=where, timeout=120_000)
+            const r = find(document); return r && r.getAttribute('data-eqn') !== w; }""", arg=where)
         assert errors == []
     finally:
         harness.OUTPUT.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(harness.OUTPUT / "marimo-run.png"), full_page=True)
-        page.close()
+        page.context.close()
 
 
 def test_marimo_export_html_stores_the_views(notebook, tmp_path):

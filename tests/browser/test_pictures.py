@@ -28,7 +28,7 @@ DECODED_JS = "root => Array.from(root.querySelectorAll('img.jl-pic-img')).map(i 
 def test_the_value_panel_and_run_outputs_draw_pictures_in_both_themes(lab, open_notebook):
     page = open_notebook(lab, [LOAD, ACT, "%%jaxpr --debug\nact(x)", "%%jaxpr --run\nact(x)"], width=VIEWPORT)
     out = live(page, 2)
-    wait_hl(out, "0", timeout=60_000)
+    wait_hl(out, "0")
     for i in ("1", "2", "3", "4", "5"):               # transpose, dot_general, div, tanh, then log: NaN where y < 0
         out.locator("button[data-do=step]").click()
         wait_hl(out, i)
@@ -78,14 +78,14 @@ def test_untrusted_stored_outputs_keep_their_pictures(lab, open_notebook):
     nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                       "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
     (lab.root / "untrusted_pictures.ipynb").write_text(json.dumps(nb))
-    context = open_notebook.browser.new_context(viewport={"width": VIEWPORT, "height": 1000})
+    context = harness.new_context(open_notebook.browser, width=VIEWPORT)
     try:
         page = context.new_page()
         page.goto(lab.page_url("untrusted_pictures.ipynb", workspace="untrusted-pictures"))
         for i, want in ((0, "heatmap of a: float32[24, 32], 24×32 cells, magenta: NaN (1)"),
                         (1, "heatmap of out: float32[24, 24], 24×24 cells, magenta: NaN (")):
             area = harness.output(page, i)
-            area.locator("img.jl-pic-img").first.wait_for(timeout=60_000)
+            area.locator("img.jl-pic-img").first.wait_for()
             assert area.locator(".jaxprlens svg, .jaxprlens style").count() == 0
             page.wait_for_function("a => Array.from(a.querySelectorAll('img')).every(i => i.complete)",
                                    arg=area.element_handle())

@@ -120,3 +120,21 @@ test("without a state computed ahead, or after another ask made it stale, a Step
   assert.equal(hlOf(root), "1");
   assert.equal(root.dataset.guessed, undefined);
 });
+
+test("a debugger drawn twice on one page (a shared notebook's copied output) shows one view, the last; the other takes its place when it goes", async () => {
+  const doc = page("<div id=a></div><div id=b></div>"), listeners = new Set();
+  const model = {
+    get: (key) => (key === "labels" ? fx.labels : key === "instance" ? "42-1" : ""),
+    on: (name, f) => listeners.add(f), off: (name, f) => listeners.delete(f),
+    send: () => {},
+  };
+  const first = doc.getElementById("a"), second = doc.getElementById("b");
+  debug.render({ model, el: first });
+  const cleanup = debug.render({ model, el: second });
+  fx.answers[0][1].forEach((m) => listeners.forEach((f) => f(m)));   // the kernel's answer reaches both views
+  assert.equal(first.querySelector(".jl-dbg").classList.contains("jl-dbg-live"), true);
+  assert.deepEqual([first.style.display, second.style.display], ["none", ""]);
+  second.remove();                                                    // the one shown goes (its output replaced)
+  cleanup();
+  assert.equal(first.style.display, "");
+});

@@ -24,6 +24,8 @@ from jaxprlens.views.dbgstate import StateView
 from jaxprlens.views.replay import record, replay_html
 from jaxprlens.views.table import Table, is_call
 
+import fakecomm                                                        # tests/fakecomm.py: a comm that keeps messages
+
 
 # ---------------------------------------------------------------- a table past BIG rows (script-drawn rows)
 
@@ -224,9 +226,9 @@ def live_debugger_fixture() -> dict:
     """The messages the live Debugger sent for each of a reader's asks, in order: a Step, a what-if NaN on the
     value eqn 0 wrote, two Steps (the second sends no change of marks), a Continue to the end."""
     p = trace(loop, jnp.array((1.0, 2.0)), 3)
-    d = p.debugger()
-    sent: list = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    with fakecomm.installed():
+        d = p.debugger()
+    sent = d.comm.custom
     asks = [{"do": "ready"}, {"do": "step"}, {"do": "edit", "var": p.eqns[0].outvars[0].name, "op": "nan"},
             {"do": "step"}, {"do": "step"}, {"do": "continue"}]
     asks = [dict(a, seq=f"s{k}") for k, a in enumerate(asks)]     # numbered as the front end numbers them
@@ -242,9 +244,9 @@ def live_ahead_fixture() -> dict:
     """The live Debugger's messages for ready and three Steps (each answer, then the next Step's state computed
     ahead), on a chain of elementwise equations."""
     p = trace(lambda x: jnp.cos(jnp.sin(x) * 2.) + 1., jnp.array((1.0, 2.0)))
-    d = p.debugger()
-    sent: list = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    with fakecomm.installed():
+        d = p.debugger()
+    sent = d.comm.custom
     answers = []
     for k, name in enumerate(["ready", "step", "step", "step"]):
         n = len(sent)
@@ -280,9 +282,9 @@ def dbgfold_fixture() -> dict:
     p = trace(layers, x, w)
     st = p.stepper()
     over_call(st)
-    d = p.debugger()
-    sent: list = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg["content"])))
+    with fakecomm.installed():
+        d = p.debugger()
+    sent = d.comm.custom
     asks = [{"do": "ready"}, {"do": "call"}, {"do": "body", "path": "", "group": "layers/_stage.3"}]
     answers = []
     for ask in asks:

@@ -278,11 +278,15 @@ class Line:
 
 
 def line_of(eqn: Eqn, params: Sequence[Param] | None = None) -> Line:
-    """The line of ``eqn`` (made once per equation: language-neutral, its renderers say its words)."""
+    """The line of ``eqn`` (made once per equation: language-neutral, its renderers say its words); ``params``
+    other than those it was made with (a caller's own choice of them) make a line of their own."""
     made = eqn.memo.get("line")
+    if made is not None and (params is None or made.params is params or list(made.params) == list(params)):
+        return made
+    line = Line(eqn, params_of(eqn) if params is None else params)
     if made is None:
-        made = eqn.memo["line"] = Line(eqn, params_of(eqn) if params is None else params)
-    return made
+        eqn.memo["line"] = line
+    return line
 
 
 def eqn_text(eqn: Eqn, limit: int | None = 60, params: Sequence[Param] | None = None) -> str:

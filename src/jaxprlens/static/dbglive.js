@@ -8,6 +8,7 @@ import { Debugger } from "./dbgview.js";
 import { replay } from "./dbgreplay.js";
 
 const QUIET = new Set(["rows", "body"]);    // asks that change no state: they leave the prediction as it is
+const views = new Map();    // a debugger's key (views/debugger.py `instance`) -> the elements of its views here
 
 export function render({ model, el }) {
   // the replay the widget carries (marimo: the widget is the debugger's only output), shown until the kernel answers
@@ -20,6 +21,8 @@ export function render({ model, el }) {
   }
   const root = document.createElement("div");
   el.appendChild(root);
+  const key = model.get("instance");
+  if (key) { if (!views.has(key)) views.set(key, new Set()); views.get(key).add(el); }
   let asked = null;                 // when the last move was sent: its round trip is said on the root
   // this view's asks, numbered (a widget may have two views: the kernel's messages reach both)
   const me = Math.random().toString(36).slice(2, 8);
@@ -67,6 +70,7 @@ export function render({ model, el }) {
         if (stored) { stored.remove(); stored = null; }
       }
       root.classList.add("jl-dbg-live");          // its kernel answered: shown
+      showOne(key);
     }
     if (msg.out !== undefined) dbg.printed(msg.out, !!msg.clear);
     root.classList.remove("jl-wait");
@@ -77,7 +81,21 @@ export function render({ model, el }) {
   const seq = me + ":" + (++n);
   last = seq;
   model.send({ do: "ready", seq: seq });
-  return () => model.off("msg:custom", onMsg);
+  return () => {
+    model.off("msg:custom", onMsg);
+    const mine = key && views.get(key);
+    if (mine) { mine.delete(el); if (mine.size) showOne(key); else views.delete(key); }
+  };
+}
+
+/* One view of a debugger on a page: a front end may draw its widget twice (in a shared notebook, jupyter-collaboration
+   copies the widget's output over the replay's on the other collaborators' pages when one of them trusts the
+   notebook); the last one on the page shows, the others take no room.  Each view still draws every message, so
+   the one left shows the current state when the one shown goes. */
+function showOne(key) {
+  const els = [...(views.get(key) || [])].filter((e) => e.isConnected);
+  const last = els.filter((e) => !els.some((o) => o !== e && (e.compareDocumentPosition(o) & Node.DOCUMENT_POSITION_FOLLOWING)));
+  els.forEach((e) => { e.style.display = e === last[0] ? "" : "none"; });
 }
 
 /* The replay stored before this live view (views/debugger.py: the cell's first output) steps aside once the kernel

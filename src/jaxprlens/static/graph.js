@@ -3,10 +3,12 @@
    the page), fit / 1:1 / - / + buttons; a click on a folded call opens its drawing, the breadcrumb goes back.
    The default zoom fits the drawing but never below MIN (no text under 9 px), unless the drawing's whole width
    fits at WHOLE or more: a small graph in a narrow notebook (a side panel open in a laptop's window) shows every
-   node and its legend, as its picture does, rather than a middle cut at both sides. */
+   node and its legend, as its picture does, rather than a middle cut at both sides. A drawing still wider than
+   its port starts centred, moved just enough that its legend (what the colours and borders say) is whole in
+   view: the reader pans to the rest, but needs the key to read what is shown. */
 import { el, word } from "./dom.js";
 
-const MIN = 0.75, WHOLE = 0.6;
+const MIN = 0.75, WHOLE = 0.6, PAD = 8;   // PAD: px between the legend and the port's edge
 
 function inline(img) {   // the picture's SVG, parsed once and put in its place (the SVG travels once: in the img)
   const b64 = img.getAttribute("src").split(",", 2)[1];
@@ -30,14 +32,23 @@ function viewer(box, view) {
     port.classList.toggle("jl-clipped", below);
     more.hidden = !below;
   };
+  const span = (g) => {   // where g lies across the drawing, in its own px (null while the view is not laid out)
+    const a = svg.getBoundingClientRect(), b = g ? g.getBoundingClientRect() : null;
+    if (!b || !a.width || !b.width) return null;
+    const k = z.w / a.width;
+    return { left: (b.left - a.left) * k, right: (b.right - a.left) * k };
+  };
   let moved = false;      // once the reader zooms or pans, a change of the box's size keeps their view
   const fit = (floor) => {
     moved = false;
     const W = port.clientWidth || 970, H = Math.max(200, window.innerHeight * 0.85);
     let s = Math.min(1, W / z.w, H / z.h);
     if (floor) s = Math.max(W / z.w >= WHOLE ? Math.min(MIN, W / z.w) : MIN, s);
-    // wider than the port: its middle shows (a call's inputs and title), not a corner of empty boxes
+    // wider than the port: its middle shows (a call's inputs and title), not a corner of empty boxes, moved
+    // so that the legend (where dot put it: most often the right end) is whole; one wider than the port, its start
     z.s = s; port.style.height = Math.min(z.h * s, H) + "px"; z.x = (W - z.w * s) / 2; z.y = 0;
+    const key = z.w * s > W ? span(svg.querySelector("g#legend")) : null;
+    if (key) z.x = Math.max(PAD - key.left * s, Math.min(z.x, W - key.right * s - PAD));
     apply();
   };
   const zoomAt = (f, cx, cy) => {

@@ -17,6 +17,8 @@ widget state.
 """
 from __future__ import annotations
 
+import itertools
+import os
 import time
 
 import anywidget
@@ -42,6 +44,7 @@ AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the
 PROGRESS_S = 1.0           # seconds between the reports of a long move's progress
 STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
+_made = itertools.count(1)  # the debuggers this kernel made: each one's key on a page (Debugger.instance)
 
 
 class Debugger(anywidget.AnyWidget):
@@ -55,6 +58,9 @@ class Debugger(anywidget.AnyWidget):
     # the replay inside the widget, for a front end that shows the widget alone and may store it with no kernel
     # to answer (marimo, and its export html): drawn until the kernel answers
     fallback = traitlets.Unicode("").tag(sync=True)
+    # this debugger among every kernel's on one page: a page may draw its widget twice (a shared notebook whose
+    # outputs another collaborator's trust copied, jupyter-collaboration), and its views then show one of them
+    instance = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, program: Program, *args, device=None, lang: str | None = None, cell: tuple | None = None,
                  **options):
@@ -64,7 +70,7 @@ class Debugger(anywidget.AnyWidget):
         self.stepper = Stepper(program, *args, device=device, **options)
         self.view = StateView(self.stepper, lang)
         self._args, self._device = args, device
-        super().__init__(labels=labels(self.view.lang), lang=self.view.lang)
+        super().__init__(labels=labels(self.view.lang), lang=self.view.lang, instance=f"{os.getpid()}-{next(_made)}")
         self.error: str | None = None
         self.printed = ""               # everything jax.debug.print/callback printed while stepping
         self._sent: dict = {}           # frames whose rows the front end has (or is being sent): path -> program

@@ -17,6 +17,7 @@ from jaxprlens.present.escape import dot, html
 from jaxprlens.present.i18n import role_word, sub_label, t
 from jaxprlens.present.nouns import param_words, params_of, source_text, var_text
 from jaxprlens.present.shares import Shares
+from jaxprlens.present.usage import wrap
 from jaxprlens.present.words import percent
 from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
 from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id, statement
@@ -37,6 +38,8 @@ PARAM_CHARS = 40
 LEGEND_CHARS = 60     # characters in one legend row: 9 pt Helvetica at ~5.5 px, ~330 px: beside a small graph the
                       # drawing stays under ~700 px, whole at 1:1 in a reveal slide and at 0.95 in a 700 px window
 LINE_CHARS = 36
+NOTE_COLS = 60        # columns in one line of a drawing's caption (a CJK character two): 10 pt, ~340 px (a 1,202-
+                      # equation program's note, 132 characters on one line, made its drawing 817 px wide; 683 wrapped)
 PAD = "\u00a0"        # beside an edge label, each side: labels of neighbouring edges stay a space apart
 
 # Params that are noise in a node label (placement, sharding, printing options); roles show the counts.
@@ -52,6 +55,11 @@ _NOISY = {
 def _lines(*parts: str) -> str:
     """A multi-line DOT label: each part escaped once, joined by DOT's ``\\n``."""
     return "\\n".join(dot(p) for p in parts if p != "")
+
+
+def caption(*notes: str) -> str:
+    """A drawing's caption: each note in lines of at most ``NOTE_COLS`` columns, one label."""
+    return _lines(*(line for note in notes for line in wrap(note, NOTE_COLS)))
 
 
 def eqn_label(eqn) -> str:
@@ -420,7 +428,7 @@ def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, 
     if not root.eqns:            # inputs straight to results: say why there is no equation in the picture
         notes.append(t("graph_empty", lang))
     if notes:
-        g.attr(label=_lines(*notes))
+        g.attr(label=caption(*notes))
     d.legend(g)
     d.emit(g)
     return g.source, d

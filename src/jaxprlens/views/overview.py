@@ -14,7 +14,8 @@ import graphviz
 
 from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
-from jaxprlens.views.draw import COST_STROKE, DEPTH, MAX_NODES, RUNS, _Draw, _digraph, _lines, cost_fill, percent
+from jaxprlens.views.draw import (COST_STROKE, DEPTH, MAX_NODES, RUNS, _Draw, _digraph, _lines, caption, cost_fill,
+                                  percent)
 from jaxprlens.present.i18n import t, where_text
 from jaxprlens.model.program import Eqn, Program, Var, count_eqns
 from jaxprlens.present.nouns import source_text, var_text, vars_text
@@ -388,7 +389,7 @@ def build(tree: CallTree, top: Group, depth: int | None, max_nodes: int, lang: s
     notes = [t(getattr(tree, "note", "overview_note"), lang, n=n, k=d.drawn)]     # fold.FoldTree: its own words
     if d.folded:
         notes.append(t("folded_note", lang, n=len(d.folded), depth=d.depth, max_nodes=max_nodes))
-    g.attr(label=_lines(*notes))
+    g.attr(label=caption(*notes))
     d.legend(g)
     d.emit(g)
     return g.source, d

@@ -63,13 +63,19 @@ def maps():
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
-def test_every_equation_is_in_exactly_one_place(maps, name):
+def test_every_equation_is_under_each_kernel_that_computes_it_or_said_removed(maps, name):
     program, m = maps[name]
-    placed = [e for k in m.kernels for e in k.eqns] + m.removed + m.inlined
     ids = [e.id for e in program.walk()]
-    assert sorted(placed) == sorted(ids)          # each once: no id twice, none left out
+    under = {}
+    for k in m.kernels:
+        assert len(set(k.eqns)) == len(k.eqns)
+        for e in k.eqns:
+            under.setdefault(e, []).append(k.name)
+    assert sorted(list(under) + m.removed + m.inlined) == sorted(ids)          # each once: none left out
     assert m.n_eqns == len(ids)
-    assert all(m.of[e] == k.name for k in m.kernels for e in k.eqns)
+    for e, names in under.items():             # one kernel, or several: those ``spread`` names, ``of`` among them
+        assert m.of[e] in names and (names == [m.of[e]] if e not in m.spread else set(names) == set(m.spread[e]))
+        assert set(m.recomputed.get(e, ())) <= set(names)
 
 
 def _computations(text):
@@ -108,8 +114,9 @@ def test_fusions_hold_the_equations_their_op_names_name(maps, name):
                 fusion = [n for n, _, o, c in body if c == callee][0]
                 if fusion in {k.name for k in m.kernels}:
                     assert set(m.kernel(fusion).eqns) <= inside | {ids[-1]} if ids else inside
-                for e in inside:
-                    assert m.of[e] == fusion or fusion in m.spread.get(e, ())
+                by_id = {x.id: x for x in program.walk()}
+                for e in inside:                # a loop's own counter and test: the loop's kernel holds them
+                    assert m.of[e] == fusion or fusion in m.spread.get(e, ()) or by_id[e].subs
     assert named_anywhere.isdisjoint(m.removed)
     assert {e for k in m.kernels for e in k.eqns} <= named_anywhere
 
@@ -217,10 +224,44 @@ def test_the_magic_option(ip):
 
 
 def _count_compiles(monkeypatch) -> list:
-    """A list that gets an item per XLA compile of a lowered program from now on."""
-    calls, real = [], jax.stages.Lowered.compile
-    monkeypatch.setattr(jax.stages.Lowered, "compile", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    """A list that gets an item per compile of a program from now on (``engine.compiled.compile_lowered``: every
+    compile goes through it)."""
+    from jaxprlens.engine import compiled
+    calls, real = [], compiled.compile_lowered
+    monkeypatch.setattr(compiled, "compile_lowered", lambda *a, **k: calls.append(1) or real(*a, **k))
     return calls
+
+
+STEP_CELL = ("import jax, jax.numpy as jnp\n"
+             "def loss(params, x):\n    for w in params:\n        x = jnp.tanh(x @ w)\n    return jnp.sum(x ** 2)\n"
+             "def step(params, x):\n"
+             "    return [w - 0.1 * g for w, g in zip(params, jax.grad(loss)(params, x))]\n"
+             "step([jnp.ones((4, 4)) * 0.1] * 3, jnp.ones((2, 4)))")
+
+
+@pytest.mark.parametrize("options", ["--run --fusion --memory", "--run --fusion --memory --sharding",
+                                     "--run --device cpu --fusion --memory", "--graph --fusion --run"])
+def test_run_fusion_and_memory_in_one_cell_compile_once(ip, monkeypatch, options):
+    calls = _count_compiles(monkeypatch)
+    out = ip.run_cell_magic("jaxpr", options, STEP_CELL)
+    assert len(calls) == 1
+    run = out.parts[-1]
+    params, x = [jnp.ones((4, 4)) * 0.1] * 3, jnp.ones((2, 4))
+    step = ip.user_ns["step"]
+    for got, want in zip(run.outputs, jax.jit(step)(params, x)):      # the scoped compile runs as jax.jit does
+        assert jnp.array_equal(got, want)
+    fusion = next(p for p in out.parts if isinstance(p, FusionView))
+    assert run.compile_time > 0 and fusion.map.kernels
+
+
+def test_a_run_after_the_map_reuses_its_compile_and_a_new_device_compiles_its_own(monkeypatch):
+    program = jaxprlens.trace(mlp, *MLP_ARGS)
+    fusion_map(program)
+    calls = _count_compiles(monkeypatch)
+    first = program.run(repeat=2)
+    assert not calls and program.memory().compiled["argument"] > 0 and not calls
+    program.run(device="cpu", repeat=2)              # asked for by name: the arguments committed there, compiled again
+    assert len(calls) == 1 and program.run(device="cpu", repeat=2).outputs == first.outputs and len(calls) == 1
 
 
 def test_fusion_and_memory_in_one_cell_compile_once(ip, monkeypatch):
@@ -430,3 +471,129 @@ def test_a_trace_with_no_kernel_event_says_so(monkeypatch):
     assert lines[2] == "the profiler recorded no kernel event of this program on cpu: no kernel time measured"
     assert lines[4].endswith("  no event measured") and lines[5].startswith("all kernels")
     assert lines[5].endswith("  no event measured") and "jax.profiler" not in view.text()
+
+
+# ---------------------------------------------------------------- recomputation and loops, against the HLO itself
+
+def layer_norm(x):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return ((x - m) / jnp.sqrt(v + 1e-5)).sum()
+
+
+def scan_dot(w, xs):
+    return jax.lax.scan(lambda c, x: (jnp.tanh(c @ w + x), None), jnp.zeros(16), xs)[0]
+
+
+def while_dot(w, x):
+    return jax.lax.while_loop(lambda s: s[0] < 5, lambda s: (s[0] + 1, jnp.tanh(w @ s[1]) * 0.5), (0, x))[1]
+
+
+LOOPS = {"scan_dot": (scan_dot, (jnp.ones((16, 16)), jnp.ones((5, 16)))),
+         "while_dot": (while_dot, (jnp.ones((16, 16)), jnp.ones(16)))}
+MOVED = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "reshape"})
+
+
+def _hlo_kernels(text):
+    """``({computation: [(name, opcode, op_name)]}, {instruction: its kernel})`` read with plain regexes: the kernel
+    of an instruction in a fusion's computation (or a reduction's combiner inside it) is that fusion, else itself."""
+    comps, current, inside = {}, None, {}
+    for line in text.splitlines():
+        head = re.match(r"^(?:ENTRY )?%(\S+) \(", line)
+        if head and line.rstrip().endswith("{"):
+            current = comps.setdefault(head.group(1), [])
+        elif line.strip() == "}":
+            current = None
+        elif current is not None and " = " in line:
+            name = re.search(r"%([\w.\-]+) = ", line).group(1)
+            opcode = re.search(r"\s([a-z][a-z0-9\-]*)\(", line.split(" = ", 1)[1]).group(1)
+            op = re.search(r'op_name="([^"]*)"', line)
+            current.append((name, opcode, op.group(1) if op else ""))
+            for callee in re.findall(r"(?:calls|to_apply)=%([\w.\-]+)", line):
+                if opcode not in ("call", "while", "conditional"):
+                    inside[callee] = name
+    home = {n: c for c, body in comps.items() for n, _, _ in body}
+    kernel = {}
+    for c, body in comps.items():
+        for n, _, _ in body:
+            k, comp = n, c
+            while comp in inside:
+                k, comp = inside[comp], home[inside[comp]]
+            kernel[n] = k
+    return comps, kernel
+
+
+def _named_in(text, program) -> dict:
+    """Equation id -> the kernels holding an instruction that computes something and whose op_name names it."""
+    scope = {scope_name(e.id): e.id for e in program.walk()}
+    comps, kernel = _hlo_kernels(text)
+    out: dict = {}
+    for body in comps.values():
+        for name, opcode, op in body:
+            ids = [scope[p] for p in re.findall(r"\w+", op) if p in scope]
+            if ids and opcode not in MOVED:
+                out.setdefault(ids[-1], set()).add(kernel[name])
+    return out
+
+
+@pytest.mark.parametrize("name", ["layer_norm", "mlp", "mlp_grad", "chain", "func1", "scan"])
+def test_each_equation_is_under_every_kernel_whose_instructions_name_it(name):
+    fn, args = (layer_norm, (jnp.ones((64, 32)),)) if name == "layer_norm" else PROGRAMS[name]
+    program = jaxprlens.trace(fn, *args)
+    m = fusion_map(program)
+    named = _named_in(m.hlo, program)
+    by_id = {e.id: e for e in program.walk()}
+    for e, kernels in named.items():
+        if by_id[e].subs:                     # a loop: its own kernel, its counter and test inside it
+            continue
+        assert {k.name for k in m.kernels if e in k.eqns} == kernels, e
+
+
+def test_a_layer_norm_s_recomputed_equations_are_listed_and_marked_under_each_kernel():
+    program = jaxprlens.trace(layer_norm, jnp.ones((64, 32)))
+    view = FusionView(program)
+    m = view.map
+    named = _named_in(m.hlo, program)
+    again = {e for e, ks in named.items() if len(ks) > 1 and not program.find(e).subs}
+    assert again and set(m.recomputed) <= again
+    mean = next(e.id for e in program.eqns if e.primitive == "div")           # x.mean: sum / n, read by both passes
+    assert len(m.recomputed[mean]) == 2 and set(m.recomputed[mean]) == named[mean]
+    text = view.text()
+    assert (f"{len(m.recomputed)} equations computed again in each of several kernels (XLA copies a cheap producer "
+            "into each kernel that reads it), listed under each, marked (recomputed), its cost counted in each"
+            ) in text.splitlines()
+    for k in m.recomputed[mean]:
+        row = next(line for line in text.splitlines() if line.startswith(k + " "))
+        assert f"{mean} div (recomputed)" in row
+        assert m.kernel(k).flops >= costs(program)[mean].flops
+    assert "equations with instructions in several kernels" not in text
+    zh = FusionView(program, lang="zh").text()
+    assert f"{mean} div（重新计算）" in zh and "标为（重新计算）" in zh
+    soup = BeautifulSoup(view.html(), "html.parser")
+    row = soup.select_one(f'tr[data-eqn="{mean}"]')
+    assert [s.get_text() for s in row.select("td span")] == m.recomputed[mean]
+    assert row.select_one("i.jl-kernel-recomputed").get_text() == "(recomputed)"
+    for k in m.recomputed[mean]:
+        assert f"{mean} div (recomputed)" in soup.select_one(f'tr[data-kernel="{k}"]').get_text()
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
+def test_a_loop_body_s_equations_are_in_the_kernels_of_its_body_computation(name):
+    fn, args = LOOPS[name]
+    program = jaxprlens.trace(fn, *args)
+    m = fusion_map(program)
+    comps, kernel = _hlo_kernels(m.hlo)
+    loop = next(re.search(r"condition=%([\w.\-]+), body=%([\w.\-]+)", line) for line in m.hlo.splitlines()
+                if " while(" in line)
+    cond, body = loop.group(1), loop.group(2)
+    in_body = {n for n, opcode, _ in comps[body] if opcode not in MOVED}
+    in_cond = {n for n, opcode, _ in comps[cond] if opcode not in MOVED}
+    outer = next(e for e in program.eqns if e.subs)
+    for e in program.walk():
+        if e.id.startswith(outer.id + "/"):
+            assert m.of[e.id] in (in_cond if "/cond/" in e.id else in_body), (e.id, m.of[e.id])
+    dots = [n for n, opcode, _ in comps[body] if opcode == "dot" or (opcode == "custom-call" and "matmul" in n)]
+    matmul = next(e.id for e in program.walk() if e.primitive == "dot_general")
+    assert dots and m.of[matmul] == dots[0] and matmul not in m.spread       # the dot on its own, as compiled
+    assert [k.eqns for k in m.kernels if k.name == dots[0]] == [[matmul]]
+    assert all(matmul not in k.eqns for k in m.kernels if k.kind.endswith("fusion"))

@@ -1,31 +1,29 @@
 """Which of the jaxpr's equations became which compiled kernel (``%%jaxpr --fusion``, ``program.fusion()``).
 
-The program is compiled as ``--run`` compiles it, but each equation (at every depth) first gets its own name
-scope: its id as a scope name (``e3``, ``e2_body_1``) added to the equation's name stack.  XLA keeps the name
+The program is compiled once, shared with ``--run`` (``engine.compiled``), each equation (at every depth) under its
+own name scope: its id as a scope name (``e3``, ``e2_body_1``) added to the equation's name stack.  XLA keeps the name
 stack in every instruction's ``op_name`` metadata (``jit(run)/e2/while/body/e2_body_1/sin``), inside fusions too,
 so reading the optimized HLO maps each equation to the kernel its instructions landed in: the top-level
 instruction of a computation the program runs (the entry, a loop's body, a branch), or the fusion an
 instruction was fused into.  With ``profile=True`` the same compiled program then runs under the profiler and
 each kernel gets its measured time (``engine.kerneltime``).  The compile is most of a map's time (XLA's: a minute
 at 10,000 equations; benchmarks/bench_fusion.py), so it is made once per program and device and kept in
-``program.memo``: a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()`` reuse it.
+``program.memo``: ``--run``, a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()``
+reuse it.
 Returns data (``FusionMap``); ``views.fusion`` shows it."""
 from __future__ import annotations
 
-import glob
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 
 import jax
-import jax.extend.core as jex
 
+from jaxprlens.engine.compiled import key as compile_key, on_device, scoped
+from jaxprlens.engine.compiled import scope_name  # noqa: F401 - public here too (the map's tests, the sharding map)
 from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
 from jaxprlens.engine import kerneltime
-from jaxprlens.engine.devices import resolve_device
 from jaxprlens.engine.memory import Memory
-from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args, on_device, place, placed_on
+from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args
 from jaxprlens.model.program import Program, Var
 
 # instructions that are no kernel: they name values, they compute nothing
@@ -35,40 +33,17 @@ _FUSION_KINDS = {"kLoop": "loop fusion", "kInput": "input fusion", "kOutput": "o
                  "kCustom": "custom fusion"}
 
 
-def scope_name(eqn_id: str) -> str:
-    """The name scope an equation is compiled under: ``3`` -> ``e3``, ``2/body/1`` -> ``e2_body_1``."""
-    return "e" + re.sub(r"[^A-Za-z0-9]", "_", eqn_id)
-
-
-# ---------------------------------------------------------------- the scoped program
-
-def _rewrite(program: Program, jaxpr, tokens: dict):
-    """``jaxpr`` (the Jaxpr or ClosedJaxpr of ``program``) with each equation's name stack extended by its
-    scope name, the sub-jaxprs of its nested programs rewritten the same way."""
-    closed = isinstance(jaxpr, jex.ClosedJaxpr)
-    open_ = jaxpr.jaxpr if closed else jaxpr
-    new_eqns = []
-    for eqn, raw in zip(program.eqns, open_.eqns):
-        token = scope_name(eqn.id)
-        tokens[token] = eqn.id
-        info = raw.source_info
-        info = info.replace(name_stack=info.name_stack.extend(token))
-        params = dict(raw.params)
-        for sub in eqn.subs:
-            value = params.get(sub.param)
-            if value is sub.program.jaxpr:
-                params[sub.param] = _rewrite(sub.program, value, tokens)
-            elif isinstance(value, tuple):     # branches; custom_linear_solve's namedtuple (kept one: read by name)
-                items = [_rewrite(sub.program, x, tokens) if x is sub.program.jaxpr else x for x in value]
-                params[sub.param] = type(value)._make(items) if hasattr(value, "_make") else tuple(items)
-        new_eqns.append(raw.replace(source_info=info, params=params))
-    new = open_.replace(eqns=new_eqns)
-    return jex.ClosedJaxpr(new, jaxpr.consts) if closed else new
-
-
-def _specs(program: Program) -> list:
-    return [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=getattr(v.aval, "weak_type", False))
-            for v in program.invars]
+@dataclass(frozen=True)
+class Scoped:
+    """The shared compile (``engine.compiled.Scoped``) with its optimized HLO read (``parse_hlo``): what the map,
+    XLA's memory figures and the sharding map read of it."""
+    compiled: object
+    tokens: dict
+    args: list
+    device: object
+    text: str
+    parsed: tuple
+    partitioned: str | None = None
 
 
 def compile_scoped(program: Program, device=None):
@@ -79,76 +54,22 @@ def compile_scoped(program: Program, device=None):
     return made.compiled, made.tokens
 
 
-@dataclass(frozen=True)
-class Scoped:
-    """The scoped program compiled once for a program and device (``_scoped``): ``args`` the placed arguments (their
-    types when the program has no recorded arguments), ``device`` where it runs, ``text`` its optimized HLO and
-    ``parsed`` that text read (``parse_hlo``); ``partitioned``: asked with ``partitioning=True``, the module as XLA's
-    SPMD partitioner received it (every instruction's global shape and ``sharding={...}``, as sharding propagation
-    decided; ``""`` when XLA ran no partitioner: one device), else ``None``."""
-    compiled: object
-    tokens: dict
-    args: list
-    device: object
-    text: str
-    parsed: tuple
-    partitioned: str | None = None
-
-
 def _scoped(program: Program, device=None, partitioning: bool = False) -> Scoped:
-    """The scoped program compiled (see ``compile_scoped``), once per program and device: kept in ``program.memo``,
-    so a second map, a profile, XLA's ``memory_analysis()`` (``engine.memory``), a sharding map (``engine.sharding``)
-    and a view made again reuse the compile (XLA's compile is most of a map's time: a minute at 10,000 equations).
-    With ``partitioning``, XLA also writes the module its SPMD partitioner received (``Scoped.partitioned``): the
-    same compile, with a dump of that one pass."""
-    dev = resolve_device(device)
-    key = ("fusion.scoped", device is not None, dev)
-    made = program.memo.get(key)
-    if made is not None and (not partitioning or made.partitioned is not None):
-        return made
-    tokens: dict = {}
-    scoped = _rewrite(program, program.jaxpr, tokens)
-    fn = jax.jit(jex.jaxpr_as_fun(scoped))
-    run_on = dev
-    if len(program.args) == len(program.invars) and (program.args or not program.invars):
-        args = place(program, dev, explicit=device is not None)
-        run_on = placed_on(args, dev)
-    else:
-        args = _specs(program)
-    partitioned = None
-    with on_device(run_on, [a for a in args if isinstance(a, jax.Array)]):
-        lowered = fn.lower(*args)
-        if partitioning:
-            compiled, partitioned = _compile_partitioned(lowered)
-        else:
-            compiled = lowered.compile()
-    text = compiled.as_text() or ""
-    made = program.memo[key] = Scoped(compiled, tokens, args, run_on, text, parse_hlo(text), partitioned)
-    return made
+    """The program's one compile (``engine.compiled.scoped``: kept in ``program.memo``, shared with ``--run``), its
+    HLO read once beside it: a second map, a profile, XLA's ``memory_analysis()``, a sharding map (``engine.sharding``)
+    and a view made again reuse both."""
+    made = scoped(program, device, partitioning)
+    key = ("fusion.parsed", compile_key(program, device))
+    kept = program.memo.get(key)
+    if kept is None or kept[0] is not made:
+        kept = program.memo[key] = (made, parse_hlo(made.text))
+    return Scoped(made.compiled, made.tokens, made.args, made.device, made.text, kept[1], made.partitioned)
 
 
-_PARTITIONER = "spmd-partitioning"
-
-
-def _compile_partitioned(lowered) -> tuple:
-    """``(compiled, text)``: ``lowered`` compiled, and the module as XLA's SPMD partitioner received it, read from
-    the dump of that one pass (XLA offers the module between passes only as a dump; ``""`` when no partitioner
-    ran).  The dump goes to a temporary folder, removed after."""
-    with tempfile.TemporaryDirectory(prefix="jaxprlens-") as folder:
-        compiled = lowered.compile(compiler_options={"xla_dump_to": folder, "xla_dump_hlo_pass_re": _PARTITIONER,
-                                                     "xla_dump_hlo_as_text": True})
-        found = sorted(glob.glob(os.path.join(folder, f"*before_{_PARTITIONER}.txt")))
-        text = ""
-        if found:
-            with open(found[-1], encoding="utf-8") as f:
-                text = f.read()
-    return compiled, text
-
-
-def compiled_program(program: Program):
-    """The program compiled as ``fusion_map`` (and ``--run``) compiles it on the default device, shared with the map:
-    what ``engine.memory`` asks XLA's ``memory_analysis()`` of."""
-    return _scoped(program).compiled
+def compiled_program(program: Program, device=None):
+    """The program compiled as ``fusion_map`` (and ``--run``) compiles it, shared with them: what
+    ``engine.memory``'s figures ask XLA's ``memory_analysis()`` of."""
+    return _scoped(program, device).compiled
 
 
 # ---------------------------------------------------------------- the optimized HLO, read
@@ -161,6 +82,16 @@ class Instruction:
     op_name: str = ""
     attrs: str = ""
     type: str = ""               # its result type as the HLO writes it: ``f32[4,32]{1,0}``, a tuple ``(f32[2], s32[])``
+
+    @property
+    def operands(self) -> list:
+        """The instructions it reads, by name, in order (a ``parameter``: none)."""
+        return re.findall(r"%([\w.\-]+)", self.attrs.split(")", 1)[0])
+
+    @property
+    def shape(self) -> str:
+        """Its result type without the layout: ``f32[4,32]``."""
+        return re.sub(r"\{[^}]*\}", "", self.type)
 
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([\w.\-]+)\s.*\{\s*$")
@@ -231,8 +162,12 @@ class FusionMap:
     ``absorbed``: the removed equations whose results feed one kernel only (it likely computes them: XLA
     merged them into an instruction that kept another equation's name, or into constants it placed there),
     ``inlined``: equations holding nested programs with no instruction of their own (a ``pjit`` call whose
-    body's equations are in kernels).  Every equation id is in exactly one kernel's ``eqns``, ``removed``
-    or ``inlined``.  ``spread``: equation id -> every kernel it has instructions in, when more than one."""
+    body's equations are in kernels).  Every equation id is in ``removed``, ``inlined`` or the ``eqns`` of every
+    kernel that computes it: ``of`` names one of those (the outermost, one that bears the equation's own name);
+    ``spread``: equation id -> every kernel computing it, when more than one, in the HLO's order; ``recomputed``:
+    those of them where XLA computes the same thing again in each kernel (an instruction of the same opcode and
+    shape in each: a cheap producer copied into every consumer's fusion), the others are computed in parts (a
+    reduction in two passes, a loop's counter and test).  A recomputed equation's cost is in each kernel's."""
     kernels: list
     of: dict
     removed: list
@@ -245,6 +180,7 @@ class FusionMap:
     others: list = field(default_factory=list)      # profiled: kernels no equation comes from that took time
     looped: dict = field(default_factory=dict)      # kernel in a loop's body -> the entry's kernel that runs the loop
     parsed: tuple | None = field(default=None, repr=False, compare=False)   # ``parse_hlo(hlo)``, when read already
+    recomputed: dict = field(default_factory=dict)  # equation id -> the kernels that each compute it again
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)
@@ -324,6 +260,74 @@ def _absorbed(program: Program, of: dict, removed: set) -> dict:
     return out
 
 
+# instructions that carry a value on without computing it: where one of an equation's lands, the equation is not
+# computed (XLA's fusions bitcast their operands and keep the producer's name on the bitcast)
+FREE = frozenset({"bitcast", "reshape"}) | PLUMBING
+# an opcode that computes one primitive: an instruction of it whose name XLA lost is matched to that primitive
+_COMPUTES = {"dot": "dot_general", "convolution": "conv_general_dilated", "fft": "fft", "sort": "sort",
+             "cholesky": "cholesky", "triangular-solve": "triangular_solve"}
+
+
+def _in_combiner(ins: Instruction, called: dict, by_name: dict) -> bool:
+    """Whether ``ins`` is in a reduction's combiner (``to_apply`` of a reduce, a scatter, a sort): the combiner
+    runs inside the reduction's kernel, and the same combiner in two kernels is a reduction in two passes, not one
+    computed twice."""
+    caller = called.get(ins.computation)
+    return caller is not None and caller[1] and by_name[caller[0]].opcode not in ("fusion", "call")
+
+
+def _lost_names(instructions: list, by_name: dict, called: dict, tokens: dict, eqns: dict) -> dict:
+    """Instruction name -> the equation it computes, for instructions of a loop's or call's body that XLA left with
+    the loop's name only (on the CPU, a ``dot`` rewritten from a vector-matrix product keeps ``…/e1/while``): the one
+    equation of that body, of the primitive the opcode computes, that names the values next to it: what it reads
+    or what reads it, through bitcasts and into the fusions that read it (XLA keeps the name on the bitcast)."""
+    lost = []                           # (instruction, the loop or call whose name it has) to match
+    for ins in instructions:
+        eid = _eqn_of(ins.op_name, tokens) if ins.opcode in _COMPUTES else None
+        if eid is not None and eqns[eid].subs:
+            lost.append((ins, eid))
+    if not lost:
+        return {}
+    readers: dict = {}
+    params: dict = {}
+    for ins in instructions:
+        for i, name in enumerate(ins.operands):
+            readers.setdefault(name, []).append((ins, i))
+        if ins.opcode == "parameter":
+            m = re.match(r"\s*(\d+)", ins.attrs)
+            if m:
+                params[(ins.computation, int(m.group(1)))] = ins
+    fused = {caller: comp for comp, (caller, embedded) in called.items() if embedded}
+
+    def near(ins: Instruction) -> set:
+        seen, todo, out = set(), [ins], set()
+        while todo:
+            x = todo.pop()
+            for y in [by_name[o] for o in x.operands if o in by_name]:          # what it reads
+                if y.name not in seen:
+                    seen.add(y.name)
+                    out.add(_eqn_of(y.op_name, tokens))
+                    if y.opcode in FREE:
+                        todo.append(y)
+            for y, i in readers.get(x.name, ()):                                 # what reads it
+                if y.opcode == "fusion" and (fused.get(y.name), i) in params:
+                    y = params[(fused[y.name], i)]
+                if y.name not in seen:
+                    seen.add(y.name)
+                    out.add(_eqn_of(y.op_name, tokens))
+                    if y.opcode in FREE:
+                        todo.append(y)
+        return out
+
+    out = {}
+    for ins, eid in lost:
+        primitive = _COMPUTES[ins.opcode]
+        found = {e for e in near(ins) if e and e.startswith(eid + "/") and eqns[e].primitive == primitive}
+        if len(found) == 1:
+            out[ins.name] = found.pop()
+    return out
+
+
 def fusion_map(program: Program, device=None, profile: bool = False, repeat: int = REPEAT,
                budget: float = BUDGET) -> FusionMap:
     """Compile ``program`` (see ``compile_scoped``) and map every equation to its kernel; with ``profile``, run
@@ -348,39 +352,54 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
             comp, d = by_name[called[comp][0]].computation, d + 1
         return d
 
-    found: dict = {}                     # eqn id -> [(depth, order, kernel name, names the kernel itself)]
+    eqns = {e.id: e for e in program.walk()}
+    lost = _lost_names(instructions, by_name, called, tokens, eqns)
+    found: dict = {}          # eqn id -> [(free, depth, not own, -order, kernel name, instruction)]
     order = {ins.name: i for i, ins in enumerate(instructions)}
     for ins in instructions:
-        eid = _eqn_of(ins.op_name, tokens) if ins.op_name else None
+        eid = lost.get(ins.name) or (_eqn_of(ins.op_name, tokens) if ins.op_name else None)
         if eid is None:
             continue
         k = kernel_of(ins)
         if k is None:
             continue
-        own = _eqn_of(k.op_name, tokens) == eid
-        found.setdefault(eid, []).append((depth(k.computation), not own, -order[k.name], k.name))
-    of, spread = {}, {}
+        own = (lost.get(k.name) or _eqn_of(k.op_name, tokens)) == eid
+        free = ins.opcode in FREE
+        found.setdefault(eid, []).append((free, depth(k.computation), not own, -order[k.name], k.name, ins))
+    of, spread, recomputed, where = {}, {}, {}, {}
     for eid, places in found.items():
-        of[eid] = min(places)[3]        # the outermost kernel, one that names the equation itself, the last
-        names = list(dict.fromkeys(p[3] for p in sorted(places, key=lambda p: -p[2])))
+        if not all(p[0] for p in places):      # where it computes something, not where a bitcast of it went
+            places = [p for p in places if not p[0]]
+        of[eid] = min(places, key=lambda p: p[:5])[4]     # the outermost, one that names the equation itself, the last
+        names = where[eid] = list(dict.fromkeys(p[4] for p in sorted(places, key=lambda p: -p[3])))
+        if eqns[eid].subs:              # a loop, a branch, a call: its own kernel; its counter and test are its own
+            names = where[eid] = [of[eid]]
         if len(names) > 1:
             spread[eid] = names
+            makers: dict = {}              # (opcode, shape) of what it computes -> the kernels computing it
+            for p in places:
+                ins = p[5]
+                if not p[0] and not _in_combiner(ins, called, by_name):
+                    makers.setdefault((ins.opcode, ins.shape), set()).add(p[4])
+            again = {k for ks in makers.values() if len(ks) > 1 for k in ks}
+            if again:
+                recomputed[eid] = [k for k in names if k in again]
     table = program.memo.get("fusion.costs")
     if table is None:
         table = program.memo["fusion.costs"] = costs(program)
     kernels: dict = {}
-    used = set(of.values())
+    used = {k for names in where.values() for k in names}
     for ins in instructions:
         if ins.name in used and ins.name not in kernels:
             kernels[ins.name] = Kernel(ins.name, _kind(ins), ins.computation)
     removed, inlined, n = [], [], 0
     for eqn in program.walk():
         n += 1
-        k = of.get(eqn.id)
-        if k is not None:
-            kernels[k].eqns.append(eqn.id)
-            if not eqn.subs:
-                kernels[k].cost = kernels[k].cost + table.get(eqn.id, ZERO)
+        if eqn.id in of:
+            for k in where[eqn.id]:
+                kernels[k].eqns.append(eqn.id)
+                if not eqn.subs and (k == of[eqn.id] or k in recomputed.get(eqn.id, ())):
+                    kernels[k].cost = kernels[k].cost + table.get(eqn.id, ZERO)
         elif eqn.subs and any(e.id in of for sub in eqn.subs for e in sub.program.walk()):
             inlined.append(eqn.id)
         else:
@@ -391,11 +410,11 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
         kernels[k].saved = b
     first = {}
     for i, eqn in enumerate(program.walk()):
-        if eqn.id in of:
-            first.setdefault(of[eqn.id], i)
+        for k in where.get(eqn.id, ()):
+            first.setdefault(k, i)
     ordered = sorted(kernels.values(), key=lambda k: first[k.name])      # in the order the program reads
     fmap = FusionMap(ordered, of, removed, inlined, spread, n, absorbed=absorbed, hlo=text,
-                     parsed=made.parsed)
+                     parsed=made.parsed, recomputed=recomputed)
     if profile:
         with on_device(dev, [a for a in args if isinstance(a, jax.Array)]):
             times = kerneltime.profile(compiled, args, kerneltime.module_name(text), repeat, budget)
@@ -437,12 +456,12 @@ def timed(fmap: FusionMap, times: kerneltime.KernelTimes) -> FusionMap:
     return fmap
 
 
-def compiled_memory(program: Program) -> dict | None:
+def compiled_memory(program: Program, device=None) -> dict | None:
     """XLA's ``memory_analysis()`` of the program compiled as ``--run`` compiles it: argument, output,
     temporary and alias bytes (None where the backend does not say).  The compile is the fusion map's
     (``compiled_program``: the same program, its equations under name scopes, which XLA's
     buffers do not see): ``--fusion --memory`` compiles once."""
-    compiled = compiled_program(program)     # a compile that fails raises: not figures quietly left out
+    compiled = compiled_program(program, device)     # a compile that fails raises: not figures quietly left out
     try:
         stats = compiled.memory_analysis()
     except Exception:  # noqa: BLE001 - not every backend implements it
@@ -452,11 +471,11 @@ def compiled_memory(program: Program) -> dict | None:
     return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
 
 
-def with_compiled(result: Memory, program: Program) -> Memory:
+def with_compiled(result: Memory, program: Program, device=None) -> Memory:
     """``result`` (``engine.memory.memory(program)``) with XLA's figures of the compiled program: ``.compiled``,
     or ``.compile_failed`` saying why they are missing (the jaxpr's own count stands)."""
     try:
-        result.compiled = compiled_memory(program)
+        result.compiled = compiled_memory(program, device)
     except Exception as e:  # noqa: BLE001 - the jaxpr's own count stands; the view says why XLA's is missing
         result.compile_failed = f"{type(e).__name__}: {e}".splitlines()[0]
     return result

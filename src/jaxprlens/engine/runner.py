@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import jax.extend.core as jex
 import numpy as np
 
+from jaxprlens.engine.compiled import on_device, place, placed_on, scoped
 from jaxprlens.engine.cost import costs, nbytes, si
 from jaxprlens.engine.memory import deaths, device_free_bytes, memory
 from jaxprlens.engine.devices import DeviceInfo, resolve_device
@@ -114,49 +114,6 @@ def _check_args(program: Program):
         raise KeyedError("run_no_args", n=len(program.invars), k=len(program.args))
 
 
-MAPPED = ("shard_map", "xla_pmap")     # primitives whose bodies run on several devices at once
-SHARDED = ("sharding_constraint",)     # primitives that place their result over devices
-
-
-def _spread(program: Program) -> bool:
-    """Whether ``program`` places values over devices itself: a shard_map/pmap, a sharding constraint, or a
-    jit with ``in_shardings``/``out_shardings``."""
-    for e in program.walk():
-        if e.primitive in MAPPED or e.primitive in SHARDED:
-            return True
-        params = getattr(e.raw, "params", {})
-        for key in ("in_shardings", "out_shardings"):
-            if any(isinstance(s, jax.sharding.Sharding) for s in params.get(key, ())):
-                return True
-    return False
-
-
-def _placed(a) -> bool:
-    """An argument the caller put somewhere already: committed to a device, or sharded over several."""
-    return isinstance(a, jax.Array) and (len(a.sharding.device_set) > 1 or getattr(a, "committed", False))
-
-
-def place(program: Program, device, explicit: bool) -> list:
-    """The program's arguments on ``device``, once.  Without an explicit device they go where ``jax.jit``
-    would put them: when an argument is already placed elsewhere (sharded over a mesh, committed to another
-    device) or the program places values itself (shardings, shard_map), every argument stays as given and
-    ``jax.jit`` places the plain ones beside the sharded ones; otherwise all go to ``device``."""
-    args = list(program.args)
-    if not explicit and (any(_placed(a) and a.sharding.device_set != {device} for a in args)
-                         or _spread(program)):
-        return args
-    return [jax.device_put(a, device) for a in args]
-
-
-def placed_on(args: list, device):
-    """The device a run on ``args`` (as ``place`` left them) reports: the one device an argument was committed
-    to, else ``device`` (a run over a mesh reports the default device, as before)."""
-    for a in args:
-        if _placed(a) and len(a.sharding.device_set) == 1:
-            return next(iter(a.sharding.device_set))
-    return device
-
-
 MEMORY_SHARE = 0.9      # of a device's free memory, what a run may take
 
 
@@ -196,26 +153,6 @@ def compiled_bytes(compiled) -> int | None:
         getattr(ma, "alias_size_in_bytes", 0) or 0)
 
 
-def compile_program(program: Program, args: list, device):
-    """``jax.jit`` of the closed jaxpr, lowered and compiled once for ``args``.
-
-    Returns (jitted, compiled, seconds).  Calls go through ``jitted``: JAX reuses the executable it has
-    just compiled ahead of time, and the jitted function's C++ dispatch is the same path as a user's
-    ``jax.jit(fn)(*args)`` (``Compiled.__call__`` adds a Python frame per call).
-    """
-    jitted = jax.jit(jex.jaxpr_as_fun(program.jaxpr))
-    start = time.perf_counter()
-    with on_device(device, args):
-        compiled = jitted.lower(*args).compile()
-    return jitted, compiled, time.perf_counter() - start
-
-
-def on_device(device, args: list):
-    """Where the args live decides the device; without args, ``jax.default_device`` does.  (Set only
-    then: the context costs a few hundred ns per call, and must be the same at compile and call time.)"""
-    return jax.default_device(device) if not args else contextlib.nullcontext()
-
-
 def _check(repeat: int, budget: float):
     if repeat < 1:
         raise KeyedError("run_repeat", repeat=repeat)
@@ -245,16 +182,14 @@ def measure(program: Program, device=None, repeat: int = REPEAT, estimate: bool 
     """Execute ``program`` compiled on ``device`` (see ``resolve_device``) and time ``repeat`` runs, or as
     many as fit in ``budget`` seconds."""
     _check(repeat, budget)
-    dev = resolve_device(device)
     _check_args(program)
-    args = place(program, dev, explicit=device is not None)
-    dev = placed_on(args, dev)
-    with out_of_memory_said(dev):
-        jitted, compiled, compile_time = compile_program(program, args, dev)
+    with out_of_memory_said(resolve_device(device)):     # the program's one compile, shared with --fusion, --memory
+        made = scoped(program, device)
+    jitted, compiled, compile_time, args, dev = made.call, made.compiled, made.seconds, made.args, made.device
     need = compiled_bytes(compiled)
     if need is not None:
         check_fits(need, dev, "run_too_big")
-    with on_device(dev, args), out_of_memory_said(dev):   # the same context as at compile time: the cache entry
+    with on_device(dev, [a for a in args if isinstance(a, jax.Array)]), out_of_memory_said(dev):   # as compiled
         timings = time_calls(jitted, args, repeat, budget)
         flat = list(jitted(*args))
     ca = _cost_analysis(compiled)

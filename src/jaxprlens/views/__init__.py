@@ -84,6 +84,20 @@ class Cell:
     def __init__(self, program, opts: Options):
         self.program, self.opts = program, opts
 
+    def compile_once(self):
+        """With ``--sharding`` beside another part that compiles (``--run``, ``--profile``, ``--fusion``,
+        ``--memory``), the one compile is made first as the sharding map needs it (with a dump of XLA's
+        partitioner pass; the executable is the same): the others reuse it.  A compile that fails here is left to
+        the parts, each of which says it its own way."""
+        o = self.opts
+        if not (o.sharding and (o.run or o.profile or o.fusion or o.memory)):
+            return
+        from jaxprlens.engine.compiled import scoped
+        try:
+            scoped(self.program, o.device, partitioning=True)
+        except Exception:  # noqa: BLE001 - the parts compile again and say why
+            pass
+
     @functools.cached_property
     def measured(self):
         """``--profile``: every top-level equation timed (``views.run.profile``)."""
@@ -130,6 +144,7 @@ def build_view(program, opts: Options, transformed=None):
             return Stack([view, lowering_view(transformed, compiled=opts.compiled, lang=opts.lang)])
         return view
     cell = Cell(program, opts)
+    cell.compile_once()
     parts = [part for part in (_maker(path)(cell) for path in opts.parts()) if part is not None]
     if len(parts) == 1:
         return parts[0]

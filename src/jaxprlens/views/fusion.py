@@ -1,8 +1,10 @@
 """``%%jaxpr --fusion``: which equations became which compiled kernel (``engine.fusion`` maps them).
 
-The view lists the equations in program order, each row tinted by its kernel's colour, then the kernels as a
-legend (kind, equations, estimated FLOPs and bytes), what XLA removed, and one summary line: ``6 equations →
-1 kernel; intermediate bytes not written: …``.  Profiled (``--profile --fusion``, ``program.fusion(profile=True)``)
+The view lists the equations in program order, each row tinted by its kernel's colour (and naming every kernel
+that computes it), then the kernels as a legend (kind, equations, estimated FLOPs and bytes), what XLA removed, and
+one summary line: ``6 equations → 1 kernel; intermediate bytes not written: …``.  An equation XLA computes again in
+several kernels is listed under each, marked ``(recomputed)`` in its row and in each kernel's; one computed in parts
+(a reduction in two passes) ``(in part)``.  Profiled (``--profile --fusion``, ``program.fusion(profile=True)``)
 the kernel table gets a last column, each kernel's measured time and share (``measured 1.2 µs (12% of time)``, the
 one varying text, masked by ``notebooks/sanitize.cfg``; never padded, so the masked text lines up), rows for the
 kernels no equation comes from that took time, and a total row.  Inline styles only: it reads the same untrusted."""
@@ -104,10 +106,31 @@ class FusionView(View):
         return t("fusion_summary", lang, eqns=t("n_eqns", lang, n=m.n_eqns),
                  kernels=t("n_kernels", lang, n=len(m.kernels)), saved=si(m.saved, "B"))
 
-    def _eqn_names(self, ids: list) -> list:
+    def _eqn_names(self, ids: list, marked: bool = False) -> list:
+        """``3 exp`` for each of ``ids``; ``marked``: ``3 exp (recomputed)`` where XLA computes it again in several
+        kernels, ``1 reduce_sum (in part)`` where several kernels compute it in parts."""
         if not hasattr(self, "_by_id"):
             self._by_id = {e.id: e for e in self.program.walk()}
-        return [f"{i} {self._by_id[i].primitive}" for i in ids]
+        names = [f"{i} {self._by_id[i].primitive}" for i in ids]
+        if not marked:
+            return names
+        return [t("fusion_marked", self.lang, eqn=n, mark=t(f"fusion_mark_{mark}", self.lang)) if mark else n
+                for n, mark in zip(names, map(self._mark, ids))]
+
+    def _mark(self, eqn_id: str) -> str | None:
+        m = self.map
+        return "recomputed" if eqn_id in m.recomputed else "part" if eqn_id in m.spread else None
+
+    def _head_lines(self) -> list:
+        """Under the summary: the equations XLA computes again in several kernels, and those computed in parts."""
+        m, lang = self.map, self.lang
+        out = []
+        if m.recomputed:
+            out.append(t("fusion_recomputed", lang, eqns=t("n_eqns", lang, n=len(m.recomputed))))
+        parts = [e for e in m.spread if e not in m.recomputed]
+        if parts:
+            out.append(t("fusion_parts", lang, eqns=t("n_eqns", lang, n=len(parts))))
+        return out
 
     def _notes(self) -> list:
         m, lang, sep = self.map, self.lang, t("list_sep", self.lang)
@@ -120,16 +143,13 @@ class FusionView(View):
             out.append(t("fusion_absorbed", lang, items=sep.join(items)))
         if m.inlined:
             out.append(t("fusion_inlined", lang, eqns=sep.join(self._eqn_names(m.inlined))))
-        if m.spread:
-            items = [f"{e} → {' '.join(ks)}" for e, ks in m.spread.items()]
-            out.append(t("fusion_spread", lang, items=t("semi", lang).join(items)))
         out.append(t("fusion_note", lang))
         return out
 
     def _rows(self) -> list:
         lang = self.lang
         def eqns(ids):
-            names = self._eqn_names(ids[:LISTED])
+            names = self._eqn_names(ids[:LISTED], marked=True)
             return t("list_sep", lang).join(names + ([t("memory_more", lang, n=len(ids) - LISTED)]
                                                      if len(ids) > LISTED else []))
         rows = [(k.name, _kind(k.kind, lang), eqns(k.eqns), si(k.flops, "FLOP"), si(k.bytes, "B"))
@@ -187,7 +207,8 @@ class FusionView(View):
         head = tuple(t(f"fusion_col_{c}", lang) for c in cols)
         rows = self._rows()
         widths = [max(width(r[c]) for r in [head] + rows) for c in range(5)]
-        lines = [t("fusion_head", lang, device=self.device), self.summary()] + self._profile_lines()
+        lines = [t("fusion_head", lang, device=self.device), self.summary()] + self._head_lines() + \
+            self._profile_lines()
         for r in [head] + rows:
             cells = [ljust(r[c], widths[c]) for c in range(3)] + [r[3].rjust(widths[3]), r[4].rjust(widths[4])]
             lines.append("  ".join(cells + list(r[5:])).rstrip())     # the time last, never padded
@@ -205,6 +226,7 @@ class FusionView(View):
                 break
             k = m.of.get(eqn.id)
             pad = "&nbsp;&nbsp;" * eqn.depth
+            wrap = "" if eqn.id in m.spread else ";white-space:nowrap"     # several kernels: one under another
             if k is None and eqn.id in m.absorbed:
                 c = self.colour[m.absorbed[eqn.id]]
                 tint = f"background:{c}14;"
@@ -217,10 +239,15 @@ class FusionView(View):
             else:
                 c = self.colour[k]
                 tint = f"background:{c}33;"
-                cell = f'<span style="border-left:6px solid {c};padding-left:4px">{html(k)}</span>'
+                several = ";display:inline-block;white-space:nowrap" if eqn.id in m.spread else ""
+                cell = " ".join(f'<span style="border-left:6px solid {self.colour[name]};padding-left:4px{several}">'
+                                f'{html(name)}</span>' for name in m.spread.get(eqn.id, [k]))
+                mark = self._mark(eqn.id)
+                if mark:
+                    cell += f' <i class="jl-kernel-{mark}">({html(t(f"fusion_mark_{mark}", lang))})</i>'
             eqn_rows.append(f'<tr data-eqn="{html(eqn.id)}" style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
                             f'<td style="{CELL};white-space:pre-wrap">{pad}{html(eqn_text(eqn, 40))}</td>'
-                            f'<td style="{CELL};white-space:nowrap">{cell}</td></tr>')
+                            f'<td style="{CELL}{wrap}">{cell}</td></tr>')
         head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
                        for c in ("eqn", "kernel"))
         legend = []
@@ -244,7 +271,9 @@ class FusionView(View):
         notes = "".join(f'<p style="margin:.3em 0">{html(x)}</p>' for x in self._notes())
         return (f'<div class="jaxprlens jl-fusion" lang="{lang}"{ROOT}>'
                 f'<p style="margin:.3em 0"><b>{html(t("fusion_head", lang, device=self.device))}</b></p>'
-                f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>{profiled}'
+                f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>'
+                + "".join(f'<p style="margin:.3em 0" class="jl-fusion-again">{html(x)}</p>' for x in self._head_lines())
+                + f'{profiled}'
                 f'<table style="border-collapse:collapse;margin:.4em 0"><thead><tr><th style="{CELL}">#</th>{head}'
                 f'</tr></thead><tbody>{"".join(eqn_rows)}</tbody></table>'
                 # the legend's numbers never wrap: in a narrow notebook the legend scrolls sideways, in its own box

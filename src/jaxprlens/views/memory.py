@@ -126,11 +126,11 @@ def hover_strips(live: list, eqns: list, lang: str) -> str:
 class MemoryView(View):
     """Memory along ``program`` (``program.memory()``): ``.memory`` is the ``engine.memory.Memory``."""
 
-    def __init__(self, program: Program, lang: str | None = None, compiled: bool = True):
+    def __init__(self, program: Program, lang: str | None = None, compiled: bool = True, device=None):
         self.program, self.lang = program, resolve_lang(lang)
         self.memory: Memory = memory(program)
-        if compiled:
-            with_compiled(self.memory, program)
+        if compiled:                     # XLA's figures on the device the cell runs on: its one compile
+            with_compiled(self.memory, program, device)
 
     # the data's own names, so ``program.memory().peak`` reads as the issue writes it
     def __getattr__(self, name):
@@ -183,10 +183,10 @@ class MemoryView(View):
                 + "".join(f'<p style="margin:.3em 0">{html_units(x)}</p>' for x in lines[1:]) + "</div>")
 
 
-def memory_view(program: Program, lang: str | None = None, compiled: bool = True) -> MemoryView:
-    return MemoryView(program, lang=lang, compiled=compiled)
+def memory_view(program: Program, lang: str | None = None, compiled: bool = True, device=None) -> MemoryView:
+    return MemoryView(program, lang=lang, compiled=compiled, device=device)
 
 
 def part(cell) -> MemoryView:
-    """``--memory``: bytes live along the program."""
-    return memory_view(cell.program, lang=cell.opts.lang)
+    """``--memory``: bytes live along the program (XLA's figures from the compile ``--run``/``--fusion`` share)."""
+    return memory_view(cell.program, lang=cell.opts.lang, device=cell.opts.device)

@@ -36,8 +36,17 @@ WORDS = {
     "fusion_absorbed_short": ("likely in {kernel}", "很可能在 {kernel} 中"),
     "fusion_inlined": ("calls with no instruction of their own (their equations are in the kernels): {eqns}",
                        "没有自己指令的调用（其中的方程在各计算内核里）：{eqns}"),
-    "fusion_spread": ("equations with instructions in several kernels: {items}",
-                      "指令分布在多个计算内核中的方程：{items}"),
+    "fusion_marked": ("{eqn} ({mark})", "{eqn}（{mark}）"),
+    "fusion_mark_recomputed": ("recomputed", "重新计算"),
+    "fusion_mark_part": ("in part", "部分"),
+    "fusion_recomputed": ("{eqns} computed again in each of several kernels (XLA copies a cheap producer into each "
+                          "kernel that reads it), listed under each, marked (recomputed), its cost counted in each",
+                          "{eqns}在多个计算内核中各计算一次（XLA 把廉价的生产者复制进读取它的每个计算内核），"
+                          "列在每个计算内核下，标为（重新计算），开销在每个计算内核中都计入"),
+    "fusion_parts": ("{eqns} computed in parts in several kernels (a reduction in two passes; an equation XLA writes "
+                     "as several instructions), listed under each, marked (in part)",
+                     "{eqns}分成几部分在多个计算内核中计算（分两遍的归约；XLA 写成多条指令的方程），列在每个计算内核"
+                     "下，标为（部分）"),
     "fusion_note": ("FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the "
                     "computation it is in (a loop body's kernels: per iteration; a loop's or call's own kernel: its "
                     "body's work is in the body's kernels). Intermediate bytes not written: values an equation makes "

@@ -554,9 +554,11 @@ def test_a_row_is_one_line_document_rendered_as_html_as_jaxs_text_and_as_the_cel
         '</span>]</span> <span class="jl-inputs"><span class="jl-role" data-role="index"><span class="jl-rolename">'
         'index: </span><var>i</var></span> <span class="jl-role" data-role="operands"><span class="jl-rolename">'
         'operand: </span><var>b</var></span></span>')
+    counts = ("ft_in=((), (None, None), ()) ft_out=((None, None), ())" if "ft_in" in loop.eqn.params
+              else "num_consts=0 num_carry=2")                         # JAX 0.11+ / 0.10: scan's own params
     assert BeautifulSoup(r.line_html(loop, set()), "html.parser").get_text() == r.line_text(loop) == (
-        "_:i32[] b:f32[2] = scan[reverse=False length=3 ft_in=((), (None, None), ()) ft_out=((None, None), ()) "
-        "unroll=1 jaxpr={body: 2 equations}] consts: ∅ carry: 0:i32[] a xs: ∅")
+        f"_:i32[] b:f32[2] = scan[reverse=False length=3 {counts} unroll=1 jaxpr={{body: 2 equations}}] "
+        "consts: ∅ carry: 0:i32[] a xs: ∅")
     assert Rows("zh").line_text(cond) == ("j:f32[2] = cond[branches={分支 0（false）: 1 个方程, "
                                        "分支 1（true）: 1 个方程}] 分支索引：i 分支操作数：b")
 

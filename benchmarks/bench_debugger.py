@@ -29,12 +29,12 @@ import tracemalloc
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import jax.numpy as jnp  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - after JAX_PLATFORMS is set
 
-from bench_stepper import chain  # noqa: E402  (n elementwise eqns over f32[64] values)
-from jaxprlens.views.debugger import Debugger  # noqa: E402
-from jaxprlens.model import trace  # noqa: E402
-from jaxprlens.views.replay import stored_size  # noqa: E402
+from bench_stepper import chain  # noqa: E402 - after JAX_PLATFORMS is set (n elementwise eqns over f32[64] values)
+from jaxprlens.views.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
+from jaxprlens.model import trace  # noqa: E402 - after JAX_PLATFORMS is set
+from jaxprlens.views.replay import stored_size  # noqa: E402 - after JAX_PLATFORMS is set
 
 
 def program(n: int):
@@ -332,7 +332,7 @@ def browser_bench(sizes: list, moves: int = 30) -> int:
           f"{moves} Steps)")
     ok = True
     for n, a, b in rows:
-        p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731
+        p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731 - a one-line figure
         print(f"{n:>6}{statistics.median(a):>13.1f}{p90(a):>7.1f}{statistics.median(b):>15.1f}{p90(b):>7.1f}")
         ok = ok and statistics.median(a) <= 50 and statistics.median(b) <= 50
     print("goal (a Step <= 50 ms, click to repaint):", "met" if ok else "NOT met")
@@ -395,7 +395,7 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
                 browser.close()
     finally:
         server.stop()
-    p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731
+    p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731 - a one-line figure
     print(f"{'eqns':>6}{'paced median':>14}{'p90':>7}{'back-to-back median':>21}{'p90':>7}{'last trip':>11}"
           f"{'painted ahead':>15}{'corrected':>11}   "
           f"(ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks)")
@@ -466,7 +466,7 @@ def record_table(sizes: list) -> int:
           f"{'debug +MB / array':>19}")
     for mb in sizes:
         j, d = record_case(mb, "jit"), record_case(mb, "debug")
-        grow = lambda r: (r["peak"] - r["base"]) / 1e6           # noqa: E731
+        grow = lambda r: (r["peak"] - r["base"]) / 1e6           # noqa: E731 - a one-line figure
         print(f"{mb:>5}{j['seconds']:>8.2f}{j['peak'] / 1e6:>13.0f}{grow(j):>9.0f}{d['seconds']:>9.2f}"
               f"{d['peak'] / 1e6:>15.0f}{grow(d):>11.0f}{grow(d) / mb:>19.1f}")
     return 0

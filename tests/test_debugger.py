@@ -1221,7 +1221,7 @@ def test_a_replay_recorded_after_live_edits_makes_them_again_and_marks_what_they
     edit_note = _soup(rec["pieces"][rec["steps"][1]["p"][PIECES.index("notes")]]).select_one(".jl-edit-kernel")
     assert edit_note.get_text() == "editing a value needs the kernel (this is a recorded replay)"
     assert rec["steps"][2]["changed_eqns"] == ["0", "1"] == d.view.changed_eqns()
-    shown = lambda groups: [(g["title"], [(i["name"], i["stats"]) for i in g["items"]]) for g in groups  # noqa
+    shown = lambda groups: [(g["title"], [(i["name"], i["stats"]) for i in g["items"]]) for g in groups  # noqa: E731 - a one-line reader
                             if g["title"] != "input"]                # the replay stores no inputs
     assert shown(steps[2]["values"]) == shown(live["values"]) == [("output of 1 (add)", [("d", "NaN 16")])]
     assert steps[2]["changed"] == ["d"] and set(live["changed"]) == {"c", "d"}    # live shows c as an input too

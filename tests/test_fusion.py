@@ -129,7 +129,7 @@ def _named_scope_hlo(program):
     def run(*args):
         env = dict(zip(jaxpr.jaxpr.invars, args))
         env.update(zip(jaxpr.jaxpr.constvars, jaxpr.consts))
-        read = lambda a: a.val if isinstance(a, jex.Literal) else env[a]  # noqa: E731
+        read = lambda a: a.val if isinstance(a, jex.Literal) else env[a]  # noqa: E731 - a one-line reader beside the loop it serves
         for i, e in enumerate(jaxpr.jaxpr.eqns):
             with jax.named_scope(f"e{i}"):
                 out = e.primitive.bind(*map(read, e.invars), **e.primitive.get_bind_params(e.params))

@@ -409,7 +409,7 @@ class JaxprMagics(Magics):
                                **call.kw), None
         except TraceError as e:
             raise UsageError(_said(e, opts.lang)) from None
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001 - any error of the user's call: a tracer one is explained
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, opts.lang) from None
             if vmap:
@@ -473,7 +473,7 @@ class JaxprMagics(Magics):
     def _view(self, call: _Call, opts: Options, program, transformed=None):
         try:
             return build_view(program, opts, transformed)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001 - any error a view meets running the user's program
             if type(e).__name__ in _TRACER_FIX:
                 raise self._tracer_usage_error(e, call.filename, opts.lang) from None
             if opts.transform == "vmap":

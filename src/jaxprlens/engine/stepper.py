@@ -22,7 +22,7 @@ from jax import lax
 
 from jaxprlens.engine.breakpoints import Breakpoints
 from jaxprlens.engine.conditions import CONDITIONS, has_nan  # noqa: F401 - CONDITIONS: replay's grammar
-from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401
+from jaxprlens.engine.frames import (Frame, Scan, StepTypeError, While, _as_array, _bind_params, _Op, _outputs, _read,  # noqa: F401 - the stepper's API
                      check_types, declared_types, enter_call, enter_rules, finish_rules, over_note)
 from jaxprlens.engine.history import History
 from jaxprlens.engine.memory import deaths

@@ -24,7 +24,7 @@ import time
 import anywidget
 import traitlets
 
-from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401
+from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401 - the debugger's API
                                       captured, describe, frame_data, frame_view, sparkline)
 from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.engine.landings import over_call

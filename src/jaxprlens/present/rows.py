@@ -72,7 +72,7 @@ def source_html(src: Source, lang: str) -> str:
     def make() -> str:
         where = html(where_text(src, lang))
         return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
-    return remembered(_SOURCE_HTML, (src.where, src.line, src.text, lang), lang, make)
+    return remembered(_SOURCE_HTML, (src.where, src.cell, src.line, src.text, lang), lang, make)
 
 
 _SOURCE_HTML: dict = {}     # (where, line, text, lang) -> HTML

@@ -66,15 +66,14 @@ def running() -> bool:
 
 
 def _context():
-    if "marimo" not in sys.modules:
-        return None
-    try:
+    marimo = sys.modules.get("marimo")
+    try:         # marimo's public test first: its runtime's modules are imported only inside a notebook
+        if marimo is None or not marimo.running_in_notebook():
+            return None
         from marimo._runtime.context import get_context
-        from marimo._runtime.context.kernel_context import KernelRuntimeContext
-        ctx = get_context()
+        return get_context()
     except Exception:  # noqa: BLE001 - no context in this thread, or a marimo that moved these names
         return None
-    return ctx if isinstance(ctx, KernelRuntimeContext) else None
 
 
 def notebook() -> Notebook | None:

@@ -237,7 +237,7 @@ class _Visible(HTMLParser):
 
 def visible(html_text: str) -> str:
     parser = _Visible()
-    parser.feed(html_text)
+    parser.feed(html_text.replace("<wbr>", ""))     # a break allowed inside a name: no text of its own
     return " ".join(parser.out)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from jaxprlens.model import _jax
 from jaxprlens.model.program import Eqn, Lit, Program, Source, Var, effect_text
 from jaxprlens.model.roles import Sub, roles_of
+from jaxprlens.model.marimocells import notebook
 from jaxprlens.model.sources import in_library, source_of
 
 
@@ -27,6 +28,7 @@ class _Builder:
         self.names = names
         self.vars: dict = {}
         self.sources: dict = {}   # traceback -> Source: eqns made by one line share a stack
+        self.notebook = notebook()  # a marimo notebook's cells (None elsewhere): a source note names its cell
         self.literals: dict = {}  # (aval, kind, value's repr or bytes) of a scalar literal -> its text
 
     def type(self, aval) -> str:
@@ -74,11 +76,12 @@ class _Builder:
             return self.sources[tb]
         except KeyError:
             frame = _jax.traceback_frame(tb)
-            src = None if frame is None else _own_source(frame.file, frame.line, frame.function, frame.text)
+            src = None if frame is None else _own_source(frame.file, frame.line, frame.function,
+                                                         frame.text, self.notebook)
             if src is not None and in_library(frame.file):     # made in a library: the user's line first
                 own = next((f for f in _jax.user_frames(tb) if not in_library(f[0])), None)
                 if own is not None:
-                    src = replace(source_of(*own[:3]), via=src)
+                    src = replace(source_of(*own[:3], notebook=self.notebook), via=src)
             self.sources[tb] = src
             return src
 

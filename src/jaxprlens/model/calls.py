@@ -20,6 +20,7 @@ from jaxprlens.model.errors import KeyedError
 from jaxprlens.model.loops import Loops
 from jaxprlens.model import program as _model
 from jaxprlens.model.program import Eqn, Program, Var
+from jaxprlens.model.marimocells import notebook
 from jaxprlens.model.sources import Source, in_library, source_of
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
@@ -157,6 +158,7 @@ class CallTree:
             chains.append(chain[1])
         cut = _common(chains)
         sources: dict = {}
+        cells = notebook()           # a marimo notebook's cells (None elsewhere): a call site names its cell
         loops = Loops()              # a position gone back inside one loop: the next iteration, not a new call
         root = _code_of(self.program.fn)     # (file, qualname) of the traced function, if known
         stack = [self.root]
@@ -201,7 +203,7 @@ class CallTree:
                 # a library calling back into the user's code (``nnx.value_and_grad``'s wrapper calling
                 # ``loss_fn``): the library's line says nothing the call's own name does not
                 site = None if caller is None or (in_library(caller[0]) and not in_library(file)) \
-                    else _source(caller, sources)
+                    else _source(caller, sources, cells)
                 g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at,
                           qualname=qualname, callee=callee_of(caller) if caller else "")
                 stack[i].children.append(g)
@@ -352,11 +354,11 @@ def _common(chains: list) -> int:
     return max(n, 0)
 
 
-def _source(frame: tuple, cache: dict) -> Source:
+def _source(frame: tuple, cache: dict, cells) -> Source:
     src = cache.get(frame[:3])
     if src is None:
         file, line, function = frame[:3]
-        src = cache[frame[:3]] = source_of(file, line, function)
+        src = cache[frame[:3]] = source_of(file, line, function, notebook=cells)
     return src
 
 

@@ -9,6 +9,7 @@ import linecache
 import re
 
 from jaxprlens.model import _jax
+from jaxprlens.model.marimocells import notebook
 from jaxprlens.model.program import where_label
 
 _CALL = re.compile(r"^(?P<indent>\s*)(?P<lhs>[^=()'\"]+?\s*=\s*)?"
@@ -46,7 +47,8 @@ def typed_line(text: str) -> str:
 
 def source_context(eqn, radius: int = 3) -> list:
     """Lines around the eqn's user source line: ``[(line number, text, is_current), ...]``; a notebook cell's
-    as the reader typed them (``%load_ext jaxprlens``, not the ``get_ipython()`` call IPython compiled)."""
+    as the reader typed them (``%load_ext jaxprlens``, not the ``get_ipython()`` call IPython compiled); a
+    marimo notebook's cell's lines only, numbered within the cell as its source note numbers them."""
     if eqn is None:
         return []
     frame = _jax.user_frame(eqn.raw)
@@ -55,6 +57,14 @@ def source_context(eqn, radius: int = 3) -> list:
     lines = linecache.getlines(frame.file)
     if not lines:
         return [(frame.line, frame.text, True)]
-    lo, hi = max(1, frame.line - radius), min(len(lines), frame.line + radius)
+    cells = notebook()
+    place = cells.place(frame.file, frame.line) if cells is not None else None
+    first, last, shift = (place.offset + 1, place.offset + place.lines, place.offset) if place else (1, len(lines), 0)
+    lo, hi = max(first, frame.line - radius), min(last, len(lines), frame.line + radius)
     typed = typed_line if where_label(frame.file) == "cell" else (lambda text: text)
-    return [(n, typed(lines[n - 1].rstrip("\n")), n == frame.line) for n in range(lo, hi + 1)]
+    cut = _indent(lines[first - 1:last]) if shift else 0     # a cell in its notebook's file: its body's indent
+    return [(n - shift, typed(lines[n - 1].rstrip("\n")[cut:]), n == frame.line) for n in range(lo, hi + 1)]
+
+
+def _indent(lines: list) -> int:
+    return min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)

@@ -48,6 +48,15 @@ def html_units(s: object) -> str:
     return _UNIT.sub("\\1&nbsp;\\2", html(s))
 
 
+_JOINT = re.compile(r"(?<=[^\s_,])([_,])(?=[^\s_,)\]}])")
+
+
+def html_breakable(s: object) -> str:
+    """``html(s)`` with a line break allowed after each ``_`` and ``,`` inside a word (``<wbr>``): a name or a
+    call wider than its column (``dimension_numbers``, ``f(x,y)``) breaks there, not in the middle of a word."""
+    return _JOINT.sub("\\1<wbr>", html(s))
+
+
 def dot(s: object) -> str:
     """Escape for a double-quoted DOT string: quotes, backslashes, newlines and angle brackets.
 

@@ -142,13 +142,16 @@ def remembered(cache: dict, key: tuple, lang: str | None, make) -> str:
 
 
 def where_text(src, lang: str | None = None) -> str:
-    """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``."""
-    return _where_text(src.where, src.line, resolve(lang))
+    """Where a ``model.Source`` is: ``cell line 3`` / ``单元格 第 3 行``, ``seeds.py line 9``; in a notebook
+    that numbers its cells (marimo's) ``cell 2 line 3`` / ``单元格 2 第 3 行``."""
+    return _where_text(src.where, src.line, src.cell, resolve(lang))
 
 
 @functools.lru_cache(maxsize=4096)      # a big table says a few lines thousands of times
-def _where_text(where: str, line: int, lang: str) -> str:
-    return t("line_of", lang, where=t("cell", lang) if where == "cell" else where, line=line)
+def _where_text(where: str, line: int, cell: int | None, lang: str) -> str:
+    if where == "cell":
+        where = t("cell_n", lang, n=cell) if cell else t("cell", lang)
+    return t("line_of", lang, where=where, line=line)
 
 
 def count_word(n: int, word: str, lang: str | None = None) -> str:

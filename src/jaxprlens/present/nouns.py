@@ -187,7 +187,7 @@ def repeats(sources: list) -> list[bool]:
 
 
 def _line_of(src: Source | None):
-    return None if src is None else (src.where, src.line, src.text)
+    return None if src is None else (src.where, src.cell, src.line, src.text)
 
 
 def block(program: Program, lang: str = "en", seen: set | None = None, deep: bool = True,
@@ -347,4 +347,4 @@ def source_text(src: Source, lang: str | None = None) -> str:
     def make() -> str:           # bidi controls shown as escapes: the line reads in the order it runs
         where = visible(where_text(src, lang))
         return t("labelled", lang, label=where, text=visible(src.text)) if src.text else where
-    return remembered(_SOURCE, (src.where, src.line, src.text, lang), lang, make)
+    return remembered(_SOURCE, (src.where, src.cell, src.line, src.text, lang), lang, make)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from jaxprlens.present.escape import html, html_units
+from jaxprlens.present.escape import html, html_breakable, html_units
 from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
@@ -46,9 +46,9 @@ def param_html(p: Param) -> str:
         key = (p.key, p.text, p.default)
         out = _PARAMS.get(key)
         return out if out is not None else _kept(
-            _PARAMS, key, lambda: f'<span class="{cls}">{html(p.key)}={html(p.text)}</span>')
-    return (f'<span class="{cls}">{html(p.key)}=<details class="jl-fold"><summary>{html(p.short)}</summary>'
-            f"<div>{html(p.text)}</div></details></span>")
+            _PARAMS, key, lambda: f'<span class="{cls}">{html_breakable(p.key)}={html_breakable(p.text)}</span>')
+    return (f'<span class="{cls}">{html_breakable(p.key)}=<details class="jl-fold"><summary>'
+            f"{html_breakable(p.short)}</summary><div>{html_breakable(p.text)}</div></details></span>")
 
 
 _BINDERS: dict = {}     # (name, type) -> a plain binder's HTML
@@ -70,9 +70,10 @@ def source_html(src: Source, lang: str) -> str:
     """``source_text`` as HTML: where, then the line as code (written once per line and language: a
     program's rows come from a few lines)."""
     def make() -> str:
-        where = html(where_text(src, lang))
-        return t("labelled", lang, label=where, text=f"<code>{html(src.text)}</code>") if src.text else where
-    return remembered(_SOURCE_HTML, (src.where, src.line, src.text, lang), lang, make)
+        where = html_breakable(where_text(src, lang))
+        return t("labelled", lang, label=where, text=f"<code>{html_breakable(src.text)}</code>") if src.text \
+            else where
+    return remembered(_SOURCE_HTML, (src.where, src.cell, src.line, src.text, lang), lang, make)
 
 
 _SOURCE_HTML: dict = {}     # (where, line, text, lang) -> HTML
@@ -83,7 +84,7 @@ def explain_html(text: str) -> str:
     """An explanation with its `code` spans set as code (escaped first, once; a table repeats a few)."""
     out = _EXPLAINED.get(text)
     if out is None:
-        out = _TICKS.sub(r"<code>\1</code>", html(text))
+        out = _TICKS.sub(r"<code>\1</code>", html_breakable(text))
         if len(_EXPLAINED) < 4096:
             _EXPLAINED[text] = out
     return out
@@ -115,8 +116,9 @@ class Rows:
     def colgroup_html(self) -> str:
         """The columns' widths of an equation table, without its heads (a folded call's own row table)."""
         cols = ["jl-c-n", "jl-c-eq", "jl-c-note"] + (["jl-c-cost"] if self.cost_text is not None else [])
-        # with a cost column the equation's gives up room, so that the notes keep some at 700 px or in a slide
-        eq = ' style="width:46%"' if self.cost_text is not None else ""
+        # with a cost column (10em) the equation's gives up room, so that the notes keep a readable width (150 px
+        # at 520 px: a notebook with its side panel open, or a slide); below 40em the table scrolls sideways
+        eq = ' style="width:38%"' if self.cost_text is not None else ""
         return "<colgroup>" + "".join(f'<col class="{c}"{eq if c == "jl-c-eq" else ""}>' for c in cols) + "</colgroup>"
 
     def _make_header(self) -> str:

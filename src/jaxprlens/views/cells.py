@@ -6,17 +6,15 @@ import os
 import sys
 import weakref
 
+from jaxprlens.model import marimocells
+
 SERVER_PID = "JAXPRLENS_SERVER_PID"   # set by the server extension in its own environment (its kernels inherit it)
 
 
 def in_marimo() -> bool:
     """Whether a marimo notebook (``marimo edit`` / ``marimo run``) runs this: it shows no script of an HTML
     output, but draws anywidgets itself."""
-    marimo = sys.modules.get("marimo")
-    try:
-        return bool(marimo is not None and marimo.running_in_notebook())
-    except Exception:  # noqa: BLE001 - a marimo without running_in_notebook
-        return False
+    return marimocells.running()
 
 
 def cell_key() -> tuple | None:

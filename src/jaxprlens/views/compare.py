@@ -24,7 +24,7 @@ NEW = (' style="white-space:pre-wrap;box-shadow:inset 4px 0 0 #4caf50;'      # t
 
 
 def _key(eqn: Eqn):
-    return (eqn.source.where, eqn.source.line) if eqn.source else None
+    return (eqn.source.where, eqn.source.cell, eqn.source.line) if eqn.source else None
 
 
 def alignment(original: Program, transformed: Program) -> dict[str, list[str]]:

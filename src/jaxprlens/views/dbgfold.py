@@ -38,7 +38,7 @@ def window_rows(program: Program, lang: str, lo: int, hi: int) -> list:
 
 
 def _line(src):
-    return None if src is None else (src.where, src.line, src.text)
+    return None if src is None else (src.where, src.cell, src.line, src.text)
 
 
 def frame_fold(program: Program, lang: str) -> FrameFold:

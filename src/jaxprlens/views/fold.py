@@ -29,7 +29,7 @@ def kinds(eqns: list) -> list[int]:
     out = []
     for e in eqns:
         src = e.source
-        key = (e.primitive, (src.where, src.line) if src else None, tuple(v.type for v in e.outvars),
+        key = (e.primitive, (src.where, src.cell, src.line) if src else None, tuple(v.type for v in e.outvars),
                len(e.invars), tuple(s.key for s in e.subs))
         out.append(ids.setdefault(key, len(ids)))
     return out

@@ -12,7 +12,8 @@ from jaxprlens.present.escape import html
 from jaxprlens.present.front import style
 from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.model.program import Program
-from jaxprlens.model.sources import where_label
+from jaxprlens.model.marimocells import notebook
+from jaxprlens.model.sources import located, where_label
 from jaxprlens.views.compare import CELL, EQ, FIXED, ROOT
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -156,10 +157,12 @@ def resolve(expr: str, defs: dict, depth: int = 0) -> tuple:
 
 
 class HloText:
-    """StableHLO text without locations; ``lines[i]`` with ``where[i] = (primitive, where, line)``."""
+    """StableHLO text without locations; ``lines[i]`` with ``where[i] = (primitive, where, line)`` (``where`` and
+    ``line`` as a ``Source`` says them: ``cell``, a line within the cell) and ``cells[i]`` its marimo cell's place."""
 
-    def __init__(self, lines: list[str], where: list[tuple]):
+    def __init__(self, lines: list[str], where: list[tuple], cells: list | None = None):
         self.lines, self.where = lines, where
+        self.cells = cells if cells is not None else [None] * len(where)
 
     @property
     def text(self) -> str:
@@ -174,7 +177,7 @@ def parse_stablehlo(debug_text: str) -> HloText:
             defs[m.group(1)] = m.group(2)
         else:
             body.append(raw)
-    lines, where = [], []
+    lines, where, cells, here = [], [], [], notebook()
     for raw in body:
         clean, locs = _take_locs(raw)
         if not clean.strip() and not locs:
@@ -182,8 +185,12 @@ def parse_stablehlo(debug_text: str) -> HloText:
         lines.append(_ADDRESS.sub("0x…", clean))
         name, file, line = resolve(locs[-1], defs) if locs else (None, None, None)
         prim = name.rsplit("/", 1)[-1] if name else None
-        where.append((prim, where_label(file) if file else None, line))
-    return HloText(lines, where)
+        at, cell = (where_label(file) if file else None), None
+        if file and line:
+            at, line, cell = located(file, line, here)
+        where.append((prim, at, line))
+        cells.append(cell)
+    return HloText(lines, where, cells)
 
 
 def links(program: Program, hlo: HloText) -> dict[str, list[int]]:
@@ -192,8 +199,8 @@ def links(program: Program, hlo: HloText) -> dict[str, list[int]]:
     for eqn in program.walk():
         if not eqn.source:
             continue
-        key = (eqn.source.where, eqn.source.line)
-        same_line = [i + 1 for i, w in enumerate(hlo.where) if (w[1], w[2]) == key]
+        key = (eqn.source.where, eqn.source.line, eqn.source.cell)
+        same_line = [i + 1 for i, (w, c) in enumerate(zip(hlo.where, hlo.cells)) if (w[1], w[2], c) == key]
         same_prim = [i for i in same_line if hlo.where[i - 1][0] == eqn.primitive]
         if same_prim or same_line:
             out[eqn.id] = same_prim or same_line

@@ -20,6 +20,7 @@ WORDS = {
     "cost": ("cost", "开销"),
     "line": ("line", "行"),
     "cell": ("cell", "单元格"),
+    "cell_n": ("cell {n}", "单元格 {n}"),
     "literal": ("literal", "字面量"),
     "constvar": ("hoisted constant", "提升的常量"),
     "no_eqns": ("(no equations)", "（没有方程）"),

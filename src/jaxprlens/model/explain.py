@@ -54,6 +54,9 @@ explain_rules: dict[str, tuple[str, str]] = {
     "sinh": ("Hyperbolic sine of each element.", "逐元素求双曲正弦。"),
     "cosh": ("Hyperbolic cosine of each element.", "逐元素求双曲余弦。"),
     "tanh": ("Hyperbolic tangent of each element.", "逐元素求双曲正切。"),
+    "one_minus_square": ("1 - x^2 of each element (tanh's derivative, as its gradient computes it).",
+                         "逐元素计算 1 - x^2（tanh 的导数，求梯度时由它算出）。"),
+    "log2": ("Base-2 logarithm of each element.", "逐元素求以 2 为底的对数。"),
     "asinh": ("Inverse hyperbolic sine of each element.", "逐元素求反双曲正弦。"),
     "acosh": ("Inverse hyperbolic cosine of each element.", "逐元素求反双曲余弦。"),
     "atanh": ("Inverse hyperbolic tangent of each element.", "逐元素求反双曲正切。"),
@@ -327,6 +330,7 @@ explain_rules: dict[str, tuple[str, str]] = {
                           "用 XLA 的随机算法生成随机比特；返回新密钥和随机比特。"),
 }
 
+_QUOTED = ("{}", "jax.lax 文档：{}")         # its docstring's first sentence, which is in English
 _GENERIC = ("JAX primitive `{}` (see the jax.lax documentation).", "JAX 原语 `{}`（参见 jax.lax 文档）。")
 # a primitive outside jax.lax: where it comes from, or that nothing loaded says so
 _ELSEWHERE = ("Primitive `{}` of `{}` (see that module's documentation).", "`{1}` 的原语 `{0}`（参见该模块的文档）。")
@@ -378,7 +382,7 @@ def explain(primitive: str, lang: str = "en") -> str:
         return rule[1] if zh else rule[0]
     line = _docstring_line(primitive)      # jax.lax's function of that name (pvary lives in jax core)
     if line:
-        return line
+        return _QUOTED[1 if zh else 0].format(line)
     home = _jax.primitive_home(primitive)
     if home == "jax.lax":
         return _GENERIC[1 if zh else 0].format(primitive)

@@ -250,7 +250,8 @@ def test_a_jitted_step_s_graph_opens_on_its_calls(jitted_step):
     for view in graph.views()[:3]:           # what a click on forward, backward, update opens: a screenful
         assert view.source.count("->") <= 80 and not re.search(r'label="(from )?input \d', view.source)
     page = graph.html()
-    assert "<code>train_step</code> is one jit equation" in page and 'data-l-notdrawn="' in page
+    assert "<code>train_<wbr>step</code> is one jit equation" in page     # a name may break after its _
+    assert 'data-l-notdrawn="' in page
     assert "program › program" not in page and "(1 nodes)" not in src
 
 

@@ -129,8 +129,11 @@ class Server:
             (self.home / name).mkdir(parents=True, exist_ok=True)
         # the tools the test venv holds for other tests (nbgrader's menus and panels) stay out of a student's page
         (self.home / "config" / "labconfig").mkdir(exist_ok=True)
-        (self.home / "config" / "labconfig" / "page_config.json").write_text(
-            json.dumps({"disabledExtensions": {"@jupyter/nbgrader": True}}))
+        # and a page that is not shared loads none of jupyter-collaboration's (its plugins stop RISE's slideshow)
+        off = {"@jupyter/nbgrader": True}
+        if not self.collaborative:
+            off.update({f"@jupyter/{name}": True for name in ("collaboration-extension", "docprovider-extension")})
+        (self.home / "config" / "labconfig" / "page_config.json").write_text(json.dumps({"disabledExtensions": off}))
         config = self.home / "config" / "jupyter_server_config.json"     # a test's own settings there are kept
         settings = json.loads(config.read_text()) if config.exists() else {}
         extensions = settings.setdefault("ServerApp", {}).setdefault("jpserver_extensions", {})

@@ -578,8 +578,8 @@ def test_a_layer_norm_s_recomputed_equations_are_listed_and_marked_under_each_ke
 
 
 @pytest.mark.parametrize("name", list(LOOPS))
-@pytest.mark.skipif(tuple(int(v) for v in jax.__version__.split(".")[:2]) < (0, 11),
-                    reason="reads the loop bodies' HLO as JAX 0.11+'s XLA compiles them")
+@pytest.mark.skipif(tuple(int(v) for v in jax.__version__.split(".")[:2]) < (0, 12),
+                    reason="reads the loop bodies' HLO as JAX 0.12's XLA compiles them")
 def test_a_loop_body_s_equations_are_in_the_kernels_of_its_body_computation(name):
     fn, args = LOOPS[name]
     program = jaxprlens.trace(fn, *args)

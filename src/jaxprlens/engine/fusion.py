@@ -23,7 +23,7 @@ from jaxprlens.engine.compiled import scope_name  # noqa: F401 - public here too
 from jaxprlens.engine.cost import ZERO, Cost, costs, nbytes
 from jaxprlens.engine import kerneltime
 from jaxprlens.engine.memory import Memory
-from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args
+from jaxprlens.engine.runner import BUDGET, REPEAT, _check, _check_args, memory_analysis
 from jaxprlens.model.program import Program, Var
 
 # instructions that are no kernel: they name values, they compute nothing
@@ -461,14 +461,7 @@ def compiled_memory(program: Program, device=None) -> dict | None:
     temporary and alias bytes (None where the backend does not say).  The compile is the fusion map's
     (``compiled_program``: the same program, its equations under name scopes, which XLA's
     buffers do not see): ``--fusion --memory`` compiles once."""
-    compiled = compiled_program(program, device)     # a compile that fails raises: not figures quietly left out
-    try:
-        stats = compiled.memory_analysis()
-    except Exception:  # noqa: BLE001 - not every backend implements it
-        return None
-    if stats is None:
-        return None
-    return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
+    return memory_analysis(compiled_program(program, device))   # a compile that fails raises: not figures left out
 
 
 def with_compiled(result: Memory, program: Program, device=None) -> Memory:

@@ -140,17 +140,23 @@ def check_fits(need: int, device, key: str, **fields) -> None:
                          **fields)
 
 
+def memory_analysis(compiled) -> dict | None:
+    """XLA's ``memory_analysis()`` of ``compiled`` as bytes: argument, output, temporary and alias; None where the
+    backend does not say."""
+    try:
+        stats = compiled.memory_analysis()
+    except Exception:  # noqa: BLE001 - not every backend implements it
+        return None
+    if stats is None:
+        return None
+    return {k: int(getattr(stats, f"{k}_size_in_bytes", 0) or 0) for k in ("argument", "output", "temp", "alias")}
+
+
 def compiled_bytes(compiled) -> int | None:
     """The bytes a run of ``compiled`` allocates beside its arguments (outputs and temporaries, XLA's
     ``memory_analysis``), or None where the backend does not say."""
-    try:
-        ma = compiled.memory_analysis()
-    except Exception:  # noqa: BLE001 - not every backend implements it
-        return None
-    if ma is None:
-        return None
-    return sum(int(getattr(ma, f"{k}_size_in_bytes", 0) or 0) for k in ("output", "temp")) - int(
-        getattr(ma, "alias_size_in_bytes", 0) or 0)
+    stats = memory_analysis(compiled)
+    return None if stats is None else stats["output"] + stats["temp"] - stats["alias"]
 
 
 def _check(repeat: int, budget: float):

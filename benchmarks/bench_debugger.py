@@ -352,7 +352,7 @@ f1k, f10k, x, y = chain(1000), chain(10000), np.linspace(0., 1., 64, dtype=np.fl
 """, "%%jaxpr --debug\nf1k(x, y)", "%%jaxpr --debug\nf10k(x, y)"]
 
 
-def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
+def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True) -> int:
     import tempfile
     from pathlib import Path
     here = os.path.dirname(os.path.abspath(__file__))
@@ -368,7 +368,10 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
     server = harness.Server(root, home, app="lab").start()
     rows = []
     try:
-        harness.write_notebook(root / "bench.ipynb", [c.replace("BENCH", repr(here)) for c in LAB_CELLS])
+        cells_text = [c.replace("BENCH", repr(here)) for c in LAB_CELLS]
+        if not ahead:   # no Step computed ahead: every Step waits for the kernel's answer
+            cells_text[1] += "import jaxprlens.views.debugger as _d\n_d.AHEAD_FLOPS = -1\n"
+        harness.write_notebook(root / "bench.ipynb", cells_text)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=harness.CHROMIUM, args=harness.CHROMIUM_ARGS)
             try:
@@ -398,7 +401,8 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
     p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731 - a one-line figure
     print(f"{'eqns':>6}{'paced median':>14}{'p90':>7}{'back-to-back median':>21}{'p90':>7}{'last trip':>11}"
           f"{'painted ahead':>15}{'corrected':>11}   "
-          f"(ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks)")
+          f"(ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks"
+          f"{'' if ahead else ', no Step computed ahead'})")
     ok = True
     for n, a, b, trip, (guessed, wrong) in rows:
         print(f"{n:>6}{statistics.median(a):>14.1f}{p90(a):>7.1f}{statistics.median(b):>21.1f}{p90(b):>7.1f}"
@@ -486,6 +490,8 @@ def main(argv=None):
     ap.add_argument("--lab", action="store_true", help="only a Step in JupyterLab in Chromium, click to repaint, "
                     "the kernel's round trip included, at --eqns (1000 and/or 10000)")
     ap.add_argument("--pause", type=int, default=300, help="with --lab: ms between paced clicks")
+    ap.add_argument("--no-ahead", action="store_true", help="with --lab: no Step computed ahead (each waits for "
+                    "the kernel)")
     ap.add_argument("--moves", type=int, default=30, help="with --browser/--lab: Steps timed per page")
     ap.add_argument("--record", type=int, nargs="*", metavar="MB",
                     help="only the recording's peak memory and time against jax.jit, arrays of MB megabytes "
@@ -494,7 +500,7 @@ def main(argv=None):
     if args.record is not None:
         return record_table(args.record or [20, 40, 100])
     if args.lab:
-        return lab_bench(args.eqns, args.moves, args.pause)
+        return lab_bench(args.eqns, args.moves, args.pause, not args.no_ahead)
     if args.browser:
         return browser_bench(args.eqns, args.moves)
     if args.scale_once:

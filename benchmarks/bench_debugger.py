@@ -8,8 +8,7 @@ Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BL
 ``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python (issue 19: goal <= 3 s), with
 ``--profile`` where its time goes.  ``--browser``: a Step in Chromium, click to repaint, live and replayed
 (issue 27: <= 50 ms at 1k and 10k equations), median and p90; ``--lab``: the same in a real JupyterLab, the
-kernel's round trip included (paced, ``--pause`` ms between clicks, and back to back; how many Steps were painted
-from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default
+kernel's round trip included (paced, ``--pause`` ms between clicks, and back to back).  ``--scale [N ...]`` (default
 10k, 50k, 100k; each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
 ``Stepper.run`` on the same program, the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB
 at any size, Continue <= 3x run).  ``--record [MB ...]`` (default 20 40 100; each case in a fresh Python): a first
@@ -342,8 +341,7 @@ def browser_bench(sizes: list, moves: int = 30) -> int:
 # ---------------------------------------------------------------- JupyterLab: the whole Step, round trip included
 # A private JupyterLab (tests/browser's harness) runs a notebook that opens the debugger of a 1k and a 10k chain;
 # Chromium clicks Step and waits until another row is highlighted and a frame has been painted after it.  Paced:
-# a pause between clicks, as a person reads the new row (the kernel's answer to a move, and what it sends ahead,
-# have come by then); back to back: the next click as soon as the row is painted.
+# a pause between clicks, as a person reads the new row; back to back: the next click as soon as the row is painted.
 LAB_CELLS = ["%load_ext jaxprlens", """\
 import sys, numpy as np
 sys.path.insert(0, BENCH)
@@ -352,7 +350,7 @@ f1k, f10k, x, y = chain(1000), chain(10000), np.linspace(0., 1., 64, dtype=np.fl
 """, "%%jaxpr --debug\nf1k(x, y)", "%%jaxpr --debug\nf10k(x, y)"]
 
 
-def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True) -> int:
+def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
     import tempfile
     from pathlib import Path
     here = os.path.dirname(os.path.abspath(__file__))
@@ -369,8 +367,6 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True
     rows = []
     try:
         cells_text = [c.replace("BENCH", repr(here)) for c in LAB_CELLS]
-        if not ahead:   # no Step computed ahead: every Step waits for the kernel's answer
-            cells_text[1] += "import jaxprlens.views.debugger as _d\n_d.AHEAD_FLOPS = -1\n"
         harness.write_notebook(root / "bench.ipynb", cells_text)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=harness.CHROMIUM, args=harness.CHROMIUM_ARGS)
@@ -391,22 +387,18 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True
                     page.wait_for_timeout(pause)
                     quick = page.evaluate(MOVE_JS, [handle, "step", moves, 0])
                     trip = handle.get_attribute("data-trip-ms")
-                    guessed = (handle.get_attribute("data-guessed") or "0",
-                               handle.get_attribute("data-guess-wrong") or "0")
-                    rows.append((n, paced, quick, trip, guessed))
+                    rows.append((n, paced, quick, trip))
             finally:
                 browser.close()
     finally:
         server.stop()
     p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731 - a one-line figure
     print(f"{'eqns':>6}{'paced median':>14}{'p90':>7}{'back-to-back median':>21}{'p90':>7}{'last trip':>11}"
-          f"{'painted ahead':>15}{'corrected':>11}   "
-          f"(ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks"
-          f"{'' if ahead else ', no Step computed ahead'})")
+          f"   (ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks)")
     ok = True
-    for n, a, b, trip, (guessed, wrong) in rows:
+    for n, a, b, trip in rows:
         print(f"{n:>6}{statistics.median(a):>14.1f}{p90(a):>7.1f}{statistics.median(b):>21.1f}{p90(b):>7.1f}"
-              f"{trip or '-':>11}{guessed:>15}{wrong:>11}")
+              f"{trip or '-':>11}")
         ok = ok and statistics.median(a) <= 50
     print("goal (a Step <= 50 ms, click to repaint, JupyterLab):", "met" if ok else "NOT met")
     return 0 if ok else 1
@@ -490,8 +482,6 @@ def main(argv=None):
     ap.add_argument("--lab", action="store_true", help="only a Step in JupyterLab in Chromium, click to repaint, "
                     "the kernel's round trip included, at --eqns (1000 and/or 10000)")
     ap.add_argument("--pause", type=int, default=300, help="with --lab: ms between paced clicks")
-    ap.add_argument("--no-ahead", action="store_true", help="with --lab: no Step computed ahead (each waits for "
-                    "the kernel)")
     ap.add_argument("--moves", type=int, default=30, help="with --browser/--lab: Steps timed per page")
     ap.add_argument("--record", type=int, nargs="*", metavar="MB",
                     help="only the recording's peak memory and time against jax.jit, arrays of MB megabytes "
@@ -500,7 +490,7 @@ def main(argv=None):
     if args.record is not None:
         return record_table(args.record or [20, 40, 100])
     if args.lab:
-        return lab_bench(args.eqns, args.moves, args.pause, not args.no_ahead)
+        return lab_bench(args.eqns, args.moves, args.pause)
     if args.browser:
         return browser_bench(args.eqns, args.moves)
     if args.scale_once:

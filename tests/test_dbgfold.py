@@ -209,7 +209,7 @@ def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_
         n = len(sent)
         d._on_msg(d, {"do": "call" if k % 3 == 0 else "step", "seq": str(k)}, [])
         for m in sent[n:]:
-            rows = m.get("rows") or m.get("ahead", {}).get("rows")
+            rows = m.get("rows")
             if rows:
                 have.update(range(rows["from"], rows["from"] + len(rows["rows"])))
         pc = d.stepper.frame.pc

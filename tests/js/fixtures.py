@@ -240,21 +240,6 @@ def live_debugger_fixture() -> dict:
     return {"answers": answers, "labels": d.labels, "marked": d.view.changed_eqns()}
 
 
-def live_ahead_fixture() -> dict:
-    """The live Debugger's messages for ready and three Steps (each answer, then the next Step's state computed
-    ahead), on a chain of elementwise equations."""
-    p = trace(lambda x: jnp.cos(jnp.sin(x) * 2.) + 1., jnp.array((1.0, 2.0)))
-    with fakecomm.installed():
-        d = p.debugger()
-    sent = d.comm.custom
-    answers = []
-    for k, name in enumerate(["ready", "step", "step", "step"]):
-        n = len(sent)
-        d._on_msg(d, {"do": name, "seq": f"s{k}"}, [])
-        answers.append(sent[n:])
-    return {"answers": answers, "labels": d.labels}
-
-
 def _unit(x, w):
     x = jnp.sin(x) * w
     x = jnp.cos(x) + w
@@ -301,8 +286,7 @@ def main(out: str) -> None:
     for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture),
                        ("replay", replay_fixture),
                        ("replay_inf", replay_inf_fixture), ("replay_edit", replay_edit_fixture),
-                       ("live_debugger", live_debugger_fixture), ("dbgfold", dbgfold_fixture),
-                       ("live_ahead", live_ahead_fixture)):
+                       ("live_debugger", live_debugger_fixture), ("dbgfold", dbgfold_fixture)):
         (folder / f"{name}.json").write_text(json.dumps(make(), ensure_ascii=False, indent=0, sort_keys=True))
     print(f"fixtures written to {folder}")
 

@@ -16,6 +16,7 @@ from jaxprlens.model.tracing import trace
 from jaxprlens.views.dbgstate import StateView, frame_view
 from jaxprlens.views.replay import record
 
+from fakecomm import command, reply
 from libraries import nnx_jit_train_step
 
 FWD = "train_step~fwd/update_context_manager_wrapper/loss_fn/__call__"     # model(tokens), in the forward pass
@@ -197,25 +198,24 @@ def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_
     p, args = step
     d = p.debugger(*args)
     sent = d.comm.custom
-    d._on_msg(d, {"do": "ready", "seq": "0"}, [])
-    frame = sent[0]["frame"]
+    frame = reply(command(d, "ask", {"do": "ready"}))["frame"]
     boxes = [int(i) for h in [frame["body"]] + [b for _, b in frame["groups"]]
              for i in re.findall(r'class="jl-fchunk" data-from="(\d+)"', h)]
     assert frame["from"] == 0 and len(frame["rows"]) == CHUNK_ROWS             # the one chunk they show
     assert boxes and {b // CHUNK_ROWS for b in boxes} == {0}
-    assert len(json.dumps(sent[0]).encode()) < 150_000
+    assert len(json.dumps(sent[0]).encode()) < 150_000          # (anywidget's reply around it)
     have = set(range(CHUNK_ROWS))
     for k in range(1, 400):                   # Steps and Over calls through the forward pass into other chunks
         n = len(sent)
-        d._on_msg(d, {"do": "call" if k % 3 == 0 else "step", "seq": str(k)}, [])
+        command(d, "ask", {"do": "call" if k % 3 == 0 else "step"})
         for m in sent[n:]:
-            rows = m.get("rows")
+            rows = m.get("response", m).get("rows")
             if rows:
                 have.update(range(rows["from"], rows["from"] + len(rows["rows"])))
         pc = d.stepper.frame.pc
         if d.stepper.depth == 1 and pc >= 2 * CHUNK_ROWS:
             break
-    assert pc >= 2 * CHUNK_ROWS and pc in have        # the current row came with the move (or ahead of it)
+    assert pc >= 2 * CHUNK_ROWS and pc in have        # the current row came with the move
     assert len(have) < pc + CHUNK_ROWS
 
 

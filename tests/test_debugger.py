@@ -16,6 +16,7 @@ from jaxprlens.model import trace
 from jaxprlens.views.replay import record, replay_html, stored_size
 from jaxprlens.engine.stepper import CONDITIONS
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
+from fakecomm import command, reply
 from seeds import SEEDS
 from memory import rss_mb
 from pages import loaders
@@ -476,9 +477,9 @@ def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit()
 @pytest.mark.parametrize("bad", ["step", "ready"])
 def test_unknown_message_is_refused_politely(bad):
     d = debugger("func1")
-    d._on_msg(d, {"do": "jump"}, [])
-    assert state(d)["notes"][0] == ["error", "unknown action 'jump' (must be one of ['back', 'call', 'continue', "
-                                             "'into', 'out', 'reset', 'step'])"]
+    answer = reply(command(d, "ask", {"do": "jump"}))           # as the page asks: anywidget's command
+    assert read(answer["state"])["notes"][0] == ["error", "unknown action 'jump' (must be one of ['back', 'call', "
+                                                 "'continue', 'into', 'out', 'reset', 'step'])"]
     d.press(bad)
     assert state(d)["notes"] == []
 
@@ -737,8 +738,7 @@ def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
     assert per_row * dbg.ROWS_PER_MESSAGE < 600_000               # 1,000 HTML rows a message: well under 1 MB
     got = list(frame["rows"])
     while len(got) < n:                                              # what the front end asks for, chunk by chunk
-        d._on_msg(d, {"do": "rows", "path": "", "from": len(got)}, [])
-        chunk = d.sent[-1]["content"]["rows"]
+        chunk = reply(command(d, "ask", {"do": "rows", "path": "", "from": len(got)}))["rows"]
         assert chunk["from"] == len(got) and len(chunk["rows"]) <= 1000 and set(chunk) >= {"rows", "n", "path"}
         got += chunk["rows"]
     assert [row_id(r) for r in got] == [str(i) for i in range(n)]
@@ -1287,10 +1287,10 @@ def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
     d.stepper.add_condition("max > 1e9")           # never met: Continue steps into every iteration
     monkeypatch.setattr(dv, "PROGRESS_S", 0.0)     # a report at every PROGRESS_STEPS steps
     before = len(d.sent)
-    d.press("continue", seq="k:1")
-    sent = [m["content"] for m in d.sent[before:]]
-    reports, answer = [m for m in sent if "seq" not in m], [m for m in sent if m.get("seq") == "k:1"]
-    assert len(reports) >= 10 and answer                  # (the end's comparison with jax.jit comes after it)
+    sent = command(d, "ask", {"do": "continue"})         # as the page asks: anywidget's command
+    assert [m["content"] for m in d.sent[before:]] == sent
+    reports, answer = sent[:-1], [reply(sent)]           # reports on their own, the command's reply last
+    assert len(reports) >= 10 and answer[0]["compare"]   # (the end's comparison with jax.jit is asked for after it)
     first = reports[0]["state"]
     assert words in first["view"]["notes"] and first["depth"] > 1 and not first["done"]
     assert reports[0]["frame"]["path"] == first["frame"]          # the loop body's rows come with its first report

@@ -2,42 +2,31 @@
    fake model answering each ask with the messages the real Debugger sent for it (tests/js/fixtures.py). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { click, fixture, load, page } from "./page.mjs";
+import { click, fixture, load, page, recorded } from "./page.mjs";
 
 const debug = await load("debugger.js");
 const fx = fixture("live_debugger");
 const later = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/* A recorded message, numbered by the ask it answers as this page numbered it (`from` -> `to`). */
-function renumber(msg, from, to) {
-  const out = JSON.parse(JSON.stringify(msg));
-  if (out.seq === from) out.seq = to;
-  return out;
-}
-
-function mount() {
-  const doc = page("<div id=out></div>"), listeners = new Set(), asked = [];
-  let k = 0;
-  const model = {
-    get: (key) => (key === "labels" ? fx.labels : "en"),
-    on: (name, f) => listeners.add(f), off: (name, f) => listeners.delete(f),
-    send: (msg) => {
-      asked.push(msg);
-      const [ask, answers] = fx.answers[k++];
-      const { seq, ...rest } = JSON.parse(JSON.stringify(msg));          // as the comm sends it: JSON
-      const { seq: _, ...want } = ask;
-      assert.deepEqual(rest, want);
-      setTimeout(() => answers.forEach((a) => listeners.forEach((f) => f(renumber(a, ask.seq, seq)))), 0);
-    },
-  };
-  debug.render({ model, el: doc.getElementById("out") });
-  return { root: doc.querySelector(".jl-dbg"), asked };
+/* The debugger on a page; `withInvoke`: the front end has anywidget's invoke (this one does what anywidget's does,
+   anywidget/nbextension/index.js: the command message sent, the reply with its id taken off the channel). */
+function mount(withInvoke) {
+  const doc = page("<div id=out></div>");
+  const model = recorded(fx.answers, { labels: fx.labels, lang: "en" }), invoked = [];
+  const invoke = (name, msg) => new Promise((resolve) => {
+    const id = "invoke-" + invoked.push(msg);
+    const reply = (m) => { if (m.id === id) { model.off("msg:custom", reply); resolve([m.response, []]); } };
+    model.on("msg:custom", reply);
+    model.send({ id, kind: "anywidget-command", name, msg });
+  });
+  debug.render({ model, el: doc.getElementById("out"), experimental: withInvoke ? { invoke } : undefined });
+  return { root: doc.querySelector(".jl-dbg"), asked: model.asked, invoked };
 }
 
 const marked = (root) => [...root.querySelectorAll(".jl-dbg-frame tr.jl-row.jl-changed")].map((tr) => tr.dataset.eqn);
 
-test("an edit's marks stay on the rows through moves that change none of them, to the end", async () => {
-  const { root } = mount();
+for (const withInvoke of [false, true]) test(`an edit's marks stay on the rows through moves that change none of them, to the end, where jax.jit's comparison is asked for (${withInvoke ? "anywidget's invoke" : "no invoke"})`, async () => {
+  const { root, asked, invoked } = mount(withInvoke);
   await later(5);
   assert.equal(root.querySelector(".jl-dbg-frame tr.jl-hl").dataset.eqn, "0");
   click(root.querySelector("button[data-do=step]"));
@@ -51,8 +40,13 @@ test("an edit's marks stay on the rows through moves that change none of them, t
     await later(5);
     assert.ok(marked(root).includes("0"), name);
   }
+  await later(5);
   assert.deepEqual(marked(root), fx.marked);
   assert.ok(root.querySelector("button[data-do=step]").disabled);
+  assert.deepEqual(asked.slice(-2), [{ do: "continue" }, { do: "compare" }]);    // the end drawn, then compared
+  assert.equal(asked.length, fx.answers.length);
+  assert.match(root.querySelector(".jl-dbg-notes").textContent, /jax\.jit/);
+  assert.deepEqual(invoked, withInvoke ? asked : []);
 });
 
 test("a debugger drawn twice on one page (a shared notebook's copied output) shows one view, the last; the other takes its place when it goes", async () => {

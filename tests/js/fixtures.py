@@ -228,16 +228,22 @@ def live_debugger_fixture() -> dict:
     p = trace(loop, jnp.array((1.0, 2.0)), 3)
     with fakecomm.installed():
         d = p.debugger()
-    sent = d.comm.custom
     asks = [{"do": "ready"}, {"do": "step"}, {"do": "edit", "var": p.eqns[0].outvars[0].name, "op": "nan"},
             {"do": "step"}, {"do": "step"}, {"do": "continue"}]
-    asks = [dict(a, seq=f"s{k}") for k, a in enumerate(asks)]     # numbered as the front end numbers them
-    answers = []
-    for ask in asks:
-        n = len(sent)
-        d._on_msg(d, ask, [])
-        answers.append([ask, sent[n:]])
-    return {"answers": answers, "labels": d.labels, "marked": d.view.changed_eqns()}
+    return {"answers": _asked(d, asks), "labels": d.labels, "marked": d.view.changed_eqns()}
+
+
+def _asked(d, asks: list) -> list:
+    """``[ask, the messages the debugger sent for it (its command's reply last)]`` for each of a page's asks, the
+    comparison with jax.jit asked for where an answer says so, as static/dbglive.js asks for it."""
+    answers, asks = [], list(asks)
+    while asks:
+        ask = asks.pop(0)
+        sent = fakecomm.command(d, "ask", ask)
+        answers.append([ask, sent])
+        if fakecomm.reply(sent).get("compare"):
+            asks.insert(0, {"do": "compare"})
+    return answers
 
 
 def _unit(x, w):
@@ -269,13 +275,7 @@ def dbgfold_fixture() -> dict:
     over_call(st)
     with fakecomm.installed():
         d = p.debugger()
-    sent = d.comm.custom
-    asks = [{"do": "ready"}, {"do": "call"}, {"do": "body", "path": "", "group": "layers/_stage.3"}]
-    answers = []
-    for ask in asks:
-        n = len(sent)
-        d._on_msg(d, ask, [])
-        answers.append([ask, sent[n:]])
+    answers = _asked(d, [{"do": "ready"}, {"do": "call"}, {"do": "body", "path": "", "group": "layers/_stage.3"}])
     return {"html": replay_html(record(p, x, w, lang="en"), "en"), "over": st.frame.pc, "answers": answers,
             "labels": d.labels}
 

@@ -1,12 +1,15 @@
 /* The live debugger: anywidget's render.  The kernel (views/debugger.py) sends a frame's rows once, then per
-   move a small state whose panel is HTML (views/dbgpanel.py); this module only passes them to the view. */
+   move a small state whose panel is HTML (views/dbgpanel.py); this module only passes them to the view.  The page
+   asks with anywidget's command ask (rpc.js); every view draws every message in the order it comes (an answer
+   to its own ask or to another view's, a long move's progress), so two views of one debugger agree. */
 import { Debugger } from "./dbgview.js";
 import { replay } from "./dbgreplay.js";
+import { answered, asker } from "./rpc.js";
 
-const QUIET = new Set(["rows", "body"]);    // asks that change no state: no answer to wait for
+const QUIET = new Set(["rows", "body"]);    // asks that change no state: not timed
 const views = new Map();    // a debugger's key (views/debugger.py `instance`) -> the elements of its views here
 
-export function render({ model, el }) {
+export function render({ model, el, experimental }) {
   // the replay the widget carries (marimo: the widget is the debugger's only output), shown until the kernel answers
   let stored = null;
   if (model.get("fallback")) {
@@ -20,14 +23,18 @@ export function render({ model, el }) {
   const key = model.get("instance");
   if (key) { if (!views.has(key)) views.set(key, new Set()); views.get(key).add(el); }
   let asked = null;                 // when the last move was sent: its round trip is said on the root
+  const call = asker(model, experimental);
+  const ask = (name, arg) => call("ask", Object.assign({ do: name }, arg || {})).then((msg) => {
+    if (msg && msg.compare) ask("compare");     // the end is drawn: now its comparison with jax.jit
+  }, () => {});                                 // (an ask the view outlived: dropped)
   const dbg = new Debugger(root, model.get("labels"), "live", (name, arg) => {
-    if (QUIET.has(name)) { model.send(Object.assign({ do: name }, arg || {})); return; }
     if (name === "toggle") root.classList.add("jl-wait");
-    asked = performance.now();
-    model.send(Object.assign({ do: name }, arg || {}));
+    if (!QUIET.has(name)) asked = performance.now();
+    ask(name, arg);
   });
-  const onMsg = (msg) => {
-    const t0 = performance.now();
+  const onMsg = (raw) => {
+    const msg = answered(raw), t0 = performance.now();
+    if (!msg) return;
     if (asked !== null && msg.state) { root.setAttribute("data-trip-ms", (t0 - asked).toFixed(1)); asked = null; }
     if (msg.frame) dbg.frame(msg.frame);
     if (msg.rows) dbg.rows(msg.rows);
@@ -49,8 +56,9 @@ export function render({ model, el }) {
     requestAnimationFrame(() => root.setAttribute("data-draw-ms", (performance.now() - t0).toFixed(1)));
   };
   model.on("msg:custom", onMsg);
-  model.send({ do: "ready" });
+  ask("ready");
   return () => {
+    call.close();
     model.off("msg:custom", onMsg);
     const mine = key && views.get(key);
     if (mine) { mine.delete(el); if (mine.size) showOne(key); else views.delete(key); }

@@ -21,6 +21,7 @@ import time
 
 import anywidget
 import traitlets
+from anywidget.experimental import command
 
 from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401 - the debugger's API
                                       captured, describe, frame_data, frame_view, sparkline)
@@ -78,7 +79,6 @@ class Debugger(anywidget.AnyWidget):
         self.stepper.progress = self._progress
         if in_marimo():
             self.fallback = self._replay_body()
-        self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
     def open(self):
@@ -94,10 +94,32 @@ class Debugger(anywidget.AnyWidget):
         return {"step": st.step, "into": st.step_into, "out": st.step_out, "call": lambda: over_call(st),
                 "back": st.back, "continue": st.run, "reset": st.reset}
 
+    @command
+    def ask(self, msg, _buffers) -> tuple[dict, list]:
+        """The front end's asks, anywidget's command ``ask`` (``static/rpc.js``): ``{"do": name, ...}``, answered
+        by ``answer``.  While a long move runs its progress reports are sent on their own (``_progress``)."""
+        if not isinstance(msg, dict):
+            return {}, []
+        arg = {k: v for k, v in msg.items() if k in ("eqn", "text", "on", "var", "op", "value", "path", "from",
+                                                     "count", "group")}
+        return self.answer(str(msg.get("do")), **arg), []
+
     def press(self, name: str, **arg) -> dict:
+        """``answer`` and send it, as a front end's ask gets it, then, the first time the end is reached, the
+        comparison with jax.jit the front end then asks for (a debugger driven from Python)."""
+        msg = self.answer(name, **arg)
+        if msg:
+            self.send(msg)
+        if msg.get("compare"):
+            self.send(self.answer("compare"))
+        return msg
+
+    def answer(self, name: str, **arg) -> dict:
         """Do what the front end asks (``step``, ``into``, ``out``, ``back``, ``continue``, ``reset``,
         ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
-        (see ``edit``), ``ready``) and send the delta."""
+        (see ``edit``), ``ready``, ``rows``, ``body``, ``compare``) and return the delta.  The end, reached the
+        first time, is answered before its comparison with jax.jit (which compiles the whole program): its answer
+        says ``compare``, and the front end asks for it (``compare``) once the end is drawn."""
         self.error, text = None, ""
         if name == "rows":                  # rows of a large frame the front end scrolled to: nothing else changes
             program = self._sent.get(str(arg.get("path")))
@@ -108,7 +130,6 @@ class Debugger(anywidget.AnyWidget):
             msg = {"rows": frame_data(program, self.view.lang, start=start, count=count)}
             self._chunks.setdefault(str(arg.get("path")), set()).update(
                 range(start // CHUNK_ROWS, -(-(start + count) // CHUNK_ROWS)))
-            self.send(msg)
             return msg
         if name == "body":                  # a folded call the reader opened: its body, nothing else changes
             program = self._sent.get(str(arg.get("path")))
@@ -121,7 +142,6 @@ class Debugger(anywidget.AnyWidget):
             rows = self._rows_of(program, new)
             if rows:
                 msg["rows"] = rows
-            self.send(msg)
             return msg
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
@@ -134,6 +154,8 @@ class Debugger(anywidget.AnyWidget):
         elif name == "jit":                 # "compare now": the comparison past its budget, asked for (up to a size)
             self.stepper.jit_budget = max(self.stepper.jit_budget or 0, COMPARE_MAX)
             self._compared = False          # drawn first, compared after (below)
+        elif name == "compare":             # the end is drawn: its comparison now
+            self._compared = self.stepper.done
         elif name == "edit":
             self._guard(lambda: self.edit(str(arg.get("var")), str(arg.get("op")), arg.get("value")))
         elif name == "cond":
@@ -154,18 +176,10 @@ class Debugger(anywidget.AnyWidget):
         if self.stepper.done and not late:
             self.compare()                  # compiled already: only the outputs are compared
         msg = self.delta(full=name == "ready", jit=not late)  # the end is drawn first, the comparison after
-        if "seq" in arg:                    # the front end's number of this ask: its answer says it
-            msg["seq"] = arg["seq"]
         if text or name == "ready":
             msg["out"], msg["clear"] = (self.printed, True) if name == "ready" else (text, False)
-        self.send(msg)
         if late:
-            self._compared = True
-            self.compare()
-            msg = {"state": self._state()}
-            if "seq" in arg:
-                msg["seq"] = arg["seq"]
-            self.send(msg)
+            msg["compare"] = True
         return msg
 
     def _progress(self):
@@ -203,12 +217,6 @@ class Debugger(anywidget.AnyWidget):
         """The value panel's edit of value ``name``: ``nan``, ``zero``, ``scale`` (by ``value``), ``eps`` (add
         ``value``) or ``set`` (to the number ``value``): ``Stepper.edit``, which checks and records it."""
         self.stepper.edit(name, op, value)
-
-    def _on_msg(self, _widget, content, _buffers):
-        if isinstance(content, dict) and "do" in content:
-            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
-                                                              "from", "count", "group", "seq")}
-            self.press(str(content["do"]), **arg)
 
     def delta(self, full: bool = False, jit: bool = True, running: bool = False) -> dict:
         """What changed since the last message: the frame's rows if the front end lacks them,

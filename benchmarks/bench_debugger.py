@@ -2,8 +2,8 @@
 the stepper's history memory per value, on chains of 1,000 and 10,000 elementwise equations.
 
 Goals (issue 13): <= 20 kB per step plus the current values' previews, independent of the program's size;
-a recorded 1,000-step replay <= 1 MB.  Bytes are counted where the widget hands a message to its comm
-(``Widget._send``), as the JSON the comm writes.
+a recorded 1,000-step replay <= 1 MB.  Bytes are counted by the tests' fake comm (``tests/fakecomm.py``), as the
+JSON the kernel writes.
 Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BLOCKS]`` times the first
 ``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python (issue 19: goal <= 3 s), with
 ``--profile`` where its time goes.  ``--browser``: a Step in Chromium, click to repaint, live and replayed
@@ -27,9 +27,11 @@ import time
 import tracemalloc
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 import jax.numpy as jnp  # noqa: E402 - after JAX_PLATFORMS is set
 
+import fakecomm  # noqa: E402 - tests/: the widget's messages as the kernel writes them
 from bench_stepper import chain  # noqa: E402 - after JAX_PLATFORMS is set (n elementwise eqns over f32[64] values)
 from jaxprlens.views.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
 from jaxprlens.model import trace  # noqa: E402 - after JAX_PLATFORMS is set
@@ -40,37 +42,32 @@ def program(n: int):
     return trace(chain(n), jnp.linspace(0., 1., 64), jnp.ones(64))
 
 
-class Meter:
-    """Counts the bytes of every message the widget sends (its comm would write them as JSON)."""
-
-    def __init__(self, widget: Debugger):
-        self.sizes: list = []
-        widget._send = self._send
-
-    def _send(self, msg, buffers=None):
-        self.sizes.append(len(json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()))
+def debugger(p, *args) -> Debugger:
+    """A debugger whose messages its comm keeps (``d.comm.bytes``: each one's size; ``d.comm.custom``)."""
+    with fakecomm.installed():
+        return Debugger(p, *args)
 
 
 def measure(n: int, moves: int = 50) -> dict:
     p = program(n)
-    d = Debugger(p)
-    meter = Meter(d)
+    d = debugger(p)
+    sizes = d.comm.bytes
     t0 = time.perf_counter()
     data, _ = d._repr_mimebundle_()
     bundle_s = time.perf_counter() - t0
     d.press("ready")
-    first = meter.sizes[-1]
+    first = sizes[-1]
     step_bytes, step_s, back_bytes, back_s = [], [], [], []
     for _ in range(moves):
         t0 = time.perf_counter()
         d.press("step")
         step_s.append(time.perf_counter() - t0)
-        step_bytes.append(meter.sizes[-1])
+        step_bytes.append(sizes[-1])
     for _ in range(moves):
         t0 = time.perf_counter()
         d.press("back")
         back_s.append(time.perf_counter() - t0)
-        back_bytes.append(meter.sizes[-1])
+        back_bytes.append(sizes[-1])
     replay = d.replay()
     replay_bytes = stored_size(replay)          # as the output stores it (deflated, base64)
     # History: run to the end with tracemalloc on and divide what stays allocated by the values written.
@@ -103,15 +100,15 @@ def scale(n: int) -> dict:
     p = program(n)
     out = {"eqns": n, "trace_s": time.perf_counter() - t0}
     t0 = time.perf_counter()
-    d = Debugger(p)
+    d = debugger(p)
     out["debugger_s"] = time.perf_counter() - t0
-    meter = Meter(d)
+    sizes = d.comm.bytes
     t0 = time.perf_counter()
     d._repr_mimebundle_()
     out["bundle_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     d.press("ready")
-    out["ready_s"], out["first"] = time.perf_counter() - t0, meter.sizes[-1]
+    out["ready_s"], out["first"] = time.perf_counter() - t0, sizes[-1]
     steps = []
     for _ in range(30):
         t0 = time.perf_counter()
@@ -122,11 +119,11 @@ def scale(n: int) -> dict:
     cont, run = [], []
     for _ in range(2):                  # in turn, so that load from others hits both alike; best of two
         d.press("reset")
-        k = len(meter.sizes)
+        k = len(sizes)
         t0 = time.perf_counter()
         d.press("continue")
         cont.append(time.perf_counter() - t0)
-        out["continue_bytes"] = sum(meter.sizes[k:])
+        out["continue_bytes"] = sum(sizes[k:])
         st.reset()
         t0 = time.perf_counter()
         st.run()
@@ -178,10 +175,11 @@ train_step, (state, tokens) = nnx_transformer_train_step(BLOCKS)
 t["model"] = time.perf_counter()
 program = jaxprlens.trace(train_step, state, tokens)
 t["trace"] = time.perf_counter()
-d = Debugger(program)
+import fakecomm                                       # tests/: the widget's messages as the kernel writes them
+with fakecomm.installed():
+    d = Debugger(program)
 t["debugger"] = time.perf_counter()
-sent = []
-d._send = lambda msg, buffers=None: sent.append(len(json.dumps(msg, ensure_ascii=False).encode()))
+sent = d.comm.bytes
 if PROFILE:
     import cProfile, pstats
     pr = cProfile.Profile(); pr.enable()
@@ -274,9 +272,8 @@ REPLAY_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>body{ma
 
 def messages(n: int, moves: int) -> dict:
     """What the real Debugger sends: the first message, then one per Step."""
-    d = Debugger(program(n))
-    sent = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg.get("content", msg))))
+    d = debugger(program(n))
+    sent = d.comm.custom
     d.press("ready")
     ready = sent[-1]
     steps = []

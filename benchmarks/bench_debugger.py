@@ -33,9 +33,9 @@ import jax.numpy as jnp  # noqa: E402 - after JAX_PLATFORMS is set
 
 import fakecomm  # noqa: E402 - tests/: the widget's messages as the kernel writes them
 from bench_stepper import chain  # noqa: E402 - after JAX_PLATFORMS is set (n elementwise eqns over f32[64] values)
-from jaxprlens.views.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
+from jaxprlens.views.debugger.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
 from jaxprlens.model import trace  # noqa: E402 - after JAX_PLATFORMS is set
-from jaxprlens.views.replay import stored_size  # noqa: E402 - after JAX_PLATFORMS is set
+from jaxprlens.views.debugger.replay import stored_size  # noqa: E402 - after JAX_PLATFORMS is set
 
 
 def program(n: int):
@@ -166,7 +166,7 @@ t = {"start": time.perf_counter()}
 import jax, jax.numpy as jnp, optax
 from flax import nnx
 import jaxprlens
-from jaxprlens.views.debugger import Debugger
+from jaxprlens.views.debugger.debugger import Debugger
 t["import"] = time.perf_counter()
 
 sys.path.insert(0, TESTS)
@@ -412,7 +412,7 @@ import psutil
 os.environ["JAX_PLATFORMS"] = "cpu"
 import jax, jax.numpy as jnp
 from jaxprlens.model import trace
-from jaxprlens.views.debugger import Debugger
+from jaxprlens.views.debugger.debugger import Debugger
 
 
 def f(x, w):

@@ -82,7 +82,7 @@ def once(program_name: str, n: int) -> dict:
 
     def debugger():                # --debug as a notebook shows it: the output bundle, the first message,
         import fakecomm                                     # tests/: the messages as the kernel writes them
-        from jaxprlens.views.debugger import Debugger       # then Continue to the end
+        from jaxprlens.views.debugger.debugger import Debugger       # then Continue to the end
         with fakecomm.installed():
             d = Debugger(program)
         sent = d.comm.bytes

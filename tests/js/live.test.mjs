@@ -101,17 +101,30 @@ test("answers meant for another view of the same model are ignored", async () =>
 test("where the front end has anywidget's invoke, the table asks with it, with no time limit", async () => {
   const invoked = [];
   const invoke = async (name, msg, opts) => { invoked.push([name, msg, opts]); return [answer(msg), []]; };
-  const { root, m, dispose } = await mount({ invoke });
+  const { root, m } = await mount({ invoke });
   scroll();
   await later(20);
   for (let i = 0; i < 4; i++) scroll();
   assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
   assert.deepEqual(invoked.map(([name, msg]) => [name, msg]), [["ask", { do: "rows", from: fx.stored }]]);
   assert.deepEqual(m.sent, []);                                              // nothing sent by hand
-  const signal = invoked[0][2].signal;                                       // its own signal: not anywidget's 3 s
-  assert.equal(signal.aborted, false);
+  assert.equal(invoked[0][2].signal.aborted, false);                         // its own signal: not anywidget's 3 s
+});
+
+test("an ask still waiting when the view goes is dropped, not sent again", async () => {
+  const signals = [];
+  const invoke = (name, msg, opts) => new Promise((resolve, reject) => {
+    signals.push(opts.signal);
+    opts.signal.addEventListener("abort", () => reject(opts.signal.reason));
+  });
+  const { m, dispose } = await mount({ invoke });
+  scroll();
+  await later(5);
+  assert.deepEqual(signals.map((s) => s.aborted), [false]);
   dispose();
-  assert.equal(signal.aborted, true);                                        // the view gone: its asks dropped
+  await later(5);
+  assert.deepEqual(signals.map((s) => s.aborted), [true]);
+  assert.deepEqual(m.sent, []);
 });
 
 test("where the front end's invoke refuses (marimo's throws), the same command goes over the widget's channel", async () => {

@@ -2,26 +2,32 @@
    (anywidget.experimental.command); the page asks with anywidget's invoke (the render's experimental.invoke),
    whose promise gives the answer to the one ask it answers.  A front end whose invoke refuses (marimo's throws
    "not supported") gets the same messages sent here over the widget's channel, which its kernel answers the
-   same way.  No time limit (anywidget's default is 3 s): a Continue or a search may take longer; an ask still
-   waiting when the view goes is dropped. */
+   same way.  No time limit (anywidget's default is 3 s): a Continue or a search may take longer; the asks still
+   waiting when the view goes are dropped. */
 const ASK = "anywidget-command", ANSWER = "anywidget-command-response";
 let made = 0;
 
 export function asker(model, experimental) {
-  const stop = new AbortController(), opts = { signal: stop.signal };
+  const waiting = new Set();          // each ask's own AbortController, until it is answered
   let invoke = experimental && typeof experimental.invoke === "function" ? experimental.invoke : null;
   const ask = async (name, msg) => {
-    if (invoke) {
-      try {
-        return (await invoke(name, msg, opts))[0];
-      } catch (err) {
-        if (stop.signal.aborted) throw err;
-        invoke = null;                // this front end's invoke refuses: the same messages, sent here
+    const one = new AbortController();
+    waiting.add(one);
+    try {
+      if (invoke) {
+        try {
+          return (await invoke(name, msg, { signal: one.signal }))[0];
+        } catch (err) {
+          if (one.signal.aborted) throw err;
+          invoke = null;              // this front end's invoke refuses: the same messages, sent here
+        }
       }
+      return await sent(model, name, msg, one.signal);
+    } finally {
+      waiting.delete(one);
     }
-    return sent(model, name, msg, stop.signal);
   };
-  ask.close = () => stop.abort();
+  ask.close = () => { waiting.forEach((one) => one.abort()); waiting.clear(); };
   return ask;
 }
 

@@ -6,7 +6,8 @@ import pytest
 from jax import lax
 
 from jaxprlens import model
-from jaxprlens.engine.cost import Cost, Ctx, Costs, cost_rules, costs, si
+from jaxprlens.engine.cost import Cost, Ctx, Costs, cost_rules, costs
+from jaxprlens.present.i18n import si
 from jaxprlens.present.words import cost_text
 from seeds import SEEDS
 
@@ -24,7 +25,7 @@ def test_si_and_str():
     assert si(96, "B") == "96 B"
     assert si(2000, "FLOP") == "2.0 kFLOP"
     assert si(1_500_000, "B") == "1.5 MB"
-    assert str(Cost(flops=2000, bytes=96)) == "2.0 kFLOP, 96 B"
+    assert cost_text(Cost(flops=2000, bytes=96), "en") == "2.0 kFLOP, 96 B"
     assert Cost(flops=30, bytes=120).intensity == 0.25
     assert Cost(flops=3, bytes=0).intensity is None
 

@@ -19,7 +19,7 @@ from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.conditions import CONDITIONS, stats
 from jaxprlens.engine.values import kind_of
 from jaxprlens.engine.landings import activation, call_end, call_landings, landings
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.memory import free_bytes, stepping_bytes
 from jaxprlens.engine.stepper import Stepper
 

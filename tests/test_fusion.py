@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 import jaxprlens
 from jaxprlens.engine.cost import costs
 from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
+from jaxprlens.present.i18n import width
 from jaxprlens.views.fusion import FusionView
 from seeds import SEEDS
 
@@ -181,9 +182,10 @@ fusion map: the kernels XLA compiled the program into (cpu)
 4 equations → 1 kernel; intermediate bytes not written: 96 B
 kernel               kind         equations                     FLOPs  bytes
 multiply_add_fusion  loop fusion  0 sin, 1 cos, 2 mul, 3 add  32 FLOP  320 B
-FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is \
-in (a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's \
-kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel read."""
+FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is in
+(a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's
+kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel
+read."""
 
 
 def test_the_text_in_chinese_with_removed_equations():
@@ -392,18 +394,19 @@ def test_the_profiled_text_is_exact_but_for_the_times():
     assert _masked(view.text()) == """\
 fusion map: the kernels XLA compiled the program into (cpu)
 4 equations → 1 kernel; intermediate bytes not written: 96 B
-kernel times: the compiled program run 3 times under jax.profiler; each kernel's own time per run (less the \
+kernel times: the compiled program run 3 times under jax.profiler; each kernel's own time per run (less the
 kernels recorded inside it), as a share of all kernels' time
 read from the host's events (/host:CPU): XLA on the CPU runs each kernel as a thunk, one event each
-each run timed whole: under the profiler run median TIME +- TIME, without it run median TIME +- TIME (the \
-profiler's own cost is in the kernels' times, most of all for small kernels)
+each run timed whole: under the profiler run median TIME +- TIME, without it run median TIME +- TIME
+(the profiler's own cost is in the kernels' times, most of all for small kernels)
 kernel               kind         equations                     FLOPs  bytes  measured (% of time)
 multiply_add_fusion  loop fusion  0 sin, 1 cos, 2 mul, 3 add  32 FLOP  320 B  measured TIME (N% of time)
 all kernels                                                                   measured TIME (N% of time)
-FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is \
-in (a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's \
-kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel read."""
-    assert "(100% of time)" in view.text().splitlines()[6]          # one kernel: all the time
+FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is in
+(a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's
+kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel
+read."""
+    assert "(100% of time)" in view.text().splitlines()[8]          # one kernel: all the time
     assert view.map.times.plain.count == view.map.times.profiled.count == 3
 
 
@@ -412,17 +415,18 @@ def test_the_profiled_text_in_chinese_says_what_the_cpu_did_not_measure():
     from traces.record import ARGS, loop_cond
     view = jaxprlens.trace(loop_cond, *ARGS).fusion(profile=True, repeat=2, lang="zh")
     lines = _masked(view.text()).splitlines()
-    assert lines[2] == ("计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的"  # noqa: E501 - the exact text a reader sees, kept whole
-                        "计算内核），以占全部计算内核时间的比例表示")
-    assert lines[4] == ("每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME"
-                        "（profiler 自身的开销算在计算内核时间里，小计算内核尤甚）")
-    assert lines[5] == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个事件；"
-                        "循环体在循环的 thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）里。"
-                        "在 GPU 上，循环体中的每个计算内核都会被测量。")
-    assert lines[6] == "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
-    rows = {line.split()[0]: line for line in lines[8:]}
+    assert max(width(line) for line in lines) <= 110                # wrapped by display width: a CJK character is 2
+    assert lines[2:4] == ["计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的计算",
+                          "内核），以占全部计算内核时间的比例表示"]
+    assert lines[5:7] == ["每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME（profiler",
+                          "自身的开销算在计算内核时间里，小计算内核尤甚）"]
+    assert "".join(lines[7:10]) == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个"
+                                    "事件；循环体在循环的thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）"
+                                    "里。在 GPU 上，循环体中的每个计算内核都会被测量。")
+    assert lines[10] == "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
+    rows = {line.split()[0]: line for line in lines[12:] if not line.startswith(" ")}
     assert rows["cond.1.clone"].endswith("实测 TIME（占时间 N%）")
-    assert rows["wrapped_cosine"].endswith("未测到事件") and rows["copy.8"].split()[2] == "无（XLA"
+    assert rows["wrapped_cosine"].endswith("未测到事件") and "    无（XLA 自己的）" in lines     # its equations under it
     assert rows["全部计算内核"].endswith("实测 TIME（占时间 N%）")
     shares = [int(x) for x in re.findall(r"占时间 (\d+)%", view.text())]
     assert abs(sum(shares[:-1]) - 100) <= len(shares) and shares[-1] == 100
@@ -561,10 +565,13 @@ def test_a_layer_norm_s_recomputed_equations_are_listed_and_marked_under_each_ke
     text = view.text()
     assert (f"{len(m.recomputed)} equations computed again in each of several kernels (XLA copies a cheap producer "
             "into each kernel that reads it), listed under each, marked (recomputed), its cost counted in each"
-            ) in text.splitlines()
-    for k in m.recomputed[mean]:
-        row = next(line for line in text.splitlines() if line.startswith(k + " "))
-        assert f"{mean} div (recomputed)" in row
+            ) in " ".join(text.splitlines())
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 110
+    for k in m.recomputed[mean]:        # the kernel's row, its equations on the lines under it
+        at = next(i for i, line in enumerate(lines) if line.startswith(k + " "))
+        under = [line for line in lines[at + 1:] if line.startswith("    ")]
+        assert f"{mean} div (recomputed)" in " ".join(lines[at + 1:at + 1 + len(under)])
         assert m.kernel(k).flops >= costs(program)[mean].flops
     assert "equations with instructions in several kernels" not in text
     zh = FusionView(program, lang="zh").text()

@@ -8,9 +8,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 import jaxprlens
-from jaxprlens.engine.cost import costs
+from jaxprlens.engine.cost import costs, si
 from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
+from jaxprlens.model.program import Eqn
 from jaxprlens.present.i18n import width
+from jaxprlens.present.rows import walk
 from jaxprlens.views.fusion import FusionView
 from seeds import SEEDS
 
@@ -574,7 +576,7 @@ def test_a_layer_norm_s_recomputed_equations_are_listed_and_marked_under_each_ke
         assert f"{mean} div (recomputed)" in " ".join(lines[at + 1:at + 1 + len(under)])
         assert m.kernel(k).flops >= costs(program)[mean].flops
     assert "equations with instructions in several kernels" not in text
-    zh = FusionView(program, lang="zh").text()
+    zh = "".join(FusionView(program, lang="zh").text().splitlines())     # wrapped between characters
     assert f"{mean} div（重新计算）" in zh and "标为（重新计算）" in zh
     soup = BeautifulSoup(view.html(), "html.parser")
     row = soup.select_one(f'tr[data-eqn="{mean}"]')
@@ -606,3 +608,99 @@ def test_a_loop_body_s_equations_are_in_the_kernels_of_its_body_computation(name
     assert dots and m.of[matmul] == dots[0] and matmul not in m.spread       # the dot on its own, as compiled
     assert [k.eqns for k in m.kernels if k.name == dots[0]] == [[matmul]]
     assert all(matmul not in k.eqns for k in m.kernels if k.kind.endswith("fusion"))
+
+
+# ---------------------------------------------------------------- folded by the table's calls
+
+@pytest.fixture(scope="module")
+def train_step():
+    """The flax tutorial's nnx.jit train step (a 2-block transformer, optax adamw): 1,118 top-level equations the
+    table folds by calls, and its fusion map."""
+    from libraries import nnx_jit_train_step
+    fn, args = nnx_jit_train_step()
+    program = jaxprlens.trace(fn, *args)
+    return program, FusionView(program)
+
+
+def _rows_of(stored_rows: list) -> BeautifulSoup:
+    return BeautifulSoup("<table>" + "".join(stored_rows) + "</table>", "html.parser")
+
+
+def test_a_train_step_s_fusion_map_folds_by_the_table_s_calls(train_step):
+    from jaxprlens.views.layout import Layout
+    from jaxprlens.views.table import Table, stored
+    program, view = train_step
+    table = Table(program)
+    assert view.fold.folded and table.layout.folded
+    page = view.html()
+    soup = BeautifulSoup(page, "html.parser")
+    fold = soup.select_one('div.jl-callfold[data-jl-view="fold"]')
+    top = [c for c in Layout(program, table.count(program)).items]
+    grows = fold.select("tbody tr.jl-grow")
+    assert [r["data-group"] for r in grows] == [c.id for c in top if not isinstance(c, Eqn)]
+    assert [r.select_one(".jl-gname").get_text() for r in grows] == \
+        [r.select_one(".jl-gname").get_text() for r in BeautifulSoup(table.html(), "html.parser").select(
+            "table.jl-eqns > tbody > tr.jl-grow")]                       # the table's calls, named as it names them
+    m = view.map
+    groups = stored(page)["groups"]
+    forward = top[0]
+    inner = _rows_of(groups[forward.id])                  # what opening the forward pass inserts
+    assert [r["data-group"] for r in inner.select("tr.jl-grow")] == [g.id for g in forward.groups]
+    deep = forward
+    while len(deep.children) == 1 and deep.groups:        # a chain of single calls: down to the model's layers
+        deep = deep.groups[0]
+    rows = _rows_of(groups[deep.id]).select("tr.jl-row")
+    own = [e for e in deep.children if isinstance(e, Eqn)]
+    assert [r["data-eqn"] for r in rows] == [x.id for e in own for x in walk(e)]
+    for r in rows:                                        # each row names the kernels computing its equation
+        e = r["data-eqn"]
+        names = [s.get_text() for s in r.select("td:last-child span")]
+        if e in m.of:
+            assert names == m.spread.get(e, [m.of[e]])
+
+
+def test_a_call_s_kernels_and_their_cost_add_up(train_step):
+    program, view = train_step
+    m = view.map
+    for g in view.fold.layout.tree.every[1:]:
+        ids = {x.id for e in g.eqns for x in walk(e)}
+        mine = {k for e in ids for k in m.spread.get(e, [m.of[e]] if e in m.of else [])}
+        mine |= {m.absorbed[e] for e in ids if e in m.absorbed}
+        s = view.share(g)
+        assert [k.name for k in s.kernels] == [k.name for k in m.kernels if k.name in mine]
+        assert s.cost.flops == sum(c.flops for k in s.kernels for e, c in k.parts.items() if e in ids)
+    top = view.fold.items                                  # the top rows (calls, equations) share out every kernel
+    assert sum(view.share(c).cost.flops for c in top) == sum(k.flops for k in m.kernels)
+    assert sum(view.share(c).cost.bytes for c in top) == sum(k.bytes for k in m.kernels)
+    soup = BeautifulSoup(view.html(), "html.parser")
+    for row, c in zip(soup.select("div.jl-callfold tbody tr.jl-grow"), [c for c in top if not isinstance(c, Eqn)]):
+        s = view.share(c)
+        assert row.select_one(".jl-fold-kernels").get_text() == \
+            f"{len(s.kernels)} kernels, {si(s.cost.flops, 'FLOP')}, {si(s.cost.bytes, 'B')}"
+        assert [x["data-kernel"] for x in row.select(".jl-detail span[data-kernel]")] == \
+            [k.name for k in s.kernels[:4]]
+
+
+def test_a_train_step_s_fusion_text_is_folded_by_call_and_fits_110_columns(train_step):
+    program, view = train_step
+    lines = view.text().splitlines()
+    assert max(width(line) for line in lines) <= 110          # it ran to 6,852 columns (260 without the notes)
+    at = lines.index("By call, as the table folds the program: the kernels computing each call's equations, and "
+                     "their FLOPs and")
+    forward = view.fold.items[0]
+    s = view.share(forward)
+    assert lines[at + 1:at + 3] == ["bytes on it", "  ▸  train_step (forward) › nnx.value_and_grad(…) › loss_fn  "
+                                    f"{forward.size} equations"]
+    assert lines[at + 3].startswith(f"       {len(s.kernels)} kernels, {si(s.cost.flops, 'FLOP')}, "
+                                    f"{si(s.cost.bytes, 'B')}: {s.kernels[0].name}, ")
+    assert "    ▸  model · Transformer  283 equations" in lines
+    assert "      ▸  blocks[0] · Block  137 equations" in lines
+    k = view.map.kernels[0]                              # a kernel's row, its equations wrapped under it
+    row = next(i for i, line in enumerate(lines) if line.startswith(k.name + " "))
+    assert lines[row + 1].startswith("    " + view._eqn_names(k.eqns[:1], marked=True)[0] + ", ")
+
+
+def test_a_small_program_s_fusion_map_stays_flat_and_needs_no_script():
+    view = jaxprlens.trace(chain, jnp.ones(8), jnp.ones(8)).fusion()
+    assert not view.fold.folded and view.needs == () and "<script" not in view.html()
+    assert "jl-callfold" not in view.html()

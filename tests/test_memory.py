@@ -13,6 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import jaxprlens
+from jaxprlens.engine.cost import si
 from jaxprlens.engine.fusion import compiled_memory, with_compiled
 from jaxprlens.engine.memory import memory
 from jaxprlens.views.memory import MemoryView
@@ -208,3 +209,70 @@ def test_a_program_with_no_equation():
     view = jaxprlens.trace(lambda x: x, jnp.ones(3)).memory()
     assert view.live == [] and view.peak == 12 and view.peak_eqn is None
     assert view.text().splitlines()[1:3] == ["inputs and constants: 12 B", "live at the peak: a:f32[3] 12 B (input x)"]
+
+
+# ---------------------------------------------------------------- folded by the table's calls
+
+@pytest.fixture(scope="module")
+def train_step():
+    """The flax tutorial's nnx.jit train step (a 2-block transformer, optax adamw), its memory view."""
+    from libraries import nnx_jit_train_step
+    fn, args = nnx_jit_train_step()
+    program = jaxprlens.trace(fn, *args)
+    return program, MemoryView(program)
+
+
+def test_a_train_step_s_memory_folds_by_the_table_s_calls_with_each_call_s_peak_and_residuals(train_step):
+    from jaxprlens.model.program import Eqn
+    from jaxprlens.views.table import Table, stored
+    program, view = train_step
+    m, tree = view.memory, view.fold.layout.tree
+    live = independent_live(program.jaxpr)
+    assert view.fold.folded and Table(program).layout.folded
+    made = {v.name: int(v.eqn) for v in m.residuals if v.eqn is not None}
+    for g in tree.every[1:]:                   # a call's peak and residuals, from the jaxpr's own liveness
+        first, last = tree.span(g)
+        s = view.stretch(g)
+        assert s.peak == max(live[first:last + 1]) and live[s.peak_eqn] == s.peak and first <= s.peak_eqn <= last
+        assert [v.name for v in s.residuals] == [n for n, i in made.items() if first <= i <= last]
+    top = view.fold.items                      # the top rows and the inputs share out the residuals
+    inputs = [v for v in m.residuals if v.eqn is None]
+    assert sum(view.stretch(c).residual_bytes for c in top) + sum(v.bytes for v in inputs) == m.residual_bytes
+    assert max(view.stretch(c).peak for c in top) == m.peak
+    page = view.html()
+    soup = BeautifulSoup(page, "html.parser")
+    rows = soup.select('div.jl-callfold[data-jl-view="fold"] tbody tr.jl-grow')
+    calls = [c for c in top if not isinstance(c, Eqn)]
+    assert [r["data-group"] for r in rows] == [c.id for c in calls]
+    assert rows[0].select_one(".jl-detail").get_text().replace("\xa0", " ") == view.call_words(calls[0])   # 1.2 kB kept whole
+    forward = calls[0]
+    while len(forward.children) == 1 and forward.groups:
+        forward = forward.groups[0]
+    inside = BeautifulSoup("<table>" + "".join(stored(page)["groups"][forward.id]) + "</table>", "html.parser")
+    assert [r["data-group"] for r in inside.select("tr.jl-grow")] == [g.id for g in forward.groups]
+    own = [e for e in forward.children if isinstance(e, Eqn)]
+    assert [r["data-eqn"] for r in inside.select("tr.jl-row")] == [e.id for e in own]
+    for r, e in zip(inside.select("tr.jl-row"), own):
+        assert r.select_one("td.jl-note").get_text().replace("\xa0", " ").startswith(f"{si(live[e.index], 'B')} live after")
+
+
+def test_a_train_step_s_memory_text_is_indented_by_call(train_step):
+    program, view = train_step
+    lines = view.text().splitlines()
+    at = lines.index("By call, as the table folds the program: each call's peak (the most bytes live after one of "
+                     "its equations) and")
+    forward = view.fold.items[0]
+    s = view.stretch(forward)
+    assert lines[at + 1:at + 4] == [
+        "its residuals (the values it makes that the backward pass reads)",
+        f"  ▸  train_step (forward) › nnx.value_and_grad(…) › loss_fn  {forward.size} equations",
+        f"       peak {si(s.peak, 'B')} after equation {s.peak_eqn}, residuals: {len(s.residuals)} values, "
+        f"{si(s.residual_bytes, 'B')}"]
+    assert "    ▸  model · Transformer  283 equations" in lines
+    last = view.fold.items[-1].groups[0].groups[-1]          # the update's last call
+    assert lines[-2:] == ["    ▸  apply_updates  33 equations", f"         {view.call_words(last)}"]
+
+
+def test_a_small_program_s_memory_stays_flat():
+    view = MemoryView(jaxprlens.trace(lambda x: jnp.sin(x) * 2, jnp.ones(4)), compiled=False)
+    assert not view.fold.folded and view.needs == () and "jl-callfold" not in view.html()

@@ -418,17 +418,17 @@ def test_the_profiled_text_in_chinese_says_what_the_cpu_did_not_measure():
     view = jaxprlens.trace(loop_cond, *ARGS).fusion(profile=True, repeat=2, lang="zh")
     lines = _masked(view.text()).splitlines()
     assert max(width(line) for line in lines) <= 110                # wrapped by display width: a CJK character is 2
-    assert lines[2:4] == ["计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的计算",
+    assert lines[2:4] == ["计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的计算",  # noqa: E501 - the exact text a reader sees
                           "内核），以占全部计算内核时间的比例表示"]
-    assert lines[5:7] == ["每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME（profiler",
+    assert lines[5:7] == ["每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME（profiler",  # noqa: E501 - the exact text a reader sees
                           "自身的开销算在计算内核时间里，小计算内核尤甚）"]
-    assert "".join(lines[7:10]) == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个"
-                                    "事件；循环体在循环的thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）"
+    assert "".join(lines[7:10]) == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个"  # noqa: E501 - the exact text a reader sees
+                                    "事件；循环体在循环的thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）"  # noqa: E501 - the exact text a reader sees
                                     "里。在 GPU 上，循环体中的每个计算内核都会被测量。")
     assert lines[10] == "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
     rows = {line.split()[0]: line for line in lines[12:] if not line.startswith(" ")}
     assert rows["cond.1.clone"].endswith("实测 TIME（占时间 N%）")
-    assert rows["wrapped_cosine"].endswith("未测到事件") and "    无（XLA 自己的）" in lines     # its equations under it
+    assert rows["wrapped_cosine"].endswith("未测到事件") and "    无（XLA 自己的）" in lines     # its equations under it  # noqa: E501 - the exact text a reader sees
     assert rows["全部计算内核"].endswith("实测 TIME（占时间 N%）")
     shares = [int(x) for x in re.findall(r"占时间 (\d+)%", view.text())]
     assert abs(sum(shares[:-1]) - 100) <= len(shares) and shares[-1] == 100
@@ -635,7 +635,7 @@ def test_a_train_step_s_fusion_map_folds_by_the_table_s_calls(train_step):
     page = view.html()
     soup = BeautifulSoup(page, "html.parser")
     fold = soup.select_one('div.jl-callfold[data-jl-view="fold"]')
-    top = [c for c in Layout(program, table.count(program)).items]
+    top = list(Layout(program, table.count(program)).items)
     grows = fold.select("tbody tr.jl-grow")
     assert [r["data-group"] for r in grows] == [c.id for c in top if not isinstance(c, Eqn)]
     assert [r.select_one(".jl-gname").get_text() for r in grows] == \

@@ -244,7 +244,8 @@ def test_a_train_step_s_memory_folds_by_the_table_s_calls_with_each_call_s_peak_
     rows = soup.select('div.jl-callfold[data-jl-view="fold"] tbody tr.jl-grow')
     calls = [c for c in top if not isinstance(c, Eqn)]
     assert [r["data-group"] for r in rows] == [c.id for c in calls]
-    assert rows[0].select_one(".jl-detail").get_text().replace("\xa0", " ") == view.call_words(calls[0])   # 1.2 kB kept whole
+    detail = rows[0].select_one(".jl-detail").get_text().replace("\xa0", " ")     # 1.2\xa0kB: kept whole
+    assert detail == view.call_words(calls[0])
     forward = calls[0]
     while len(forward.children) == 1 and forward.groups:
         forward = forward.groups[0]
@@ -253,7 +254,8 @@ def test_a_train_step_s_memory_folds_by_the_table_s_calls_with_each_call_s_peak_
     own = [e for e in forward.children if isinstance(e, Eqn)]
     assert [r["data-eqn"] for r in inside.select("tr.jl-row")] == [e.id for e in own]
     for r, e in zip(inside.select("tr.jl-row"), own):
-        assert r.select_one("td.jl-note").get_text().replace("\xa0", " ").startswith(f"{si(live[e.index], 'B')} live after")
+        note = r.select_one("td.jl-note").get_text().replace("\xa0", " ")
+        assert note.startswith(f"{si(live[e.index], 'B')} live after")
 
 
 def test_a_train_step_s_memory_text_is_indented_by_call(train_step):

@@ -212,3 +212,8 @@ def test_the_fusion_and_memory_views_open_a_call_as_the_table_does(lab, open_not
         page.screenshot(path=str(harness.OUTPUT / f"folding-{view}-open.png"))
         call.click()
         assert call.inner_text().startswith("▸") and not inside.first.is_visible()
+        box = fold.locator(".jl-tools input[type=search]")       # the table's search, over the calls' rows too
+        box.fill("dot_general")
+        hits = fold.locator('tr.jl-row[data-primitive="dot_general"]:not(.jl-miss)')
+        hits.first.wait_for()
+        assert hits.first.is_visible() and fold.locator(".jl-note-js").inner_text() == f"{hits.count()} matching rows"

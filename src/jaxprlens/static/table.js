@@ -32,13 +32,14 @@ export function rowTexts(trs) {
 const ROWS = "tr.jl-row, tr.jl-grow";
 const within = (trs) => trs.flatMap((tr) => [tr, ...tr.querySelectorAll(ROWS)]).filter((tr) => tr.matches(ROWS));
 
-/* Calls folded into a row each (tr.jl-grow), a call's rows (d.groups[id]: Python's fragments) inserted the first
-   time it opens, and shut again with the calls inside it: the table's folding, and that of the compiled views folded
-   by the same calls (views/callfold.py: --fusion, --memory). */
-export function folding(root, d) {
+export function enhance(root, given) {     // given: live.js's d (the stored rows, and what the kernel sends)
+  if (!root || root.getAttribute("data-jl-ready")) return;
+  root.setAttribute("data-jl-ready", "1");
+  const d = given || { rows: [], groups: {} };
   const built = new Set();          // calls whose rows are in the page
   const parsed = new Map();         // call id -> its rows parsed (not yet in the page), their texts, its calls
-  const depthOf = new Map();        // a call's nesting below the top rows
+  let selected = null, shown = 0, lazyIO = null;
+
   function group(id) {              // a call's stored rows, parsed the first time a search or a click needs them
     if (!parsed.has(id) && d.groups[id]) {
       const trs = rowsOf(d.groups[id]), all = within(trs);
@@ -46,54 +47,6 @@ export function folding(root, d) {
     }
     return parsed.get(id);
   }
-  function toggle(tr, open) {
-    const id = tr.getAttribute("data-group"), depth = depthOf.get(id) || 0;
-    tr.classList.toggle("jl-open", open);
-    tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
-    if (open && !built.has(id) && group(id)) {
-      built.add(id);
-      let after = tr;
-      group(id).trs.forEach((row) => {
-        if (row.classList.contains("jl-grow")) depthOf.set(row.getAttribute("data-group"), depth + 1);
-        row.dataset.in = id;
-        const cell = row.classList.contains("jl-nested") ? row.children[0] : row.children[1];
-        if (cell) cell.style.paddingLeft = (4 + 18 * (depth + 1)) + "px";
-        after.after(row);
-        after = row;
-      });
-    }
-    root.querySelectorAll("tr[data-in]").forEach((r) => {
-      const parent = r.getAttribute("data-in"), inside = parent === id || parent.startsWith(id + "/");
-      if (parent === id) r.hidden = !open;
-      else if (!open && inside) r.hidden = true;
-      if (!open && inside && r.classList.contains("jl-open")) {
-        r.classList.remove("jl-open");
-        r.firstChild.textContent = "\u25b8";
-      }
-    });
-  }
-  return { group, toggle, built, parsed };
-}
-
-/* A compiled view folded by the table's calls (views/callfold.py): a click on a call's row opens or shuts it. */
-export function fold(root) {
-  if (!root || root.getAttribute("data-jl-ready")) return;
-  root.setAttribute("data-jl-ready", "1");
-  const d = { rows: [], groups: {} }, f = folding(root, d);
-  const ready = unpack(root, "jl-rows").then((s) => { if (s) Object.assign(d, s); }, () => {});
-  root.addEventListener("click", (e) => {
-    const g = e.target.closest ? e.target.closest("tr.jl-grow") : null;
-    if (g && root.contains(g)) ready.then(() => f.toggle(g, !g.classList.contains("jl-open")));
-  });
-  return { ...f, ready };
-}
-
-export function enhance(root, given) {     // given: live.js's d (the stored rows, and what the kernel sends)
-  if (!root || root.getAttribute("data-jl-ready")) return;
-  root.setAttribute("data-jl-ready", "1");
-  const d = given || { rows: [], groups: {} };
-  const { group, toggle, built, parsed } = folding(root, d);
-  let selected = null, shown = 0, lazyIO = null;
 
   /* ---- values: a name, and the binders of sub-jaxprs bound from it, highlighted together ---- */
   function vars(name) {
@@ -141,6 +94,35 @@ export function enhance(root, given) {     // given: live.js's d (the stored row
     const stored = d.rows.concat(...Object.values(d.groups));
     if (!root.querySelector(".jl-param.jl-default") && stored.some((h) => h.includes("jl-default"))) allParams();
     if (box.value) search(box.value, counter);       // typed before the stored rows were read
+  }
+
+  /* ---- calls folded into a row each; a call's rows are inserted the first time it opens ---- */
+  const depthOf = new Map();        // a call's nesting below the table's top rows
+  function toggle(tr, open) {
+    const id = tr.getAttribute("data-group"), depth = depthOf.get(id) || 0;
+    tr.classList.toggle("jl-open", open);
+    tr.firstChild.textContent = open ? "\u25be" : "\u25b8";
+    if (open && !built.has(id) && group(id)) {
+      built.add(id);
+      let after = tr;
+      group(id).trs.forEach((row) => {
+        if (row.classList.contains("jl-grow")) depthOf.set(row.getAttribute("data-group"), depth + 1);
+        row.dataset.in = id;
+        const cell = row.classList.contains("jl-nested") ? row.children[0] : row.children[1];
+        if (cell) cell.style.paddingLeft = (4 + 18 * (depth + 1)) + "px";
+        after.after(row);
+        after = row;
+      });
+    }
+    root.querySelectorAll("tr[data-in]").forEach((r) => {
+      const parent = r.getAttribute("data-in"), inside = parent === id || parent.startsWith(id + "/");
+      if (parent === id) r.hidden = !open;
+      else if (!open && inside) r.hidden = true;
+      if (!open && inside && r.classList.contains("jl-open")) {
+        r.classList.remove("jl-open");
+        r.firstChild.textContent = "\u25b8";
+      }
+    });
   }
 
   /* ---- search: every equation whose id, line (names, primitive, params) or source line matches, or that is in

@@ -1,7 +1,8 @@
 """A compiled view (``--fusion``, ``--memory``) folded by the calls the table folds the same program by: a row per
 call saying what the view says of it (its kernels, its live bytes and residuals), opening to the rows inside it,
 written as the table writes its call rows (``present.rows.group_html``), stored as the table stores them (a call's
-rows as fragments, ``front.packed``) and opened by the table's script (``static/table.js`` ``folding``); the text
+rows as fragments, ``front.packed``) and opened and searched by the table's script (``static/table.js``
+``enhance``); the text
 form is the call tree, indented by call.  Which calls, and when a program is folded at all, is the table's
 ``layout.Layout``: a view folds exactly where the table does."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from jaxprlens.model.calls import Group
 from jaxprlens.model.program import Eqn, Program, count_eqns
 from jaxprlens.present.escape import html
-from jaxprlens.present.front import packed
+from jaxprlens.present.front import labels, packed
 from jaxprlens.present.i18n import t, width
 from jaxprlens.present.rows import LEFT, group_data, group_html, walk
 from jaxprlens.present.usage import wrap
@@ -57,7 +58,8 @@ class CallFold:
             rows += f'<tr class="jl-more-note"><td colspan="3"{LEFT}>{html(t("more_items", lang, n=more))}</td></tr>'
         payload = {"groups": {g.id: [item(c) for c in g.children] for g in layout.kept}}
         note = html(t("fold_click", lang, text=t(self.words, lang)))
-        return (f'<div class="jl-callfold{" " + cls if cls else ""}" data-jl-view="fold">'
+        words = labels(search=t("search", lang), matches=t("matches", lang), matchone=t("match_one", lang))
+        return (f'<div class="jl-callfold{" " + cls if cls else ""}" data-jl-view="fold"{words}>'
                 f'<table class="jl-eqns" style="border-collapse:collapse;margin:.4em 0">{head}'
                 f'<tbody><tr class="jl-more-note"><td colspan="3"{LEFT}>{note}</td></tr></tbody>'
                 f'<tbody>{rows}</tbody></table>{packed(payload, ROWS)}</div>')
@@ -81,11 +83,11 @@ class CallFold:
                     left.append(c)
                     continue
                 calls[0] += 1
-                labels = [group_data(c, lang)[1]]
+                names = [group_data(c, lang)[1]]
                 while len(c.children) == 1 and c.groups:        # a chain of single calls, one line
                     c = c.groups[0]
-                    labels.append(group_data(c, lang)[1])
-                out.append(f"{pad}▸  {' › '.join(labels)}  {group_data(c, lang)[2]}")
+                    names.append(group_data(c, lang)[1])
+                out.append(f"{pad}▸  {' › '.join(names)}  {group_data(c, lang)[2]}")
                 out.extend(f"{pad}     {line}" for line in wrap(detail(c), WIDTH - len(pad) - 5))
                 if depth + 1 < DEPTH:
                     visit(c.children, depth + 1)

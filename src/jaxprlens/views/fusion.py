@@ -324,7 +324,8 @@ class FusionView(View):
             mark = self._mark(eqn.id)
             if mark:
                 cell += f' <i class="jl-kernel-{mark}">({html(t(f"fusion_mark_{mark}", lang))})</i>'
-        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}" style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
+        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}" data-primitive="{html(eqn.primitive)}" '
+                f'style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
                 f'<td class="jl-eq" style="{CELL};white-space:pre-wrap">{pad}{html(eqn_text(eqn, 40))}</td>'
                 f'<td style="{CELL}{nowrap}">{cell}</td></tr>')
 

@@ -170,7 +170,8 @@ class MemoryView(View):
         return f"{eqn.index:>3}  {eqn_text(eqn, 40)}  → {self._eqn_words(eqn)}"
 
     def _eqn_row(self, eqn: Eqn) -> str:
-        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}"><td>{eqn.index}</td>'
+        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}" data-primitive="{html(eqn.primitive)}">'
+                f'<td>{eqn.index}</td>'
                 f'<td class="jl-eq"{LEFT}>{html(eqn_text(eqn, 60))}</td>'
                 f'<td class="jl-note"{LEFT}>{html_units(self._eqn_words(eqn))}</td></tr>')
 

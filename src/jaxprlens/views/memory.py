@@ -21,11 +21,13 @@ from jaxprlens.present.front import output
 from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
 from jaxprlens.present.rows import LEFT, Rows
-from jaxprlens.views.callfold import CallFold
+from jaxprlens.present.usage import wrap
+from jaxprlens.views.callfold import WIDTH, CallFold, wrap_items
 from jaxprlens.views.compare import ROOT
 
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
+PEAK_EQN = 60        # characters of the peak's equation in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
 # Okabe-Ito blue and vermillion, a mid grey: marks only (WCAG's 3:1 for graphics) on white (5.2, 3.9, 3.5:1)
 # and on #111111 (3.6, 4.9, 5.3:1); the words are the page's text colour
@@ -187,12 +189,13 @@ class MemoryView(View):
             return getattr(self.memory, name)
         raise AttributeError(name)
 
-    def lines(self) -> list:
+    def lines(self, limit: int | None = None) -> list:
+        """The view's sentences; ``limit``: the peak's equation cut to that many characters."""
         m, lang = self.memory, self.lang
         out = [t("memory_head", lang)]
         if m.peak_eqn is not None:
             out.append(t("memory_peak", lang, bytes=si(m.peak, "B"), i=m.peak_eqn,
-                         eqn=eqn_text(self.program.eqns[m.peak_eqn])))
+                         eqn=eqn_text(self.program.eqns[m.peak_eqn], limit)))
         out.append(t("memory_base", lang, bytes=si(m.base, "B")))
         out.append(t("memory_at_peak", lang, values=_listed(m.at_peak, lang)))
         if m.residuals is not None:
@@ -211,11 +214,12 @@ class MemoryView(View):
         live = [si(b, "B") for b in self.memory.live[:LIVE_LISTED]]
         if len(self.memory.live) > LIVE_LISTED:
             live.append(t("memory_more", self.lang, n=len(self.memory.live) - LIVE_LISTED))
-        lines = self.lines()
+        lines = [wrap(line, WIDTH) for line in self.lines(PEAK_EQN)]     # each sentence in lines of WIDTH columns
         cut = 2 if self.memory.peak_eqn is not None else 1          # after the peak line, when there is one
         fold = self.fold.text(self.call_words, self._eqn_line) if self.fold.folded else []
-        return "\n".join(lines[:cut] + ([" ".join(f"{i}:{b}" for i, b in enumerate(live))] if live else [])
-                         + lines[cut:] + fold)
+        bytes_live = wrap_items([f"{i}:{b}" for i, b in enumerate(live)], WIDTH, " ")
+        return "\n".join([x for line in lines[:cut] for x in line] + bytes_live
+                         + [x for line in lines[cut:] for x in line] + fold)
 
     def html(self) -> str:
         return output(self.body(), self.needs)

@@ -135,8 +135,8 @@ def test_a_compile_that_fails_is_said_not_left_out(monkeypatch):
     m = with_compiled(memory(program), program)
     assert m.compiled is None and m.compile_failed == "AttributeError: 'tuple' object has no attribute 'solve'"
     assert MemoryView(program).text().splitlines()[-2:] == [
-        "XLA's compiled program (memory_analysis): not shown, its compile failed (AttributeError: 'tuple' object has no",
-        "attribute 'solve')"]
+        "XLA's compiled program (memory_analysis): not shown, its compile failed (AttributeError: 'tuple' object "
+        "has no", "attribute 'solve')"]
     zh = MemoryView(program, lang="zh").text().splitlines()
     assert zh[-2].startswith("XLA 编译后的程序（memory_analysis）：未显示") and zh[-1] == "'solve'）"
 

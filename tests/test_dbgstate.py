@@ -1,5 +1,6 @@
-"""The debugger's state as data and text (``views.dbgstate``), and the recorded replay's bounds (``views.replay``):
-its text names what its panel names, and recording holds the program's live values, not every value it made."""
+"""The debugger's state as data and text (``views.debugger.state``), and the recorded replay's bounds
+(``views.debugger.replay``): its text names what its panel names, and recording holds the program's live values, not
+every value it made."""
 import re
 from html import unescape
 import textwrap
@@ -13,9 +14,9 @@ import jaxprlens
 from jaxprlens.engine.memory import memory, stepping_bytes
 from jaxprlens.engine.stepper import Stepper
 from jaxprlens.model import trace
-from jaxprlens.views import replay
-from jaxprlens.views.dbgpanel import pieces
-from jaxprlens.views.dbgstate import TEXT_RESULTS, StateView
+from jaxprlens.views.debugger import replay
+from jaxprlens.views.debugger.panel import pieces
+from jaxprlens.views.debugger.state import TEXT_RESULTS, StateView
 
 
 def panel_names(view: StateView) -> list:

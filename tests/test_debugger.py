@@ -5,15 +5,16 @@ import re
 import shutil
 import subprocess
 from importlib.resources import files
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxprlens.views.debugger import COMPARE_MAX, Debugger, describe, sparkline
+from jaxprlens.views.debugger.debugger import COMPARE_MAX, Debugger, describe, sparkline
 from jaxprlens.model import trace
-from jaxprlens.views.replay import record, replay_html, stored_size
+from jaxprlens.views.debugger.replay import record, replay_html, stored_size
 from jaxprlens.engine.stepper import CONDITIONS
 from jaxprlens.serverext import WIDGET_VIEW, strip_live_widgets
 from seeds import SEEDS
@@ -68,7 +69,7 @@ def state(d: Debugger) -> dict:
 
 def replayed(rec: dict, k: int) -> dict:
     """Step ``k`` of a recorded replay, its panel put together from the shared pieces and read back."""
-    from jaxprlens.views.dbgpanel import PIECES
+    from jaxprlens.views.debugger.panel import PIECES
     step = rec["steps"][k]
     return read(dict(step, view={name: rec["pieces"][i] for name, i in zip(PIECES, step["p"])}))
 
@@ -336,7 +337,7 @@ def _in_kernel(monkeypatch, metadata=None):
 def test_draws_widgets_tells_a_front_end_from_nbclient(monkeypatch):
     import IPython
     from ipywidgets import Widget
-    from jaxprlens.views.debugger import draws_widgets
+    from jaxprlens.views.debugger.debugger import draws_widgets
     monkeypatch.setattr(IPython, "get_ipython", lambda: None)
     assert draws_widgets() is None                               # no kernel: a script, a test
     monkeypatch.setattr(Widget, "_control_comm", None)
@@ -452,7 +453,7 @@ def test_describe_sparkline_histogram():
 
 
 def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit():
-    from jaxprlens.views.debugger import StateView
+    from jaxprlens.views.debugger.debugger import StateView
 
     def f(p, i):
         return jax.grad(lambda p: (p[i] ** 2).sum())(p)
@@ -718,7 +719,7 @@ def test_save_hook_survives_malformed_notebooks_and_touches_only_its_outputs():
 
 
 def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
-    from jaxprlens.views import debugger as dbg
+    from jaxprlens.views.debugger import debugger as dbg
 
     def chain(x):
         for i in range(1500):
@@ -751,8 +752,8 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
     """Issue 21: rows come per visible chunk.  A view that opens mid-way gets the rows from a little above the
     current one (at a chunk's start), any chunk the reader scrolls to comes on request with at most
     ``ROWS_PER_MESSAGE`` rows, and a request off a chunk's start is moved back to it."""
-    from jaxprlens.views import debugger as dbg
-    from jaxprlens.views.dbgstate import CHUNK_ROWS
+    from jaxprlens.views.debugger import debugger as dbg
+    from jaxprlens.views.debugger.state import CHUNK_ROWS
 
     def chain(x):
         for i in range(3000):
@@ -776,7 +777,7 @@ def test_a_large_frame_sends_the_rows_around_the_current_one_and_those_asked_for
 
 def test_the_untrusted_snapshot_says_how_to_get_the_replay():
     from bs4 import BeautifulSoup
-    from jaxprlens.views.debugger import StateView
+    from jaxprlens.views.debugger.debugger import StateView
     fn, args = SEEDS["func1"]
     program = trace(fn, *args)
     for lang, said in (("en", "run the cell, or trust the notebook (JupyterLab, Notebook 7: command palette › Trust "
@@ -792,7 +793,7 @@ def test_the_snapshot_of_a_large_frame_makes_only_the_rows_it_shows():
     """The static snapshot shows 100 rows around the current one, built alone but as the whole table's rows
     (a run of one source line shows it once; a primitive is explained at its first row in the program)."""
     from jaxprlens.present.nouns import block
-    from jaxprlens.views.dbgstate import window_rows
+    from jaxprlens.views.debugger.state import window_rows
 
     def chain(x):
         for i in range(300):
@@ -820,7 +821,7 @@ def test_the_replay_makes_only_the_rows_its_run_reached():
 
 def _stored_data(html: str) -> dict:
     """The recorded replay as the page's script reads it from the stored output."""
-    from jaxprlens.views.replay import unstored
+    from jaxprlens.views.debugger.replay import unstored
     m = re.findall(r'<script type="application/octet-stream" class="jl-dbg-data" data-z="deflate-raw">(.*?)</script>',
                    html, re.S)
     assert len(m) == 1, "the replay stores its data in one script tag"
@@ -833,7 +834,7 @@ def test_replay_records_the_engines_condition_numbers_and_landings():
     from jax import lax
     from jaxprlens.engine.conditions import stats
     from jaxprlens.engine.landings import landings
-    from jaxprlens.views.replay import written
+    from jaxprlens.views.debugger.replay import written
     p = trace(lambda x: lax.fori_loop(0, 2, lambda i, c: c * 2., x * 1.), jnp.array([1., np.inf]))
     steps = json.loads(json.dumps(record(p, lang="en")))["steps"]          # as the page reads it back
     assert steps[1]["w"] == [["inf", 1.0, "inf", 2 | 4]]                  # x * 1. wrote [1, inf] (float32: 4)
@@ -853,12 +854,11 @@ def test_replay_records_the_engines_condition_numbers_and_landings():
 
 def test_replay_carries_the_condition_grammar_and_the_script_keeps_no_copy():
     """The stepper's condition grammar is stated once (engine.stepper.CONDITIONS): the stored replay carries it
-    and static/debugger.js builds its matcher from that data, so the two can never disagree."""
+    and views/debugger/debugger.js builds its matcher from that data, so the two can never disagree."""
     fn, args = SEEDS["func10"]
     stored = _stored_data(replay_html(record(trace(fn, *args), max_steps=3), "en"))
     assert stored["conditions"] == CONDITIONS
-    scripts = {p.name: p.read_text(encoding="utf-8") for p in (files("jaxprlens") / "static").iterdir()
-               if p.name.endswith(".js")}
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in Path(str(files("jaxprlens"))).rglob("*.js")}
     assert "data.conditions" in scripts["dbgreplay.js"]
     for name, js in scripts.items():
         for copy in (CONDITIONS["compare"], "abs max", "max|min", ">=|<=", "any nan", "any inf"):
@@ -901,7 +901,8 @@ def test_the_jit_comparison_past_its_budget_is_a_button():
 def test_past_its_size_the_jit_comparison_is_not_offered(monkeypatch):
     """Issue 21: XLA's compile grows faster than the program (20k equations: 2 minutes), so past COMPARE_MAX
     the debugger says why it does not compare and offers no button; pressing it anyway compiles nothing."""
-    from jaxprlens.views import dbgstate, debugger as dbg
+    from jaxprlens.views.debugger import state as dbgstate
+    from jaxprlens.views.debugger import debugger as dbg
     monkeypatch.setattr(dbgstate, "COMPARE_MAX", 5)
     monkeypatch.setattr(dbg, "COMPARE_MAX", 5)
     fn, args = SEEDS["func10"]
@@ -922,7 +923,7 @@ def test_the_cell_is_found_from_the_kernels_request(monkeypatch):
     """In JupyterLab the execute request's metadata names the cell: a second run of it closes the first
     debugger; the same run may make two; outside a notebook nothing is closed."""
     import IPython
-    from jaxprlens.views import debugger as dbg
+    from jaxprlens.views.debugger import debugger as dbg
 
     class Shell:
         parent_header = {}
@@ -990,7 +991,7 @@ def test_value_summary_of_narrow_dtypes_matches_numpy_on_a_float32_copy(dtype):
 
 
 def test_a_bfloat16_value_with_8_nans_says_8_nans_in_the_panel_and_the_snapshot():
-    from jaxprlens.views.debugger import StateView
+    from jaxprlens.views.debugger.debugger import StateView
     x = jnp.linspace(-1., 1., 32).at[:8].set(jnp.nan).astype(jnp.bfloat16)
     st = trace(lambda x: x * 2, x).stepper()
     st.run()
@@ -1039,7 +1040,7 @@ def test_conditions_read_every_dtype():
 
 
 def test_the_jit_comparison_reads_keys_and_narrow_dtypes():
-    from jaxprlens.views.debugger import StateView
+    from jaxprlens.views.debugger.debugger import StateView
 
     def f(key):
         k1, k2 = jax.random.split(key)
@@ -1085,7 +1086,7 @@ def test_showing_the_debugger_calls_no_host_function():
 
 def test_the_jit_comparison_does_not_rerun_host_functions_and_says_so():
     from jaxprlens.present.words import jit_diff_text
-    from jaxprlens.views.debugger import StateView
+    from jaxprlens.views.debugger.debugger import StateView
     p, calls = _counting()
     st = p.stepper()
     st.run()
@@ -1131,7 +1132,7 @@ def test_the_snapshot_and_the_slide_keep_values_whole_and_readable():
     counts) and reveal's small, 90%-wide, shadowed ``pre`` is undone for the values and the source."""
     import re
     from bs4 import BeautifulSoup
-    from jaxprlens.views.debugger import StateView
+    from jaxprlens.views.debugger.debugger import StateView
     from jaxprlens.present.front import css
     fn, args = SEEDS["func1"]
     st = trace(fn, *args).stepper(*args)
@@ -1159,7 +1160,7 @@ def test_the_panel_is_one_rendering_for_the_snapshot_the_widget_and_the_replay()
     """The live message, the replay's steps and the static snapshot carry the same HTML pieces for the same
     state (the widget's adds only its edit buttons); a value is a head row and a data row: its name and Python
     path, shape, dtype, then statistics, histogram (its counts in its title) and preview, NaN and Inf marked."""
-    from jaxprlens.views.dbgpanel import PIECES
+    from jaxprlens.views.debugger.panel import PIECES
     fn, args = SEEDS["func10"]
     p = trace(fn, *args)
     d = p.debugger()
@@ -1193,7 +1194,7 @@ def test_the_panel_is_one_rendering_for_the_snapshot_the_widget_and_the_replay()
 
 
 def StateViewOf(program, *args, done: bool = False):
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     st = program.stepper(*args)
     if done:
         st.run()
@@ -1204,7 +1205,7 @@ def test_a_replay_recorded_after_live_edits_makes_them_again_and_marks_what_they
     """Issue 30 item 4: edits made live are made again in the recording, where they were made: the edited
     value and those it changed are marked in the replay as live, and the replay says that a new edit needs the
     kernel."""
-    from jaxprlens.views.dbgpanel import PIECES
+    from jaxprlens.views.debugger.panel import PIECES
     d = debugger("func10")
     plain = d.replay()
     d.press("step")                                               # eqn 0 wrote c
@@ -1277,7 +1278,7 @@ def test_an_interrupted_continue_answers_where_it_stopped(monkeypatch, lang, wor
 @pytest.mark.parametrize("lang, words", [("en", "steps so far; interrupt the kernel (■) to stop here"),
                                          ("zh", "中断内核（■）可停在此处")])
 def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
-    from jaxprlens.views import debugger as dv
+    from jaxprlens.views.debugger import debugger as dv
 
     def f(x):
         return jax.lax.fori_loop(0, 2000, lambda i, c: c * 0.5 + 1.0, x)
@@ -1303,7 +1304,7 @@ def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
 def test_in_marimo_the_widget_carries_its_replay(monkeypatch):
     """marimo shows the widget alone (no replay output before it) and its export stores the widget with no kernel:
     there the widget carries the replay's HTML, which its script draws until the kernel answers."""
-    import jaxprlens.views.debugger as dbg
+    import jaxprlens.views.debugger.debugger as dbg
     monkeypatch.setattr(dbg, "in_marimo", lambda: True)
     d = debugger("func10")
     assert 'data-jl-view="replay"' in d.fallback and 'class="jl-dbg-data"' in d.fallback

@@ -1,4 +1,4 @@
-"""engine/fusion.py and views/fusion.py: every equation mapped to the compiled kernel it landed in."""
+"""engine/fusion.py and views/compiled/fusion.py: every equation mapped to the compiled kernel it landed in."""
 import re
 
 import jax
@@ -13,7 +13,7 @@ from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.i18n import width
 from jaxprlens.present.rows import walk
-from jaxprlens.views.fusion import FusionView
+from jaxprlens.views.compiled.fusion import FusionView
 from seeds import SEEDS
 
 SESSION_OK = hasattr(jax.profiler, "ProfileSession")
@@ -341,7 +341,7 @@ def test_a_call_overview_outlines_its_runs_by_kernel():
 
 
 def test_graph_and_fusion_in_one_cell_compile_once(ip, monkeypatch):
-    import jaxprlens.views.fusion as fusion_view
+    import jaxprlens.views.compiled.fusion as fusion_view
     calls = []
     real = fusion_view.fusion_map
     monkeypatch.setattr(fusion_view, "fusion_map", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -627,8 +627,8 @@ def _rows_of(stored_rows: list) -> BeautifulSoup:
 
 
 def test_a_train_step_s_fusion_map_folds_by_the_table_s_calls(train_step):
-    from jaxprlens.views.layout import Layout
-    from jaxprlens.views.table import Table, stored
+    from jaxprlens.views.table.layout import Layout
+    from jaxprlens.views.table.table import Table, stored
     program, view = train_step
     table = Table(program)
     assert view.fold.folded and table.layout.folded

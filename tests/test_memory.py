@@ -1,4 +1,5 @@
-"""engine/memory.py and views/memory.py: bytes live along the program, its peak, a backward pass's residuals."""
+"""engine/memory.py and views/compiled/memory.py:
+bytes live along the program, its peak, a backward pass's residuals."""
 import base64
 import contextlib
 import io
@@ -16,7 +17,7 @@ import jaxprlens
 from jaxprlens.engine.cost import si
 from jaxprlens.engine.fusion import compiled_memory, with_compiled
 from jaxprlens.engine.memory import memory
-from jaxprlens.views.memory import MemoryView
+from jaxprlens.views.compiled.memory import MemoryView
 from seeds import SEEDS
 
 
@@ -226,7 +227,7 @@ def train_step():
 
 def test_a_train_step_s_memory_folds_by_the_table_s_calls_with_each_call_s_peak_and_residuals(train_step):
     from jaxprlens.model.program import Eqn
-    from jaxprlens.views.table import Table, stored
+    from jaxprlens.views.table.table import Table, stored
     program, view = train_step
     m, tree = view.memory, view.fold.layout.tree
     live = independent_live(program.jaxpr)

@@ -1,5 +1,5 @@
 """Running a traced program on a device: one compile, timed steady-state runs, and each top-level equation
-timed on its own beside its cost estimate.  Returns data (``Run``, ``ProfileRow``); ``views.run`` shows it.
+timed on its own beside its cost estimate.  Returns data (``Run``, ``ProfileRow``); ``views.compiled.run`` shows it.
 
 Timing is bounded: runs stop at ``repeat`` or when a time budget is spent (``BUDGET`` seconds by default),
 and timings are summarised as they come (count, median, interquartile range), never all kept."""
@@ -82,7 +82,7 @@ class _Series:
 
 @dataclass
 class Run:
-    """One compiled program run on a device: its outputs and timings (``views.run.RunResult`` shows it)."""
+    """One compiled program run on a device: its outputs and timings (``views.compiled.run.RunResult`` shows it)."""
     outputs: Any                 # the function's own output pytree
     device: DeviceInfo
     compile_time: float          # seconds: lower + compile

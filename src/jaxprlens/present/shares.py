@@ -56,7 +56,7 @@ class Shares:
     @classmethod
     def measured(cls, program: Program, profile) -> Shares:
         """Shares of measured time (``--graph --profile``): each top-level equation's time, run on its own,
-        over their sum (``views.run.Profile``); inside one, the estimate splits its share."""
+        over their sum (``views.compiled.run.Profile``); inside one, the estimate splits its share."""
         self = cls(program, "flops", profile.costs if hasattr(profile.costs, "totals") else None)
         self.metric, self.total = "time", profile.measured_total
         times = {r.eqn.id: r.median for r in profile.rows if r.median is not None}

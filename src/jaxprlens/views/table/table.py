@@ -19,8 +19,8 @@ from jaxprlens.present.nouns import Block, Row, block, eqn_text, source_text
 from jaxprlens.present.rows import LEFT, Rows, explained, group_data, group_html, walk
 from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import cost_text, percent, program_title, seen_through_note, share_bar, total_text
-from jaxprlens.views import layout as lay
-from jaxprlens.views.signature import signature_html, signature_lines
+from jaxprlens.views.table import layout as lay
+from jaxprlens.views.table.signature import signature_html, signature_lines
 
 ROWS = "jl-rows"      # the class of the stored fragments' <script> (``static/dom.js`` unpack)
 

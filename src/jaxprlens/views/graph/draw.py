@@ -19,7 +19,7 @@ from jaxprlens.present.nouns import param_words, params_of, source_text, var_tex
 from jaxprlens.present.shares import Shares
 from jaxprlens.present.usage import wrap
 from jaxprlens.present.words import percent
-from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
+from jaxprlens.views.graph.render import INK, KIND_COLORS, MID, STYLES, kind_of
 from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id, statement
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
@@ -230,7 +230,7 @@ class _Draw:
         found = self.comms.of(eqn_ids, nested) if self.comms is not None else []
         if not found:
             return
-        from jaxprlens.views.sharding import MARK
+        from jaxprlens.views.compiled.sharding import MARK
         self.comms_drawn = True
         lines = self.comms.lines(found, self.lang)
         attrs.update(label=attrs["label"] + "\\n" + _lines(*lines), color=MARK, penwidth="3",

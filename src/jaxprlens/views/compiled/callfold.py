@@ -1,10 +1,9 @@
 """A compiled view (``--fusion``, ``--memory``) folded by the calls the table folds the same program by: a row per
 call saying what the view says of it (its kernels, its live bytes and residuals), opening to the rows inside it,
 written as the table writes its call rows (``present.rows.group_html``), stored as the table stores them (a call's
-rows as fragments, ``front.packed``) and opened and searched by the table's script (``static/table.js``
-``enhance``); the text
-form is the call tree, indented by call.  Which calls, and when a program is folded at all, is the table's
-``layout.Layout``: a view folds exactly where the table does."""
+rows as fragments, ``front.packed``) and opened and searched by the table's script (``views/table/table.js``
+``enhance``); the text form is the call tree, indented by call.  Which calls, and when a program is folded at all,
+is the table's ``layout.Layout``: a view folds exactly where the table does."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,8 +15,8 @@ from jaxprlens.present.front import labels, packed
 from jaxprlens.present.i18n import t, width
 from jaxprlens.present.rows import LEFT, group_data, group_html, walk
 from jaxprlens.present.usage import wrap
-from jaxprlens.views import layout as lay
-from jaxprlens.views.table import ROWS
+from jaxprlens.views.table import layout as lay
+from jaxprlens.views.table.table import ROWS
 
 DEPTH = 3          # levels of calls the text form writes (the HTML opens any)
 LINES = 120        # calls the text form writes at most (then how many more)

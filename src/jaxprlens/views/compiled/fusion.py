@@ -23,8 +23,8 @@ from jaxprlens.present.usage import wrap
 from jaxprlens.present.words import fmt_time
 from jaxprlens.model.calls import Group
 from jaxprlens.model.program import Eqn, Program
-from jaxprlens.views.callfold import WIDTH, CallFold, eqn_ids, wrap_items
-from jaxprlens.views.compare import ROOT
+from jaxprlens.views.compiled.callfold import WIDTH, CallFold, eqn_ids, wrap_items
+from jaxprlens.views.compiled.compare import ROOT
 
 # Okabe-Ito: told apart with the common colour-vision deficiencies; a kernel's rows get its colour's tint
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")

@@ -22,8 +22,8 @@ from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
 from jaxprlens.present.rows import LEFT, Rows
 from jaxprlens.present.usage import wrap
-from jaxprlens.views.callfold import WIDTH, CallFold, wrap_items
-from jaxprlens.views.compare import ROOT
+from jaxprlens.views.compiled.callfold import WIDTH, CallFold, wrap_items
+from jaxprlens.views.compiled.compare import ROOT
 
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form

@@ -22,8 +22,8 @@ from jaxprlens.present.nouns import atom_text, eqn_text
 from jaxprlens.engine import values
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import Rows
-from jaxprlens.views import dbgpanel
-from jaxprlens.views.dbgfold import CHUNK_ROWS, frame_fold, window_rows
+from jaxprlens.views.debugger import panel as dbgpanel
+from jaxprlens.views.debugger.fold import CHUNK_ROWS, frame_fold, window_rows
 from jaxprlens.present.words import crumbs, over_text, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full

@@ -18,7 +18,7 @@ from jaxprlens.model.program import Program, count_eqns
 from jaxprlens.present.escape import html
 from jaxprlens.present.nouns import block
 from jaxprlens.present.rows import Rows, group_data, group_html
-from jaxprlens.views.layout import fold_tree, top_group
+from jaxprlens.views.table.layout import fold_tree, top_group
 
 CHUNK_ROWS = 200    # the script draws a frame in boxes of at most this many rows, each asked for when scrolled to
 MAX_CALLS = 100     # a body making more calls than this shows its rows instead (a chain of 10k one-line calls)

@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 
-from jaxprlens.views.dbgpanel import PIECES, notes_html
-from jaxprlens.views.dbgstate import StateView, captured, frame_view
+from jaxprlens.views.debugger.panel import PIECES, notes_html
+from jaxprlens.views.debugger.state import StateView, captured, frame_view
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import DeflatedSize, deflated, inflated, output
 from jaxprlens.present.i18n import resolve, t

@@ -15,6 +15,7 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from jaxprlens.engine.cost import si
+from jaxprlens.present.nouns import eqn_text
 from jaxprlens.engine.fusion import compiled_memory, with_compiled
 from jaxprlens.engine.memory import memory
 from jaxprlens.views.compiled.memory import MemoryView
@@ -274,6 +275,10 @@ def test_a_train_step_s_memory_text_is_indented_by_call(train_step):
         f"       peak {si(s.peak, 'B')} after equation {s.peak_eqn}, residuals: {len(s.residuals)} values, "
         f"{si(s.residual_bytes, 'B')}"]
     assert "    ▸  model · Transformer  283 equations" in lines
+    m = view.memory                                           # the optimizer's update of every leaf, cut
+    eqn = eqn_text(program.eqns[m.peak_eqn])
+    assert len(eqn) > 60 and lines[2] == f"peak {si(m.peak, 'B')} after equation {m.peak_eqn} ({eqn[:59]}…)"
+    assert max(len(line) for line in lines) <= 110
     last = view.fold.items[-1].groups[0].groups[-1]          # the update's last call
     assert lines[-2:] == ["    ▸  apply_updates  33 equations", f"         {view.call_words(last)}"]
 

@@ -190,12 +190,15 @@ class MemoryView(View):
         raise AttributeError(name)
 
     def lines(self, limit: int | None = None) -> list:
-        """The view's sentences; ``limit``: the peak's equation cut to that many characters."""
+        """The view's sentences; ``limit``: the peak's equation cut to that many characters (an optimizer's
+        update of every leaf is one equation of a hundred names)."""
         m, lang = self.memory, self.lang
         out = [t("memory_head", lang)]
         if m.peak_eqn is not None:
-            out.append(t("memory_peak", lang, bytes=si(m.peak, "B"), i=m.peak_eqn,
-                         eqn=eqn_text(self.program.eqns[m.peak_eqn], limit)))
+            eqn = eqn_text(self.program.eqns[m.peak_eqn])
+            if limit is not None and len(eqn) > limit:
+                eqn = eqn[:limit - 1] + "…"
+            out.append(t("memory_peak", lang, bytes=si(m.peak, "B"), i=m.peak_eqn, eqn=eqn))
         out.append(t("memory_base", lang, bytes=si(m.base, "B")))
         out.append(t("memory_at_peak", lang, values=_listed(m.at_peak, lang)))
         if m.residuals is not None:

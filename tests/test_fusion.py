@@ -8,7 +8,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 import jaxprlens
-from jaxprlens.engine.cost import costs, si
+from jaxprlens.engine.cost import costs
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
 from jaxprlens.model.program import Eqn
 from jaxprlens.present.i18n import width

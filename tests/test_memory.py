@@ -14,7 +14,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import jaxprlens
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.present.nouns import eqn_text
 from jaxprlens.engine.fusion import compiled_memory, with_compiled
 from jaxprlens.engine.memory import memory

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from jaxprlens.engine.cost import costs as estimate, si
+from jaxprlens.engine.cost import costs as estimate
+from jaxprlens.present.i18n import si
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.i18n import t

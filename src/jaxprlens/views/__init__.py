@@ -62,7 +62,7 @@ class Outputs(Stack):
     display hook when the magic returns this)."""
 
     def _ipython_display_(self):
-        from IPython.display import display
+        from IPython.display import display  # noqa: TID251 - IPython's display protocol, called by IPython
         stacked: list = []
         for part in self.parts + [None]:
             if part is None or hasattr(part, "_ipython_display_"):

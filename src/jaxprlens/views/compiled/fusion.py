@@ -10,7 +10,7 @@ one varying text, masked by ``notebooks/sanitize.cfg``; never padded, so the mas
 kernels no equation comes from that took time, and a total row.  Inline styles only: it reads the same untrusted."""
 from __future__ import annotations
 
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import FusionMap, fusion_map, share
 from jaxprlens.engine.runner import BUDGET, REPEAT
 from jaxprlens.present.display import View

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import with_compiled
 from jaxprlens.engine.memory import Memory, Stretch, Value, memory, stretch
 from jaxprlens.model.calls import Group

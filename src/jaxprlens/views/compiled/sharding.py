@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.sharding import Layout, ShardingMap, sharding_map
 from jaxprlens.model.program import Program
 from jaxprlens.present.display import View

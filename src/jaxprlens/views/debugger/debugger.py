@@ -408,7 +408,7 @@ class Debugger(anywidget.AnyWidget):
 
     def _ipython_display_(self):
         """Two outputs: the replay, then the live widget where the front end draws widgets."""
-        from IPython.display import display
+        from IPython.display import display  # noqa: TID251 - IPython's display protocol, called by IPython
         data, metadata = self._repr_mimebundle_()
         display(data, raw=True, metadata=metadata)
         live = self.widget_bundle() if draws_widgets() else None

@@ -381,7 +381,7 @@ class StateView:
     def row_marks(self, i: int, eqn, changed=()) -> list:
         """The marks of the current frame's row ``i`` (equation ``eqn``): run (``jl-done``), the current one
         (``jl-hl``), a breakpoint (``jl-bp``), its value changed by an edit (``jl-changed``, ``changed``: the ids
-        ``changed_eqns`` gives).  The snapshot writes them; ``static/dbgview.js`` keeps them as moves go (a
+        ``changed_eqns`` gives).  The snapshot writes them; ``views/debugger/dbgview.js`` keeps them as moves go (a
         test compares the two on every recorded move, tests/js/debugger.test.mjs)."""
         pc = self.stepper.frame.pc
         out = ["jl-done"] if i < pc else ["jl-hl"] if i == pc else []

@@ -22,8 +22,9 @@ from jaxprlens.present.words import group_label, seen_through_note
 
 def _marks(program: Program, given, kind: str):
     """What the graph marks its nodes by, made from an option: ``given`` None/False (nothing), True (compile and map
-    the program), a view (its ``.map``), a map, or the marks themselves; ``kind`` ``fusion`` (``views.fusion.Kernels``:
-    outlines by compiled kernel) or ``sharding`` (``views.sharding.Comms``: the equations that talk)."""
+    the program), a view (its ``.map``), a map, or the marks themselves; ``kind`` ``fusion``
+    (``views.compiled.fusion.Kernels``: outlines by compiled kernel) or ``sharding``
+    (``views.compiled.sharding.Comms``: the equations that talk)."""
     if given is None or given is False:
         return None
     if kind == "fusion":

@@ -3,7 +3,7 @@
 Every row is written once, in Python (``present/rows.py``), from one record (``nouns.Row``, or a call of the
 call tree): the rows the HTML shows, the rows past them the output stores as fragments (compressed) for the
 script to insert as they scroll into view or a call opens, and the rows a live kernel serves
-(``views/live.py``).  How the rows are laid out (``views/layout.py``) is computed once, in ``__init__``.
+(``views/table/live.py``).  How the rows are laid out (``views/table/layout.py``) is computed once, in ``__init__``.
 """
 from __future__ import annotations
 

@@ -229,6 +229,13 @@ class FusionView(View):
     def _columns(self) -> tuple:
         return ("kernel", "kind", "eqns", "flops", "bytes") + (("time",) if self.map.times else ())
 
+    def _overhead_line(self) -> str | None:
+        """Profiled: the run timed whole, under the profiler and without it."""
+        times = self.map.times
+        if times is None or not (times.profiled and times.plain):
+            return None
+        return t("kernel_overhead", self.lang, profiled=self._median(times.profiled), plain=self._median(times.plain))
+
     def _profile_lines(self) -> list:
         """Profiled: how the kernels were timed, where the times were read, an early stop, kernels not measured."""
         times, lang, sep = self.map.times, self.lang, t("list_sep", self.lang)
@@ -239,9 +246,8 @@ class FusionView(View):
         planes = sep.join(times.planes)
         out = [t("kernel_profile_head", lang, n=times.runs),
                t(f"kernel_from_{times.source}", lang, planes=planes)]
-        if times.profiled and times.plain:
-            out.append(t("kernel_overhead", lang, profiled=self._median(times.profiled),
-                         plain=self._median(times.plain)))
+        if self._overhead_line():
+            out.append(self._overhead_line())
         if times.stopped:
             out.append(t("budget_stopped", lang, budget=t("seconds", lang, n=f"{self.budget:g}"), n=times.runs,
                          asked=times.asked))
@@ -261,7 +267,8 @@ class FusionView(View):
         lang = self.lang
         lines = [t("fusion_head", lang, device=self.device), self.summary()] + self._head_lines() + \
             self._profile_lines()
-        lines = [x for line in lines for x in wrap(line, WIDTH)]
+        timed = self._overhead_line()       # measured times: wrapped, it would break where the digits fall
+        lines = [x for line in lines for x in ([line] if line == timed else wrap(line, WIDTH))]
         if self.fold.folded:
             lines += self.fold.text(self.call_words, self._eqn_line)
         lines += self._table_lines()

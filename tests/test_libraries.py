@@ -378,3 +378,23 @@ def test_a_library_installed_outside_site_packages_is_a_library(tmp_path):
         assert not in_library(__file__) and library_of(jax.__file__) == "jax"
     finally:
         sys.modules.pop("tinylib", None)
+
+
+def test_a_package_on_pythonpath_is_a_library_and_the_user_s_own_files_are_not(tmp_path):
+    import importlib
+    import libraries
+    from jaxprlens.model.sources import library_of
+    (tmp_path / "onpath").mkdir()
+    (tmp_path / "onpath" / "__init__.py").write_text("def f(x):\n    return x\n")
+    (tmp_path / "onpath" / "inner.py").write_text("def g(x):\n    return x\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.import_module("onpath.inner")
+        assert library_of(str(tmp_path / "onpath" / "inner.py")) == "onpath"
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("onpath.inner", None)
+        sys.modules.pop("onpath", None)
+    # the user's: a module beside the working folder (this suite's), a cell, code no module holds
+    assert library_of(libraries.__file__) == "" and library_of("/tmp/ipykernel_4242/123456.py") == ""
+    assert library_of(str(tmp_path / "never_imported.py")) == ""

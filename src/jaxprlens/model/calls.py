@@ -362,7 +362,9 @@ def _chain(frames: tuple) -> tuple:
             # wrote is the wrapper's, and the wrapper itself says nothing
             caller = chain[wrapped][6]
             del chain[wrapped:]
-        # (a closure a library made, penzai's ``nmap`` wrapper, is not what a module calls by name)
+        # kept: the user's code, a call into a library from elsewhere (optax's chain, entered from flax), a
+        # module's call, and what a module's own code calls by name (``dot_product_attention``; a closure the
+        # library made, penzai's ``nmap`` wrapper, is not)
         if lib is None or lib != outer or module or (in_module and not private and "<locals>" not in f[4]):
             if lib is not None and lib != outer and not module and (outer is None or in_module) \
                     and lib in _MODELS:

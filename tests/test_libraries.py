@@ -335,8 +335,10 @@ def test_nnx_lifted_transforms_read_as_the_user_s_calls():
         "layer · Block (forward)", "norm · LayerNorm (forward)", "_compute_stats (forward)", "_normalize (forward)",
         "linear · Linear (forward)", "layer · Block (backward)", "linear · Linear (backward)",
         "norm · LayerNorm (backward)", "_normalize (backward)", "_compute_stats (backward)"]
-    assert f"libraries.py line {_line('return x + nnx.gelu')}: return x + nnx.gelu(self.linear(self.norm(x))) › linear.py:422 " \
-           "y = self.dot_general(" in {str(e.source) for e in p.walk() if e.source is not None}
+    line = _line("return x + nnx.gelu")
+    sources = {str(e.source) for e in p.walk() if e.source is not None}
+    assert f"libraries.py line {line}: return x + nnx.gelu(self.linear(self.norm(x))) › linear.py:422 " \
+           "y = self.dot_general(" in sources        # the user's line first, flax's after it
 
 
 def test_penzai_layers_are_modules_named_by_their_place():
@@ -345,12 +347,39 @@ def test_penzai_layers_are_modules_named_by_their_place():
                       "contract"]
 
 
+def test_penzai_s_transformer_folds_by_its_layers():
+    """penzai's own llama-like transformer: each layer a group named by its place in the model (it was one flat
+    group citing one line)."""
+    from jaxprlens.model.calls import call_tree
+    from jaxprlens.present.words import group_label
+    p, labels, _ = _named("penzai_transformer")
+    top = call_tree(p).root.groups
+    assert [group_label(g) for g in top] == ["model · TransformerLM"]
+    assert [group_label(g) for g in top[0].groups] == ["arange", "body · Sequential"]
+    body = top[0].groups[1]
+    assert [group_label(g) for g in body.groups] == [
+        "body.sublayers[0] · EmbeddingLookup", "body.sublayers[1] · ConstantRescale",
+        "body.sublayers[2] · Sequential", "body.sublayers[3] · EmbeddingDecode"]
+    assert [group_label(g) for g in body.groups[2].groups] == [
+        "body.sublayers[2].sublayers[0] · Residual", "body.sublayers[2].sublayers[1] · Residual",
+        "body.sublayers[2].sublayers[2] · RMSStandardize", "body.sublayers[2].sublayers[3] · Linear"]
+    assert [group_label(g) for g in body.groups[2].groups[0].groups[0].groups] == [
+        "body.sublayers[2].sublayers[0].delta.sublayers[0] · Sequential",
+        "body.sublayers[2].sublayers[0].delta.sublayers[1] · Attention"]
+    assert len(labels) == 55
+
+
 def test_haiku_blocks_made_in_a_loop_are_named_by_the_loop():
     p, labels, _ = _named("haiku_blocks_in_a_loop")
     assert labels == ["forward", "blocks[0] · Block", "Linear", "blocks[1] · Block", "Linear", "blocks[2] · Block",
                       "Linear", "blocks[3] · Block", "Linear", "Linear"]
-    assert f"libraries.py line {_line('return x + jax.nn.relu')}: return x + jax.nn.relu(hk.Linear(x.shape[-1])(x)) › basic.py:180 " \
-           "out = jnp.dot(inputs, w, precision=precision)" in {str(e.source) for e in p.walk() if e.source}
+    block, head = (f"libraries.py line {_line(t)}: {t}" for t in (
+        "return x + jax.nn.relu(hk.Linear(x.shape[-1])(x))", "return hk.Linear(CLASSES)(x)"))
+    assert sorted({str(e.source) for e in p.walk() if e.source is not None}) == [
+        block, f"{block} › basic.py:180 out = jnp.dot(inputs, w, precision=precision)",
+        f"{block} › basic.py:184 b = jnp.broadcast_to(b, out.shape)", f"{block} › basic.py:185 out = out + b",
+        f"{head} › basic.py:180 out = jnp.dot(inputs, w, precision=precision)",
+        f"{head} › basic.py:184 b = jnp.broadcast_to(b, out.shape)", f"{head} › basic.py:185 out = out + b"]
 
 
 def test_one_mctx_search_is_one_call():
@@ -380,7 +409,7 @@ def test_a_library_installed_outside_site_packages_is_a_library(tmp_path):
         sys.modules.pop("tinylib", None)
 
 
-def test_a_package_on_pythonpath_is_a_library_and_the_user_s_own_files_are_not(tmp_path):
+def test_a_package_on_pythonpath_is_a_library_and_the_user_s_own_files_are_not(tmp_path, monkeypatch):
     import importlib
     import libraries
     from jaxprlens.model.sources import library_of
@@ -391,7 +420,13 @@ def test_a_package_on_pythonpath_is_a_library_and_the_user_s_own_files_are_not(t
     try:
         importlib.import_module("onpath.inner")
         assert library_of(str(tmp_path / "onpath" / "inner.py")) == "onpath"
+        # the same folder put on the path by an editable install (``pip install -e``): the user's source
+        from jaxprlens.model import sources
+        monkeypatch.setattr(sources, "_editable_roots", lambda: frozenset({str(tmp_path)}))
+        library_of.cache_clear()
+        assert library_of(str(tmp_path / "onpath" / "inner.py")) == ""
     finally:
+        library_of.cache_clear()
         sys.path.remove(str(tmp_path))
         sys.modules.pop("onpath.inner", None)
         sys.modules.pop("onpath", None)

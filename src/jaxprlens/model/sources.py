@@ -73,7 +73,7 @@ def library_of(filename: str) -> str:
     root = _import_root(sys.modules.get(name, module))
     if not _installed_in(root) and os.path.join(root, "").startswith(_user_roots()):
         return ""                   # found beside the notebook or the script
-    return "" if _editable(name) else name
+    return "" if root in _editable_roots() else name      # an editable install's source: the user's
 
 
 def _folder_package(filename: str) -> str:
@@ -128,16 +128,32 @@ def _user_roots() -> tuple:
     return tuple(os.path.join(r, "") for r in roots)
 
 
-@functools.lru_cache(maxsize=256)
-def _editable(top: str) -> bool:
-    """Whether top-level package ``top`` is an editable install's (``pip install -e``): the user's source."""
-    from importlib import metadata
-    try:
-        names = metadata.packages_distributions().get(top, ())
-        return any('"editable": true' in (metadata.distribution(n).read_text("direct_url.json") or "")
-                   for n in names)
-    except Exception:  # noqa: BLE001 - unreadable metadata: not an editable install
-        return False
+@functools.lru_cache(maxsize=1)
+def _editable_roots() -> frozenset:
+    """The folders editable installs (``pip install -e``) put on the path: each line of a ``.pth`` file in a
+    site folder that names a folder, and the folders holding the packages a setuptools editable finder
+    (``__editable___NAME_finder.py``) maps."""
+    roots = set()
+    for site in _LIBRARY_DIRS:
+        try:
+            names = os.listdir(site)
+        except OSError:
+            continue
+        for n in names:
+            if not (n.endswith(".pth") or (n.startswith("__editable__") and n.endswith("_finder.py"))):
+                continue
+            try:
+                with open(os.path.join(site, n), encoding="utf-8") as f:
+                    text = f.read(200_000)
+            except (OSError, UnicodeDecodeError):
+                continue
+            if n.endswith(".pth"):
+                roots.update(os.path.abspath(x.strip()) for x in text.splitlines()
+                             if x.strip() and not x.startswith(("#", "import")) and os.path.isdir(x.strip()))
+            else:
+                roots.update(os.path.dirname(os.path.abspath(x)) for x in re.findall(r"'([^']+)'", text)
+                             if os.path.isabs(x) and os.path.isdir(x))
+    return frozenset(roots)
 
 
 # IPython's and ipykernel's cell files, ours (tests), marimo's (``__marimo__cell_MJUe_.py``)

@@ -42,6 +42,15 @@ def make_jaxpr(fn: Any, static_argnums: tuple, args: tuple, kwargs: dict) -> tup
     return (jaxpr.with_consts(consts) if consts else jaxpr), out_tree
 
 
+def valid_jaxtype(x: Any) -> bool:
+    """``jex.valid_jaxtype(x)`` without the error JAX builds for a value it has no type for: that message holds
+    ``str(x)``, and some leaves print slowly (a penzai ``Parameter`` renders its array through treescope)."""
+    mappings = _core.pytype_aval_mappings
+    if not any(t in mappings for t in type(x).__mro__) and getattr(x, "__jax_array__", None) is None:
+        return False
+    return jex.valid_jaxtype(x)
+
+
 def open_jaxpr(j: Any):
     """The Jaxpr holding eqns/invars/outvars, for a ClosedJaxpr (<=0.10) or a Jaxpr (any version)."""
     inner = getattr(j, "jaxpr", j)

@@ -120,7 +120,7 @@ def _class_name(text: str) -> str:
 
 def traceable(leaf) -> bool:
     """True for a leaf ``trace`` traces (an array, a Python number); the others are held fixed."""
-    return jex.valid_jaxtype(leaf) or _is_array_like(leaf)
+    return _jax.valid_jaxtype(leaf) or _is_array_like(leaf)
 
 
 def _is_array_like(x) -> bool:

@@ -32,9 +32,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax.numpy as jnp  # noqa: E402 - after JAX_PLATFORMS is set
 
 from bench_stepper import chain  # noqa: E402 - after JAX_PLATFORMS is set (n elementwise eqns over f32[64] values)
-from jaxprlens.views.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
+from jaxprlens.views.debugger.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
 from jaxprlens.model import trace  # noqa: E402 - after JAX_PLATFORMS is set
-from jaxprlens.views.replay import stored_size  # noqa: E402 - after JAX_PLATFORMS is set
+from jaxprlens.views.debugger.replay import stored_size  # noqa: E402 - after JAX_PLATFORMS is set
 
 
 def program(n: int):
@@ -170,7 +170,7 @@ t = {"start": time.perf_counter()}
 import jax, jax.numpy as jnp, optax
 from flax import nnx
 import jaxprlens
-from jaxprlens.views.debugger import Debugger
+from jaxprlens.views.debugger.debugger import Debugger
 t["import"] = time.perf_counter()
 
 sys.path.insert(0, TESTS)
@@ -370,7 +370,7 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True
     try:
         cells_text = [c.replace("BENCH", repr(here)) for c in LAB_CELLS]
         if not ahead:   # no Step computed ahead: every Step waits for the kernel's answer
-            cells_text[1] += "import jaxprlens.views.debugger as _d\n_d.AHEAD_FLOPS = -1\n"
+            cells_text[1] += "import jaxprlens.views.debugger.debugger as _d\n_d.AHEAD_FLOPS = -1\n"
         harness.write_notebook(root / "bench.ipynb", cells_text)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=harness.CHROMIUM, args=harness.CHROMIUM_ARGS)
@@ -423,7 +423,7 @@ import psutil
 os.environ["JAX_PLATFORMS"] = "cpu"
 import jax, jax.numpy as jnp
 from jaxprlens.model import trace
-from jaxprlens.views.debugger import Debugger
+from jaxprlens.views.debugger.debugger import Debugger
 
 
 def f(x, w):

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 import jax
 
-from jaxprlens.views import render
+from jaxprlens.views.graph import render
 from jaxprlens.model.calls import CallTree
 from jaxprlens.model import count_eqns
 from test_calls import transformer

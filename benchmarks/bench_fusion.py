@@ -33,8 +33,8 @@ from bench_stepper import chain
 from jaxprlens.model import trace
 from jaxprlens.engine.memory import memory
 from jaxprlens.engine.runner import measure as measure_run
-from jaxprlens.views.fusion import FusionView
-from jaxprlens.views.memory import MemoryView
+from jaxprlens.views.compiled.fusion import FusionView
+from jaxprlens.views.compiled.memory import MemoryView
 
 
 def layers(n: int):

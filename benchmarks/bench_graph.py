@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jaxprlens.views import render
+from jaxprlens.views.graph import render
 from jaxprlens.model import count_eqns, trace
 
 
@@ -105,7 +105,7 @@ GOAL = 3.0             # seconds for the graph of 100k equations (issue 21), wit
 
 
 def big(sizes=SIZES, only_weights: bool = False) -> list:
-    """Programs with no Python calls to fold by: the graph folds them by repeated blocks (``views/fold.py``).
+    """Programs with no Python calls to fold by: the graph folds them by repeated blocks (``views/graph/fold.py``).
     Times the graph's build (DOT of the top view) and its whole page (the folds drawn ahead, rendered), in
     wall seconds and in CPU seconds of this process and its renderers (steadier on a shared machine)."""
     print(f"\nno calls to fold by (issue 21: <= {GOAL} s at 100k equations)")

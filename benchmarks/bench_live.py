@@ -1,4 +1,4 @@
-"""The live table's row server (issue 21, views/live.py) at model size: what one answer weighs and costs the
+"""The live table's row server (issue 21, views/table/live.py) at model size: what one answer weighs and costs the
 kernel, and what the kernel keeps, for a flat 100k-equation chain and the folded grad of a 60-block toy.
 
 Run: ``.venv/bin/python benchmarks/bench_live.py``.  Goals: an answer <= 1 MB, built in <= 100 ms; a search
@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from jax import lax
 
 import jaxprlens
-from jaxprlens.views import live
+from jaxprlens.views.table import live
 
 
 def flat(n: int):

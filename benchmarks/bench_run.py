@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from jaxprlens import model
 from jaxprlens.engine.devices import resolve_device
 from jaxprlens.engine.runner import place, time_calls
-from jaxprlens.views.run import fmt_time
+from jaxprlens.views.compiled.run import fmt_time
 
 
 def mlp(x, w1, w2):

@@ -80,7 +80,7 @@ def once(program_name: str, n: int) -> dict:
     out["rss_after_stepper_freed"] = rss()
 
     def debugger():                # --debug as a notebook shows it: the output bundle, the first message,
-        from jaxprlens.views.debugger import Debugger       # then Continue to the end
+        from jaxprlens.views.debugger.debugger import Debugger       # then Continue to the end
         d = Debugger(program)
         sent = []
         d._send = lambda msg, buffers=None: sent.append(len(json.dumps(msg, ensure_ascii=False).encode()))

@@ -34,7 +34,7 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 from bench_fusion import layers
 from bench_stepper import chain
 from jaxprlens.model import trace
-from jaxprlens.views.sharding import ShardingView
+from jaxprlens.views.compiled.sharding import ShardingView
 
 
 def programs(n: int, only: str | None):

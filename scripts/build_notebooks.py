@@ -43,8 +43,8 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 # Magic flag -> modules it needs.
 FLAG_MODULES = {
-    "--graph": ("jaxprlens.views.graph",),
-    "--debug": ("jaxprlens.engine.stepper", "jaxprlens.views.debugger"),
+    "--graph": ("jaxprlens.views.graph.graph",),
+    "--debug": ("jaxprlens.engine.stepper", "jaxprlens.views.debugger.debugger"),
     "--run": ("jaxprlens.engine.runner",),
     "--profile": ("jaxprlens.engine.runner",),
     "--devices": ("jaxprlens.engine.runner",),
@@ -53,8 +53,8 @@ FLAG_MODULES = {
     "--transform": ("jaxprlens.engine.transform",),
     "--lower": ("jaxprlens.engine.transform",),
     "--compiled": ("jaxprlens.engine.transform",),
-    "--fusion": ("jaxprlens.engine.fusion", "jaxprlens.views.fusion"),
-    "--memory": ("jaxprlens.engine.memory", "jaxprlens.views.memory"),
+    "--fusion": ("jaxprlens.engine.fusion", "jaxprlens.views.compiled.fusion"),
+    "--memory": ("jaxprlens.engine.memory", "jaxprlens.views.compiled.memory"),
 }
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
 _MAGIC_LINE = re.compile(r"^\s*%%?jaxpr\b(.*)$", re.MULTILINE)

@@ -45,7 +45,8 @@ info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
 data = info.replace(".dist-info", ".data")
 src = root / "src" / "jaxprlens"
 want = [f"{info}/licenses/LICENSE", f"{data}/data/etc/jupyter/jupyter_server_config.d/jaxprlens.json"]
-want += sorted(f"jaxprlens/static/{p.name}" for p in (src / "static").iterdir() if p.suffix in (".css", ".js"))
+want += sorted(str(p.relative_to(src.parent)) for p in [*(src / "static").iterdir(), *(src / "views").glob("*/*")]
+                if p.suffix in (".css", ".js"))
 want += sorted(f"jaxprlens/{p.name}" for p in src.iterdir() if p.suffix in (".css", ".cfg"))
 want += ["jaxprlens/docs_static/jaxprlens_docs.css"]      # jaxprlens.sphinxext's stylesheet
 want += sorted(str(p.relative_to(src.parent)) for p in src.rglob("*.py"))

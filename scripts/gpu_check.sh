@@ -66,7 +66,7 @@ import jax  # noqa: E402
 
 print(f"python {sys.version.split()[0]}, jax {jax.__version__}, default backend {jax.default_backend()}")
 try:
-    from jaxprlens.views.render import RenderError, find_renderer
+    from jaxprlens.views.graph.render import RenderError, find_renderer
 except Exception as e:  # noqa: BLE001 - say why jaxprlens itself cannot load, not a traceback
     print(f"gpu_check: jaxprlens cannot be imported from src/: {type(e).__name__}: {e}", file=sys.stderr)
     sys.exit(3)
@@ -99,7 +99,7 @@ import numpy as np
 
 from jaxprlens import model
 from jaxprlens.engine.devices import resolve_device
-from jaxprlens.views.run import devices_view, fmt_time, run
+from jaxprlens.views.compiled.run import devices_view, fmt_time, run
 from seeds import SEEDS
 
 device = sys.argv[1]
@@ -146,7 +146,7 @@ import jax.numpy as jnp
 sys.path.insert(0, "tests/traces")
 import jaxprlens  # noqa: E402
 from record import ARGS, loop_cond  # noqa: E402
-from jaxprlens.views.fusion import FusionView  # noqa: E402
+from jaxprlens.views.compiled.fusion import FusionView  # noqa: E402
 
 
 def mlp(x, ws):

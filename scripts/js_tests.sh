@@ -1,5 +1,5 @@
 #!/bin/sh
-# The browser modules' linter (eslint) and unit tests (tests/js/*.test.mjs, static/*.js under Node's test runner
+# The browser modules' linter (eslint) and unit tests (tests/js/*.test.mjs, static/ and views/*/ under Node's test runner
 # and jsdom).
 # Installs Debian's nodejs (and npm) when `node` is missing and we are root, like ensure_chromium.sh; jsdom
 # comes from tests/js/package-lock.json (npm ci), JupyterHub's proxy for tests/test_hub.py from tests/hub's, the
@@ -38,6 +38,6 @@ if [ ! -f tests/slides/node_modules/.package-lock.json ] || [ tests/slides/packa
   (cd tests/slides && npm ci --no-audit --no-fund --silent)
 fi
 # the linter first (tests/js/eslint.config.mjs): a mistake it catches needs no test run to find
-tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.mjs --max-warnings 0 src/jaxprlens/static
+tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.mjs --max-warnings 0 src/jaxprlens/static src/jaxprlens/views
 JAX_PLATFORMS=cpu JAXPRLENS_RENDERER=graphviz-pure "$PY" tests/js/fixtures.py tests/js/.fixtures
 node --test tests/js/*.test.mjs

@@ -19,7 +19,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import jaxprlens
-from jaxprlens.views.table import stored
+from jaxprlens.views.table.table import stored
 from stepping import assert_same, drive
 
 N, D, CLASSES = 8, 4, 3
@@ -470,7 +470,7 @@ def check_step(case):
     screenful of named nodes (the calls as boxes), run() and the debugger's results as calling the function."""
     from jaxprlens.engine import values
     from jaxprlens.model.program import Var
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     p = case.program
     assert p.outer is not None and [e.primitive for e in p.outer.eqns] == ["jit"], "seen through"
     import inspect

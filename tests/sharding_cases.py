@@ -1,4 +1,4 @@
-"""Programs over 8 CPU devices, read by ``engine.sharding`` and shown by ``views.sharding``: run as a script
+"""Programs over 8 CPU devices, read by ``engine.sharding`` and shown by ``views.compiled.sharding``: run as a script
 (``python tests/sharding_cases.py``), it prints one JSON object that ``tests/test_sharding.py`` checks.
 
 XLA fixes the device count when JAX starts, and the rest of the suite runs on one device, so these cases run in
@@ -182,7 +182,7 @@ def main() -> dict:
 def stepping() -> dict:
     """The stepper on the ring: a step into the shard_map runs it whole, and the debugger's panel says why, in both
     languages; then the run to the end equals ``jax.jit``."""
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     fn, args = ring_case()
     program = jaxprlens.trace(fn, *args)
     st = program.stepper()
@@ -208,7 +208,7 @@ def graphs() -> dict:
     program = jaxprlens.trace(fn, *args)
     out["ring"] = program.graph(sharding=True).source
     out["ring_folded"] = program.graph(sharding=True, depth=0).source
-    import jaxprlens.views.sharding as sharding_views
+    import jaxprlens.views.compiled.sharding as sharding_views
     calls = []
     real = sharding_views.sharding_map
     sharding_views.sharding_map = lambda *a, **k: calls.append(1) or real(*a, **k)

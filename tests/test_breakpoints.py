@@ -70,7 +70,7 @@ def test_break_on_nan():
 
 
 def test_a_run_whose_condition_never_fires_says_so():
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     program, want = traced("func1")
     st = program.stepper()
     st.add_condition("max > 1e9")

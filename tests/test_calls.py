@@ -181,9 +181,9 @@ def test_one_tree_per_program(loss):
 # ---------------------------------------------------------------- the table folded by the same groups
 
 def _groups(page):
-    """A folded table's stored rows of each call, each row parsed (the stored fragments, views.table.stored)."""
+    """A folded table's stored rows of each call, each row parsed (the stored fragments, views.table.table.stored)."""
     from bs4 import BeautifulSoup
-    from jaxprlens.views.table import stored
+    from jaxprlens.views.table.table import stored
     return {g: [BeautifulSoup(f"<table>{h}</table>", "html.parser").select_one("tr") for h in items]
             for g, items in stored(page)["groups"].items()}
 

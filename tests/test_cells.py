@@ -38,7 +38,7 @@ def test_a_rerun_big_table_leaves_no_widget_open():
     import jax.numpy as jnp
 
     from jaxprlens.model import trace
-    from jaxprlens.views import live
+    from jaxprlens.views.table import live
 
     def f(x):
         for _ in range(50):

@@ -10,9 +10,9 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from seeds import SEEDS
-from jaxprlens.views.compare import Compare
-from jaxprlens.views.diff import diff
-from jaxprlens.views.lower import lowering_view
+from jaxprlens.views.compiled.compare import Compare
+from jaxprlens.views.compiled.diff import diff
+from jaxprlens.views.compiled.lower import lowering_view
 
 
 def program(seed):
@@ -99,6 +99,6 @@ def test_a_lit_stablehlo_line_keeps_its_number_readable_in_the_dark_theme():
     """A line that an equation lowers to is lit (layout-color2); its dim number fell to ~4.5:1 in the dark theme
     (``L9``), so on lit and targeted lines the number takes the line's own colour."""
     from jaxprlens.present.front import css
-    sheet = css(frozenset({"views"}))
+    sheet = css(frozenset({"compiled"}))
     assert ".jaxprlens .jl-hlo-line[data-eqns]>.jl-ln,.jaxprlens .jl-hlo-line:target>.jl-ln{color:inherit}" in sheet
     assert 'class="jl-hlo-line" data-line="3" data-eqns=' in lowering_view(program("func1")).html()

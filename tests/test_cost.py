@@ -6,7 +6,8 @@ import pytest
 from jax import lax
 
 from jaxprlens import model
-from jaxprlens.engine.cost import Cost, Ctx, Costs, cost_rules, costs, si
+from jaxprlens.engine.cost import Cost, Ctx, Costs, cost_rules, costs
+from jaxprlens.present.i18n import si
 from jaxprlens.present.words import cost_text
 from seeds import SEEDS
 
@@ -24,7 +25,7 @@ def test_si_and_str():
     assert si(96, "B") == "96 B"
     assert si(2000, "FLOP") == "2.0 kFLOP"
     assert si(1_500_000, "B") == "1.5 MB"
-    assert str(Cost(flops=2000, bytes=96)) == "2.0 kFLOP, 96 B"
+    assert cost_text(Cost(flops=2000, bytes=96), "en") == "2.0 kFLOP, 96 B"
     assert Cost(flops=30, bytes=120).intensity == 0.25
     assert Cost(flops=3, bytes=0).intensity is None
 
@@ -33,7 +34,7 @@ def test_elementwise():
     x = jnp.ones(8)
     for c in one(lambda a, b: a + b, x, x):
         assert (c.flops, c.bytes) == (8, 96)
-        assert str(c) == "8 FLOP, 96 B"
+        assert cost_text(c, "en") == "8 FLOP, 96 B"
     # A literal scalar operand is read once (4 bytes).
     for c in one(lambda a: a * 3.0, x):
         assert (c.flops, c.bytes) == (8, 68)
@@ -120,7 +121,7 @@ def test_unknown_trip_count():
     fn, args = SEEDS["func10"]       # fori_loop(0, n) with n a traced argument
     c = costs(model.trace(fn, *args))
     assert cost_text(c["2"]) == "per iteration 50 FLOP, 537 B; unknown trip count"
-    assert c.total.bound == "≥" and str(c.total).startswith("≥ ")
+    assert c.total.bound == "≥" and cost_text(c.total, "en").startswith("≥ ")
 
 
 def test_cond_takes_most_expensive_branch():

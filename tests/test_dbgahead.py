@@ -1,6 +1,6 @@
-"""A debugger Step computed ahead (views/debugger.py ``Debugger.ahead``, engine/stepper.py ``Stepper.ahead``): after
-each answer the kernel sends the state the next Step would show, for the front end to paint at the click (issue 27).
-Every predicted state must be the state the real Step then sends; no user effect runs ahead; an edit, a Back, a
+"""A debugger Step computed ahead (views/debugger/debugger.py ``Debugger.ahead``, engine/stepper.py ``Stepper.ahead``):
+after each answer the kernel sends the state the next Step would show, for the front end to paint at the click (issue
+27). Every predicted state must be the state the real Step then sends; no user effect runs ahead; an edit, a Back, a
 breakpoint change it; the stepper's moves and history are what they are without it."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from jax import lax
 
 from jaxprlens.model import trace
 from jaxprlens.engine.stepper import Stepper
-from jaxprlens.views.debugger import Debugger
+from jaxprlens.views.debugger.debugger import Debugger
 from seeds import SEEDS
 
 pytestmark = pytest.mark.usefixtures("fake_comm")     # each Debugger records what it sends (conftest.py)
@@ -186,7 +186,7 @@ def test_nothing_is_taken_ahead_where_the_history_is_full_or_at_the_end():
 
 
 def test_a_big_equation_is_not_computed_ahead(monkeypatch):
-    import jaxprlens.views.debugger as dbg
+    import jaxprlens.views.debugger.debugger as dbg
     monkeypatch.setattr(dbg, "AHEAD_FLOPS", 0)
     monkeypatch.setattr(dbg, "AHEAD_BYTES", 0)
     fn, args = SEEDS["func1"]

@@ -1,4 +1,4 @@
-"""engine/fusion.py and views/fusion.py: every equation mapped to the compiled kernel it landed in."""
+"""engine/fusion.py and views/compiled/fusion.py: every equation mapped to the compiled kernel it landed in."""
 import re
 
 import jax
@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 import jaxprlens
 from jaxprlens.engine.cost import costs
 from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
-from jaxprlens.views.fusion import FusionView
+from jaxprlens.views.compiled.fusion import FusionView
 from seeds import SEEDS
 
 SESSION_OK = hasattr(jax.profiler, "ProfileSession")
@@ -337,7 +337,7 @@ def test_a_call_overview_outlines_its_runs_by_kernel():
 
 
 def test_graph_and_fusion_in_one_cell_compile_once(ip, monkeypatch):
-    import jaxprlens.views.fusion as fusion_view
+    import jaxprlens.views.compiled.fusion as fusion_view
     calls = []
     real = fusion_view.fusion_map
     monkeypatch.setattr(fusion_view, "fusion_map", lambda *a, **k: calls.append(1) or real(*a, **k))

@@ -11,10 +11,10 @@ import pytest
 from IPython.core.error import UsageError
 from jax import lax
 
-from jaxprlens.views import draw as graph_mod
+from jaxprlens.views.graph import draw as graph_mod
 from jaxprlens.present import front
-from jaxprlens.views import render
-from jaxprlens.views.graph import Graph
+from jaxprlens.views.graph import render
+from jaxprlens.views.graph.graph import Graph
 from jaxprlens.model import Var, count_eqns, trace
 from seeds import SEEDS
 from pages import loaders
@@ -559,7 +559,7 @@ def _matmul_tanh():
 
 def test_cost_colours_each_node_by_its_share():
     from jaxprlens.engine.cost import costs
-    from jaxprlens.views.draw import COST_FILLS, Shares
+    from jaxprlens.views.graph.draw import COST_FILLS, Shares
     p = _matmul_tanh()
     shares = Shares(p, "flops")
     assert shares.total == costs(p).total.flops == 575                  # the total --cost prints
@@ -581,8 +581,8 @@ def test_cost_colours_each_node_by_its_share():
 
 
 def test_cost_fills_are_one_hue_and_readable_in_both_themes():
-    from jaxprlens.views.draw import COST_FILLS, COST_STROKE, cost_fill
-    from jaxprlens.views.render import INK
+    from jaxprlens.views.graph.draw import COST_FILLS, COST_STROKE, cost_fill
+    from jaxprlens.views.graph.render import INK
     lum = [_luminance(c) for c in COST_FILLS]
     assert lum == sorted(lum, reverse=True)                             # sequential: light → strong
     assert all(_contrast(INK, c) >= 7 for c in COST_FILLS)              # the node text (the number too)
@@ -593,7 +593,7 @@ def test_cost_fills_are_one_hue_and_readable_in_both_themes():
 
 
 def test_folded_calls_show_their_summed_share(model_grad):
-    from jaxprlens.views.draw import Shares
+    from jaxprlens.views.graph.draw import Shares
     shares = Shares(model_grad, "flops")
     assert abs(sum(shares.share[e.id] for e in model_grad.eqns) - 1) < 1e-9      # every FLOP counted once
     g = model_grad.graph(cost="flops")
@@ -621,7 +621,7 @@ def test_magic_graph_cost_and_table_bar(ip):
     assert "████▌░░░ 57%" in _matmul_tanh().table(cost="bytes").text()
 
 
-# ------------------------------------------------------------------ no calls to fold by (issue 21): views/fold.py
+# ------------------------------------------------------------------ no calls to fold by (issue 21): views/graph/fold.py
 
 def _unrolled(blocks):
     """An unrolled loop of 4-equation blocks from two lines, between a cos and a sum: no Python calls."""
@@ -635,7 +635,7 @@ def _unrolled(blocks):
 
 
 def test_fold_repeats_finds_blocks_around_prologue_and_epilogue():
-    from jaxprlens.views.fold import repeats
+    from jaxprlens.views.graph.fold import repeats
     assert repeats([9, 0, 1, 2, 0, 1, 2, 0, 1, 2, 7]) == [(1, 3, 3)]
     assert repeats([0, 0, 1] * 6) == [(0, 3, 6)]           # the block, not the pair inside it
     assert repeats([5] * 10) == [(0, 1, 10)]
@@ -643,7 +643,7 @@ def test_fold_repeats_finds_blocks_around_prologue_and_epilogue():
 
 
 def test_graph_of_an_unrolled_loop_draws_the_block_once_with_its_count():
-    from jaxprlens.views.fold import FoldTree
+    from jaxprlens.views.graph.fold import FoldTree
     program = trace(_unrolled(30), jnp.ones(8), jnp.ones(8))
     g = Graph(program)
     tree = g.group.tree
@@ -705,7 +705,7 @@ def test_a_graph_fed_8800_weight_arrays_draws_them_as_one_node():
 
 
 def test_inputs_and_results_are_grouped_by_argument_a_few_arguments_by_their_first_index():
-    from jaxprlens.views.overview import groups
+    from jaxprlens.views.graph.overview import groups
     nnx = ["model.blocks[0].attn.query.kernel.value", "model.embed.embedding.value", "optimizer.step.value",
            "optimizer.opt_state[0].mu.blocks[0]", "tokens", "targets"]
     assert groups(nnx) == ["model", "model", "optimizer", "optimizer", "tokens", "targets"]
@@ -724,7 +724,7 @@ def test_a_graph_with_no_equations_says_why():
 
 def test_graph_profile_colours_by_measured_time(ip):
     from jaxprlens.views import Stack
-    from jaxprlens.views.run import Profile
+    from jaxprlens.views.compiled.run import Profile
     out = ip.run_cell_magic("jaxpr", "--graph --profile --repeat 2", CELL)
     assert isinstance(out, Stack)
     graph, prof = out.parts
@@ -738,7 +738,7 @@ def test_graph_profile_colours_by_measured_time(ip):
 
 
 def test_cost_shares_go_inside_loops_and_calls():
-    from jaxprlens.views.draw import Shares
+    from jaxprlens.views.graph.draw import Shares
 
     def f(x, w):
         def body(c, _):
@@ -757,8 +757,8 @@ def test_cost_shares_go_inside_loops_and_calls():
 
 
 def test_cost_legend_reads_in_both_themes():
-    from jaxprlens.views.draw import COST_FILLS
-    from jaxprlens.views.render import INK
+    from jaxprlens.views.graph.draw import COST_FILLS
+    from jaxprlens.views.graph.render import INK
     legend = next(line for line in _matmul_tanh().graph(cost="flops").source.splitlines() if "legend [" in line)
     title = re.search(r'<TD COLSPAN="\d+"[^>]*BGCOLOR="([^"]+)"><FONT COLOR="([^"]+)">share of', legend)
     assert title and (title.group(1), title.group(2)) == (COST_FILLS[0], INK)   # its own light ground
@@ -866,7 +866,7 @@ def test_a_chinese_legend_cell_is_wide_enough_for_its_glyphs():
 
 def test_a_picture_past_its_budget_stays_out_of_the_output(monkeypatch):
     """A large drawing's PNG would outweigh its notebook: the output keeps the HTML and the text; save() writes it."""
-    from jaxprlens.views import graph as graph_view
+    from jaxprlens.views.graph import graph as graph_view
     g = _program("func10").graph()
     assert "image/png" in g._repr_mimebundle_()
     monkeypatch.setattr(graph_view, "PNG_MAX", 100)

@@ -12,13 +12,13 @@ from IPython.core.error import UsageError
 
 from jaxprlens.present import i18n
 from jaxprlens.present.i18n import role_summary
-from jaxprlens.views import render
-from jaxprlens.views.debugger import Debugger
-from jaxprlens.views.diff import diff
+from jaxprlens.views.graph import render
+from jaxprlens.views.debugger.debugger import Debugger
+from jaxprlens.views.compiled.diff import diff
 from jaxprlens.present.i18n import AVOID, CATALOGUE, GLOSSARY, ONE, TEXT, t
-from jaxprlens.views.lower import Lowering
+from jaxprlens.views.compiled.lower import Lowering
 from jaxprlens.model import trace
-from jaxprlens.views.run import devices_view, profile, run
+from jaxprlens.views.compiled.run import devices_view, profile, run
 from seeds import SEEDS
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
@@ -172,7 +172,7 @@ def test_a_render_error_is_one_of_ours(monkeypatch):
 
 
 def test_a_run_that_nothing_stopped_lists_what_it_watched_in_the_reader_s_language():
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     st = trace(*SEEDS["func1"][:1], *SEEDS["func1"][1]).stepper()
     st.add_condition("max > 1e9")
     st.add_breakpoint(primitive="no_such_primitive")
@@ -325,7 +325,7 @@ def test_zh_lower_and_diff_have_no_english():
 
 
 def test_zh_compare_has_no_english():
-    from jaxprlens.views.compare import Compare
+    from jaxprlens.views.compiled.compare import Compare
     p = program("func7")
     g = p.transform("grad")
     view = Compare(p, g, "grad(func7)", lang="zh")

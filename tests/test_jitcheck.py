@@ -11,7 +11,7 @@ from stepping import traced
 
 
 def test_jit_check_rounding_is_calm_and_a_real_difference_warns():
-    from jaxprlens.views.dbgstate import jit_note
+    from jaxprlens.views.debugger.state import jit_note
     program = trace(lambda x: (jnp.sin(x) * 3., x.astype(jnp.int32)), jnp.arange(4.0))
     st = program.stepper()
     assert st.jit_check().status == "running"
@@ -49,7 +49,7 @@ def test_jit_check_rounding_is_calm_and_a_real_difference_warns():
 def test_casts_eager_vs_a_jit_that_elides_the_round_trip():
     """On a GPU XLA elides f32 -> bf16 -> f32: jax.jit's third output is x itself, the stepper's is x
     rounded to bf16.  That is accepted (and named); a stepping bug of the same size as a real one is not."""
-    from jaxprlens.views.dbgstate import jit_note
+    from jaxprlens.views.debugger.state import jit_note
     fn, args = CORPUS["casts"]
     program = trace(fn, *args)
     st = program.stepper().run()
@@ -71,7 +71,7 @@ def test_casts_eager_vs_a_jit_that_elides_the_round_trip():
 
 
 def test_jit_check_is_skipped_past_its_budget():
-    from jaxprlens.views.dbgstate import jit_note
+    from jaxprlens.views.debugger.state import jit_note
     program, _ = traced("func1")
     st = program.stepper(jit_budget=1).run()
     check = st.jit_check()
@@ -97,7 +97,7 @@ def _counting(monkeypatch, scale=1.0):
 
 
 def test_showing_the_state_compiles_nothing_and_reads_the_kept_comparison(monkeypatch):
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     calls = _counting(monkeypatch, scale=2.0)              # a "jax.jit" that differs: its note is visible
     program = trace(lambda x: jnp.sin(x) * 3., jnp.arange(4.0))
     st = program.stepper().run()

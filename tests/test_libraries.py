@@ -266,7 +266,7 @@ def test_a_jitted_step_s_results_are_what_the_call_returns(jitted_step):
     """The debugger's results and run()'s outputs are what ``train_step(...)`` returns (the loss, ``out``),
     not every result of the body (nnx's state comes back too, into the model, not to the caller)."""
     _, _, p = jitted_step
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     st = p.stepper().run()
     assert p.returned_paths == ["out"] and len(p.out_paths) == len(p.outvars) > 100
     ran = p.run(repeat=1)

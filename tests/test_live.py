@@ -1,4 +1,4 @@
-"""views/live.py (issue 21): the rows a table's output does not store, served by a live kernel: the next rows
+"""views/table/live.py (issue 21): the rows a table's output does not store, served by a live kernel: the next rows
 past those stored, a search past them, a call's rows; bounded messages; bad messages; the output bundle in
 and out of a kernel, the saved form, and a re-run freeing the widget it replaces."""
 from __future__ import annotations
@@ -15,8 +15,10 @@ from jax import lax
 import jaxprlens
 from jaxprlens.present.rows import group_data, walk
 from jaxprlens.serverext import strip_live_widgets
-from jaxprlens.views import Stack, layout, live
-from jaxprlens.views import table as tv
+from jaxprlens.views import Stack
+from jaxprlens.views.table import layout
+from jaxprlens.views.table import live
+from jaxprlens.views.table import table as tv
 from memory import rss_mb
 from pages import loaders
 

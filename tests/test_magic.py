@@ -14,8 +14,8 @@ from IPython.core.error import UsageError
 import seeds
 from jaxprlens.magic import JaxprMagics
 from jaxprlens.present.i18n import t
-from jaxprlens.views.table import Table
-from jaxprlens.views.text import TextView
+from jaxprlens.views.table.table import Table
+from jaxprlens.views.table.text import TextView
 
 HEADER = "import jax, numpy as np, jax.numpy as jnp\nfrom jax import lax\n"
 

@@ -1,4 +1,5 @@
-"""engine/memory.py and views/memory.py: bytes live along the program, its peak, a backward pass's residuals."""
+"""engine/memory.py and views/compiled/memory.py:
+bytes live along the program, its peak, a backward pass's residuals."""
 import base64
 import contextlib
 import io
@@ -15,7 +16,7 @@ from bs4 import BeautifulSoup
 import jaxprlens
 from jaxprlens.engine.fusion import compiled_memory, with_compiled
 from jaxprlens.engine.memory import memory
-from jaxprlens.views.memory import MemoryView
+from jaxprlens.views.compiled.memory import MemoryView
 from seeds import SEEDS
 
 

@@ -168,13 +168,14 @@ def test_defaults_are_the_engines_own():
     """One default per value: the option's is the engine's (``repeat`` and ``budget`` of every timed run) and the
     help says it."""
     from jaxprlens.engine import fusion, runner
-    from jaxprlens.views import fusion as fusion_view, run
+    from jaxprlens.views.compiled import fusion as fusion_view
+    from jaxprlens.views.compiled import run
     for fn in (runner.measure, runner.measure_each, fusion.fusion_map, run.run, run.profile, fusion_view.fusion_view):
         params = inspect.signature(fn).parameters
         assert params["repeat"].default == Options().repeat == runner.REPEAT, fn
         assert params["budget"].default == Options().budget == runner.BUDGET, fn
     assert "(default 20)" in SPEC["repeat"].help("en") and "（默认 10）" in SPEC["budget"].help("zh")
-    from jaxprlens.views.draw import MAX_NODES
+    from jaxprlens.views.graph.draw import MAX_NODES
     assert f"(default {MAX_NODES})" in SPEC["max_nodes"].help("en")
 
 
@@ -183,8 +184,8 @@ def test_views_register_by_their_option_and_stand_in_order():
     assert [path.split(".")[-1] for path in every.parts()] == [
         "text:part", "live:part", "graph:part", "lower:part", "fusion:part", "memory:part", "sharding:part",
         "run:run_part", "run:profile_part", "debugger:part"]                  # --lower and --compiled: one part
-    assert Options().parts() == Options(cost="bytes").parts() == ["jaxprlens.views.live:part"]    # the default
-    assert Options(graph=True).parts() == ["jaxprlens.views.graph:part"]
+    assert Options().parts() == Options(cost="bytes").parts() == ["jaxprlens.views.table.live:part"]    # the default
+    assert Options(graph=True).parts() == ["jaxprlens.views.graph.graph:part"]
     assert all(callable(getattr(importlib.import_module(p.split(":")[0]), p.split(":")[1])) for p in every.parts())
 
 

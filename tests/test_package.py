@@ -5,6 +5,7 @@ The built sdist and wheel themselves (twine check, their files, a clean venv) ar
 `scripts/check_package.sh`, which `make test` runs."""
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -220,3 +221,35 @@ def test_the_package_has_no_import_cycles():
     modules = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules if m.startswith("jaxprlens")}
     assert _cycle(modules) is None
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]     # the walk finds one
+
+
+# ------------------------------------------------------------------ what ARCHITECTURE.md says of the views
+
+_SEARCHES = {"find", "rfind", "index", "rindex", "split", "rsplit", "partition", "rpartition", "replace",
+             "startswith", "endswith", "count", "search", "match", "fullmatch", "findall", "finditer", "sub",
+             "subn", "compile"}
+_MARKUP = re.compile(r"(?<!\(\?)<[A-Za-z/!?]")         # a tag, a comment, a prolog (not a regex's (?<!...))
+_OWN_MARKUP = {"graph/draw.py",       # widens the first cell of the DOT label it is writing (graphviz's HTML label)
+               "graph/render.py"}     # takes the XML prolog and comments off the SVG graphviz drew
+
+
+def test_no_view_reads_markup_back():
+    """A view writes its HTML from data and never reads HTML back (no view edits another view's markup): no
+    string search and no regular expression over markup in views/, but where a view finishes what it draws."""
+    views = ROOT / "src" / "jaxprlens" / "views"
+    found = []
+    for path in sorted(views.rglob("*.py")):
+        if path.relative_to(views).as_posix() in _OWN_MARKUP:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SEARCHES
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+                    and _MARKUP.search(node.args[0].value)):
+                found.append(f"{path.relative_to(views)}:{node.lineno} {node.func.attr}({node.args[0].value!r})")
+    assert found == []
+
+
+def test_every_browser_module_and_stylesheet_has_a_name_of_its_own():
+    """The bundler finds a module by its name anywhere in the package (``./dom.js``), static/ or a view's folder."""
+    names = [p.name for p in (ROOT / "src" / "jaxprlens").rglob("*") if p.suffix in (".js", ".css")]
+    assert len(names) == len(set(names)) and {"loader.js", "main.js", "table.js", "debugger.js"} <= set(names)

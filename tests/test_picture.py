@@ -14,7 +14,7 @@ import pytest
 from jaxprlens.engine.stepper import Stepper
 from jaxprlens.model import trace
 from jaxprlens.present import picture as P
-from jaxprlens.views.dbgstate import StateView, value_item
+from jaxprlens.views.debugger.state import StateView, value_item
 
 
 # ---------------------------------------------------------------- a PNG decoder and the fragment's images

@@ -16,7 +16,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbconvert")
 from bs4 import BeautifulSoup  # noqa: E402 - only when nbformat and nbconvert are installed
-from jaxprlens.views.replay import unstored  # noqa: E402 - only when nbformat and nbconvert are installed
+from jaxprlens.views.debugger.replay import unstored  # noqa: E402 - only when nbformat and nbconvert are installed
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import pytest
 
 from jaxprlens import model
-from jaxprlens.views import render
+from jaxprlens.views.graph import render
 
 REAL = render._pure_binary()
 
@@ -89,7 +89,7 @@ def test_the_layout_limit_is_the_renderer_s_cpu_time():
     """A layout is stopped after ``timeout`` seconds of the renderer's CPU time (a loaded machine slows it without
     stopping it), one that idles after ``STUCK`` times that of the clock; the renderer reads its source from a file
     named last on its command line."""
-    from jaxprlens.views.render import _cpu_seconds, _run
+    from jaxprlens.views.graph.render import _cpu_seconds, _run
     assert _cpu_seconds(os.getpid()) is None or _cpu_seconds(os.getpid()) > 0
     with pytest.raises(subprocess.TimeoutExpired):
         _run([sys.executable, "-c", "while True: pass"], b"", 0.5)

@@ -12,7 +12,8 @@ import pytest
 
 from jaxprlens import model
 from jaxprlens.engine.devices import resolve_device
-from jaxprlens.views.run import DevicesView, Profile, RunResult, devices_view, fmt_time, profile, run, value_text
+from jaxprlens.views.compiled.run import (DevicesView, Profile, RunResult, devices_view, fmt_time, profile, run,
+                                         value_text)
 from seeds import SEEDS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -224,7 +225,7 @@ EIGHT = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
     from jaxprlens import model
-    from jaxprlens.views.run import run, devices_view
+    from jaxprlens.views.compiled.run import run, devices_view
     assert len(jax.devices()) == 8, jax.devices()
     mesh = Mesh(np.array(jax.devices()), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
     x = jax.device_put(jnp.arange(64.0), NamedSharding(mesh, P("x")))
@@ -442,7 +443,7 @@ MIXED = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
     from jaxprlens import model
-    from jaxprlens.views.run import run, profile
+    from jaxprlens.views.compiled.run import run, profile
     assert len(jax.devices()) == 8, jax.devices()
     mesh = Mesh(np.array(jax.devices()), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
     s = NamedSharding(mesh, P("x"))

@@ -223,7 +223,7 @@ def test_reshard_row_as_jax_prints_it(cases):
     assert re.search(r"^\s*1\s+" + re.escape(line) + r"$", cases["explicit"]["table_text"], re.M)
 
 
-# ---------------------------------------------------------------- views.sharding
+# ---------------------------------------------------------------- views.compiled.sharding
 
 MLP_TEXT = """\
 sharding over 8 devices, mesh data=4×model=2: where the data lives and what talks between devices
@@ -441,7 +441,7 @@ def test_graph_marks_are_escaped_once():
     import jax.numpy as jnp
     import jaxprlens
     from jaxprlens.engine.sharding import Collective, Mesh, ShardingMap
-    from jaxprlens.views.render import RenderError
+    from jaxprlens.views.graph.render import RenderError
     program = jaxprlens.trace(lambda x, w: jnp.mean(jnp.tanh(x @ w)), jnp.ones((4, 3)), jnp.ones((3, 2)))
     axis = 'd<"a>&'
     smap = ShardingMap(Mesh((axis, "m"), (4, 2)), [

@@ -6,8 +6,8 @@ import jax.numpy as jnp
 import pytest
 
 import jaxprlens
-from jaxprlens.views.graph import Graph
-from jaxprlens.views.live import ServedTable
+from jaxprlens.views.graph.graph import Graph
+from jaxprlens.views.table.live import ServedTable
 from jaxprlens.views.options import SPEC
 
 

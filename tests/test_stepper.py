@@ -189,7 +189,7 @@ def test_args_and_devices():
 
 
 def test_step_out_at_the_top_level_says_it_ran_to_the_end():
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
     program, want = traced("func1")
     st = program.stepper()
     st.step_out()

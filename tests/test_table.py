@@ -7,8 +7,9 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from jaxprlens.model import count_eqns
-from jaxprlens.views import Stack, layout
-from jaxprlens.views.table import stored
+from jaxprlens.views import Stack
+from jaxprlens.views.table import layout
+from jaxprlens.views.table.table import stored
 from corpus import CORPUS
 from pages import front_end, loaders
 from seeds import SEEDS
@@ -485,7 +486,7 @@ def test_signature_of_thousands_of_values_is_bounded(monkeypatch):
     says in one line how many entries and values it has that are not stored (4,121 inputs of a 100k-equation
     model were 1.3 MB).  The text form lists SIG_LINES values per side, then how many more."""
     import numpy as np
-    from jaxprlens.views import signature
+    from jaxprlens.views.table import signature
     monkeypatch.setattr(signature, "SIG_ITEMS", 12)
     monkeypatch.setattr(signature, "SIG_LINES", 10)
     params = [{"w": np.ones((2, 2), "f4"), "b": np.ones(2, "f4")} for _ in range(30)]      # 60 values
@@ -590,7 +591,7 @@ def test_the_signature_is_one_walk_its_rows_and_its_lines_list_the_same_values_i
     """``signature_of`` walks a signature once; ``signature_html`` shows every entry, ``signature_lines`` the same
     entries (at most ``SIG_LINES`` a side, then how many more)."""
     from jax import lax
-    from jaxprlens.views import signature
+    from jaxprlens.views.table import signature
 
     def f(xs, c):
         def body(carry, x):
@@ -599,7 +600,7 @@ def test_the_signature_is_one_walk_its_rows_and_its_lines_list_the_same_values_i
     p = jaxprlens.trace(f, jnp.ones(4), jnp.float32(2))
     eqn = next(e for e in p.eqns if e.subs)
     sub = eqn.subs[0].program
-    binding = jaxprlens.views.table.Table(p)._binding(eqn, eqn.subs[0])
+    binding = jaxprlens.views.table.table.Table(p)._binding(eqn, eqn.subs[0])
     entries = signature.signature_of(sub, "en", binding)
     assert [e.kind for e in entries] == ["input"] * 5 + ["result"] * 5
     rows = BeautifulSoup(signature.signature_html(sub, "en", "", binding), "html.parser").select("tr")

@@ -7,7 +7,7 @@ import jax.experimental.pallas  # registers pallas_call and the kernel primitive
 from jax.extend.core import Primitive
 
 from jaxprlens.engine import cost
-from jaxprlens.views import render
+from jaxprlens.views.graph import render
 from jaxprlens.model.taxonomy import ELSEWHERE, class_of, graph_kind, primitive_class
 
 

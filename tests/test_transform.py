@@ -9,9 +9,9 @@ from bs4 import BeautifulSoup
 from IPython.core.error import UsageError
 
 import jaxprlens
-from jaxprlens.views.diff import diff
-from jaxprlens.views.lower import clean_compiled, lowering_view, parse_stablehlo
-from jaxprlens.views.compare import Compare, alignment
+from jaxprlens.views.compiled.diff import diff
+from jaxprlens.views.compiled.lower import clean_compiled, lowering_view, parse_stablehlo
+from jaxprlens.views.compiled.compare import Compare, alignment
 from jaxprlens.engine.transform import (TRANSFORMS, batched_call, comma_items, describe, int_list, parse_argnums,
                                         parse_axes, rebuilt)
 from seeds import SEEDS

@@ -119,7 +119,7 @@ func1(jnp.zeros(8), jnp.ones(8))
 %%jaxpr --lang zh
 func1(jnp.zeros(8), jnp.ones(8))
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph.graph"]
 # The same program as a dataflow graph: inputs at the top, one node per equation, edges named like the table.
 #
 # 同一个程序的数据流图：输入在上方，每个方程一个节点，边上的名字与表格一致。

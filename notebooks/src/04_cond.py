@@ -113,7 +113,7 @@ func7(5.)
 # %%
 print(make_jaxpr(func7)(5.).pretty_print(use_color=False))
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph.graph"]
 # In the graph the two branches sit side by side, labelled false and true.
 #
 # 在图中两个分支并排显示，分别标注 false 与 true。

@@ -109,7 +109,7 @@ print({name: np.asarray(val).ravel()[:3] for name, val in stepper.env_names.item
 stepper.run()
 print(stepper.outputs[:3], jax.jit(func10)(np.ones(16), 5)[:3])
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger.debugger"]
 # The debugger widget does the same with buttons (Step, Step into, Step out, Back, Continue).
 #
 # 调试器小部件用按钮完成同样的操作（「单步」「进入」「跳出」「后退」「继续」）。

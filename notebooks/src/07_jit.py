@@ -103,7 +103,7 @@ print(say("primitive:", "原语："), call.primitive, "| name:", call.params["na
 print(say("sub-jaxpr inputs:", "子 jaxpr 的输入："), [f"{v.name}:{v.type}" for v in sub.program.invars],
       say("<- operands", "<- 操作数"), [a.name for a in call.invars])
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph.graph"]
 # The graph draws the sub-jaxpr as a cluster labelled with the function's name.
 #
 # 图中子 jaxpr 画成一个以函数名标注的簇。

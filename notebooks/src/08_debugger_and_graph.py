@@ -53,7 +53,7 @@ mlp(params, x)
 # %%
 print(np.asarray(mlp(params, x)).ravel())
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.graph.graph"]
 # ## The graph / 数据流图
 #
 # Follow the edges back from the `log` node: which inputs can make its operand negative?
@@ -132,7 +132,7 @@ what_if.run()
 print(b1.name, "→", sorted(v.name for v in what_if.changed))
 print(np.asarray(what_if.outputs).ravel())
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.debugger.debugger"]
 # The same in the debugger widget: toggle breakpoints on the table rows and press Continue. In these docs, on
 # GitHub or in nbviewer there is no kernel, so what you see below is the recorded run; in a live kernel the
 # widget steps for real.

@@ -129,7 +129,7 @@ layer(w, x)
 %%jaxpr --compiled
 layer(w, x)
 
-# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.fusion"]
+# %% [markdown] tags=["needs-feature"] needs=["jaxprlens.views.compiled.fusion"]
 # `--fusion` reads that HLO back onto the equations: each row is tinted with the kernel it became, the legend
 # lists the kernels with their equations, and the summary says `4 equations → 2 kernels` and how many
 # intermediate bytes were never written (`d` and `e`, 262.1 kB). The map is read from the program compiled for
@@ -139,7 +139,7 @@ layer(w, x)
 # 方程与计算内核的个数（4 个方程、2 个计算内核），以及有多少中间字节从未写入内存（`d` 和 `e`，262.1 kB）。这张图读自为所选设备（`--device`）
 # 编译的程序，所以在别的设备上，计算内核的划分可能不同。
 
-# %% tags=["needs-feature"] needs=["jaxprlens.views.fusion"]
+# %% tags=["needs-feature"] needs=["jaxprlens.views.compiled.fusion"]
 %%jaxpr --fusion
 layer(w, x)
 

@@ -124,7 +124,7 @@ func7(5.)
 # 哪些方程带有批维度。
 
 # %%
-from jaxprlens.views.diff import diff
+from jaxprlens.views.compiled.diff import diff
 
 p11 = jaxprlens.trace(func11, jnp.ones(16), 5.)
 diff(p11.transform("vmap", in_axes="0,None"), p11.transform("vmap", in_axes="None,0"),

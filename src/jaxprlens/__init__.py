@@ -44,14 +44,14 @@ def _lazy(module: str, name: str) -> Callable[..., Any]:
 
 
 for _method, _module, _name in [
-        ("table", "jaxprlens.views.live", "ServedTable"),     # a Table; live, it serves the rows not stored
-        ("text_view", "jaxprlens.views.text", "TextView"),
-        ("graph", "jaxprlens.views.graph", "Graph"),
-        ("debugger", "jaxprlens.views.debugger", "Debugger"),
-        ("run", "jaxprlens.views.run", "run"),
-        ("fusion", "jaxprlens.views.fusion", "fusion_view"),
-        ("memory", "jaxprlens.views.memory", "memory_view"),
-        ("sharding", "jaxprlens.views.sharding", "sharding_view"),
+        ("table", "jaxprlens.views.table.live", "ServedTable"),     # a Table; live, it serves the rows not stored
+        ("text_view", "jaxprlens.views.table.text", "TextView"),
+        ("graph", "jaxprlens.views.graph.graph", "Graph"),
+        ("debugger", "jaxprlens.views.debugger.debugger", "Debugger"),
+        ("run", "jaxprlens.views.compiled.run", "run"),
+        ("fusion", "jaxprlens.views.compiled.fusion", "fusion_view"),
+        ("memory", "jaxprlens.views.compiled.memory", "memory_view"),
+        ("sharding", "jaxprlens.views.compiled.sharding", "sharding_view"),
         ("stepper", "jaxprlens.engine.stepper", "Stepper"),
         ("transform", "jaxprlens.engine.transform", "transform")]:
     _PROVIDED[_method] = _lazy(_module, _name)       # what model.program.provide does, without importing JAX

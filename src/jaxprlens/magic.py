@@ -246,7 +246,7 @@ class JaxprMagics(Magics):
             return self._help(self.jaxpr, opts_text)
         opts = self._options(args, opts_text)  # every option checked before the cell runs
         if opts.devices:
-            from jaxprlens.views.run import devices_view
+            from jaxprlens.views.compiled.run import devices_view
             return devices_view(opts.lang)
         if cell is None and not call_text.strip():
             raise UsageError(t("give_call", opts.lang))

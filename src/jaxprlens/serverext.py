@@ -1,13 +1,13 @@
 """A Jupyter server extension that cleans the debugger's and the live table's widget views out of a notebook
 before it is written to disk.
 
-The debugger needs none of it: displayed, it is two outputs (``views/debugger.py``), its recorded replay
+The debugger needs none of it: displayed, it is two outputs (``views/debugger/debugger.py``), its recorded replay
 (``text/html``, what every page without a kernel shows) and, where a front end draws widgets, the live widget's
 view alone (metadata ``{"jaxprlens": {"live": true, "debugger": true}}``), which shows itself only once its
 kernel answers; a notebook saved anywhere (VS Code, Colab, JupyterLab with this extension off) therefore shows
 the replay.  This hook only tidies the file: it drops those live widget outputs (a widget model is gone once
 its kernel is), and from an output of an older jaxprlens that held both the widget view and the replay, the
-widget view.  A live table (``{"jaxprlens": {"live": true, "table": true}}``, ``views/live.py``) loses its
+widget view.  A live table (``{"jaxprlens": {"live": true, "table": true}}``, ``views/table/live.py``) loses its
 widget view and that metadata: the file holds what a table output holds without a kernel.  The open page keeps
 its live widget: the hook changes what is written, not what JupyterLab holds.
 """
@@ -61,7 +61,7 @@ def _strip(out) -> int:
         return 0
     if "text/html" in data:
         del data[WIDGET_VIEW]
-        if live.get("table") is True:     # a live table (views/live.py): saved exactly as its stored form
+        if live.get("table") is True:     # a live table (views/table/live.py): saved exactly as its stored form
             del meta[LIVE_KEY]
         return 1
     if live.get("debugger") is True and set(data) <= {WIDGET_VIEW, "text/plain"}:

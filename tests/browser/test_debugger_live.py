@@ -12,7 +12,7 @@ import pytest
 
 import browser_harness as harness
 from test_front_end import CONTRAST_JS, switch_theme
-from jaxprlens.views.dbgstate import ROWS_PER_MESSAGE
+from jaxprlens.views.debugger.state import ROWS_PER_MESSAGE
 
 pytestmark = pytest.mark.browser
 

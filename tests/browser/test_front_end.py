@@ -233,9 +233,9 @@ def test_untrusted_views_without_script_stay_readable(lab, open_notebook):
     sys.path.insert(0, str(harness.REPO / "tests"))
     import jaxprlens
     from seeds import SEEDS
-    from jaxprlens.views.compare import Compare
-    from jaxprlens.views.diff import diff
-    from jaxprlens.views.lower import lowering_view
+    from jaxprlens.views.compiled.compare import Compare
+    from jaxprlens.views.compiled.diff import diff
+    from jaxprlens.views.compiled.lower import lowering_view
     p1, p11 = (jaxprlens.trace(SEEDS[s][0], *SEEDS[s][1]) for s in ("func1", "func11"))
     lowered = lowering_view(p1, compiled=True)
     views = [("%%jaxpr --transform grad --has-aux --compare",
@@ -398,7 +398,7 @@ def test_lower_fusion_memory_untrusted_both_themes(lab, open_notebook):
     sys.path.insert(0, str(harness.REPO / "tests"))
     import jax
     import jaxprlens
-    from jaxprlens.views.lower import lowering_view
+    from jaxprlens.views.compiled.lower import lowering_view
     scope: dict = {}
     exec(MLP, scope)
     g = jaxprlens.trace(jax.grad(scope["mlp"]), scope["params"], scope["x"], scope["y"])

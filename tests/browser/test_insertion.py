@@ -301,7 +301,7 @@ def test_buttons_and_boxes_look_so_where_the_page_resets_them(browser, site, out
         page.wait_for_selector(".jl-graph.jl-live .jl-zoom button", state="attached")
         page.wait_for_selector(".jl-dbg-replay .jl-hl", state="attached")
         # the live debugger's what-if editor of a value (a replay, with no kernel, has none): its buttons and box
-        from jaxprlens.views.dbgpanel import editor_html
+        from jaxprlens.views.debugger.panel import editor_html
         page.evaluate("(h) => document.querySelector('.jl-dbg-replay .jl-dbg-side')"
                       ".insertAdjacentHTML('afterbegin', h)", editor_html("a", "en"))
         buttons = page.evaluate(BUTTONS_JS, PRESSED)

@@ -1,4 +1,4 @@
-"""A table's rows past those its output stores, from the live kernel (issue 21, views/live.py): in JupyterLab
+"""A table's rows past those its output stores, from the live kernel (issue 21, views/table/live.py): in JupyterLab
 and Chromium a 15k-equation table scrolls to its last equation, a search finds an equation only the kernel
 holds, and a folded table opens a call whose rows the notebook did not keep; at about 970 px of output width,
 light and dark."""
@@ -39,7 +39,7 @@ TOY = ("import jax, jax.numpy as jnp, numpy as np\n\nD = 16\n\n" +
        "\n\n".join(inspect.getsource(f) for f in (toy.layer_norm, toy.attention, toy.mlp, toy.block,
                                                    toy.model_loss, toy.make_params)))
 # a folded table that keeps only 200 rows of calls: the later calls' rows come from the kernel when opened
-FOLDED = ("from jaxprlens.views import layout as _lay\n_lay.STORED_CALLS = 200\n\n" + TOY
+FOLDED = ("from jaxprlens.views.table import layout as _lay\n_lay.STORED_CALLS = 200\n\n" + TOY
           + "\n\nprogram = jaxprlens.trace(model_loss, make_params(6), np.ones((8, D), 'f4'))\nprogram.table()")
 LIVE = ".jl-table[data-jl-ready]"
 
@@ -127,7 +127,7 @@ def test_a_row_past_the_head_reads_as_in_the_head_stored_and_live(lab, open_note
     """Issue 27: the rows past 400 are Python's rows too, whether the output stored them or the kernel sends
     them (the output stores 50 past the head in the second table): role chips, def/use into a loop's body; the
     live table looks as the stored one and its search box is labelled."""
-    page = open_notebook(lab, [LOAD, LOOP, "from jaxprlens.views import layout as _lay\n_lay.STORED = 50", LOOP],
+    page = open_notebook(lab, [LOAD, LOOP, "from jaxprlens.views.table import layout as _lay\n_lay.STORED = 50", LOOP],
                          width=VIEWPORT)
     stored = harness.output(page, 1).locator(".jl-table[data-jl-ready]")
     stored.wait_for()
@@ -195,7 +195,7 @@ def test_flat_table_scrolls_and_searches_past_what_is_stored(lab, open_notebook)
 
 def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its_stored_form(
         lab_saving, open_notebook):
-    from jaxprlens.views import layout
+    from jaxprlens.views.table import layout
     from jaxprlens.present.rows import walk
     from jaxprlens.model.program import Eqn, count_eqns
 
@@ -263,7 +263,7 @@ def test_folded_table_opens_a_call_it_did_not_store_light_and_dark_and_saves_its
     out = harness.until(stored_table, "the table's output in the saved file")
     assert out is not None and sorted(out["data"]) == ["text/html", "text/plain"] and out["metadata"] == {}, out
     html = "".join(out["data"]["text/html"])
-    from jaxprlens.views.table import stored
+    from jaxprlens.views.table.table import stored
     rows = html + "".join(h for items in stored(html)["groups"].values() for h in items)   # with the stored rows
     assert "(rows not stored in the notebook)" in rows and "come from the kernel" not in rows
     assert len(loaders(html)) == 1                # the stored form, with its own front end
@@ -288,7 +288,7 @@ def test_table_beside_a_graph_is_live_too(lab, open_notebook):
     """``%%jaxpr --table --graph``: one output, one widget; the graph is enhanced as in a stored output and the
     table's rows past those stored (300 here) come from the kernel."""
     small = FLAT.replace("%%jaxpr", "%%jaxpr --table --graph").replace(f"range({N})", "range(750)")
-    page = open_notebook(lab, [LOAD, "from jaxprlens.views import layout as _lay\n_lay.STORED = 300", small],
+    page = open_notebook(lab, [LOAD, "from jaxprlens.views.table import layout as _lay\n_lay.STORED = 300", small],
                          width=VIEWPORT)
     out, root = _table(page, 2)
     assert out.locator(".jp-OutputArea-output > .lm-Widget .jl-table").count() == 1

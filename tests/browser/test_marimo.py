@@ -1,10 +1,13 @@
 """marimo, the real tool (``marimo run`` in Chromium): it runs no script of an HTML output but draws anywidgets
 itself, so a table and a graph are drawn there as a widget that boots the same HTML, and the debugger is live.
-``marimo export html``: a static page whose front end marimo loads from the network, so only what it stores is
-checked (the widget state holds the table's own HTML and the debugger's replay)."""
+``marimo export html``: a static page whose front end marimo loads from a CDN; the test serves those requests
+from the installed marimo's own copy of that front end (the same version, ``marimo/_static``), refuses every other
+request, and opens the page: the table, the graph and the debugger's replay work with no kernel and no network."""
 from __future__ import annotations
 
+import mimetypes
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -131,12 +134,59 @@ def test_views_are_interactive_in_marimo_run(browser, served):
         page.context.close()
 
 
-def test_marimo_export_html_stores_the_views(notebook, tmp_path):
+def _offline(page) -> None:
+    """marimo's front end, asked of its CDN by the exported page, served from the installed package instead (the
+    page names the version it needs: the installed one); any other request is refused."""
+    import marimo
+    static = Path(marimo.__file__).parent / "_static"
+    cdn = re.compile(r"https://cdn\.jsdelivr\.net/npm/@marimo-team/frontend@([^/]+)/dist/([^?#]*)")
+
+    def serve(route):
+        version, name = cdn.match(route.request.url).groups()
+        path = static / name
+        if version != marimo.__version__ or not path.is_file():
+            route.abort()
+            return
+        route.fulfill(path=str(path), content_type=mimetypes.guess_type(name)[0] or "application/octet-stream")
+
+    page.route(cdn, serve)
+    page.route(re.compile(r"^(?!https://cdn\.jsdelivr\.net/npm/@marimo-team/)https?://"), lambda route: route.abort())
+
+
+def test_marimo_export_html_page_shows_every_view(browser, notebook, tmp_path):
     out = tmp_path / "lecture.html"
     subprocess.run(MARIMO + ["export", "html", str(notebook), "-o", str(out)], env=_env(), check=True,
                    cwd=notebook.parent, capture_output=True, timeout=600)
-    page = out.read_text(encoding="utf-8")
-    assert "jl-table" in page and "jl-graph" in page        # the widgets' state: the views' own HTML
-    assert "jl-dbg-replay" in page                           # and the debugger's replay, drawn until a kernel answers
+    stored = out.read_text(encoding="utf-8")
     # export compiles each cell from a file of its own (as `marimo edit` does): the notes still name the cell
-    assert "cell 1 line 6" in page and "cell 1 line 7" in page and "__marimo__cell" not in page
+    assert "cell 1 line 6" in stored and "cell 1 line 7" in stored and "__marimo__cell" not in stored
+    page = harness.new_context(browser, width=1000, height=1400).new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _offline(page)
+    try:
+        page.goto(out.as_uri())
+        # the table boots from the widget's stored state: its search box filters the rows
+        page.wait_for_selector(".jl-table[data-jl-ready]", state="attached")
+        table = page.locator(".jl-table").first
+        assert "cell 1 line 6: ones = jnp.ones(arg.shape)" in table.inner_text()
+        rows = table.locator("tr[data-eqn]:visible")
+        every = rows.count()
+        table.locator("input").first.fill("broadcast_in_dim")
+        harness.until(lambda: 0 < rows.count() < every, "the table's search filtering its rows")
+        # the graph is drawn and its zoom buttons are there
+        page.wait_for_selector(".jl-graph.jl-live svg", state="attached")
+        assert page.locator(".jl-graph button", has_text="fit").count() == 1
+        # with no kernel the debugger is its recorded replay, and it steps
+        dbg = page.locator(".jl-dbg:visible")
+        dbg.first.wait_for()
+        assert dbg.count() == 1 and dbg.first.get_attribute("data-mode") == "replay"
+        at = dbg.first.locator(".jl-hl").first.get_attribute("data-eqn")
+        dbg.first.locator("button", has_text="Step").first.click()
+        harness.until(lambda: dbg.first.locator(".jl-hl").first.get_attribute("data-eqn") != at,
+                      "the replay stepping")
+        assert errors == []
+    finally:
+        harness.OUTPUT.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(harness.OUTPUT / "marimo-export.png"), full_page=True)
+        page.context.close()

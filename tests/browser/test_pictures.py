@@ -62,7 +62,7 @@ def test_untrusted_stored_outputs_keep_their_pictures(lab, open_notebook):
     import numpy as np
     from jaxprlens import trace
     from jaxprlens.engine.stepper import Stepper
-    from jaxprlens.views.dbgstate import StateView
+    from jaxprlens.views.debugger.state import StateView
 
     x = np.random.default_rng(0).normal(size=(24, 32)).astype(np.float32)
     x[3, 5] = np.nan

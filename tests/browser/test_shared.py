@@ -5,7 +5,7 @@ trusts the notebook and after a Run, and the one debugger is shared: a Step by o
 JupyterLab 4.6 with jupyter-collaboration 5 swaps outputs on the other collaborators' pages when one trusts a
 notebook: a cell's earlier output is drawn as a second view of its widget (the same happens to a plain
 ``IntSlider`` after an HTML output; reloading the page shows the cell as it is).  jaxprlens's live debugger shows
-one of its views on a page (``static/dbglive.js``), so the reader still sees one debugger."""
+one of its views on a page (``views/debugger/dbglive.js``), so the reader still sees one debugger."""
 from __future__ import annotations
 
 import importlib.util

@@ -1,4 +1,4 @@
-/* static/dbgview.js on a frame folded by the program's Python calls (views/dbgfold.py): the calls holding the
+/* views/debugger/dbgview.js on a frame folded by the program's Python calls (views/debugger/fold.py): the calls holding the
    current equation open, the others one row each; Over call lands where the engine's over_call does
    (engine/landings.py; tests/js/fixtures.py ran it), live and in the replay; a move opens and closes only the
    calls on the two paths, the rows drawn stay the same nodes. */

@@ -1,4 +1,4 @@
-/* static/dbglive.js: the live debugger draws what the kernel (views/debugger.py) sends.  The kernel here is a
+/* views/debugger/dbglive.js: the live debugger draws what the kernel (views/debugger/debugger.py) sends.  The kernel here is a
    fake model answering each ask with the messages the real Debugger sent for it (tests/js/fixtures.py). */
 import { test } from "node:test";
 import assert from "node:assert/strict";

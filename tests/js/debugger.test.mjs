@@ -1,4 +1,4 @@
-/* static/debugger.js, the recorded replay (no kernel): its moves, breakpoints and conditions stop where the
+/* views/debugger/debugger.js, the recorded replay (no kernel): its moves, breakpoints and conditions stop where the
    engine's stepper stops on the same program (tests/js/fixtures.py ran the same moves on the live Stepper). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -130,7 +130,7 @@ test("Back walks the recorded steps one by one to the start, then is disabled", 
   assert.equal(root.getAttribute("data-step"), "0");
 });
 
-/* Python writes the rows' marks in the snapshot (views/dbgstate.py row_marks); the script keeps them as moves go:
+/* Python writes the rows' marks in the snapshot (views/debugger/state.py row_marks); the script keeps them as moves go:
    after every recorded move both mark the same rows the same way. */
 for (const [name, m] of Object.entries(recorded.moves)) {
   test(`the rows' marks are the snapshot's after: ${name}`, async () => {
@@ -150,7 +150,7 @@ test("rows before the current one are marked done, the current one highlighted",
   assert.ok(!rows.some((tr) => tr.classList.contains("jl-done")) && rows[0].classList.contains("jl-hl"));
 });
 
-/* The panel is Python's HTML (views/dbgpanel.py), put in as it is: a piece whose HTML a move leaves as it was
+/* The panel is Python's HTML (views/debugger/panel.py), put in as it is: a piece whose HTML a move leaves as it was
    is not drawn again (the source listing of two rows from one line is the very same node). */
 test("a move draws again only the pieces of the panel that changed", async () => {
   const root = await replay(recorded.html);

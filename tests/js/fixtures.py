@@ -19,10 +19,10 @@ from jax import lax
 
 from jaxprlens import trace
 from jaxprlens.present.rows import walk
-from jaxprlens.views import layout
-from jaxprlens.views.dbgstate import StateView
-from jaxprlens.views.replay import record, replay_html
-from jaxprlens.views.table import Table, is_call
+from jaxprlens.views.table import layout
+from jaxprlens.views.debugger.state import StateView
+from jaxprlens.views.debugger.replay import record, replay_html
+from jaxprlens.views.table.table import Table, is_call
 
 import fakecomm                                                        # tests/fakecomm.py: a comm that keeps messages
 
@@ -98,8 +98,8 @@ def table_fixture() -> dict:
 # ---------------------------------------------------------------- a live table: rows the output did not store
 
 def live_fixture() -> dict:
-    """The widget's traits (views/live.py LiveTable) and the RowServer's answers to what live.js will ask."""
-    from jaxprlens.views import live
+    """The widget's traits (views/table/live.py LiveTable) and the RowServer's answers to what live.js will ask."""
+    from jaxprlens.views.table import live
     stored, layout.STORED = layout.STORED, 50        # the output stores 50 rows past the head: the loop is past them
     try:
         p = trace(chain, jnp.ones(3), jnp.ones(3), 3)
@@ -268,7 +268,8 @@ def _stage(x, w):
 
 
 def layers(x, w):
-    """Three calls of a stage of 20 calls of 6 equations: a frame the debugger folds by calls (views/dbgfold.py)."""
+    """Three calls of a stage of 20 calls of 6 equations: a frame the debugger folds by calls
+    (views/debugger/fold.py)."""
     x = _stage(x, w)
     x = _stage(x, w)
     return _stage(x, w)

@@ -1,4 +1,4 @@
-/* static/live.js: a live table asks the kernel (views/live.py RowServer) for the rows its output did not store.
+/* views/table/live.js: a live table asks the kernel (views/table/live.py RowServer) for the rows its output did not store.
    The kernel here is a fake model answering with what the real RowServer answered (tests/js/fixtures.py). */
 import { test } from "node:test";
 import assert from "node:assert/strict";

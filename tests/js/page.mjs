@@ -1,5 +1,5 @@
-/* What every JS test needs: a DOM (jsdom) made the page's globals, the browser modules of
-   src/jaxprlens/static loaded as ES modules, and the fixtures the Python side wrote (tests/js/fixtures.py). */
+/* What every JS test needs: a DOM (jsdom) made the page's globals, the package's browser modules (static/ and
+   each view's folder) loaded as ES modules, and the fixtures the Python side wrote (tests/js/fixtures.py). */
 import { JSDOM } from "jsdom";
 import fs from "node:fs";
 import os from "node:os";
@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const STATIC = path.join(HERE, "..", "..", "src", "jaxprlens", "static");
+const PACKAGE = path.join(HERE, "..", "..", "src", "jaxprlens");
 const FIXTURES = process.env.JL_FIXTURES || path.join(HERE, ".fixtures");
 
 /* IntersectionObserver is not in jsdom: this one records what is observed; `fire()` says all of it is in view. */
@@ -42,14 +42,15 @@ export function page(html = "") {
 
 export const scroll = () => FakeIO.fire();      // everything observed comes into view
 
-/* A static module as an ES module: the folder has no package.json saying so, so a copy beside one does. */
+/* A browser module as an ES module: its folder has no package.json saying so, so a copy beside one does.  The
+   modules import one another by name (present/front.py bundles them so), so the copies share one folder. */
 let copied = null;
 export async function load(name) {
   if (!copied) {
     copied = fs.mkdtempSync(path.join(os.tmpdir(), "jl-static-"));
     fs.writeFileSync(path.join(copied, "package.json"), '{"type": "module"}');
-    for (const f of fs.readdirSync(STATIC)) {
-      if (f.endsWith(".js")) fs.copyFileSync(path.join(STATIC, f), path.join(copied, f));
+    for (const f of fs.readdirSync(PACKAGE, { recursive: true })) {
+      if (f.endsWith(".js")) fs.copyFileSync(path.join(PACKAGE, f), path.join(copied, path.basename(f)));
     }
     process.on("exit", () => fs.rmSync(copied, { recursive: true, force: true }));
   }

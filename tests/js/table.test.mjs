@@ -1,4 +1,4 @@
-/* static/table.js: the rows past the head inserted from the fragments Python stores (the same rows Python writes
+/* views/table/table.js: the rows past the head inserted from the fragments Python stores (the same rows Python writes
    as HTML), search, def/use highlight, calls folded. */
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -4,7 +4,7 @@ a recorded replay carries to the script, and the one computation of the numbers 
 A condition is ``any NaN``, ``any Inf`` or ``STAT OP BOUND`` (``max > 1e3``).  ``stat(x, STAT)`` is the number a
 value is compared by (NaN aside, Inf included: ``max`` of ``[1, inf]`` is ``inf``); ``stats(x)`` is every one of
 them with the NaN/Inf flags, as a recorded replay stores them per step, so the script only compares those
-stored numbers with the bound (``static/debugger.js`` computes no statistic of its own).  Computed on the host
+stored numbers with the bound (``views/debugger/debugger.js`` computes no statistic of its own).  Computed on the host
 (``engine.values.host``): no XLA compile per new shape, and the same answer on every backend."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from jaxprlens.engine.values import CHUNK, chunks, host, kind_of, numbers
 from jaxprlens.model.errors import KeyedError
 
 # The grammar of a condition, as data: the stepper reads it here, and a recorded replay carries it to the
-# script, which tests its stored value statistics with it (``static/debugger.js`` keeps no copy of it).
+# script, which tests its stored value statistics with it (``views/debugger/debugger.js`` keeps no copy of it).
 # Words are matched lower case, with runs of white space as one space.
 CONDITIONS = {
     "nan": ["any nan", "nan"],

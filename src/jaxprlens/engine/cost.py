@@ -20,21 +20,6 @@ from jaxprlens.model.taxonomy import names
 
 # ---------------------------------------------------------------- the Cost value
 
-_PREFIXES = ["", "k", "M", "G", "T", "P", "E"]
-
-
-def si(value: float, unit: str) -> str:
-    """``96 B``, ``2.0 kFLOP``, ``1.5 MB``: decimal prefixes, one decimal once scaled (deterministic)."""
-    value = float(value)
-    if abs(value) < 1000:
-        return f"{int(round(value))} {unit}"
-    i = 0
-    while abs(value) >= 1000 and i < len(_PREFIXES) - 1:
-        value /= 1000.0
-        i += 1
-    return f"{value:.1f} {_PREFIXES[i]}{unit}"
-
-
 @dataclass(frozen=True)
 class Cost:
     """An estimate for one equation (or a total).
@@ -68,11 +53,6 @@ class Cost:
         """``n`` repetitions of this cost, remembering the per-repetition cost for display."""
         return Cost(self.flops * n, self.bytes * n, self.transcendentals * n, self.comm_bytes * n,
                     self.bound, per=self, times=n, unit=unit, origin="total")
-
-    def __str__(self) -> str:
-        """``2.0 kFLOP, 96 B`` (a view says it in the reader's language: ``present.words.cost_text``)."""
-        text = f"{si(self.flops, 'FLOP')}, {si(self.bytes, 'B')}"
-        return text if self.bound == "=" else f"{self.bound} {text}"
 
 
 def _join(a: str, b: str) -> str:

@@ -10,7 +10,7 @@ each kernel gets its measured time (``engine.kerneltime``).  The compile is most
 at 10,000 equations; benchmarks/bench_fusion.py), so it is made once per program and device and kept in
 ``program.memo``: ``--run``, a map made again, a profile after it and ``engine.memory``'s ``memory_analysis()``
 reuse it.
-Returns data (``FusionMap``); ``views.fusion`` shows it."""
+Returns data (``FusionMap``); ``views.compiled.fusion`` shows it."""
 from __future__ import annotations
 
 import re

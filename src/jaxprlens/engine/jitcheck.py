@@ -1,5 +1,5 @@
 """Eager against compiled: the stepper's outputs (every equation run on its own) against ``jax.jit`` of the whole
-program on the same inputs, as data (``JitCheck`` with a tolerance, ``JitDiff`` strict); ``views.dbgstate`` and
+program on the same inputs, as data (``JitCheck`` with a tolerance, ``JitDiff`` strict); ``views.debugger.state`` and
 ``present.words`` say them in the reader's words.
 
 The comparison is an explicit step (``JitComparison``, a mixin of ``engine.stepper.Stepper``): ``jit_check()``
@@ -26,7 +26,7 @@ JIT_BUDGET = 1_000     # equations: past this the comparison (an XLA compile of 
 
 
 class JitCheck(NamedTuple):
-    """The stepped (eager) outputs against ``jax.jit``'s, as data (``views.dbgstate`` says it in words).
+    """The stepped (eager) outputs against ``jax.jit``'s, as data (``views.debugger.state`` says it in words).
 
     ``status``: ``equal`` (bit for bit), ``close`` (differ, within the tolerance), ``differ`` (beyond it),
     ``failed`` (jax.jit raised: ``detail``), ``mismatch`` (output ``path`` is of type ``got`` stepped but ``want``

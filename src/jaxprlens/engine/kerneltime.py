@@ -14,7 +14,7 @@ naming the HLO instruction in its ``hlo_op`` stat and the module in ``hlo_module
 
 A kernel's time is its own: an event's duration less those of the events nested in it on the same line, summed
 per run and averaged over the runs.  Host events are read only when no device plane has any (on a GPU the host
-plane holds the launches, not the kernels).  Returns data (``KernelTimes``); ``views.fusion`` shows it."""
+plane holds the launches, not the kernels).  Returns data (``KernelTimes``); ``views.compiled.fusion`` shows it."""
 from __future__ import annotations
 
 import gzip

@@ -1,6 +1,6 @@
 """Memory along the program (``%%jaxpr --memory``, ``program.memory()``): the bytes of the values live after
 each top-level equation, the peak and what is live there, and for a program with a backward pass the
-residuals: the forward values the backward pass reads.  Returns data (``Memory``); ``views.memory`` shows it.
+residuals: the forward values the backward pass reads.  Returns data (``Memory``); ``views.compiled.memory`` shows it.
 
 A value is live from the equation that makes it to its last reader (or to the end when the program returns
 it); inputs and constants are live throughout (the caller holds them).  Its bytes are its type's: size ×

@@ -1,5 +1,5 @@
 """Running a traced program on a device: one compile, timed steady-state runs, and each top-level equation
-timed on its own beside its cost estimate.  Returns data (``Run``, ``ProfileRow``); ``views.run`` shows it.
+timed on its own beside its cost estimate.  Returns data (``Run``, ``ProfileRow``); ``views.compiled.run`` shows it.
 
 Timing is bounded: runs stop at ``repeat`` or when a time budget is spent (``BUDGET`` seconds by default),
 and timings are summarised as they come (count, median, interquartile range), never all kept."""
@@ -16,12 +16,12 @@ import jax
 import numpy as np
 
 from jaxprlens.engine.compiled import on_device, place, placed_on, scoped
-from jaxprlens.engine.cost import costs, nbytes, si
+from jaxprlens.engine.cost import costs, nbytes
 from jaxprlens.engine.memory import deaths, device_free_bytes, memory
 from jaxprlens.engine.devices import DeviceInfo, resolve_device
 from jaxprlens.engine.frames import _bind_params
 from jaxprlens.model.program import Lit, Program
-from jaxprlens.model.errors import KeyedError
+from jaxprlens.model.errors import KeyedError, Size
 
 BUDGET = 10.0        # seconds of timing per run() / profile() unless told otherwise
 REPEAT = 20          # timed runs per run() / profile() unless told otherwise (or the budget stops them first)
@@ -82,7 +82,7 @@ class _Series:
 
 @dataclass
 class Run:
-    """One compiled program run on a device: its outputs and timings (``views.run.RunResult`` shows it)."""
+    """One compiled program run on a device: its outputs and timings (``views.compiled.run.RunResult`` shows it)."""
     outputs: Any                 # the function's own output pytree
     device: DeviceInfo
     compile_time: float          # seconds: lower + compile
@@ -136,7 +136,7 @@ def check_fits(need: int, device, key: str, **fields) -> None:
     than ``device`` has free; nothing where the device does not say."""
     free = device_free_bytes(device)
     if free is not None and need > free * MEMORY_SHARE:
-        raise KeyedError(key, need=si(need, "B"), free=si(free, "B"), device=str(DeviceInfo.of(device).name),
+        raise KeyedError(key, need=Size(need, "B"), free=Size(free, "B"), device=str(DeviceInfo.of(device).name),
                          **fields)
 
 
@@ -257,7 +257,7 @@ def measure_each(program: Program, device=None, repeat: int = REPEAT, budget: fl
                   key=lambda x: x[0])
     if biggest[1] is not None:           # each equation's results are made whole (no fusion across equations)
         check_fits(made.peak - made.base, resolve_device(device), "profile_too_big", id=biggest[1].id,
-                   value=si(biggest[0], "B"))
+                   value=Size(biggest[0], "B"))
     end = time.perf_counter() + budget
     eqns = list(program.eqns)
     whole = measure(program, device=device, repeat=repeat, budget=budget / (len(eqns) + 1))

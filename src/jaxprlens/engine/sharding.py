@@ -12,7 +12,7 @@ propagation chose.  From the two texts:
 - ``layout``: for each equation, how its first result is laid out over the mesh (a ``PartitionSpec`` over mesh
   axes, the shape each device holds, replicated or not), from the partitioner's input.
 
-Returns data (``ShardingMap``); ``views.sharding`` shows it."""
+Returns data (``ShardingMap``); ``views.compiled.sharding`` shows it."""
 from __future__ import annotations
 
 import math

@@ -1,6 +1,6 @@
 """One summary of a value, whatever its JAX dtype, as data: kind, shape, dtype, NaN/Inf counts, min/max/mean, a
-histogram, and what to print.  ``views.dbgstate`` (the debugger's value panel), ``views.run`` (``run()``'s
-outputs) and ``present.display.array_text`` say it; ``engine.conditions`` and ``engine.jitcheck`` classify
+histogram, and what to print.  ``views.debugger.state`` (the debugger's value panel), ``views.compiled.run``
+(``run()``'s outputs) and ``present.display.array_text`` say it; ``engine.conditions`` and ``engine.jitcheck`` classify
 values with ``kind``.
 
 NumPy calls bfloat16, float8_* and int4/uint4 arrays kind ``'V'`` and cannot turn a key array into an array at

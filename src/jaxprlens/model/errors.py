@@ -23,6 +23,17 @@ class Words:
         return f"Words({self.key!r}, {self.fields!r})"
 
 
+class Size:
+    """A count with its unit, for a field of a message: ``Size(1_500_000, "B")`` is said ``1.5 MB``
+    (``present.i18n.si``): the engines raise numbers, present says them."""
+
+    def __init__(self, value: float, unit: str):
+        self.value, self.unit = value, unit
+
+    def __repr__(self) -> str:
+        return f"Size({self.value!r}, {self.unit!r})"
+
+
 def _worded(key: str, lang, fields: dict) -> str:
     words = Keyed.wording
     if words is None:          # the catalogue is not loaded (importing jaxprlens loads it)
@@ -31,6 +42,8 @@ def _worded(key: str, lang, fields: dict) -> str:
     def field(v):
         if isinstance(v, Words):
             return v.text(lang)
+        if isinstance(v, Size):
+            return Keyed.sized(v.value, v.unit)
         if isinstance(v, list) and v and all(isinstance(x, Words) for x in v):
             return words("sep", lang).join(x.text(lang) for x in v)
         return v
@@ -39,9 +52,10 @@ def _worded(key: str, lang, fields: dict) -> str:
 
 class Keyed:
     """An exception carrying ``key`` (the catalogue entry) and ``fields`` (what fills it; a field may be
-    ``Words``, or a list of them)."""
+    ``Words``, or a list of them, or a ``Size``)."""
 
     wording = None      # (key, lang, **fields) -> str; present.i18n registers its ``t`` here
+    sized = None        # (value, unit) -> str; present.i18n registers its ``si`` here
 
     def __init__(self, key: str, **fields):
         self.key, self.fields = key, fields

@@ -196,7 +196,7 @@ class Program:
     # What a program can be shown as or run by.  The layers above register these (``provide``, done by
     # ``jaxprlens/__init__.py``), so the model imports no view and no engine.
     def table(self, lang: str | None = None, **options):
-        """The annotated table (``jaxprlens.views.table.Table``)."""
+        """The annotated table (``jaxprlens.views.table.table.Table``)."""
         return _provided("table")(self, lang=lang, **options)
 
     def text_view(self):
@@ -204,7 +204,7 @@ class Program:
         return _provided("text_view")(self)
 
     def graph(self, **options):
-        """The dataflow graph (``jaxprlens.views.graph.Graph``)."""
+        """The dataflow graph (``jaxprlens.views.graph.graph.Graph``)."""
         return _provided("graph")(self, **options)
 
     def stepper(self, *args, **options):
@@ -212,24 +212,25 @@ class Program:
         return _provided("stepper")(self, *args, **options)
 
     def debugger(self, *args, **options):
-        """The widget debugger (``jaxprlens.views.debugger.Debugger``)."""
+        """The widget debugger (``jaxprlens.views.debugger.debugger.Debugger``)."""
         return _provided("debugger")(self, *args, **options)
 
     def run(self, device=None, **options):
-        """Run under ``jax.jit`` on a device, timed (``jaxprlens.views.run.run``: ``repeat``, ``budget``, ...)."""
+        """Run under ``jax.jit`` on a device, timed (``jaxprlens.views.compiled.run.run``:
+        ``repeat``, ``budget``, ...)."""
         return _provided("run")(self, device=device, **options)
 
     def fusion(self, device=None, **options):
-        """Which equations became which compiled kernel (``jaxprlens.views.fusion.FusionView``)."""
+        """Which equations became which compiled kernel (``jaxprlens.views.compiled.fusion.FusionView``)."""
         return _provided("fusion")(self, device=device, **options)
 
     def sharding(self, device=None, **options):
         """Where the data lives on the device mesh and which equation made each collective
-        (``jaxprlens.views.sharding.ShardingView``)."""
+        (``jaxprlens.views.compiled.sharding.ShardingView``)."""
         return _provided("sharding")(self, device=device, **options)
 
     def memory(self, **options):
-        """Bytes live along the program, its peak, residuals (``jaxprlens.views.memory.MemoryView``)."""
+        """Bytes live along the program, its peak, residuals (``jaxprlens.views.compiled.memory.MemoryView``)."""
         return _provided("memory")(self, **options)
 
     def transform(self, name: str, **options) -> Program:

@@ -19,15 +19,32 @@ from importlib import resources
 from jaxprlens.present.escape import html
 
 CSS = {"base": "jaxprlens.css", "table": None, "graph": "graph.css", "debugger": "debugger.css",
-       "views": "views.css"}
-MODULES = {"table": "table", "graph": "graph", "debugger": "debugger",   # view -> its module in static/
-           "live": "live"}        # a live table's widget (views/live.py): rows asked of the kernel
+       "compiled": "compiled.css"}
+MODULES = {"table": "table", "graph": "graph", "debugger": "debugger",   # view -> its ES module
+           "live": "live"}        # a live table's widget (views/table/live.py): rows asked of the kernel
 ENTRY = "main"
 
 
 @functools.cache
+def _places() -> dict:
+    """Every stylesheet and ES module in the package by its name: ``static/`` (the loader, the entry, the DOM
+    helpers, the base stylesheet) and each view's folder beside its Python (``views/table/table.js``).  A module
+    imports another by its name alone (``./dom.js``): names are unique in the package."""
+    found: dict = {}
+
+    def walk(folder):
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                walk(entry)
+            elif entry.name.endswith((".js", ".css")):
+                found[entry.name] = entry
+    walk(resources.files("jaxprlens"))
+    return found
+
+
+@functools.cache
 def _asset(name: str) -> str:
-    return resources.files("jaxprlens").joinpath("static", name).read_text(encoding="utf-8")
+    return _places()[name].read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ minifying (comments and spaces only)
@@ -199,7 +216,7 @@ REPLAY_META = {"replay": True}                        # the recorded replay's di
 
 def style() -> str:
     """The plain ``<style>`` of the views with no script (lowering, compare, diff)."""
-    return f"<style>{css(frozenset({'views'}))}</style>"
+    return f"<style>{css(frozenset({'compiled'}))}</style>"
 
 
 def packed(payload: dict, cls: str) -> str:

@@ -85,7 +85,23 @@ def t(key: str, lang: str | None = None, **fields) -> str:
     return text.format(**fields)
 
 
+_PREFIXES = ["", "k", "M", "G", "T", "P", "E"]
+
+
+def si(value: float, unit: str) -> str:
+    """``96 B``, ``2.0 kFLOP``, ``1.5 MB``: decimal prefixes, one decimal once scaled (deterministic)."""
+    value = float(value)
+    if abs(value) < 1000:
+        return f"{int(round(value))} {unit}"
+    i = 0
+    while abs(value) >= 1000 and i < len(_PREFIXES) - 1:
+        value /= 1000.0
+        i += 1
+    return f"{value:.1f} {_PREFIXES[i]}{unit}"
+
+
 Keyed.wording = t          # the model's and engines' errors (KeyedError, TraceError) are worded by this catalogue
+Keyed.sized = si           # and their sizes (model.errors.Size) said as numbers with their unit
 
 
 def a_noun(noun: str, lang: str | None = None) -> str:

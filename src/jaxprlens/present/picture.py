@@ -1,7 +1,7 @@
 """Values as pictures: a heatmap of an array (a 1-D value as a strip, an N-D value as facets of its 2-D slices),
 NaN, +Inf, -Inf and edited elements marked, the colour map's range and the marks said in words, and a histogram
-of the finite values.  Used by the debugger's value panel (``views.dbgstate``) and ``--run``'s outputs
-(``views.run``).
+of the finite values.  Used by the debugger's value panel (``views.debugger.state``) and ``--run``'s outputs
+(``views.compiled.run``).
 
 Each picture is a PNG written here (zlib + struct, a palette image: no dependency) shown as ``<img src="data:
 image/png;base64,...">`` with alt text: JupyterLab's sanitizer strips ``<svg>`` and ``<style>`` from untrusted

@@ -165,7 +165,7 @@ class Rows:
                 f'data-primitive="{html(eqn.primitive)}"{same}>{"".join(cells)}</tr>')
 
     def search_text(self, row: Row) -> str:
-        """What a search reads of a row, as ``static/table.js`` rowText reads its HTML: the equation's id, the
+        """What a search reads of a row, as ``views/table/table.js`` rowText reads its HTML: the equation's id, the
         text of its line and of its source line (the run's line on a row continuing one), lower case."""
         eqn, src = row.eqn, row.source
         where = source_text(src, self.lang) if src is not None else (

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from jaxprlens.engine.cost import costs as estimate, si
+from jaxprlens.engine.cost import costs as estimate
+from jaxprlens.present.i18n import si
 from jaxprlens.model.program import Program, path_id
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present.i18n import t
@@ -56,7 +57,7 @@ class Shares:
     @classmethod
     def measured(cls, program: Program, profile) -> Shares:
         """Shares of measured time (``--graph --profile``): each top-level equation's time, run on its own,
-        over their sum (``views.run.Profile``); inside one, the estimate splits its share."""
+        over their sum (``views.compiled.run.Profile``); inside one, the estimate splits its share."""
         self = cls(program, "flops", profile.costs if hasattr(profile.costs, "totals") else None)
         self.metric, self.total = "time", profile.measured_total
         times = {r.eqn.id: r.median for r in profile.rows if r.median is not None}

@@ -2,8 +2,8 @@
 stepper stopped, a device.  The model and engines hold data only; every view says them through here."""
 from __future__ import annotations
 
-from jaxprlens.engine.cost import Cost, si
-from jaxprlens.present.i18n import sub_label, t
+from jaxprlens.engine.cost import Cost
+from jaxprlens.present.i18n import si, sub_label, t
 
 
 # ---------------------------------------------------------------- call groups (model.calls.Group)

@@ -17,7 +17,7 @@ export function boot(host) {
   if (graph.link) graph.link(host);
 }
 
-/* An output's HTML drawn as a widget (views/live.py shown_class: marimo runs no script of an HTML output). */
+/* An output's HTML drawn as a widget (views/table/live.py shown_class: marimo runs no script of an HTML output). */
 function show({ model, el }) {
   const host = document.createElement("div");
   host.innerHTML = model.get("html");     // the output's own HTML, escaped once by the kernel (present/escape.py)

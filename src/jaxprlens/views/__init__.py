@@ -22,7 +22,7 @@ class Stack:
         return iter(self.parts)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from jaxprlens.views.live import live_bundle      # a table's rows past those stored, from a live kernel
+        from jaxprlens.views.table.live import live_bundle      # a table's rows past those stored, from a live kernel
         text, body, needs = self._parts()
         return live_bundle({"text/plain": text, "text/html": output(body, needs)}, self.parts, body)
 
@@ -62,7 +62,7 @@ class Outputs(Stack):
     display hook when the magic returns this)."""
 
     def _ipython_display_(self):
-        from IPython.display import display
+        from IPython.display import display  # noqa: TID251 - IPython's display protocol, called by IPython
         stacked: list = []
         for part in self.parts + [None]:
             if part is None or hasattr(part, "_ipython_display_"):
@@ -100,15 +100,15 @@ class Cell:
 
     @functools.cached_property
     def measured(self):
-        """``--profile``: every top-level equation timed (``views.run.profile``)."""
-        from jaxprlens.views.run import profile
+        """``--profile``: every top-level equation timed (``views.compiled.run.profile``)."""
+        from jaxprlens.views.compiled.run import profile
         o = self.opts
         return profile(self.program, device=o.device, repeat=o.repeat, lang=o.lang, budget=o.budget)
 
     @functools.cached_property
     def fused(self):
         """``--fusion``: which equations became which compiled kernel (each timed with ``--profile``)."""
-        from jaxprlens.views.fusion import fusion_view
+        from jaxprlens.views.compiled.fusion import fusion_view
         o = self.opts
         return fusion_view(self.program, device=o.device, lang=o.lang, profile=o.profile, repeat=o.repeat,
                            budget=o.budget)
@@ -117,7 +117,7 @@ class Cell:
     @functools.cached_property
     def sharded(self):
         """``--sharding``: where the data lives on the mesh and which equation made each collective."""
-        from jaxprlens.views.sharding import sharding_view
+        from jaxprlens.views.compiled.sharding import sharding_view
         return sharding_view(self.program, device=self.opts.device, lang=self.opts.lang)
 
 
@@ -137,10 +137,10 @@ def build_view(program, opts: Options, transformed=None):
             transformed = transform(program, opts.transform, **options)
         if not opts.compare:
             return build_view(transformed, replace(opts, transform=None))
-        from jaxprlens.views.compare import Compare
+        from jaxprlens.views.compiled.compare import Compare
         view = Compare(program, transformed, describe(opts.transform, program, options), lang=opts.lang)
         if opts.lower or opts.compiled:
-            from jaxprlens.views.lower import lowering_view
+            from jaxprlens.views.compiled.lower import lowering_view
             return Stack([view, lowering_view(transformed, compiled=opts.compiled, lang=opts.lang)])
         return view
     cell = Cell(program, opts)

@@ -88,7 +88,7 @@ def _runs(opts: Options) -> None:
 
 def _graph_size(opts: Options) -> None:
     if min(opts.depth or 0, opts.max_nodes) < 0:
-        from jaxprlens.views.draw import DEPTH     # what the graph opens when not told
+        from jaxprlens.views.graph.draw import DEPTH     # what the graph opens when not told
         raise KeyedError("graph_negative", depth=DEPTH if opts.depth is None else opts.depth, max_nodes=opts.max_nodes)
 
 
@@ -105,7 +105,7 @@ def _compare(opts: Options) -> None:
 
 
 def _max_nodes() -> int:
-    from jaxprlens.views.draw import MAX_NODES
+    from jaxprlens.views.graph.draw import MAX_NODES
     return MAX_NODES
 
 
@@ -119,12 +119,12 @@ class Options:
     """What the reader asked for, as plain typed values, checked: the magic's argparse namespace stops at
     ``from_namespace``; the views and engines read these.  ``Options()`` is the table, in the default language.
     The fields are in the order ``--help`` lists them."""
-    text: bool = option(False, shows="jaxprlens.views.text:part", at=10)
-    table: bool = option(False, shows="jaxprlens.views.live:part", at=20)       # the default view
-    graph: bool = option(False, shows="jaxprlens.views.graph:part", at=30)
-    debug: bool = option(False, shows="jaxprlens.views.debugger:part", at=90)
-    run: bool = option(False, shows="jaxprlens.views.run:run_part", at=70)
-    profile: bool = option(False, shows="jaxprlens.views.run:profile_part", at=80)
+    text: bool = option(False, shows="jaxprlens.views.table.text:part", at=10)
+    table: bool = option(False, shows="jaxprlens.views.table.live:part", at=20)       # the default view
+    graph: bool = option(False, shows="jaxprlens.views.graph.graph:part", at=30)
+    debug: bool = option(False, shows="jaxprlens.views.debugger.debugger:part", at=90)
+    run: bool = option(False, shows="jaxprlens.views.compiled.run:run_part", at=70)
+    profile: bool = option(False, shows="jaxprlens.views.compiled.run:profile_part", at=80)
     cost: Metric | None = option(None, value=str, choices=METRICS, const=METRICS[0], needs=("table", "graph"),
                                  example="--graph --cost bytes")
     devices: bool = option(False)                    # list the devices and stop (the magic, before any cell runs)
@@ -147,11 +147,12 @@ class Options:
     batched: bool = option(False, needs=(("transform", "vmap"),), example="--transform vmap --batched")
     has_aux: bool = option(False, needs=(("transform", "grad"),), example="--transform grad --has-aux")
     compare: bool = option(False, check=_compare, needs=("transform",), example="--transform grad --compare")
-    lower: bool = option(False, shows="jaxprlens.views.lower:part", at=40)
-    compiled: bool = option(False, shows="jaxprlens.views.lower:part", at=40)     # the same part: StableHLO and HLO
-    fusion: bool = option(False, shows="jaxprlens.views.fusion:part", at=50)
-    memory: bool = option(False, shows="jaxprlens.views.memory:part", at=60)
-    sharding: bool = option(False, shows="jaxprlens.views.sharding:part", at=65)
+    lower: bool = option(False, shows="jaxprlens.views.compiled.lower:part", at=40)
+    # the same part: StableHLO and HLO
+    compiled: bool = option(False, shows="jaxprlens.views.compiled.lower:part", at=40)
+    fusion: bool = option(False, shows="jaxprlens.views.compiled.fusion:part", at=50)
+    memory: bool = option(False, shows="jaxprlens.views.compiled.memory:part", at=60)
+    sharding: bool = option(False, shows="jaxprlens.views.compiled.sharding:part", at=65)
 
     @classmethod
     def from_namespace(cls, ns) -> Options:

@@ -1,4 +1,4 @@
-"""The debugger (views/debugger.py, dbgstate.py, replay.py) and the stepper's words (engine/): moves,
+"""The debugger (views/debugger/: debugger.py, state.py, replay.py) and the stepper's words (engine/): moves,
 stops, the jax.jit comparison, what-if edits, why a step ran an equation whole, its errors.
 
 The shape of an entry: ``catalogue/__init__.py``.
@@ -187,7 +187,7 @@ WORDS = {
                           "编辑值需要内核（这是录制的回放）"),
     "bad_toggle": ("no equation {eqn} in this program ({n} equations; ids look like {example})",
                    "这个程序中没有方程 {eqn}（共 {n} 个方程；编号形如 {example}）"),
-    # past this size the debugger does not offer "compare now" (views/dbgstate.COMPARE_MAX)
+    # past this size the debugger does not offer "compare now" (views/debugger/state.py COMPARE_MAX)
     "jit_too_large": ("Not compared with jax.jit: the program has {n} equations, and XLA's compile time grows faster "
                       "than the program (minutes past {max} equations, holding up the kernel). To compare anyway, "
                       "outside the debugger: stepper.jit_check(budget=None).",

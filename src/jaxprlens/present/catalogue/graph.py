@@ -1,4 +1,4 @@
-"""The dataflow graph (views/graph.py, draw.py, fold.py, overview.py, render.py): node kinds, folds,
+"""The dataflow graph (views/graph/graph.py, draw.py, fold.py, overview.py, render.py): node kinds, folds,
 captions, why no renderer could draw it, the inlined calls' overview.
 
 The shape of an entry: ``catalogue/__init__.py``.
@@ -69,7 +69,7 @@ WORDS = {
                        "未知格式 {fmt}（必须是以下之一：{formats}）"),
     "cost_unknown": ("unknown cost {metric} (must be one of {metrics})",
                      "未知开销 {metric}（必须是以下之一：{metrics}）"),
-    # why no renderer could draw a graph (views/render.py RenderError); {pip} and {env} are what to run
+    # why no renderer could draw a graph (views/graph/render.py RenderError); {pip} and {env} are what to run
     "render_no_dot": ("{var}=dot, but no `dot` is on PATH; unset {var} to use graphviz-pure",
                       "{var}=dot，但 PATH 上没有 `dot`；取消设置 {var} 即可使用 graphviz-pure"),
     "render_no_pure": ("graphviz-pure is not installed; {pip} (jaxprlens depends on it), or install Graphviz and set "

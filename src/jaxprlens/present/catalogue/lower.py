@@ -1,4 +1,4 @@
-"""The compiled program (views/lower.py, fusion.py, memory.py) and the diff of two programs (views/diff.py).
+"""The compiled program (views/compiled/: lower.py, fusion.py, memory.py) and the diff of two programs (diff.py).
 
 The shape of an entry: ``catalogue/__init__.py``.
 """
@@ -9,7 +9,7 @@ WORDS = {
     "stablehlo_head": ("StableHLO:", "StableHLO："),
     "optimized_hlo": ("optimized HLO (after XLA)", "优化后的 HLO（经 XLA 处理）"),
     "from_eqn": ("from equation {ids}", "来自方程 {ids}"),
-    # fusion map (views/fusion.py) and memory along the program (views/memory.py)
+    # fusion map (views/compiled/fusion.py) and memory along the program (views/compiled/memory.py)
     "n_kernels": ("{n} kernels", "{n} 个计算内核", "{n} kernel"),
     "fusion_head": ("fusion map: the kernels XLA compiled the program into ({device})",
                     "融合图：XLA 把程序编译成的计算内核（{device}）"),

@@ -1,4 +1,4 @@
-"""--run and --profile (views/run.py): devices, timings, outputs, time budgets, and why the estimate
+"""--run and --profile (views/compiled/run.py): devices, timings, outputs, time budgets, and why the estimate
 and XLA's cost analysis differ.
 
 The shape of an entry: ``catalogue/__init__.py``.

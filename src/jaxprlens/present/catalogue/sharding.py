@@ -1,4 +1,4 @@
-"""Where a program's data lives on the device mesh and which equation made each collective (views/sharding.py).
+"""Where a program's data lives on the device mesh and which equation made each collective (views/compiled/sharding.py).
 
 The shape of an entry: ``catalogue/__init__.py``.
 """

@@ -1,4 +1,4 @@
-"""The equation table (views/table.py, present/rows.py): headers, cells, notes on what is not drawn or
+"""The equation table (views/table/table.py, present/rows.py): headers, cells, notes on what is not drawn or
 stored, the folded calls and the signature.
 
 The shape of an entry: ``catalogue/__init__.py``.
@@ -73,7 +73,7 @@ WORDS = {
                    "另有 {n} 行（调用和方程）：运行或信任此笔记本后，滚动时逐步显示（--text 可全部打印）",
                    "{n} more row (a call or an equation): run or trust the notebook to draw it as you scroll (--text "
                    "prints it)"),
-    # the same notes on a live page: what the notebook did not store comes from the kernel (views/live.py)
+    # the same notes on a live page: what the notebook did not store comes from the kernel (views/table/live.py)
     "rows_live": ("{n} more equations come from the kernel as you scroll or search (the notebook stores the first {k} "
                   "as data)",
                   "另有 {n} 个方程在滚动或搜索时从内核取得（笔记本只保存前 {k} 个的数据）",
@@ -106,7 +106,7 @@ WORDS = {
                     "%%jaxpr --text prints them all)",
                     "方程按 trace 时内联的 Python 调用折叠，每个调用一行（print(program) 或 %%jaxpr --text 可全部打印"
                     "）"),
-    # the row server's answers to a malformed message (views/live.py RowServer.answer)
+    # the row server's answers to a malformed message (views/table/live.py RowServer.answer)
     "live_not_object": ("a message must be an object with 'do' (one of {actions})",
                         "消息必须是带有 'do' 的对象（'do' 是以下之一：{actions}）"),
     "live_unknown_do": ("unknown request {do} (must be one of {actions})",

@@ -14,7 +14,7 @@ from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.model.program import Program
 from jaxprlens.model.marimocells import notebook
 from jaxprlens.model.sources import located, where_label
-from jaxprlens.views.compare import CELL, EQ, FIXED, ROOT
+from jaxprlens.views.compiled.compare import CELL, EQ, FIXED, ROOT
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _PATH = re.compile(r'"(?:[^"\n]*/)([^"/\n]+)"')                 # "/abs/dir/file.py" -> "file.py"

@@ -1,9 +1,9 @@
 /* The debugger's DOM, for the live widget (dbglive.js) and the recorded replay (dbgreplay.js).  It draws nothing
    of its own: a frame's rows and a state's panel (crumbs, notes, values, source) come as HTML that Python wrote
-   (present/rows.py Rows.row_html, views/dbgpanel.py); this module puts them in their boxes, touches only what a
+   (present/rows.py Rows.row_html, views/debugger/panel.py); this module puts them in their boxes, touches only what a
    move changed (the rows between the old and the new position, the pieces whose HTML changed), and wires the
    buttons those fragments carry by their data-* attributes.  A frame folded by the program's Python calls
-   (views/dbgfold.py) comes as boxes, one per call (its row, then its body, drawn when it first opens): a move
+   (views/debugger/fold.py) comes as boxes, one per call (its row, then its body, drawn when it first opens): a move
    into another call opens and closes only the calls on the two paths. */
 import { el } from "./dom.js";
 
@@ -145,7 +145,7 @@ export class Debugger {
     const cols = head.querySelector("colgroup");     // each box of rows takes the same widths
     frame.appendChild(head);
     const body = h("div", "jl-fbody jl-froot");
-    body.innerHTML = f.body || "";      // views/dbgfold.py: escaped once in Python
+    body.innerHTML = f.body || "";      // views/debugger/fold.py: escaped once in Python
     frame.appendChild(body);
     const e = { table: frame, rows: [], chunks: new Map(), got: new Map(), asked: new Set(), groups: new Map(),
                 byId: new Map(), marked: new Set(), opened: new Set(), call: null, pc: 0, cols: cols,
@@ -173,7 +173,7 @@ export class Debugger {
     });
   }
 
-  body(e, id, html) {   // a call's body (views/dbgfold.py body_html), into its box
+  body(e, id, html) {   // a call's body (views/debugger/fold.py body_html), into its box
     const g = e.groups.get(id);
     if (!g || g.filled) return;
     g.filled = true;

@@ -18,8 +18,8 @@ from jaxprlens.present.front import LIVE_KEY, LIVE_TABLE_META, WIDGET_VIEW, bund
 from jaxprlens.present.i18n import t
 from jaxprlens.present.rows import group_data, walk
 from jaxprlens.views import cells
-from jaxprlens.views import table as tv
-from jaxprlens.views import layout as lay
+from jaxprlens.views.table import table as tv
+from jaxprlens.views.table import layout as lay
 
 ROWS_PER_MESSAGE = 1000    # rows per answer (a row ~400 B of HTML: an answer stays under 1 MB)
 HIT_GROUPS = 20_000        # a search's counts of matches per call not stored, at most

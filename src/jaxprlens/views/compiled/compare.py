@@ -39,7 +39,8 @@ def alignment(original: Program, transformed: Program) -> dict[str, list[str]]:
 def flops_text(program: Program) -> str | None:
     """Total FLOPs from ``jaxprlens.cost`` when it is available (it is optional here)."""
     try:
-        from jaxprlens.engine.cost import costs, si
+        from jaxprlens.engine.cost import costs
+        from jaxprlens.present.i18n import si
         return si(costs(program).total.flops, "FLOP")
     except Exception:  # noqa: BLE001 - cost rules are optional and may not know every primitive
         return None

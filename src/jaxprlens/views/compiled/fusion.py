@@ -10,7 +10,7 @@ one varying text, masked by ``notebooks/sanitize.cfg``; never padded, so the mas
 kernels no equation comes from that took time, and a total row.  Inline styles only: it reads the same untrusted."""
 from __future__ import annotations
 
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import FusionMap, fusion_map
 from jaxprlens.engine.runner import BUDGET, REPEAT
 from jaxprlens.present.display import View
@@ -19,7 +19,7 @@ from jaxprlens.present.i18n import ljust, resolve as resolve_lang, t, width
 from jaxprlens.present.nouns import eqn_text
 from jaxprlens.present.words import fmt_time
 from jaxprlens.model.program import Program
-from jaxprlens.views.compare import ROOT
+from jaxprlens.views.compiled.compare import ROOT
 
 # Okabe-Ito: told apart with the common colour-vision deficiencies; a kernel's rows get its colour's tint
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")

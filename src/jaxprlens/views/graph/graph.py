@@ -5,16 +5,16 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from jaxprlens.views import fold, overview, render
-from jaxprlens.views.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, build_dot,
-                                  select)
+from jaxprlens.views.graph import fold, overview, render
+from jaxprlens.views.graph.draw import (DEPTH, MAX_NODES, MAX_TOP, PREDRAW, PREDRAW_BYTES, PREDRAW_NODES, build_dot,
+                                        select)
 from jaxprlens.model.errors import KeyedError
 from jaxprlens.present import settings
 from jaxprlens.present.escape import html
 from jaxprlens.present.rows import explain_html
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.present.front import output, labels
-from jaxprlens.views.render import missing_html, missing_text
+from jaxprlens.views.graph.render import missing_html, missing_text
 from jaxprlens.model.program import Program, count_eqns, path_id
 from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import group_label, seen_through_note
@@ -22,14 +22,15 @@ from jaxprlens.present.words import group_label, seen_through_note
 
 def _marks(program: Program, given, kind: str):
     """What the graph marks its nodes by, made from an option: ``given`` None/False (nothing), True (compile and map
-    the program), a view (its ``.map``), a map, or the marks themselves; ``kind`` ``fusion`` (``views.fusion.Kernels``:
-    outlines by compiled kernel) or ``sharding`` (``views.sharding.Comms``: the equations that talk)."""
+    the program), a view (its ``.map``), a map, or the marks themselves; ``kind`` ``fusion``
+    (``views.compiled.fusion.Kernels``: outlines by compiled kernel) or ``sharding``
+    (``views.compiled.sharding.Comms``: the equations that talk)."""
     if given is None or given is False:
         return None
     if kind == "fusion":
-        from jaxprlens.views.fusion import Kernels as Marks, fusion_map as make     # compiles: only when asked
+        from jaxprlens.views.compiled.fusion import Kernels as Marks, fusion_map as make     # compiles: only when asked
     else:
-        from jaxprlens.views.sharding import Comms as Marks, sharding_map as make  # type: ignore[assignment]
+        from jaxprlens.views.compiled.sharding import Comms as Marks, sharding_map as make  # type: ignore[assignment]
     if isinstance(given, Marks):
         return given
     found = getattr(given, "map", given)
@@ -210,7 +211,7 @@ class Graph:
             return {"text/plain": missing_text(e, self.source, self.lang),
                     "text/html": missing_html(e, self.source, self.lang)}
         del svg          # the SVG travels once, as the HTML's picture (the script makes it live)
-        from jaxprlens.views.live import live_bundle        # marimo: drawn as a widget (no script runs there)
+        from jaxprlens.views.table.live import live_bundle        # marimo: drawn as a widget (no script runs there)
         bundle = {"text/plain": self.summary(), "text/html": self.html()}
         if (include is None or "image/png" in include) and not (exclude and "image/png" in exclude):
             png = self.png()          # what LaTeX/PDF exports (nbconvert --to latex/pdf) show

@@ -1,12 +1,12 @@
 """The debugger's frame folded by the program's Python calls: the call tree the table folds by (``model.calls``,
-``views.layout.fold_tree``: the same groups, labels and counts), the call holding the current equation open and
+``views.table.layout.fold_tree``: the same groups, labels and counts), the call holding the current equation open and
 every other one a row of its own.
 
 A frame is a body of pieces (``body_html``): per call a box (``jl-fgroup``: its row, ``group_html``, then its
 own body, drawn when it first opens) and per run of the equations it makes itself placeholders of at most
 ``CHUNK_ROWS`` rows (``jl-fchunk``, within one chunk of the frame: the rows come per chunk, as the reader
 scrolls to them).  A move into another call only opens and closes the calls on the two paths
-(``static/dbgview.js``); an unfolded frame is one run.  The snapshot shown where no script runs is one table of
+(``views/debugger/dbgview.js``); an unfolded frame is one run.  The snapshot shown where no script runs is one table of
 the rows around the current one (``static_html``), readable as text.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from jaxprlens.model.program import Program, count_eqns
 from jaxprlens.present.escape import html
 from jaxprlens.present.nouns import block
 from jaxprlens.present.rows import Rows, group_data, group_html
-from jaxprlens.views.layout import fold_tree, top_group
+from jaxprlens.views.table.layout import fold_tree, top_group
 
 CHUNK_ROWS = 200    # the script draws a frame in boxes of at most this many rows, each asked for when scrolled to
 MAX_CALLS = 100     # a body making more calls than this shows its rows instead (a chain of 10k one-line calls)

@@ -1,4 +1,4 @@
-"""The debugger's frame folded by the program's Python calls (views/dbgfold.py) and Over call
+"""The debugger's frame folded by the program's Python calls (views/debugger/fold.py) and Over call
 (engine/landings.py ``over_call``, ``call_landings``), on the nnx tutorial's jitted train step (issue 28)."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from jaxprlens.engine.landings import call_end, over_call, state_key
 from jaxprlens.engine.stepper import Stepper
 from jaxprlens.model.calls import call_tree
 from jaxprlens.model.tracing import trace
-from jaxprlens.views.dbgstate import StateView, frame_view
-from jaxprlens.views.replay import record
+from jaxprlens.views.debugger.state import StateView, frame_view
+from jaxprlens.views.debugger.replay import record
 
 from libraries import nnx_jit_train_step
 
@@ -172,7 +172,7 @@ def test_the_live_debugger_sends_a_calls_body_once_when_a_move_goes_into_it(step
 def test_a_frame_of_more_calls_than_rows_can_show_stays_unfolded():
     """A chain of 200 one-line calls (``lambda v: v * y``): a row per call would be no shorter than the rows."""
     import jax.numpy as jnp
-    from jaxprlens.views.dbgfold import MAX_CALLS
+    from jaxprlens.views.debugger.fold import MAX_CALLS
 
     def chain(x, y):
         ops = (jnp.sin, lambda v: v * y)
@@ -193,7 +193,7 @@ def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_
     """Issue 27: the nnx step's first message held the frame's first 1,000 rows (394 kB) while the folded frame
     shows one; now the chunks its open calls' boxes show, and the rows of a call a move opens come with it."""
     import json
-    from jaxprlens.views.dbgstate import CHUNK_ROWS
+    from jaxprlens.views.debugger.state import CHUNK_ROWS
     p, args = step
     d = p.debugger(*args)
     sent = d.comm.custom
@@ -223,7 +223,7 @@ def test_a_bodys_pieces_are_data_its_html_and_the_rows_it_shows_are_both_read_fr
     """``FrameFold.pieces``: calls and runs of rows; the body's HTML draws them and ``chunks_shown`` counts the chunks
     their placeholders show, with no HTML read back."""
     from jaxprlens.model.calls import Group
-    from jaxprlens.views.dbgfold import CHUNK_ROWS, frame_fold
+    from jaxprlens.views.debugger.fold import CHUNK_ROWS, frame_fold
     p, args = step
     view = StateView(Stepper(p, *args), "en")
     fold = frame_fold(p, "en")

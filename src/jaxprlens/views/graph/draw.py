@@ -19,7 +19,7 @@ from jaxprlens.present.nouns import param_words, params_of, source_text, var_tex
 from jaxprlens.present.shares import Shares
 from jaxprlens.present.usage import wrap
 from jaxprlens.present.words import percent
-from jaxprlens.views.render import INK, KIND_COLORS, MID, STYLES, kind_of
+from jaxprlens.views.graph.render import INK, KIND_COLORS, MID, STYLES, kind_of
 from jaxprlens.model.program import Lit, Program, Var, count_eqns, path_id, statement
 
 DEPTH = 3             # sub-jaxprs nested deeper than this are folded
@@ -118,9 +118,9 @@ class _Draw:
         self.drawn = 0
         self.compact = False          # edge labels as ``xlabel``s: they take no rank of their own
         self.shares = shares          # colour equations by their share of the cost (issue 22)
-        self.kernels = None           # views.fusion.Kernels: outline equations by compiled kernel (issue 30)
+        self.kernels = None           # views.compiled.fusion.Kernels: outline equations by compiled kernel (issue 30)
         self.kernels_drawn: list = []
-        self.comms = None             # views.sharding.Comms: mark the equations that made a collective
+        self.comms = None             # views.compiled.sharding.Comms: mark the equations that made a collective
         self.comms_drawn = False
 
     def edge(self, tail, head, parts=(), **attrs):
@@ -230,7 +230,7 @@ class _Draw:
         found = self.comms.of(eqn_ids, nested) if self.comms is not None else []
         if not found:
             return
-        from jaxprlens.views.sharding import MARK
+        from jaxprlens.views.compiled.sharding import MARK
         self.comms_drawn = True
         lines = self.comms.lines(found, self.lang)
         attrs.update(label=attrs["label"] + "\\n" + _lines(*lines), color=MARK, penwidth="3",
@@ -404,8 +404,8 @@ def _digraph():
 def build_dot(root: Program, depth: int, max_nodes: int, parent=None, sub=None, max_top: int = MAX_TOP,
               lang: str = "en", shares: Shares | None = None, kernels=None, comms=None) -> tuple:
     """DOT source for ``root`` and the drawing's bookkeeping (for the summary); ``shares``: colour each
-    equation by its share of the cost; ``kernels`` (``views.fusion.Kernels``): outline it by its kernel;
-    ``comms`` (``views.sharding.Comms``): mark it when it made a collective."""
+    equation by its share of the cost; ``kernels`` (``views.compiled.fusion.Kernels``): outline it by its kernel;
+    ``comms`` (``views.compiled.sharding.Comms``): mark it when it made a collective."""
     g = _digraph()
     d = _Draw(depth, max_nodes, lang, shares)
     d.kernels, d.comms = kernels, comms

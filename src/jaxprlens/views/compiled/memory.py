@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import with_compiled
 from jaxprlens.engine.memory import Memory, Value, memory
 from jaxprlens.model.program import Program
@@ -18,7 +18,7 @@ from jaxprlens.present.display import View
 from jaxprlens.present.escape import html, html_units
 from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
-from jaxprlens.views.compare import ROOT
+from jaxprlens.views.compiled.compare import ROOT
 
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form

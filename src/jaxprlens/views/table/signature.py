@@ -86,7 +86,7 @@ def sig_entries(items: list) -> list:
 def sig_lines(word: str, items: list, lang: str) -> list[str]:
     """The signature tree as text, its first level a line each: ``input: model · 36 values · 61 kB`` (what the
     HTML tree shows folded), a value alone as itself: ``input: a:i32[2,8]  (tokens)``."""
-    from jaxprlens.engine.cost import si
+    from jaxprlens.present.i18n import si
     colon, lines = t("colon", lang), []
 
     def paren(x: str) -> str:
@@ -127,7 +127,7 @@ def _tree_items(entries: list, lang: str, consts, left: list) -> str:
 
 
 def _tree_item(label: str, node: _Node, lang: str, consts, left: list) -> str:
-    from jaxprlens.engine.cost import si
+    from jaxprlens.present.i18n import si
     count, nbytes = node.tally()
     if count == 1:
         path, a = node.first()

@@ -1,5 +1,5 @@
 """How a table lays out a program, computed once per table and read by its HTML, its text and the live kernel's
-row server (``views/live.py``): which items are rows (an equation with the ones nested in it, or a call folded
+row server (``views/table/live.py``): which items are rows (an equation with the ones nested in it, or a call folded
 into one row), how many of them the HTML shows, how many more the output stores, and which calls keep their
 rows.  Counts only: nothing here writes a row.
 

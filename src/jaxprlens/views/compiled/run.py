@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from jaxprlens.engine import runner, values
-from jaxprlens.engine.cost import Costs, si
+from jaxprlens.engine.cost import Costs
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.devices import DeviceInfo, available_devices, default_device
 from jaxprlens.engine.runner import BUDGET, REPEAT, ProfileRow, Run
 from jaxprlens.model.program import Program

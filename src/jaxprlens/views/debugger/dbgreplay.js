@@ -1,4 +1,4 @@
-/* The recorded replay (no kernel), booted by main.js from the data views/replay.py stored in the output.
+/* The recorded replay (no kernel), booted by main.js from the data views/debugger/replay.py stored in the output.
    It defines no move and computes no statistic of its own: the recording stores, per step, where the engine's
    Step, Step out and Over call land from it (`o`, `u`, `c`: step indices; null past the recording; no `c`:
    where Step lands), the numbers the engine's
@@ -34,7 +34,7 @@ export async function replay(root) {
   root.setAttribute("data-jl-ready", "1");
   const el = root.querySelector("script.jl-dbg-data");
   if (!el) return;
-  start(root, JSON.parse(await inflated(el.textContent, el.getAttribute("data-z"))));   // views/replay.py stored()
+  start(root, JSON.parse(await inflated(el.textContent, el.getAttribute("data-z"))));   // views/debugger/replay.py stored()
 }
 
 function start(root, data) {
@@ -60,7 +60,7 @@ function start(root, data) {
     dbg.show(Object.assign({}, s, { view: view, back: past.length > 0, done: s.done || at === last && data.capped,
                                     changed_eqns: s.changed_eqns || [] }));      // none stored: no mark
     const capped = at === last && data.note ? data.note : "";
-    if (dbg.capped.innerHTML !== capped) dbg.capped.innerHTML = capped;   // views/replay.py wrote it
+    if (dbg.capped.innerHTML !== capped) dbg.capped.innerHTML = capped;   // views/debugger/replay.py wrote it
     let text = "";
     for (let k = 1; k <= at; k++) text += steps[k].out || "";
     dbg.printed(text, true);

@@ -14,12 +14,12 @@ import graphviz
 
 from jaxprlens.model.calls import CallTree, Group
 from jaxprlens.present.escape import dot
-from jaxprlens.views.draw import (COST_STROKE, DEPTH, MAX_NODES, RUNS, _Draw, _digraph, _lines, caption, cost_fill,
-                                  percent)
+from jaxprlens.views.graph.draw import (COST_STROKE, DEPTH, MAX_NODES, RUNS, _Draw, _digraph, _lines, caption,
+                                        cost_fill, percent)
 from jaxprlens.present.i18n import t, where_text
 from jaxprlens.model.program import Eqn, Program, Var, count_eqns
 from jaxprlens.present.nouns import source_text, var_text, vars_text
-from jaxprlens.views.render import MID, STYLES
+from jaxprlens.views.graph.render import MID, STYLES
 from jaxprlens.present.words import group_label, group_summary
 
 GROUPED = 10          # more program inputs (outputs) than this are drawn one node per argument (result)

@@ -1,5 +1,5 @@
 """The debugger's panel as HTML: the one renderer of its crumbs, notes, value panel and source listing, for the
-static snapshot, the live widget and the recorded replay alike (``static/dbgview.js`` only inserts these
+static snapshot, the live widget and the recorded replay alike (``views/debugger/dbgview.js`` only inserts these
 fragments, and wires the buttons they carry by their ``data-*`` attributes).
 
 A panel is four pieces (``PIECES``), each the inner HTML of one box of the debugger: ``pieces(state, lang,
@@ -143,6 +143,6 @@ def pieces(state: dict, lang: str, live: bool, static: bool = False) -> dict:
 
 
 def side_html(p: dict) -> str:
-    """The pieces beside the frame in their boxes, as the script keeps them (``static/dbgview.js``)."""
+    """The pieces beside the frame in their boxes, as the script keeps them (``views/debugger/dbgview.js``)."""
     return (f'<div class="jl-dbg-side"><div class="jl-dbg-notes">{p["notes"]}</div><div class="jl-dbg-values">'
             f'{p["values"]}</div><div class="jl-dbg-src">{p["source"]}</div></div>')

@@ -212,4 +212,4 @@ def missing_html(error: RenderError, source: str, lang: str = "en") -> str:
             f"<pre>{html(source)}</pre></details></div>")
 
 
-# The viewer (pan, zoom, open a call) and the node/row link hook are static/graph.js and static/graph.css.
+# The viewer (pan, zoom, open a call) and the node/row link hook are views/graph/graph.js and views/graph/graph.css.

@@ -10,7 +10,7 @@ from jaxprlens.present.front import style
 from jaxprlens.present.i18n import resolve, t
 from jaxprlens.model.program import Eqn, Program
 from jaxprlens.present.nouns import eqn_text as eqn_line, params_of
-from jaxprlens.views.compare import CELL, EQ, FIXED, ROOT
+from jaxprlens.views.compiled.compare import CELL, EQ, FIXED, ROOT
 
 # Equal columns for the two programs, narrow ones for the mark and what changed (inline: kept untrusted too).
 COLS = '<colgroup><col style="width:2em"><col style="width:40%"><col style="width:40%"><col></colgroup>'

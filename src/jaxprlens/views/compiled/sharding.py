@@ -13,14 +13,14 @@ import math
 
 import numpy as np
 
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.sharding import Layout, ShardingMap, sharding_map
 from jaxprlens.model.program import Program
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve as resolve_lang, t, width
 from jaxprlens.present.nouns import eqn_text
-from jaxprlens.views.compare import ROOT
+from jaxprlens.views.compiled.compare import ROOT
 
 ROWS = 400          # equations listed (the rest counted)
 PICTURES = 6        # layout pictures drawn (arguments first, then communicating rows)

@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 
-from jaxprlens.views.dbgpanel import PIECES, notes_html
-from jaxprlens.views.dbgstate import StateView, captured, frame_view
+from jaxprlens.views.debugger.panel import PIECES, notes_html
+from jaxprlens.views.debugger.state import StateView, captured, frame_view
 from jaxprlens.present.escape import html
 from jaxprlens.present.front import DeflatedSize, deflated, inflated, output
 from jaxprlens.present.i18n import resolve, t
@@ -19,7 +19,7 @@ from jaxprlens.engine.jitcheck import eqn_host_calls, steps_into_host
 from jaxprlens.engine.conditions import CONDITIONS, stats
 from jaxprlens.engine.values import kind_of
 from jaxprlens.engine.landings import activation, call_end, call_landings, landings
-from jaxprlens.engine.cost import si
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.memory import free_bytes, stepping_bytes
 from jaxprlens.engine.stepper import Stepper
 
@@ -287,7 +287,7 @@ def replay_html(data: dict, lang: str, static: str = "") -> str:
 
 def replay_body(data: dict, lang: str, static: str = "") -> str:
     """The replay without the front end: the snapshot and the recorded data, deflated (``stored``;
-    ``static/dbgreplay.js`` inflates and replays it)."""
+    ``views/debugger/dbgreplay.js`` inflates and replays it)."""
     return (f'<div class="jaxprlens jl-dbg-replay" data-jl-view="replay" lang="{html(lang)}">'
             f'<div class="jl-dbg-static">{static}</div><script type="application/octet-stream" class="jl-dbg-data" '
             f'data-z="deflate-raw">{stored(data)}</script></div>')

@@ -24,15 +24,15 @@ import time
 import anywidget
 import traitlets
 
-from jaxprlens.views.dbgstate import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401 - the debugger's API
-                                      captured, describe, frame_data, frame_view, sparkline)
+from jaxprlens.views.debugger.state import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401 - the debugger's API
+                                            captured, describe, frame_data, frame_view, sparkline)
 from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import (LIVE_KEY, LIVE_META, REPLAY_META, WIDGET_VIEW, output, output_key, widget_css,
                                      widget_module)
 from jaxprlens.model.errors import told
 from jaxprlens.model.program import Program, path_id
-from jaxprlens.views.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
+from jaxprlens.views.debugger.replay import NEEDS as REPLAY_NEEDS, labels, record, replay_body
 from jaxprlens.engine.stepper import Stepper
 from jaxprlens.views.cells import cell_key, close_layout, draws_widgets, in_marimo, replace_in_cell  # noqa: F401 - public here too
 from jaxprlens.present.i18n import t
@@ -408,7 +408,7 @@ class Debugger(anywidget.AnyWidget):
 
     def _ipython_display_(self):
         """Two outputs: the replay, then the live widget where the front end draws widgets."""
-        from IPython.display import display
+        from IPython.display import display  # noqa: TID251 - IPython's display protocol, called by IPython
         data, metadata = self._repr_mimebundle_()
         display(data, raw=True, metadata=metadata)
         live = self.widget_bundle() if draws_widgets() else None

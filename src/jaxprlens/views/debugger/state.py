@@ -22,8 +22,8 @@ from jaxprlens.present.nouns import atom_text, eqn_text
 from jaxprlens.engine import values
 from jaxprlens.engine.stepper import Stepper, source_context
 from jaxprlens.present.rows import Rows
-from jaxprlens.views import dbgpanel
-from jaxprlens.views.dbgfold import CHUNK_ROWS, frame_fold, window_rows
+from jaxprlens.views.debugger import panel as dbgpanel
+from jaxprlens.views.debugger.fold import CHUNK_ROWS, frame_fold, window_rows
 from jaxprlens.present.words import crumbs, over_text, stop_text
 
 SMALL = 64          # arrays up to this many elements are shown in full
@@ -381,7 +381,7 @@ class StateView:
     def row_marks(self, i: int, eqn, changed=()) -> list:
         """The marks of the current frame's row ``i`` (equation ``eqn``): run (``jl-done``), the current one
         (``jl-hl``), a breakpoint (``jl-bp``), its value changed by an edit (``jl-changed``, ``changed``: the ids
-        ``changed_eqns`` gives).  The snapshot writes them; ``static/dbgview.js`` keeps them as moves go (a
+        ``changed_eqns`` gives).  The snapshot writes them; ``views/debugger/dbgview.js`` keeps them as moves go (a
         test compares the two on every recorded move, tests/js/debugger.test.mjs)."""
         pc = self.stepper.frame.pc
         out = ["jl-done"] if i < pc else ["jl-hl"] if i == pc else []

@@ -3,7 +3,7 @@
 Every row is written once, in Python (``present/rows.py``), from one record (``nouns.Row``, or a call of the
 call tree): the rows the HTML shows, the rows past them the output stores as fragments (compressed) for the
 script to insert as they scroll into view or a call opens, and the rows a live kernel serves
-(``views/live.py``).  How the rows are laid out (``views/layout.py``) is computed once, in ``__init__``.
+(``views/table/live.py``).  How the rows are laid out (``views/table/layout.py``) is computed once, in ``__init__``.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from jaxprlens.present.nouns import Block, Row, block, eqn_text, source_text
 from jaxprlens.present.rows import LEFT, Rows, explained, group_data, group_html, walk
 from jaxprlens.present.shares import Metric, Shares, cost_metric
 from jaxprlens.present.words import cost_text, percent, program_title, seen_through_note, share_bar, total_text
-from jaxprlens.views import layout as lay
-from jaxprlens.views.signature import signature_html, signature_lines
+from jaxprlens.views.table import layout as lay
+from jaxprlens.views.table.signature import signature_html, signature_lines
 
 ROWS = "jl-rows"      # the class of the stored fragments' <script> (``static/dom.js`` unpack)
 

@@ -1,0 +1,1 @@
+"""What XLA makes of the program: runs and profiles, StableHLO/HLO, comparisons, fusion, memory, sharding."""

@@ -5,9 +5,10 @@ issue 40 tried (flax linen and nnx, equinox, optax train steps, diffrax, lineax,
 transformer unfolded, mctx, jax.scipy, plain jnp: families.py, and tests/libraries.py's real programs), reported
 as median / p90 / max.
 
-    python benchmarks/bench_families.py [--repeat 7] [--only penzai] [--wall] [--profile N]
+    python benchmarks/bench_families.py [--repeat 7] [--only penzai,lamb] [--clock cpu|thread|wall] [--profile N]
 
-Timed in process CPU time (the machine may be shared; ``--wall`` for wall time), best of ``--repeat`` rounds per
+Timed in process CPU time (the machine may be shared; ``--clock thread`` counts this thread's only, ``--clock
+wall`` wall time), best of ``--repeat`` rounds per
 side, JAX's side and ours in turn (alternating which goes first), the rounds of all programs interleaved, the
 garbage collector off inside a round: bench_small.py's ``best_of_all``.  Every round builds each program anew,
 as a re-run cell defines its functions again (``eqx.filter_jit``'s and ``jax.jit``'s trace caches start empty),
@@ -39,6 +40,7 @@ from families import FAMILIES
 from jaxprlens.model import count_eqns, trace
 
 LIMIT = 1.5
+CLOCKS = {"cpu": time.process_time, "thread": time.thread_time, "wall": time.perf_counter}
 # tests/libraries.py's real programs that trace on one device
 LIBRARIES = ("nnx_mlp_train_step", "linen_mlp_train_step", "transformer_block_grad", "equinox_mlp_train_step",
              "diffrax_ode_solve", "nnx_jit_train_step", "nnx_transformer_train_step", "linen_resnet_train_step",
@@ -51,10 +53,10 @@ def _library(name: str):
 
 
 def makers(only: str = "") -> dict:
-    """``{label: make}`` of every program whose label contains ``only``."""
+    """``{label: make}`` of every program whose label contains ``only`` (or one of its comma-separated parts)."""
     out = dict(FAMILIES)
     out.update({f"libraries {name}": functools.partial(_library, name) for name in LIBRARIES})
-    return {label: make for label, make in out.items() if only in label}
+    return {label: make for label, make in out.items() if any(part in label for part in only.split(","))}
 
 
 def built(only: str = "") -> dict:
@@ -90,13 +92,15 @@ def profile(label: str, make, rounds: int = 10, top: int = 30) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--only", default="")
-    ap.add_argument("--wall", action="store_true", help="time in wall-clock time, not process CPU time")
+    ap.add_argument("--only", default="", help="programs whose label contains this (comma-separated: any of them)")
+    ap.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+                    help="cpu: the process's CPU time (default); thread: this thread's CPU time only (not XLA's "
+                         "pool threads finishing a program's set-up); wall")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile the N worst programs")
     a = ap.parse_args(argv)
-    bench_trace.clock = time.perf_counter if a.wall else time.process_time
+    bench_trace.clock = CLOCKS[a.clock]
     print(f"python {sys.version.split()[0]}, jax {jax.__version__}, {jax.devices()[0].platform}; best of "
-          f"{a.repeat} rounds, interleaved (ms, {'wall' if a.wall else 'CPU'} time; each round a program built anew)")
+          f"{a.repeat} rounds, interleaved (ms, {a.clock} time; each round a program built anew)")
     progs = built(a.only)
     eqns = {label: count_eqns(trace(fn, *args)) for label, (fn, args, _) in progs.items()}
     print(f"{'program':<44}{'eqns':>6}{'make_jaxpr':>11}{'pp':>7}{'trace':>8}{'table':>8}{'ratio':>7}"

@@ -123,6 +123,7 @@ def _round(fn, args, make, first: str, jx: list, ours: list):
             if make is not None:
                 gc.enable()
                 fn, args = sides(make(), which)
+                jax.block_until_ready(args)       # its set-up's computations done before the clock starts
                 gc.disable()
             (jx if which == "jax" else ours).append(
                 (bench_trace.time_jax if which == "jax" else bench_trace.time_ours)(fn, args))

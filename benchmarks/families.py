@@ -1,7 +1,8 @@
 """Programs of every library family issue 40 tried, written as their docs write them, for bench_families.py.
 
-``FAMILIES[label]`` is ``() -> (fn, args)`` (or ``(fn, args, (jax_fn, jax_args))``: bench_small.sides), a program built anew (a re-run cell defines its functions again), or
-raises ``ImportError`` when its library is not installed here.  tests/libraries.py's real programs are added by
+``FAMILIES[label]`` is ``() -> (fn, args)`` (or ``(fn, args, (jax_fn, jax_args))``: bench_small.sides), a program
+built anew (a re-run cell defines its functions again), or raises ``ImportError`` when its library is not installed
+here.  tests/libraries.py's real programs are added by
 bench_families.py; these are the families it does not hold: haiku, penzai, mctx, lineax, optimistix, jax.scipy,
 more optax and diffrax, plain jnp.
 """

@@ -201,7 +201,7 @@ def plain_hi_params(eqn: Any) -> bool:
         return False
     try:
         values = pp_params().values()
-    except Exception:                     # a primitive of a library's own that cannot say: the printer names it
+    except Exception:  # noqa: BLE001 - a library's own primitive that cannot say: the printer names it
         return False
     return all(isinstance(v, _PLAIN) or (type(v) is tuple and all(isinstance(x, _PLAIN) for x in v))
                for v in values)

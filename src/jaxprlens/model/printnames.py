@@ -8,8 +8,10 @@ by key), then its operands.  ``jit``'s rule first gives the body's binders the n
 results.  An unused top-level result is ``_``; hoisted jaxprs' names are never given to a variable.
 
 ``printer_names(closed)`` walks that order for the equations whose printing it knows (no rule, a rule that only
-picks params, ``jit``, ``custom_jvp_call``/``custom_vjp_call``, a hijax primitive with plain params) and hands any other program to the printer's
-own pass (``_jax.print_jaxpr``): a ref read, a Pallas kernel, checkify, a jaxpr in a namedtuple param.
+picks params, ``jit``, ``custom_jvp_call``/``custom_vjp_call``, a hijax primitive with plain params such as
+``SearchSorted``) and hands any other program to the printer's own pass (``_jax.print_jaxpr``): a ref read, a
+Pallas kernel, checkify.  A namedtuple param holding jaxprs (``custom_linear_solve``'s) the printer writes with
+``str``, each jaxpr named in a context of its own: the walk names them so, after the program.
 ``tests/test_model.py`` checks the walk against the printer on every program the suite traces.
 """
 from __future__ import annotations

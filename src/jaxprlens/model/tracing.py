@@ -9,7 +9,6 @@ import types
 from collections.abc import Callable
 
 import jax
-import jax.extend.core as jex
 
 from jaxprlens.model import _jax
 from jaxprlens.model.build import build_program

@@ -108,6 +108,13 @@ def programs(only: str = "", libraries: bool = False) -> dict:
 
 # ---------------------------------------------------------------- timing
 
+def sides(case: tuple, which: str) -> tuple:
+    """``(fn, args)`` of a case for ``which`` side: a case is ``(fn, args)``, or ``(fn, args, (jax_fn,
+    jax_args))`` when JAX's side must be written otherwise (``make_jaxpr`` cannot take a leaf that is no array,
+    which ``trace`` holds fixed: JAX's side closes over it)."""
+    return case[2] if which == "jax" and len(case) > 2 else case[:2]
+
+
 def _round(fn, args, make, first: str, jx: list, ours: list):
     """One round of a program: JAX's side and ours, ``first`` going first, the collector off meanwhile."""
     gc.disable()
@@ -115,7 +122,8 @@ def _round(fn, args, make, first: str, jx: list, ours: list):
         for which in ((first, "ours" if first == "jax" else "jax")):
             if make is not None:
                 gc.enable()
-                fn, args = make()
+                fn, args = sides(make(), which)
+                jax.block_until_ready(args)       # its set-up's computations done before the clock starts
                 gc.disable()
             (jx if which == "jax" else ours).append(
                 (bench_trace.time_jax if which == "jax" else bench_trace.time_ours)(fn, args))
@@ -130,8 +138,9 @@ def best_of_all(progs: dict, repeat: int, report=None) -> dict:
     the machine (a second or two) slows one round of many programs, which best-of drops, not every round of
     one program.  ``report(label, result)`` is called as each program's last round ends."""
     times = {label: ([], []) for label in progs}
-    for fn, args, _ in progs.values():
-        bench_trace.time_jax(fn, args), bench_trace.time_ours(fn, args)     # warm-up
+    for fn, args, make in progs.values():
+        case = (fn, args) if make is None else make()
+        bench_trace.time_jax(*sides(case, "jax")), bench_trace.time_ours(*sides(case, "ours"))     # warm-up
     for i in range(repeat):
         for label, (fn, args, make) in progs.items():
             gc.collect()

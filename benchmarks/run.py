@@ -1,6 +1,6 @@
 """Run every benchmark (graph layout, stepper vs eval_jaxpr, run() vs jax.jit, tracing vs make_jaxpr on large and
-small programs, folding by calls, debugger bytes per step, JupyterLab's Step and first paint in Chromium) and print
-their tables.
+small programs and on every library family, folding by calls, debugger bytes per step, JupyterLab's Step and first
+paint in Chromium) and print their tables.
 
 On demand only (`make bench`); the numbers go into issue notes, not into timed unit tests.  Exits 1 when any
 benchmark missed its goal.
@@ -12,8 +12,8 @@ from pathlib import Path
 HERE = Path(__file__).parent
 
 failed = []
-for name in ("bench_graph.py", "bench_stepper.py", "bench_run.py", "bench_trace.py", "bench_small.py", "bench_fold.py",
-             "bench_debugger.py", "bench_model.py", "bench_lab.py"):
+for name in ("bench_graph.py", "bench_stepper.py", "bench_run.py", "bench_trace.py", "bench_small.py",
+             "bench_families.py", "bench_fold.py", "bench_debugger.py", "bench_model.py", "bench_lab.py"):
     print(f"== {name}", flush=True)
     sys.argv = [str(HERE / name)]
     try:

@@ -564,3 +564,148 @@ def outcomes(names):
 
 if __name__ == "__main__":
     print(json.dumps(outcomes(sys.argv[1:])))
+
+
+# ---------------------------------------------------------------- one program per library family, as its docs
+# write it: the names its calls read by (tests/test_libraries.py, "names")
+
+def nnx_scan_remat_train_step():
+    """flax.nnx's lifted transforms: layers made by ``nnx.vmap``, run by ``nnx.scan`` over ``nnx.remat``, a train
+    step under ``nnx.jit`` with ``nnx.value_and_grad`` and ``nnx.Optimizer``."""
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+
+    class Block(nnx.Module):
+        def __init__(self, d, rngs):
+            self.linear = nnx.Linear(d, d, rngs=rngs)
+            self.norm = nnx.LayerNorm(d, rngs=rngs)
+
+        def __call__(self, x):
+            return x + nnx.gelu(self.linear(self.norm(x)))
+
+    class Model(nnx.Module):
+        def __init__(self, d, layers, rngs):
+            @nnx.split_rngs(splits=layers)
+            @nnx.vmap(in_axes=(0,), out_axes=0)
+            def make(rngs):
+                return Block(d, rngs)
+            self.layers = make(rngs)
+            self.head = nnx.Linear(d, CLASSES, rngs=rngs)
+
+        def __call__(self, x):
+            @nnx.scan(in_axes=(nnx.Carry, 0), out_axes=nnx.Carry)
+            @nnx.remat
+            def forward(x, layer):
+                return layer(x)
+            return self.head(forward(x, self.layers))
+
+    model = Model(D, 3, nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+
+    def loss_fn(model, x, y):
+        return optax.softmax_cross_entropy_with_integer_labels(model(x), y).mean()
+
+    @nnx.jit
+    def train_step(model, optimizer, x, y):
+        loss, grads = nnx.value_and_grad(loss_fn)(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    return train_step, (model, optimizer, *_data())
+
+
+def penzai_sequential():
+    """penzai's layers: a ``pz.nn.Sequential`` of ``Linear`` and ``Elementwise`` on named axes."""
+    pz = pytest.importorskip("penzai.pz")
+    model = pz.nn.Sequential([
+        pz.nn.Linear.from_config(name="hidden", init_base_rng=jax.random.key(0), input_axes={"features": D},
+                                 output_axes={"hidden": 8}),
+        pz.nn.Elementwise(jax.nn.relu),
+        pz.nn.Linear.from_config(name="out", init_base_rng=jax.random.key(1), input_axes={"hidden": 8},
+                                 output_axes={"classes": CLASSES}),
+    ])
+
+    def forward(model, x):
+        return model(x).unwrap("batch", "classes")
+
+    return forward, (model, pz.nx.wrap(_data()[0]).tag("batch", "features"))
+
+
+def haiku_blocks_in_a_loop():
+    """haiku: ``hk.transform`` of a function that makes its blocks in a list comprehension and runs them in a
+    loop."""
+    hk = pytest.importorskip("haiku")
+
+    class Block(hk.Module):
+        def __call__(self, x):
+            return x + jax.nn.relu(hk.Linear(x.shape[-1])(x))
+
+    def forward(x):
+        blocks = [Block() for _ in range(4)]
+        for block in blocks:
+            x = block(x)
+        return hk.Linear(CLASSES)(x)
+
+    f = hk.transform(forward)
+    x = _data()[0]
+    params = f.init(jax.random.key(0), x)
+
+    def apply(params, x):
+        return f.apply(params, None, x)
+    return apply, (params, x)
+
+
+def mctx_muzero_search():
+    """mctx: one ``muzero_policy`` search with a tiny recurrent function."""
+    mctx = pytest.importorskip("mctx")
+    batch, actions = 2, 3
+
+    def recurrent_fn(params, rng_key, action, embedding):
+        out = mctx.RecurrentFnOutput(reward=jnp.zeros(batch), discount=jnp.full(batch, 0.9),
+                                     prior_logits=jnp.zeros((batch, actions)), value=jnp.sum(embedding, -1))
+        return out, embedding + action[:, None]
+
+    def search(params, rng_key):
+        root = mctx.RootFnOutput(prior_logits=jnp.zeros((batch, actions)), value=jnp.zeros(batch),
+                                 embedding=jnp.zeros((batch, D)))
+        out = mctx.muzero_policy(params, rng_key, root, recurrent_fn, num_simulations=4)
+        return out.action
+
+    return search, ((), jax.random.key(0))
+
+
+def installed_elsewhere(folder):
+    """A library installed outside any ``site-packages`` (``pip install --target FOLDER``, then FOLDER on
+    ``sys.path``): ``tinylib.dense`` called twice from the user's code."""
+    import importlib
+    import os
+    os.makedirs(os.path.join(folder, "tinylib"))
+    os.makedirs(os.path.join(folder, "tinylib-1.0.dist-info"))
+    with open(os.path.join(folder, "tinylib", "__init__.py"), "w") as f:
+        f.write("import jax.numpy as jnp\n\n\ndef dense(x, w):\n    y = x @ w\n    return jnp.tanh(y)\n")
+    sys.path.insert(0, str(folder))
+    try:
+        tinylib = importlib.import_module("tinylib")
+    finally:
+        sys.path.remove(str(folder))
+
+    def model(x, w):
+        h = tinylib.dense(x, w)
+        return tinylib.dense(h, w).sum()
+
+    return model, (_data()[0], jnp.ones((D, D)))
+
+
+def penzai_transformer():
+    """penzai's own transformer (``llamalike_common``, one decoder block): layers inside layers, each a module."""
+    pz = pytest.importorskip("penzai.pz")
+    llamalike = pytest.importorskip("penzai.models.transformer.variants.llamalike_common")
+    config = llamalike.LlamalikeTransformerConfig(
+        num_kv_heads=2, query_head_multiplier=1, embedding_dim=16, projection_dim=8, mlp_hidden_dim=32,
+        num_decoder_blocks=1, vocab_size=VOCAB, mlp_variant="swiglu", tie_embedder_and_logits=True)
+    model = llamalike.build_llamalike_transformer(config, init_base_rng=jax.random.key(0))
+
+    def logits(model, tokens):
+        return model(tokens).unwrap("seq", "vocabulary")
+
+    return logits, (model, pz.nx.wrap(jnp.arange(5) % VOCAB).tag("seq"))

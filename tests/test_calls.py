@@ -347,3 +347,18 @@ def test_the_one_case_a_traceback_cannot_tell():
     tree = call_tree(trace(twice, jnp.ones(3)))
     assert [g.id for g in tree.every] == ["", "doubled"]
     assert len(tree.by_id["doubled"].eqns) == 8
+
+
+def _halves(x):
+    a, b = jnp.sin(x).reshape(2, -1)        # unpacked after the reshape, at a position before it
+    return a * b
+
+
+def test_a_tuple_unpacked_after_its_call_is_not_a_second_call():
+    """``a, b = split(...)`` as a function's first line (mctx's ``muzero_policy``): one call, not "call 1 of 2"."""
+    p = trace(lambda x: _halves(x) + 1.0, jnp.ones(4))
+    assert [e.primitive for e in p.eqns][:2] == ["sin", "reshape"]
+    assert [group_label(g) for g in call_tree(p).root.walk()[1:]] == ["<lambda>", "_halves"]
+    twice = trace(lambda x: _halves(_halves(x)), jnp.ones(4))
+    assert [group_label(g) for g in call_tree(twice).root.walk()[1:]] == ["<lambda>",
+        "_halves (call 1 of 2)", "_halves (call 2 of 2)"]

@@ -9,7 +9,11 @@ from bs4 import BeautifulSoup
 
 import jaxprlens
 from jaxprlens.engine.cost import costs
+from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import fusion_map, parse_hlo, scope_name
+from jaxprlens.model.program import Eqn
+from jaxprlens.present.i18n import width
+from jaxprlens.present.rows import walk
 from jaxprlens.views.compiled.fusion import FusionView
 from seeds import SEEDS
 
@@ -181,9 +185,10 @@ fusion map: the kernels XLA compiled the program into (cpu)
 4 equations → 1 kernel; intermediate bytes not written: 96 B
 kernel               kind         equations                     FLOPs  bytes
 multiply_add_fusion  loop fusion  0 sin, 1 cos, 2 mul, 3 add  32 FLOP  320 B
-FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is \
-in (a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's \
-kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel read."""
+FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is in
+(a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's
+kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel
+read."""
 
 
 def test_the_text_in_chinese_with_removed_equations():
@@ -392,7 +397,7 @@ def test_the_profiled_text_is_exact_but_for_the_times():
     assert _masked(view.text()) == """\
 fusion map: the kernels XLA compiled the program into (cpu)
 4 equations → 1 kernel; intermediate bytes not written: 96 B
-kernel times: the compiled program run 3 times under jax.profiler; each kernel's own time per run (less the \
+kernel times: the compiled program run 3 times under jax.profiler; each kernel's own time per run (less the
 kernels recorded inside it), as a share of all kernels' time
 read from the host's events (/host:CPU): XLA on the CPU runs each kernel as a thunk, one event each
 each run timed whole: under the profiler run median TIME +- TIME, without it run median TIME +- TIME (the \
@@ -400,10 +405,11 @@ profiler's own cost is in the kernels' times, most of all for small kernels)
 kernel               kind         equations                     FLOPs  bytes  measured (% of time)
 multiply_add_fusion  loop fusion  0 sin, 1 cos, 2 mul, 3 add  32 FLOP  320 B  measured TIME (N% of time)
 all kernels                                                                   measured TIME (N% of time)
-FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is \
-in (a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's \
-kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel read."""
-    assert "(100% of time)" in view.text().splitlines()[6]          # one kernel: all the time
+FLOPs and bytes: the cost rules summed over each kernel's equations, once per run of the computation it is in
+(a loop body's kernels: per iteration; a loop's or call's own kernel: its body's work is in the body's
+kernels). Intermediate bytes not written: values an equation makes that only equations of the same kernel
+read."""
+    assert "(100% of time)" in view.text().splitlines()[7]          # one kernel: all the time
     assert view.map.times.plain.count == view.map.times.profiled.count == 3
 
 
@@ -412,17 +418,18 @@ def test_the_profiled_text_in_chinese_says_what_the_cpu_did_not_measure():
     from traces.record import ARGS, loop_cond
     view = jaxprlens.trace(loop_cond, *ARGS).fusion(profile=True, repeat=2, lang="zh")
     lines = _masked(view.text()).splitlines()
-    assert lines[2] == ("计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的"  # noqa: E501 - the exact text a reader sees, kept whole
-                        "计算内核），以占全部计算内核时间的比例表示")
-    assert lines[4] == ("每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME"
+    assert max(width(line) for line in lines if "TIME" not in line) <= 110     # by display width: a CJK character 2
+    assert lines[2:4] == ["计算内核时间：编译后的程序在 jax.profiler 下运行 2 次；每个计算内核每次运行自身的时间（减去记录在其内部的计算",  # noqa: E501 - the exact text a reader sees
+                          "内核），以占全部计算内核时间的比例表示"]
+    assert lines[5] == ("每次运行整体计时：在 profiler 下运行中位数 TIME +- TIME，不用它时运行中位数 TIME +- TIME"  # noqa: E501 - the times: never wrapped
                         "（profiler 自身的开销算在计算内核时间里，小计算内核尤甚）")
-    assert lines[5] == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个事件；"
-                        "循环体在循环的 thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）里。"
-                        "在 GPU 上，循环体中的每个计算内核都会被测量。")
-    assert lines[6] == "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
-    rows = {line.split()[0]: line for line in lines[8:]}
+    assert "".join(lines[6:9]) == ("未测到事件：在 CPU 上，profiler（JAX 0.12）为入口计算和条件分支中的每个 thunk 各记一个"  # noqa: E501 - the exact text a reader sees
+                                    "事件；循环体在循环的thunk 内运行，其中的计算内核没有自己的事件，时间算在循环的计算内核（call）"  # noqa: E501 - the exact text a reader sees
+                                    "里。在 GPU 上，循环体中的每个计算内核都会被测量。")
+    assert lines[9] == "未测到事件：profiler 没有记录这些计算内核的事件（条件中未执行的分支不留事件）：wrapped_cosine"
+    rows = {line.split()[0]: line for line in lines[11:] if not line.startswith(" ")}
     assert rows["cond.1.clone"].endswith("实测 TIME（占时间 N%）")
-    assert rows["wrapped_cosine"].endswith("未测到事件") and rows["copy.8"].split()[2] == "无（XLA"
+    assert rows["wrapped_cosine"].endswith("未测到事件") and "    无（XLA 自己的）" in lines     # its equations under it  # noqa: E501 - the exact text a reader sees
     assert rows["全部计算内核"].endswith("实测 TIME（占时间 N%）")
     shares = [int(x) for x in re.findall(r"占时间 (\d+)%", view.text())]
     assert abs(sum(shares[:-1]) - 100) <= len(shares) and shares[-1] == 100
@@ -561,13 +568,16 @@ def test_a_layer_norm_s_recomputed_equations_are_listed_and_marked_under_each_ke
     text = view.text()
     assert (f"{len(m.recomputed)} equations computed again in each of several kernels (XLA copies a cheap producer "
             "into each kernel that reads it), listed under each, marked (recomputed), its cost counted in each"
-            ) in text.splitlines()
-    for k in m.recomputed[mean]:
-        row = next(line for line in text.splitlines() if line.startswith(k + " "))
-        assert f"{mean} div (recomputed)" in row
+            ) in " ".join(text.splitlines())
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 110
+    for k in m.recomputed[mean]:        # the kernel's row, its equations on the lines under it
+        at = next(i for i, line in enumerate(lines) if line.startswith(k + " "))
+        under = [line for line in lines[at + 1:] if line.startswith("    ")]
+        assert f"{mean} div (recomputed)" in " ".join(lines[at + 1:at + 1 + len(under)])
         assert m.kernel(k).flops >= costs(program)[mean].flops
     assert "equations with instructions in several kernels" not in text
-    zh = FusionView(program, lang="zh").text()
+    zh = "".join(FusionView(program, lang="zh").text().splitlines())     # wrapped between characters
     assert f"{mean} div（重新计算）" in zh and "标为（重新计算）" in zh
     soup = BeautifulSoup(view.html(), "html.parser")
     row = soup.select_one(f'tr[data-eqn="{mean}"]')
@@ -599,3 +609,99 @@ def test_a_loop_body_s_equations_are_in_the_kernels_of_its_body_computation(name
     assert dots and m.of[matmul] == dots[0] and matmul not in m.spread       # the dot on its own, as compiled
     assert [k.eqns for k in m.kernels if k.name == dots[0]] == [[matmul]]
     assert all(matmul not in k.eqns for k in m.kernels if k.kind.endswith("fusion"))
+
+
+# ---------------------------------------------------------------- folded by the table's calls
+
+@pytest.fixture(scope="module")
+def train_step():
+    """The flax tutorial's nnx.jit train step (a 2-block transformer, optax adamw): 1,118 top-level equations the
+    table folds by calls, and its fusion map."""
+    from libraries import nnx_jit_train_step
+    fn, args = nnx_jit_train_step()
+    program = jaxprlens.trace(fn, *args)
+    return program, FusionView(program)
+
+
+def _rows_of(stored_rows: list) -> BeautifulSoup:
+    return BeautifulSoup("<table>" + "".join(stored_rows) + "</table>", "html.parser")
+
+
+def test_a_train_step_s_fusion_map_folds_by_the_table_s_calls(train_step):
+    from jaxprlens.views.table.layout import Layout
+    from jaxprlens.views.table.table import Table, stored
+    program, view = train_step
+    table = Table(program)
+    assert view.fold.folded and table.layout.folded
+    page = view.html()
+    soup = BeautifulSoup(page, "html.parser")
+    fold = soup.select_one('div.jl-callfold[data-jl-view="fold"]')
+    top = list(Layout(program, table.count(program)).items)
+    grows = fold.select("tbody tr.jl-grow")
+    assert [r["data-group"] for r in grows] == [c.id for c in top if not isinstance(c, Eqn)]
+    assert [r.select_one(".jl-gname").get_text() for r in grows] == \
+        [r.select_one(".jl-gname").get_text() for r in BeautifulSoup(table.html(), "html.parser").select(
+            "table.jl-eqns > tbody > tr.jl-grow")]                       # the table's calls, named as it names them
+    m = view.map
+    groups = stored(page)["groups"]
+    forward = top[0]
+    inner = _rows_of(groups[forward.id])                  # what opening the forward pass inserts
+    assert [r["data-group"] for r in inner.select("tr.jl-grow")] == [g.id for g in forward.groups]
+    deep = forward
+    while len(deep.children) == 1 and deep.groups:        # a chain of single calls: down to the model's layers
+        deep = deep.groups[0]
+    rows = _rows_of(groups[deep.id]).select("tr.jl-row")
+    own = [e for e in deep.children if isinstance(e, Eqn)]
+    assert [r["data-eqn"] for r in rows] == [x.id for e in own for x in walk(e)]
+    for r in rows:                                        # each row names the kernels computing its equation
+        e = r["data-eqn"]
+        names = [s.get_text() for s in r.select("td:last-child span")]
+        if e in m.of:
+            assert names == m.spread.get(e, [m.of[e]])
+
+
+def test_a_call_s_kernels_and_their_cost_add_up(train_step):
+    program, view = train_step
+    m = view.map
+    for g in view.fold.layout.tree.every[1:]:
+        ids = {x.id for e in g.eqns for x in walk(e)}
+        mine = {k for e in ids for k in m.spread.get(e, [m.of[e]] if e in m.of else [])}
+        mine |= {m.absorbed[e] for e in ids if e in m.absorbed}
+        s = view.share(g)
+        assert [k.name for k in s.kernels] == [k.name for k in m.kernels if k.name in mine]
+        assert s.cost.flops == sum(c.flops for k in s.kernels for e, c in k.parts.items() if e in ids)
+    top = view.fold.items                                  # the top rows (calls, equations) share out every kernel
+    assert sum(view.share(c).cost.flops for c in top) == sum(k.flops for k in m.kernels)
+    assert sum(view.share(c).cost.bytes for c in top) == sum(k.bytes for k in m.kernels)
+    soup = BeautifulSoup(view.html(), "html.parser")
+    for row, c in zip(soup.select("div.jl-callfold tbody tr.jl-grow"), [c for c in top if not isinstance(c, Eqn)]):
+        s = view.share(c)
+        assert row.select_one(".jl-fold-kernels").get_text() == \
+            f"{len(s.kernels)} kernels, {si(s.cost.flops, 'FLOP')}, {si(s.cost.bytes, 'B')}"
+        assert [x["data-kernel"] for x in row.select(".jl-detail span[data-kernel]")] == \
+            [k.name for k in s.kernels[:4]]
+
+
+def test_a_train_step_s_fusion_text_is_folded_by_call_and_fits_110_columns(train_step):
+    program, view = train_step
+    lines = view.text().splitlines()
+    assert max(width(line) for line in lines) <= 110          # it ran to 6,852 columns (260 without the notes)
+    at = lines.index("By call, as the table folds the program: the kernels computing each call's equations, and "
+                     "their FLOPs and")
+    forward = view.fold.items[0]
+    s = view.share(forward)
+    assert lines[at + 1:at + 3] == ["bytes on it", "  ▸  train_step (forward) › nnx.value_and_grad(…) › loss_fn  "
+                                    f"{forward.size} equations"]
+    assert lines[at + 3].startswith(f"       {len(s.kernels)} kernels, {si(s.cost.flops, 'FLOP')}, "
+                                    f"{si(s.cost.bytes, 'B')}: {s.kernels[0].name}, ")
+    assert "    ▸  model · Transformer  283 equations" in lines
+    assert "      ▸  blocks[0] · Block  137 equations" in lines
+    k = view.map.kernels[0]                              # a kernel's row, its equations wrapped under it
+    row = next(i for i, line in enumerate(lines) if line.startswith(k.name + " "))
+    assert lines[row + 1].startswith("    " + view._eqn_names(k.eqns[:1], marked=True)[0] + ", ")
+
+
+def test_a_small_program_s_fusion_map_stays_flat_and_needs_no_script():
+    view = jaxprlens.trace(chain, jnp.ones(8), jnp.ones(8)).fusion()
+    assert not view.fold.folded and view.needs == () and "<script" not in view.html()
+    assert "jl-callfold" not in view.html()

@@ -89,9 +89,9 @@ def _counting(monkeypatch, scale=1.0):
     calls = []
     real = jitcheck.compiled_outputs
 
-    def compiled(program, args):
+    def compiled(program, args, device=None):
         calls.append(program)
-        return [x * scale for x in real(program, args)]
+        return [x * scale for x in real(program, args, device)]
     monkeypatch.setattr(jitcheck, "compiled_outputs", compiled)
     return calls
 
@@ -143,3 +143,61 @@ def test_the_debugger_asks_for_the_comparison_at_the_end_and_draws_the_end_first
     n = len(sent)
     d.press("continue")                                      # compiled once: compared again, in the same message
     assert len(sent) == n + 1 and sent[-1][1].status == "differ" and len(calls) == 1
+
+
+# ---------------------------------------------------------------- one compile per program and device
+
+def _backend_compiles() -> list:
+    """A list that gets an item per XLA compile from now on (jax.monitoring's compile event: every compile JAX
+    makes, ``jax.jit``'s own included)."""
+    import jax.monitoring
+    seen: list = []
+
+    def listen(event, duration, **kw):
+        if event == "/jax/core/compile/backend_compile_duration":
+            seen.append(event)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    return seen
+
+
+def test_the_comparison_with_jit_runs_the_program_s_one_compile():
+    """--fusion/--memory/--run compile the program once (engine.compiled.scoped); the debugger's comparison with
+    jax.jit is the same computation and runs that compile: no compile of its own (it made one before)."""
+    from jaxprlens.engine import compiled
+    from jaxprlens.engine.fusion import fusion_map
+    from libraries import nnx_mlp_train_step
+    fn, args = nnx_mlp_train_step()
+    program = trace(fn, *args)
+    seen = _backend_compiles()
+    fusion_map(program)
+    assert len(seen) == 1
+    st = program.stepper().run()
+    before = len(seen)
+    check = st.jit_check()
+    assert check.status in ("equal", "close") and len(seen) == before      # was 1: jax.jit compiled it again
+    made = compiled.scoped(program)
+    assert [np.asarray(x).tolist() for x in jitcheck_outputs(program, st.args)] == \
+        [np.asarray(x).tolist() for x in made.compiled(*st.args)]
+
+
+def jitcheck_outputs(program, args):
+    from jaxprlens.engine.jitcheck import compiled_outputs
+    return compiled_outputs(program, args)
+
+
+def test_the_comparison_alone_compiles_once_and_a_run_after_it_reuses_that(monkeypatch):
+    from jaxprlens.engine import compiled
+    from jaxprlens.engine.runner import measure
+    calls, real = [], compiled.compile_lowered
+    monkeypatch.setattr(compiled, "compile_lowered", lambda *a, **k: calls.append(1) or real(*a, **k))
+    program = trace(lambda x: jnp.sin(x) * 3., jnp.arange(4.0))
+    st = program.stepper().run()
+    assert st.jit_check().status == "equal" and len(calls) == 1
+    measure(program, repeat=1)
+    assert len(calls) == 1
+
+
+def test_other_inputs_than_those_compiled_for_are_compared_with_a_jit_of_their_own():
+    program = trace(lambda x: jnp.sin(x) * 3., jnp.arange(4.0))
+    st = program.stepper(jnp.arange(4, dtype=jnp.int32).astype(jnp.float32) + 1).run()
+    assert st.jit_check().status == "equal"

@@ -292,3 +292,144 @@ def test_an_optimistix_root_find_names_its_namedtuple_sub_jaxprs_as_the_printer_
     solves = [e for e in p.walk() if e.primitive == "linear_solve"]
     assert solves and all(s.key == "static0" and s.program.eqns for e in solves for s in e.subs)
     np.testing.assert_allclose(np.asarray(p.stepper().run().outputs), np.asarray(jax.jit(root)(y0)), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- every library family, named as the user wrote it
+
+def _line(text) -> int:
+    """The line of tests/libraries.py holding ``text`` (the user's line a source note names)."""
+    with open(os.path.join(HERE, "libraries.py")) as f:
+        return next(i for i, x in enumerate(f, 1) if text in x)
+
+
+def _named(name, *args):
+    import libraries
+    from jaxprlens.model.calls import call_tree
+    from jaxprlens.present.words import group_label
+    jax.clear_caches()
+    import jaxprlens
+    fn, fargs = getattr(libraries, name)(*args)
+    p = jaxprlens.trace(fn, *fargs)
+    subs = {}
+    for e in p.walk():
+        for s in e.subs:
+            labels = [group_label(g) for g in call_tree(s.program).root.walk() if g.parent is not None]
+            if labels:
+                subs.setdefault(e.primitive, labels)
+    return p, [group_label(g) for g in call_tree(p).root.walk() if g.parent is not None], subs
+
+
+def test_nnx_lifted_transforms_read_as_the_user_s_calls():
+    """``nnx.jit`` over ``nnx.scan`` of ``nnx.remat``: one forward, one backward, one update; flax's wrappers
+    (``JitFn``, ``ScanFn``) are no groups; the remat body's forward and backward each counted once."""
+    p, labels, subs = _named("nnx_scan_remat_train_step")
+    assert labels == [
+        "train_step (forward)", "nnx.value_and_grad(…) (forward)", "loss_fn (forward)", "model · Model (forward)",
+        "forward (forward)", "head · Linear (forward)", "optax.softmax_cross_entropy_with_integer_labels (forward)",
+        "train_step (backward)", "nnx.value_and_grad(…) (backward)", "loss_fn (backward)",
+        "optax.softmax_cross_entropy_with_integer_labels (backward)", "model · Model (backward)",
+        "head · Linear (backward)", "forward (backward)",
+        "train_step (optimizer update)", "optimizer.update", "update_fn", "apply_updates"]
+    assert subs["scan"] == ["layer · Block", "norm · LayerNorm", "_compute_stats", "_normalize", "linear · Linear"]
+    assert subs["remat2"] == [
+        "layer · Block (forward)", "norm · LayerNorm (forward)", "_compute_stats (forward)", "_normalize (forward)",
+        "linear · Linear (forward)", "layer · Block (backward)", "linear · Linear (backward)",
+        "norm · LayerNorm (backward)", "_normalize (backward)", "_compute_stats (backward)"]
+    line = _line("return x + nnx.gelu")
+    sources = {str(e.source) for e in p.walk() if e.source is not None}
+    assert f"libraries.py line {line}: return x + nnx.gelu(self.linear(self.norm(x))) › linear.py:422 " \
+           "y = self.dot_general(" in sources        # the user's line first, flax's after it
+
+
+def test_penzai_layers_are_modules_named_by_their_place():
+    _, labels, _ = _named("penzai_sequential")
+    assert labels == ["sublayers[0] · Linear", "contract", "sublayers[1] · Elementwise", "sublayers[2] · Linear",
+                      "contract"]
+
+
+def test_penzai_s_transformer_folds_by_its_layers():
+    """penzai's own llama-like transformer: each layer a group named by its place in the model (it was one flat
+    group citing one line)."""
+    from jaxprlens.model.calls import call_tree
+    from jaxprlens.present.words import group_label
+    p, labels, _ = _named("penzai_transformer")
+    top = call_tree(p).root.groups
+    assert [group_label(g) for g in top] == ["model · TransformerLM"]
+    assert [group_label(g) for g in top[0].groups] == ["arange", "body · Sequential"]
+    body = top[0].groups[1]
+    assert [group_label(g) for g in body.groups] == [
+        "body.sublayers[0] · EmbeddingLookup", "body.sublayers[1] · ConstantRescale",
+        "body.sublayers[2] · Sequential", "body.sublayers[3] · EmbeddingDecode"]
+    assert [group_label(g) for g in body.groups[2].groups] == [
+        "body.sublayers[2].sublayers[0] · Residual", "body.sublayers[2].sublayers[1] · Residual",
+        "body.sublayers[2].sublayers[2] · RMSStandardize", "body.sublayers[2].sublayers[3] · Linear"]
+    assert [group_label(g) for g in body.groups[2].groups[0].groups[0].groups] == [
+        "body.sublayers[2].sublayers[0].delta.sublayers[0] · Sequential",
+        "body.sublayers[2].sublayers[0].delta.sublayers[1] · Attention"]
+    assert len(labels) == 55
+
+
+def test_haiku_blocks_made_in_a_loop_are_named_by_the_loop():
+    p, labels, _ = _named("haiku_blocks_in_a_loop")
+    assert labels == ["forward", "blocks[0] · Block", "Linear", "blocks[1] · Block", "Linear", "blocks[2] · Block",
+                      "Linear", "blocks[3] · Block", "Linear", "Linear"]
+    block, head = (f"libraries.py line {_line(t)}: {t}" for t in (
+        "return x + jax.nn.relu(hk.Linear(x.shape[-1])(x))", "return hk.Linear(CLASSES)(x)"))
+    assert sorted({str(e.source) for e in p.walk() if e.source is not None}) == [
+        block, f"{block} › basic.py:180 out = jnp.dot(inputs, w, precision=precision)",
+        f"{block} › basic.py:184 b = jnp.broadcast_to(b, out.shape)", f"{block} › basic.py:185 out = out + b",
+        f"{head} › basic.py:180 out = jnp.dot(inputs, w, precision=precision)",
+        f"{head} › basic.py:184 b = jnp.broadcast_to(b, out.shape)", f"{head} › basic.py:185 out = out + b"]
+
+
+def test_one_mctx_search_is_one_call():
+    """mctx unpacks ``rng_key, a, b = split(rng_key, 3)`` after the split: not a second call."""
+    _, labels, subs = _named("mctx_muzero_search")
+    assert labels == ["search", "mctx.muzero_policy"]
+    assert subs["scan"] == ["recurrent_fn"]
+
+
+def test_a_library_installed_outside_site_packages_is_a_library(tmp_path):
+    """``pip install --target`` (or a folder on PYTHONPATH): found by where Python imported it from, so the
+    source notes keep the user's line first and its call reads as written."""
+    from jaxprlens.model.sources import in_library, library_of
+    p, labels, _ = _named("installed_elsewhere", tmp_path)
+    try:
+        assert labels == ["model", "tinylib.dense (call 1 of 2)", "tinylib.dense (call 2 of 2)"]
+        first, second = _line("h = tinylib.dense(x, w)"), _line("return tinylib.dense(h, w).sum()")
+        assert sorted({str(e.source) for e in p.walk() if e.source is not None}) == [
+            f"libraries.py line {first}: h = tinylib.dense(x, w) › __init__.py:5 y = x @ w",
+            f"libraries.py line {first}: h = tinylib.dense(x, w) › __init__.py:6 return jnp.tanh(y)",
+            f"libraries.py line {second}: return tinylib.dense(h, w).sum()",
+            f"libraries.py line {second}: return tinylib.dense(h, w).sum() › __init__.py:5 y = x @ w",
+            f"libraries.py line {second}: return tinylib.dense(h, w).sum() › __init__.py:6 return jnp.tanh(y)"]
+        assert library_of(str(tmp_path / "tinylib" / "__init__.py")) == "tinylib"
+        assert not in_library(__file__) and library_of(jax.__file__) == "jax"
+    finally:
+        sys.modules.pop("tinylib", None)
+
+
+def test_a_package_on_pythonpath_is_a_library_and_the_user_s_own_files_are_not(tmp_path, monkeypatch):
+    import importlib
+    import libraries
+    from jaxprlens.model.sources import library_of
+    (tmp_path / "onpath").mkdir()
+    (tmp_path / "onpath" / "__init__.py").write_text("def f(x):\n    return x\n")
+    (tmp_path / "onpath" / "inner.py").write_text("def g(x):\n    return x\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.import_module("onpath.inner")
+        assert library_of(str(tmp_path / "onpath" / "inner.py")) == "onpath"
+        # the same folder put on the path by an editable install (``pip install -e``): the user's source
+        from jaxprlens.model import sources
+        monkeypatch.setattr(sources, "_editable_roots", lambda: frozenset({str(tmp_path)}))
+        library_of.cache_clear()
+        assert library_of(str(tmp_path / "onpath" / "inner.py")) == ""
+    finally:
+        library_of.cache_clear()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("onpath.inner", None)
+        sys.modules.pop("onpath", None)
+    # the user's: a module beside the working folder (this suite's), a cell, code no module holds
+    assert library_of(libraries.__file__) == "" and library_of("/tmp/ipykernel_4242/123456.py") == ""
+    assert library_of(str(tmp_path / "never_imported.py")) == ""

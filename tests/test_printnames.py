@@ -144,15 +144,32 @@ def _ref_program(x):
 
 
 def test_a_program_the_walk_does_not_know_is_named_by_the_printer():
-    """A ref read or write prints by a rule of its own (``c:f32[3] <- b[...]``), a namedtuple param through
-    ``str``: the printer's pass names those programs."""
-    solve = functools.partial(jax.lax.custom_linear_solve, lambda v: v * 2.0,
-                              solve=lambda mv, b: b / 2.0)
-    for fn, args in ((_ref_program, (jnp.ones(3),)), (solve, (jnp.ones(3),))):
-        closed = jax.make_jaxpr(fn)(*args)
-        with pytest.raises(_Unknown):
-            walked(closed)
-        assert printer_names(closed) == printer(closed)
+    """A ref read or write prints by a rule of its own (``c:f32[3] <- b[...]``): the printer's pass names it."""
+    closed = jax.make_jaxpr(_ref_program)(jnp.ones(3))
+    with pytest.raises(_Unknown):
+        walked(closed)
+    assert printer_names(closed) == printer(closed)
+
+
+WALKED_TOO = {
+    # a namedtuple param (custom_linear_solve's ``jaxprs``), written with ``str``: each jaxpr named apart
+    "custom_linear_solve": (functools.partial(jax.lax.custom_linear_solve, lambda v: v * 2.0,
+                                              solve=lambda mv, b: b / 2.0), (jnp.ones(3),)),
+    "jnp.linalg.solve": (jnp.linalg.solve, (jnp.eye(3) * 2, jnp.ones(3))),
+    # a hijax primitive with plain params (``SearchSorted[side=left ...]``), and both in jax.scipy's expm
+    "searchsorted": (lambda x: jnp.searchsorted(x, 0.5), (jnp.linspace(0.0, 1.0, 8),)),
+    "expm": (jax.scipy.linalg.expm, (jnp.eye(4) * 0.3,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WALKED_TOO))
+def test_namedtuple_params_and_plain_hijax_primitives_are_walked_not_printed(name):
+    fn, args = WALKED_TOO[name]
+    closed = jax.make_jaxpr(fn)(*args)
+    bodies = [closed] + [e.params["jaxpr"] for e in closed.eqns if e.primitive.name == "jit"]
+    for j in bodies:
+        walked(j)                                   # no _Unknown: the printer's pass is not needed
+        assert printer_names(j) == printer(j)
 
 
 def test_the_printer_is_read_never_patched():

@@ -188,3 +188,32 @@ def test_a_tall_graph_says_more_is_below_until_fitted(lab, open_notebook):
     assert not more.is_visible() and "jl-clipped" not in port.get_attribute("class")
     m = area.evaluate(MEASURE_JS)
     assert m["svgH"] <= m["portH"] + 1, m
+
+
+FUSION_MEMORY = "%%jaxpr --fusion --memory\n" + TOY + "\njax.grad(model_loss)(make_params(), np.ones((8, D), 'f4'))"
+
+
+def test_the_fusion_and_memory_views_open_a_call_as_the_table_does(lab, open_notebook):
+    """grad of six blocks with --fusion --memory: each view is folded by the table's calls; a click on a call's row
+    inserts its rows (the table's script, the rows Python wrote) indented under it, a second click hides them."""
+    page = open_notebook(lab, [LOAD, FUSION_MEMORY], width=VIEWPORT)
+    area = harness.output(page, 1)
+    for view in ("jl-fusion-calls", "jl-memory-calls"):
+        fold = area.locator(f"div.jl-callfold.{view}")
+        fold.wait_for()
+        call = fold.locator("tr.jl-grow").first
+        gid = call.get_attribute("data-group")
+        assert fold.locator(f'tr[data-in="{gid}"]').count() == 0
+        call.click()
+        inside = fold.locator(f'tr[data-in="{gid}"]')
+        inside.first.wait_for()
+        assert call.inner_text().startswith("▾") and inside.count() > 0
+        assert all(inside.nth(i).is_visible() for i in range(min(inside.count(), 5)))
+        page.screenshot(path=str(harness.OUTPUT / f"folding-{view}-open.png"))
+        call.click()
+        assert call.inner_text().startswith("▸") and not inside.first.is_visible()
+        box = fold.locator(".jl-tools input[type=search]")       # the table's search, over the calls' rows too
+        box.fill("dot_general")
+        hits = fold.locator('tr.jl-row[data-primitive="dot_general"]:not(.jl-miss)')
+        hits.first.wait_for()
+        assert hits.first.is_visible() and fold.locator(".jl-note-js").inner_text() == f"{hits.count()} matching rows"

@@ -145,6 +145,7 @@ class Kernel:
     cost: Cost = ZERO            # the cost rules summed over its equations (those without nested programs)
     saved: int = 0               # bytes of values made and used inside it only: never written to memory
     time: float | None = None    # profiled: its own measured seconds per run (None: no event of it recorded)
+    parts: dict = field(default_factory=dict, repr=False)    # equation id -> its cost counted in ``cost``
 
     @property
     def flops(self) -> int:
@@ -400,6 +401,7 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
                 kernels[k].eqns.append(eqn.id)
                 if not eqn.subs and (k == of[eqn.id] or k in recomputed.get(eqn.id, ())):
                     kernels[k].cost = kernels[k].cost + table.get(eqn.id, ZERO)
+                    kernels[k].parts[eqn.id] = table.get(eqn.id, ZERO)
         elif eqn.subs and any(e.id in of for sub in eqn.subs for e in sub.program.walk()):
             inlined.append(eqn.id)
         else:
@@ -420,6 +422,49 @@ def fusion_map(program: Program, device=None, profile: bool = False, repeat: int
             times = kerneltime.profile(compiled, args, kerneltime.module_name(text), repeat, budget)
         timed(fmap, times)
     return fmap
+
+
+@dataclass
+class Share:
+    """What the kernels spend on some of the program's equations (a call's, ``share``): ``kernels`` that compute
+    any of them, in XLA's order; ``cost`` the part of those kernels' cost that is these equations' (each counted as
+    its kernels count it: a recomputed one in each); ``time`` (profiled) each kernel's measured time split between
+    its equations by their part of its FLOPs (of its bytes, where it has none; evenly, where it has neither).
+    Shares of equations that do not overlap add up to the kernels' totals."""
+    kernels: list
+    cost: Cost = ZERO
+    time: float | None = None
+
+
+def share(fmap: FusionMap, eqn_ids) -> Share:
+    """The kernels computing any of ``eqn_ids`` (equations at any depth: a call's, with the loop bodies in it) and
+    their cost and time spent on them (``Share``); an equation XLA removed but whose results feed one kernel
+    counts that kernel too (it likely computes it), for nothing."""
+    ids = set(eqn_ids)
+    names: set = set()
+    for e in ids:
+        names.update(fmap.spread.get(e, ()) or ([fmap.of[e]] if e in fmap.of else []))
+        if e in fmap.absorbed:
+            names.add(fmap.absorbed[e])
+    kernels = [k for k in fmap.kernels if k.name in names]
+    cost, time = ZERO, None
+    for k in kernels:
+        mine = [e for e in k.eqns if e in ids]
+        for e in mine:
+            if e in k.parts:
+                cost = cost + k.parts[e]
+        if k.time is not None:
+            time = (time or 0.0) + k.time * _fraction(k, mine)
+    return Share(kernels, cost, time)
+
+
+def _fraction(k: Kernel, mine: list) -> float:
+    """The part of ``k``'s work that is the equations ``mine`` (by FLOPs, else bytes, else equations)."""
+    for whole, part in ((k.cost.flops, sum(k.parts[e].flops for e in mine if e in k.parts)),
+                        (k.cost.bytes, sum(k.parts[e].bytes for e in mine if e in k.parts))):
+        if whole:
+            return part / whole
+    return len(mine) / len(k.eqns) if k.eqns else 0.0
 
 
 def _looped(kernels: list, instructions: dict, called: dict) -> dict:

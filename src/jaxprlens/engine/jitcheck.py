@@ -141,8 +141,21 @@ def _function_name(cb, depth: int = 0) -> str:
     return "lambda" if name == "<lambda>" else name
 
 
-def compiled_outputs(program, args) -> list:
-    """``jax.jit`` of ``program`` on the flat ``args``: its flat outputs (raises what jax.jit raises)."""
+def compiled_outputs(program, args, device=None) -> list:
+    """``jax.jit`` of ``program`` on the flat ``args``: its flat outputs (raises what jax.jit raises).  The program's
+    one compile on ``device`` (``engine.compiled.scoped``: the same computation, each equation under a name scope,
+    shared with ``--run``, ``--fusion`` and ``--memory``) runs it where it takes these arguments as they are (their
+    types, where they live); else ``jax.jit`` compiles the program for them."""
+    from jaxprlens.engine.compiled import scoped
+    try:
+        made = scoped(program, device)
+    except Exception:  # noqa: BLE001 - jax.jit below says what fails, as the user's jax.jit would
+        made = None
+    if made is not None:
+        try:
+            return list(made.compiled(*args))
+        except (TypeError, ValueError):     # other types, or devices, than it was compiled for: it refuses them
+            pass
     return list(jax.jit(jex.jaxpr_as_fun(program.jaxpr))(*args))
 
 
@@ -271,7 +284,7 @@ class JitComparison:
         """``jax.jit``'s flat outputs on the stepper's inputs, compiled once; None when it raised (``_jit_error``)."""
         if self._jit_outputs is None and self._jit_error is None:
             try:
-                self._jit_outputs = compiled_outputs(self.program, self.args)
+                self._jit_outputs = compiled_outputs(self.program, self.args, self.device)
             except Exception as exc:  # noqa: BLE001 - a failure of jit is itself the difference
                 self._jit_error = (type(exc).__name__, (str(exc).splitlines() or [""])[0])
         return self._jit_outputs

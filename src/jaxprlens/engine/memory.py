@@ -46,6 +46,28 @@ class Memory:
         return sum(v.bytes for v in self.residuals or ())
 
 
+@dataclass
+class Stretch:
+    """Memory along a stretch of top-level equations (a call's, ``stretch``): ``peak`` the most bytes live after
+    one of them, ``peak_eqn`` the first after which it is reached, ``residuals`` the values made there that the
+    backward pass reads (of ``Memory.residuals``, in its order)."""
+    peak: int
+    peak_eqn: int | None
+    residuals: list
+
+    @property
+    def residual_bytes(self) -> int:
+        return sum(v.bytes for v in self.residuals)
+
+
+def stretch(result: Memory, first: int, last: int) -> Stretch:
+    """``result`` along top-level equations ``first`` to ``last`` (a call's: they are consecutive)."""
+    live = result.live[first:last + 1]
+    peak = max(live) if live else 0
+    made = [v for v in result.residuals or () if v.eqn is not None and first <= int(v.eqn.split("/")[0]) <= last]
+    return Stretch(peak, first + live.index(peak) if live else None, made)
+
+
 def _is_backward(eqn) -> bool:
     """Whether JAX made ``eqn`` by transposing (the backward pass of ``grad`` / ``vjp``)."""
     try:

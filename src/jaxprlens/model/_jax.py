@@ -42,6 +42,15 @@ def make_jaxpr(fn: Any, static_argnums: tuple, args: tuple, kwargs: dict) -> tup
     return (jaxpr.with_consts(consts) if consts else jaxpr), out_tree
 
 
+def valid_jaxtype(x: Any) -> bool:
+    """``jex.valid_jaxtype(x)`` without the error JAX builds for a value it has no type for: that message holds
+    ``str(x)``, and some leaves print slowly (a penzai ``Parameter`` renders its array through treescope)."""
+    mappings = _core.pytype_aval_mappings
+    if not any(t in mappings for t in type(x).__mro__) and getattr(x, "__jax_array__", None) is None:
+        return False
+    return jex.valid_jaxtype(x)
+
+
 def open_jaxpr(j: Any):
     """The Jaxpr holding eqns/invars/outvars, for a ClosedJaxpr (<=0.10) or a Jaxpr (any version)."""
     inner = getattr(j, "jaxpr", j)
@@ -154,7 +163,8 @@ class _Rules:
 
     _KINDS = {("jax._src.pjit", "_pjit_pp_rule"): "jit",
               ("jax._src.custom_derivatives", "_custom_jvp_call_pp_rule"): "custom",
-              ("jax._src.custom_derivatives", "_custom_vjp_call_pp_rule"): "custom"}
+              ("jax._src.custom_derivatives", "_custom_vjp_call_pp_rule"): "custom",
+              ("jax._src.hijax", "_call_hi_primitive_prettyprint"): "hi"}
 
     def __init__(self):
         self.eqn_rules = getattr(_core, "pp_eqn_rules", {})
@@ -163,7 +173,9 @@ class _Rules:
     def kind(self, primitive) -> str | None:
         """None: written as ``_pp_eqn`` writes it (results, params by key, operands), by no rule or one that
         only picks params; ``"jit"``: pjit's rule (the body's binders take the call's names first, then as
-        ``_pp_eqn``); ``"custom"``: custom_jvp/vjp's rule (params renamed, named as ``_pp_eqn``); ``"other"``."""
+        ``_pp_eqn``); ``"custom"``: custom_jvp/vjp's rule (params renamed, named as ``_pp_eqn``); ``"hi"``: a
+        hijax primitive's rule (``SearchSorted[side=left ...]``: named as ``_pp_eqn`` when its params are plain,
+        ``plain_hi_params``); ``"other"``."""
         rule = self.eqn_rules.get(primitive)
         if rule is None:
             return None
@@ -175,6 +187,24 @@ class _Rules:
     def subjaxprs(self, primitive) -> bool:
         """Whether the printer finds the jaxprs of ``primitive``'s equations by a rule of their own."""
         return primitive in self.sub_rules
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def plain_hi_params(eqn: Any) -> bool:
+    """Whether a hijax primitive's equation prints params that name no variable (strings, numbers: jnp's
+    ``SearchSorted``), so that it names its results and operands as ``_pp_eqn`` does."""
+    prim = eqn.params.get("_prim")
+    pp_params = getattr(prim, "pp_params", None)
+    if pp_params is None:
+        return False
+    try:
+        values = pp_params().values()
+    except Exception:  # noqa: BLE001 - a library's own primitive that cannot say: the printer names it
+        return False
+    return all(isinstance(v, _PLAIN) or (type(v) is tuple and all(isinstance(x, _PLAIN) for x in v))
+               for v in values)
 
 
 def printing_rules() -> _Rules:

@@ -98,11 +98,13 @@ _MODULE_BASES = ("flax.", "equinox.", "haiku.", "penzai.")
 
 def is_module(file: str, qualname: str) -> bool | None:
     """Whether the class of method ``qualname`` defined in ``file`` is a model library's module (its
-    classes derive from a ``Module`` of flax, equinox, ...); None when the class cannot be looked up."""
+    classes derive from a ``Module`` of flax, equinox, haiku, or penzai's ``Layer``); None when the class
+    cannot be looked up."""
     cls = _lookup(file, qualname.rsplit(".", 1)[0])
     if cls is None:
         return None
-    return any(b.__name__ == "Module" and b.__module__.startswith(_MODULE_BASES) for b in getattr(cls, "__mro__", ()))
+    return any(b.__name__ in ("Module", "Layer") and b.__module__.startswith(_MODULE_BASES)
+               for b in getattr(cls, "__mro__", ()))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -115,13 +117,14 @@ def _lookup(file: str, qualname: str):
     return module if isinstance(module, type) else None
 
 
-_FOR = (r"^\s*for\s+(?:\w+\s*,\s*)?{name}\s+in\s+(?:enumerate\()?self\.(\w+)(?:\[(-?\d*):[^\]]*\])?\)?"
+_FOR = (r"^\s*for\s+(?:\w+\s*,\s*)?{name}\s+in\s+(?:enumerate\()?((?:self\.)?\w+)(?:\[(-?\d*):[^\]]*\])?\)?"
         r"\s*:")
 
 
 def _looped(g) -> tuple | None:
     """``("layers", 2)`` for the third call of ``layer`` in ``for layer in self.layers[...]:`` just above
-    the call's line (equinox's MLP); None when the call is not made by such a loop."""
+    the call's line (equinox's MLP; ``for block in blocks:`` over a list of haiku modules); None when the
+    call is not made by such a loop."""
     import linecache
     caller = g.key[3]
     if not caller:
@@ -131,10 +134,10 @@ def _looped(g) -> tuple | None:
     for n in range(line - 1, max(0, line - 12), -1):
         m = pattern.match(linecache.getline(file, n))
         if m:
-            same = [c for c in g.parent.groups if c.key == g.key]
+            same = [c for c in g.parent.groups if c.key[0] == g.key[0] and c.key[3] == g.key[3]]   # any class
             i = same.index(g)
             i = len(same) - 1 - i if g.phase == "backward" else i      # the backward pass runs them last first
-            return (m.group(1), int(m.group(2) or 0) + i)
+            return (m.group(1).removeprefix("self."), int(m.group(2) or 0) + i)
     return None
 
 
@@ -146,15 +149,17 @@ def _method_name(g, cls: str, rel: dict) -> str:
     path = None
     # what the user wrote first (``self.layers[-1]``, ``for layer in self.layers: layer(x)``), then the
     # parameters the call reads (a model whose one attribute holds them all says nothing by its params)
-    looped = _looped(g) if outer is not None and g.callee.isidentifier() else None
+    looped = _looped(g) if g.callee.isidentifier() else None
     if outer is not None and g.callee.startswith("self.") and path_tokens(g.callee[5:]):
         path = rel[outer] + path_tokens(g.callee[5:])          # ``self.attn``, ``self.layers[-1]``
-    elif looped is not None:
+    elif looped is not None and outer is not None:
         path = rel[outer] + looped
     elif outer is not None and g.params and g.params[:len(outer.params)] == outer.params and outer.params:
         path = rel[outer] + g.params[len(outer.params):]
     elif outer is None:
         rel[g] = ()            # the model itself: its parts are named from here
+        if looped is not None:                  # ``for block in blocks: x = block(x)``
+            return f"{tokens_text(looped)} · {cls}"
         callee = g.callee.removesuffix(".apply")      # flax.linen's ``model.apply(params, x)``
         return f"{callee} · {cls}" if _DOTTED.match(callee) else cls
     if path is None:

@@ -21,7 +21,7 @@ from jaxprlens.model.loops import Loops
 from jaxprlens.model import program as _model
 from jaxprlens.model.program import Eqn, Program, Var
 from jaxprlens.model.marimocells import notebook
-from jaxprlens.model.sources import Source, in_library, source_of
+from jaxprlens.model.sources import Source, in_library, library_of, source_of
 
 _OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep      # jaxprlens's own frames (trace, the magic)
 PHASES = ("", "forward", "backward")
@@ -164,7 +164,8 @@ class CallTree:
         stack = [self.root]
         last = None                  # (chain, phase) of the equation before
         phases: dict = {}            # id(name stack) -> phase: equations of one scope share their stack
-        for e, chain in zip(eqns, chains):
+        remat = False                # a remat's body, computed again for the backward pass: seen
+        for k, (e, chain) in enumerate(zip(eqns, chains)):
             frames = chain[cut:]
             if not frames:                 # made inside JAX with no user frame: where the trace was
                 stack[-1].children.append(e)
@@ -172,7 +173,12 @@ class CallTree:
             scope = _jax.name_stack_object(e.raw)
             phase = phases.get(id(scope))
             if phase is None:
-                phase = phases[id(scope)] = phase_of(e)
+                phase = phases[id(scope)] = phase_of(e) or (
+                    "remat" if "rematted_computation" in _jax.name_stack(e.raw) else "")
+            if phase == "remat":       # a remat's body under grad: the forward it computes again, then
+                phase, remat = "forward", True      # the backward pass, which has no scope of its own
+            elif remat and not phase:
+                phase = "backward"
             same = 0                 # outer frames equal to the equation before's: the calls it was in
             if last is not None and last[1] == phase:
                 if last[0] is chain:
@@ -182,9 +188,10 @@ class CallTree:
                 n = min(len(frames), len(before))
                 while same < n and frames[same] == before[same]:
                     same += 1
-            last = (chain, phase)
+            last, before = (chain, phase), last
             self.phases.add(phase)
             back = phase == "backward"
+            held = None
             for i in range(same, len(frames)):
                 file, line, function, end, qualname = frames[i][:5]
                 caller = frames[i][6]
@@ -195,10 +202,19 @@ class CallTree:
                 # the traced function itself is called once: only the calls it makes can repeat (the first
                 # frame left is one of those when the traced function's own frame was shared by all, and cut)
                 once = qualname == root[1] and file == root[0] if root else not i
-                if cur is not None and cur.key == key and not (
-                        not once and _restarts(cur, at, back) and not loops.same_loop(file, at, cur.last)):
-                    cur.last = at
-                    continue
+                if cur is not None and cur.key == key:
+                    if once or not _restarts(cur, at, back) or loops.same_loop(file, at, cur.last):
+                        cur.last = at
+                        continue
+                    # not a new call either: a tuple unpacked after the call that made it (``a, b =
+                    # split(k)``), and what grad computes for the backward pass once the forward is done
+                    # (a residual's zeros, traced with the frames of the call that asked for it, after the
+                    # whole forward pass): kept in this call, the equations after it going on where they were
+                    if at != cur.first and loops.unpacks(file, frames[i][5], at):
+                        continue
+                    if phase == "forward" and self._left_over(k):
+                        held = cur
+                        break
                 del stack[i + 1:]
                 # a library calling back into the user's code (``nnx.value_and_grad``'s wrapper calling
                 # ``loss_fn``): the library's line says nothing the call's own name does not
@@ -208,6 +224,10 @@ class CallTree:
                           qualname=qualname, callee=callee_of(caller) if caller else "")
                 stack[i].children.append(g)
                 stack.append(g)
+            if held is not None:
+                held.children.append(e)
+                last = before
+                continue
             del stack[len(frames) + 1:]
             stack[-1].children.append(e)
         self._number(self.root)
@@ -225,6 +245,18 @@ class CallTree:
                    + ("~bwd" if c.phase == "backward" else "~fwd" if twin else ""))
             c.id = f"{g.id}/{seg}" if g.id else seg
             self._number(c)
+
+    def _left_over(self, k: int) -> bool:
+        """Whether equation ``k`` and the forward ones after it, up to the backward pass, only feed that pass
+        (or nothing): what grad adds once the forward pass is done, not a call of the user's."""
+        uses, eqns = self._uses[1], self.program.eqns
+        for e in eqns[k:]:
+            if phase_of(e) != "forward":
+                break
+            if not all(u < len(eqns) and phase_of(eqns[u]) == "backward" for v in e.outvars
+                       for u in uses.get(v, ())):
+                return False
+        return True
 
     # ------------------------------------------------------------ crossing values
     @functools.cached_property
@@ -309,33 +341,45 @@ def _restarts(g: Group, at: tuple, back: bool) -> bool:
 def _chain(frames: tuple) -> tuple:
     """The frames a call tree nests by, outermost first: the user's own, and of an installed library's only
     its entry (``optimizer.update``, called from the user's line, or optax's, called from flax) and its
-    modules' calls (``Linear``); the wrappers between (flax's ``grad_wrapper``) are left out.  Each frame
-    carries its real caller last: ``(file, line, function, end, qualname, start, caller)``."""
+    modules' calls (``Linear``); the wrappers between (flax's ``grad_wrapper``, haiku's around each module's
+    method) are left out.  Each frame carries its real caller last: ``(file, line, function, end, qualname,
+    start, caller)``; a module's method entered through its library's wrapper carries the line that called
+    the wrapper (``block(x)``)."""
     chain, outer, caller, in_module = [], None, None, False   # outer: the frame before's library (None:
+    wrapped = None            # where the library frames entered from a user's or a module's frame begin
+    named = False             # a frame of the user's or a module's call is kept
     for f in reversed(frames):                                 # the user's own code)
         if f[0].startswith(_OWN):
             continue
-        lib = _package(f[0]) if in_library(f[0]) else None
+        lib = library_of(f[0]) or None
+        cls = class_of(f[4])
         # a library's module, not its private wrappers (equinox's ``_ValueAndGradWrapper`` is a Module too)
-        private = lib is not None and class_of(f[4]).startswith("_")    # equinox's _VmapWrapper
+        private = lib is not None and cls.startswith("_")    # equinox's _VmapWrapper
         module = lib is not None and not private and bool(is_module(f[0], f[4]))
+        if wrapped is not None and cls and not cls.startswith("_") and (
+                module or (lib is None and is_module(f[0], f[4]) is not False)):
+            # a module's method entered through its library's wrapper (haiku's, linen's): the call the user
+            # wrote is the wrapper's, and the wrapper itself says nothing
+            caller = chain[wrapped][6]
+            del chain[wrapped:]
         # kept: the user's code, a call into a library from elsewhere (optax's chain, entered from flax), a
-        # module's call, and what a module's own code calls (``dot_product_attention``)
-        if lib is None or lib != outer or module or (in_module and not private):
+        # module's call, and what a module's own code calls by name (``dot_product_attention``; a closure the
+        # library made, penzai's ``nmap`` wrapper, is not)
+        if lib is None or lib != outer or module or (in_module and not private and "<locals>" not in f[4]):
+            if lib is not None and lib != outer and not module and (outer is None or in_module) \
+                    and lib in _MODELS:
+                wrapped = len(chain)
+            elif lib is None or module:
+                wrapped = None
             chain.append(f + (caller,))     # with the frame that really called it (a wrapper, left out)
+            named = named or lib is None or module
         outer, caller, in_module = lib, f, module
-    return tuple(chain)
+    # a library's frames alone (what flax's ``ScanFn`` traced for the backward pass with none of the
+    # user's frames on the stack) name no call the user made
+    return tuple(chain) if named else ()
 
 
-@functools.lru_cache(maxsize=1024)
-def _package(file: str) -> str:
-    """The installed package a library file belongs to (``flax``, ``optax``)."""
-    parts = file.replace(os.sep, "/").split("/")
-    for marker in ("site-packages", "dist-packages"):
-        if marker in parts:
-            i = parts.index(marker)
-            return parts[i + 1] if i + 1 < len(parts) else ""
-    return os.path.dirname(file)
+_MODELS = frozenset({"flax", "haiku", "equinox", "penzai"})     # whose wrappers call a module's method
 
 
 def _common(chains: list) -> int:

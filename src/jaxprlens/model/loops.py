@@ -28,6 +28,7 @@ class Loops:
 
     def __init__(self):
         self._files: dict = {}      # file -> [(function span or None, [loop span, ...])] or None (unreadable)
+        self._targets: dict = {}    # file -> spans of the tuples and lists it assigns to
 
     def same_loop(self, file: str, a: tuple, b: tuple) -> bool:
         """Whether positions ``a`` and ``b`` (``(line, column)``) of ``file`` lie in one loop of the
@@ -40,6 +41,20 @@ class Loops:
             if span is None or (span[0] <= a <= span[1] and span[0] <= b <= span[1]):
                 inner = loops
         return any(lo <= a <= hi and lo <= b <= hi for lo, hi in inner or ())
+
+    def unpacks(self, file: str, start: tuple, end: tuple) -> bool:
+        """Whether ``start``..``end`` of ``file`` is a tuple or list being assigned to (``a, b = split(k)``):
+        Python unpacks after the call on the right, at a position before it."""
+        if file not in self._targets:
+            text = "".join(linecache.getlines(file))
+            try:
+                tree = ast.parse(text) if text else None
+            except (SyntaxError, ValueError):
+                tree = None
+            self._targets[file] = set() if tree is None else {
+                _span(n) for n in ast.walk(tree)
+                if isinstance(n, (ast.Tuple, ast.List)) and isinstance(n.ctx, ast.Store)}
+        return (start, end) in self._targets[file]
 
     def _scopes(self, file: str) -> list | None:
         if file not in self._files:

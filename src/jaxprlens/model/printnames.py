@@ -8,8 +8,10 @@ by key), then its operands.  ``jit``'s rule first gives the body's binders the n
 results.  An unused top-level result is ``_``; hoisted jaxprs' names are never given to a variable.
 
 ``printer_names(closed)`` walks that order for the equations whose printing it knows (no rule, a rule that only
-picks params, ``jit``, ``custom_jvp_call``/``custom_vjp_call``) and hands any other program to the printer's
-own pass (``_jax.print_jaxpr``): a ref read, a Pallas kernel, checkify, a jaxpr in a namedtuple param.
+picks params, ``jit``, ``custom_jvp_call``/``custom_vjp_call``, a hijax primitive with plain params such as
+``SearchSorted``) and hands any other program to the printer's own pass (``_jax.print_jaxpr``): a ref read, a
+Pallas kernel, checkify.  A namedtuple param holding jaxprs (``custom_linear_solve``'s) the printer writes with
+``str``, each jaxpr named in a context of its own: the walk names them so, after the program.
 ``tests/test_model.py`` checks the walk against the printer on every program the suite traces.
 """
 from __future__ import annotations
@@ -45,9 +47,14 @@ def printer_names(closed: Any) -> dict:
     """``{JAX Var: name}`` as JAX's printer names ``closed`` (a Jaxpr or ClosedJaxpr)."""
     top = _jax.open_jaxpr(closed)
     try:
-        return _Walk(top).names
+        walk = _Walk(top)
     except _Unknown:
         return _jax.print_jaxpr(closed, text=False).names
+    names = walk.names
+    for j in walk.apart:     # as print_jaxpr: each named in a context of its own, the program's names first
+        for v, name in printer_names(j).items():
+            names.setdefault(v, name)
+    return names
 
 
 class _Walk:
@@ -59,6 +66,7 @@ class _Walk:
         self.shared = self._hoisted(top)
         self.taken = frozenset(self.shared.values())
         self.next = 0
+        self.apart: list = []            # jaxprs the printer writes with ``str`` (in a namedtuple param)
         for j in self.shared:
             self.skeleton(j)
         self.jaxpr(top)
@@ -139,7 +147,7 @@ class _Walk:
         kind = self.kinds.get(prim, False)
         if kind is False:
             kind = self.kinds[prim] = self.rules.kind(prim)
-        if kind == "other":
+        if kind == "other" or (kind == "hi" and not _jax.plain_hi_params(e)):
             raise _Unknown
         nested = self.nested.get(id(e), 0)
         if kind == "jit" and nested:
@@ -170,7 +178,9 @@ class _Walk:
             elif type(value) is tuple and value and all(map(_jax.is_context_jaxpr, value)):
                 for j in value:
                     self.jaxpr(_jax.open_jaxpr(j))
-            elif _jax.holds_jaxpr(value):   # a namedtuple or a mixed tuple: the printer's str() of it
+            elif isinstance(value, tuple) and _jax.holds_jaxpr(value):   # a namedtuple or a mixed tuple: the
+                self.apart += [j for j in value if _jax.is_context_jaxpr(j)]    # printer's str() of it
+            elif _jax.holds_jaxpr(value):
                 raise _Unknown
 
     def suggest(self, binders, values) -> None:

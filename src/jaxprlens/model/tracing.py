@@ -9,7 +9,6 @@ import types
 from collections.abc import Callable
 
 import jax
-import jax.extend.core as jex
 
 from jaxprlens.model import _jax
 from jaxprlens.model.build import build_program
@@ -120,7 +119,7 @@ def _class_name(text: str) -> str:
 
 def traceable(leaf) -> bool:
     """True for a leaf ``trace`` traces (an array, a Python number); the others are held fixed."""
-    return jex.valid_jaxtype(leaf) or _is_array_like(leaf)
+    return _jax.valid_jaxtype(leaf) or _is_array_like(leaf)
 
 
 def _is_array_like(x) -> bool:

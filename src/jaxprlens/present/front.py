@@ -162,7 +162,13 @@ def output(body: str, needs) -> str:
         return body
     key = output_key(body)
     return (f'<div class="jl-out" data-jl-out="{key}">{body}'
-            f'<script>{_min_js(_asset("loader.js"))}("{key}","{assets(frozenset(needs))}");</script></div>')
+            f'<script>{_loader()}("{key}","{assets(frozenset(needs))}");</script></div>')
+
+
+@functools.cache
+def _loader() -> str:
+    """The loader's script, minified once (every output carries it)."""
+    return _min_js(_asset("loader.js"))
 
 
 # ------------------------------------------------------------------ deflate-raw in base64, as the browser reads it

@@ -71,7 +71,7 @@ class Param:
     def text(self) -> str:
         if self._text is None:
             value = self._value
-            self._text, self._value = default_text(self.key, value) if self.default else param_text(value), None
+            self._text, self._value = param_text(value), None
         return self._text
 
     def __repr__(self) -> str:
@@ -95,23 +95,24 @@ class Param:
         return shorten(self.line, FOLD)
 
 
-_DEFAULTS_SEEN: dict = {}     # (key, types, value) of a hidden default -> its text: every jit equation has ten
+_DEFAULTS_SEEN: dict = {}     # (key, types, value) of a hidden default -> its Param: every jit equation has ten
 
 
-def default_text(key: str, value: Any) -> str:
-    """``param_text`` of a default JAX's printer hides (``in_shardings=(UnspecifiedValue,)``, ``inline=...``),
-    written once per value: the same few values come back on every jit equation.  The key holds the types
-    (of a tuple's items too), so that equal values of other types (``(0,)``, ``(False,)``) are told apart."""
+def default_param(key: str, value: Any) -> Param:
+    """The ``Param`` of a default JAX's printer hides (``in_shardings=(UnspecifiedValue,)``, ``inline=...``),
+    one per value, shared by the equations that hold it: the same few values come back on every jit equation,
+    and the row's HTML of each is written once (``rows.param_html``).  The key holds the types (of a tuple's
+    items too), so that equal values of other types (``(0,)``, ``(False,)``) are told apart."""
     try:
         seen = (key, type(value), tuple(map(type, value)) if type(value) is tuple else (), value)
-        text = _DEFAULTS_SEEN.get(seen)
-    except TypeError:             # an unhashable value: written each time
-        return param_text(value)
-    if text is None:
+        made = _DEFAULTS_SEEN.get(seen)
+    except TypeError:             # an unhashable value: a Param of its own, written when drawn
+        return Param(key, None, True, value)
+    if made is None:
         if len(_DEFAULTS_SEEN) >= 1024:
             _DEFAULTS_SEEN.clear()
-        text = _DEFAULTS_SEEN[seen] = param_text(value)
-    return text
+        made = _DEFAULTS_SEEN[seen] = Param(key, param_text(value), True)
+    return made
 
 
 def params_of(eqn: Eqn) -> tuple[Param, ...]:
@@ -149,7 +150,7 @@ def _params_of(eqn: Eqn) -> list[Param]:
             except Exception:  # noqa: BLE001 - a param of an unexpected shape is simply shown
                 default = False
             if default:
-                out.append(Param(k, None, True, v))
+                out.append(default_param(k, v))
                 continue
         out.append(Param(k, param_text(v)))
     return out

@@ -233,14 +233,15 @@ def group_data(g, lang: str) -> list:
 OPEN, SHUT = "▾", "▸"      # a call's row, its body shown or not
 
 
-def group_html(g, lang: str, note: str = "", opened: bool = False) -> str:
+def group_html(g, lang: str, note: str = "", opened: bool = False, detail: str | None = None) -> str:
     """A call's row in a folded table: its label and size, where it was called, the values crossing it;
     ``note`` follows the label (that its rows are not stored: a live page hides it, the kernel has them);
-    ``opened``: its rows shown below it."""
+    ``opened``: its rows shown below it; ``detail``: HTML said of the call in place of its crossing values (a
+    compiled view folded by the same calls: its kernels, its live bytes)."""
     gid, label, count, site, cross, _ = group_data(g, lang)
     note = f'<span class="jl-unstored"> {html(note)}</span>' if note else ""
+    cross = f'<div class="jl-cross">{html(cross)}</div>' if detail is None else f'<div class="jl-detail">{detail}</div>'
     return (f'<tr class="jl-grow" data-group="{html(gid)}" data-in=""><td>{OPEN if opened else SHUT}</td>'
             f'<td class="jl-eq"{LEFT}>'
             f'<b class="jl-gname">{html(label)}</b>{note} <span class="jl-type">{html(count)}</span></td>'
-            f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div><div class="jl-cross">{html(cross)}</div>'
-            "</td></tr>")
+            f'<td class="jl-note"{LEFT}><div class="jl-src">{html(site)}</div>{cross}</td></tr>')

@@ -7,7 +7,7 @@ import * as graph from "./graph.js";
 import * as debug from "./debugger.js";
 import * as live from "./live.js";
 
-const VIEWS = { table: table.enhance, graph: graph.enhance, replay: debug.replay };
+const VIEWS = { table: table.enhance, fold: table.enhance, graph: graph.enhance, replay: debug.replay };
 
 export function boot(host) {
   host.querySelectorAll("[data-jl-view]").forEach((root) => {

@@ -98,6 +98,24 @@ WORDS = {
                             "(jax.profiler.stop_trace()), then ask again ({error})",
                             "另一个剖析正在运行（jax.profiler 一次只允许一个）：先停止它（jax.profiler.stop_trace()），"
                             "再重新请求（{error}）"),
+    # the compiled views folded by the table's calls (views/compiled/callfold.py)
+    "fold_fusion": ("By call, as the table folds the program: the kernels computing each call's equations, and their "
+                    "FLOPs and bytes on it",
+                    "按调用（与表格折叠程序的方式相同）：计算每个调用中方程的计算内核，以及它们在该调用上的 FLOP "
+                    "与字节"),
+    "fold_memory": ("By call, as the table folds the program: each call's peak (the most bytes live after one of its "
+                    "equations) and its residuals (the values it makes that the backward pass reads)",
+                    "按调用（与表格折叠程序的方式相同）：每个调用的峰值（其某个方程之后存活的最多字节）及其残差（它产生、"
+                    "反向过程会读取的值）"),
+    "fold_click": ("{text}: click a call to open it", "{text}：点击一个调用可展开"),
+    "fold_calls_more": ("… {n} more calls (the HTML view opens every call)",
+                        "……另有 {n} 个调用（HTML 视图可展开每个调用）",
+                        "… {n} more call (the HTML view opens every call)"),
+    "fold_peak": ("peak {bytes} after equation {i}", "峰值 {bytes}，在方程 {i} 之后"),
+    "fold_residuals": ("residuals: {n} values, {bytes}", "残差：{n} 个值，{bytes}", "residuals: {n} value, {bytes}"),
+    "memory_col_bytes": ("live bytes, residuals", "存活字节、残差"),
+    "fold_live": ("{bytes} live after it", "其后存活 {bytes}"),
+    "fold_residual": ("makes residuals: {bytes}", "产生残差：{bytes}"),
     "memory_head": ("memory along the program: bytes live after each top-level equation (inputs and constants, and "
                     "results still to be read or returned)",
                     "程序中的内存：每个顶层方程之后存活的字节（输入与常量，以及之后还会被读取或被返回的结果）"),

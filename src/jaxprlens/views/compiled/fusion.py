@@ -11,20 +11,26 @@ kernels no equation comes from that took time, and a total row.  Inline styles o
 from __future__ import annotations
 
 from jaxprlens.present.i18n import si
-from jaxprlens.engine.fusion import FusionMap, fusion_map
+from jaxprlens.engine.fusion import FusionMap, fusion_map, share
 from jaxprlens.engine.runner import BUDGET, REPEAT
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html
 from jaxprlens.present.i18n import ljust, resolve as resolve_lang, t, width
 from jaxprlens.present.nouns import eqn_text
+from jaxprlens.present.front import output
+from jaxprlens.present.rows import Rows, walk
+from jaxprlens.present.usage import wrap
 from jaxprlens.present.words import fmt_time
-from jaxprlens.model.program import Program
+from jaxprlens.model.calls import Group
+from jaxprlens.model.program import Eqn, Program
+from jaxprlens.views.compiled.callfold import WIDTH, CallFold, eqn_ids, wrap_items
 from jaxprlens.views.compiled.compare import ROOT
 
 # Okabe-Ito: told apart with the common colour-vision deficiencies; a kernel's rows get its colour's tint
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")
 ROWS = 400          # equations listed (the rest counted); kernels listed likewise
-LISTED = 12         # a kernel's equations named in its row (the rest counted)
+LISTED = 12         # a kernel's equations named in its row (the rest counted); equations in a note likewise
+NAMED = 4           # kernels named in a call's row (the rest counted)
 CELL = "padding:1px 6px;text-align:left;vertical-align:top"
 
 
@@ -83,6 +89,7 @@ class FusionView(View):
         self.map: FusionMap = fusion_map(program, device, profile=profile, repeat=repeat, budget=budget)
         self.device = resolve_device(device).platform
         self.colour = colours(self.map)
+        self.fold = CallFold(program, self.lang, "fold_fusion")    # folded by the table's calls, where it folds
 
     # the map's own names, so ``program.fusion().kernels`` reads as the issue writes it
     @property
@@ -132,26 +139,73 @@ class FusionView(View):
             out.append(t("fusion_parts", lang, eqns=t("n_eqns", lang, n=len(parts))))
         return out
 
+    def _listed(self, items: list) -> str:
+        """``items`` joined, the first ``LISTED`` of them (then how many more)."""
+        more = [t("memory_more", self.lang, n=len(items) - LISTED)] if len(items) > LISTED else []
+        return t("list_sep", self.lang).join(items[:LISTED] + more)
+
     def _notes(self) -> list:
-        m, lang, sep = self.map, self.lang, t("list_sep", self.lang)
+        m, lang = self.map, self.lang
         out = []
         gone = [e for e in m.removed if e not in m.absorbed]
         if gone:
-            out.append(t("fusion_removed", lang, eqns=sep.join(self._eqn_names(gone))))
+            out.append(t("fusion_removed", lang, eqns=self._listed(self._eqn_names(gone))))
         if m.absorbed:
             items = [f"{name} → {m.absorbed[e]}" for e, name in zip(m.absorbed, self._eqn_names(list(m.absorbed)))]
-            out.append(t("fusion_absorbed", lang, items=sep.join(items)))
+            out.append(t("fusion_absorbed", lang, items=self._listed(items)))
         if m.inlined:
-            out.append(t("fusion_inlined", lang, eqns=sep.join(self._eqn_names(m.inlined))))
+            out.append(t("fusion_inlined", lang, eqns=self._listed(self._eqn_names(m.inlined))))
         out.append(t("fusion_note", lang))
         return out
+
+    # ------------------------------------------------------------ folded by calls
+    def share(self, item):
+        """What the kernels spend on a call's equations (or a top-level equation's, with its bodies): its kernels,
+        their cost and (profiled) time on it (``engine.fusion.Share``), made once per call."""
+        known = self.__dict__.setdefault("_shares", {})
+        key = item.id
+        if key not in known:
+            known[key] = share(self.map, eqn_ids(item))
+        return known[key]
+
+    def call_words(self, item) -> str:
+        """``41 kernels · 12.3 kFLOP, 45.6 kB``, then (profiled) the time on it, then the first kernels' names."""
+        s, lang = self.share(item), self.lang
+        bits = [t("n_kernels", lang, n=len(s.kernels)), f"{si(s.cost.flops, 'FLOP')}, {si(s.cost.bytes, 'B')}"]
+        if self.map.times:
+            bits.append(self._time(s.time))
+        names = [k.name for k in s.kernels]
+        more = [t("memory_more", lang, n=len(names) - NAMED)] if len(names) > NAMED else []
+        head = t("sep", lang).join(bits)
+        return t("labelled", lang, label=head, text=t("list_sep", lang).join(names[:NAMED] + more)) if names else head
+
+    def _call_html(self, g: Group) -> str:
+        """A call's row: its kernels' count, cost and time, the first kernels with their colours."""
+        s, lang = self.share(g), self.lang
+        bits = [t("n_kernels", lang, n=len(s.kernels)), f"{si(s.cost.flops, 'FLOP')}, {si(s.cost.bytes, 'B')}"]
+        if self.map.times:
+            bits.append(self._time(s.time))
+        swatches = " ".join(f'<span data-kernel="{html(k.name)}" style="border-left:6px solid '
+                            f'{self.colour[k.name]};padding-left:4px;white-space:nowrap">{html(k.name)}</span>'
+                            for k in s.kernels[:NAMED])
+        more = (f' <span>{html(t("memory_more", lang, n=len(s.kernels) - NAMED))}</span>'
+                if len(s.kernels) > NAMED else "")
+        return (f'<span class="jl-fold-kernels">{html(t("sep", lang).join(bits))}</span>'
+                + (f'<div>{swatches}{more}</div>' if s.kernels else ""))
+
+    def _eqn_line(self, eqn: Eqn) -> str:
+        """A top-level equation made outside any call, as the folded text writes it."""
+        return f"{eqn.index:>3}  {eqn_text(eqn, 40)}  → {self.call_words(eqn)}"
+
+    def _eqn_items(self, ids: list) -> list:
+        """A kernel's equations as its row names them: the first ``LISTED``, marked, then how many more."""
+        names = self._eqn_names(ids[:LISTED], marked=True)
+        return names + ([t("memory_more", self.lang, n=len(ids) - LISTED)] if len(ids) > LISTED else [])
 
     def _rows(self) -> list:
         lang = self.lang
         def eqns(ids):
-            names = self._eqn_names(ids[:LISTED], marked=True)
-            return t("list_sep", lang).join(names + ([t("memory_more", lang, n=len(ids) - LISTED)]
-                                                     if len(ids) > LISTED else []))
+            return t("list_sep", lang).join(self._eqn_items(ids))
         rows = [(k.name, _kind(k.kind, lang), eqns(k.eqns), si(k.flops, "FLOP"), si(k.bytes, "B"))
                 + ((self._time(k.time),) if self.map.times else ()) for k in self.map.kernels[:ROWS]]
         if self.map.times:
@@ -175,6 +229,13 @@ class FusionView(View):
     def _columns(self) -> tuple:
         return ("kernel", "kind", "eqns", "flops", "bytes") + (("time",) if self.map.times else ())
 
+    def _overhead_line(self) -> str | None:
+        """Profiled: the run timed whole, under the profiler and without it."""
+        times = self.map.times
+        if times is None or not (times.profiled and times.plain):
+            return None
+        return t("kernel_overhead", self.lang, profiled=self._median(times.profiled), plain=self._median(times.plain))
+
     def _profile_lines(self) -> list:
         """Profiled: how the kernels were timed, where the times were read, an early stop, kernels not measured."""
         times, lang, sep = self.map.times, self.lang, t("list_sep", self.lang)
@@ -185,9 +246,8 @@ class FusionView(View):
         planes = sep.join(times.planes)
         out = [t("kernel_profile_head", lang, n=times.runs),
                t(f"kernel_from_{times.source}", lang, planes=planes)]
-        if times.profiled and times.plain:
-            out.append(t("kernel_overhead", lang, profiled=self._median(times.profiled),
-                         plain=self._median(times.plain)))
+        if self._overhead_line():
+            out.append(self._overhead_line())
         if times.stopped:
             out.append(t("budget_stopped", lang, budget=t("seconds", lang, n=f"{self.budget:g}"), n=times.runs,
                          asked=times.asked))
@@ -202,54 +262,100 @@ class FusionView(View):
         return out
 
     def text(self) -> str:
+        """The summary, the calls (folded as the table folds them) with their kernels, the kernels, the notes: in
+        lines of at most ``WIDTH`` columns (a kernel's equations under it when they do not fit beside it)."""
         lang = self.lang
-        cols = self._columns()
-        head = tuple(t(f"fusion_col_{c}", lang) for c in cols)
-        rows = self._rows()
-        widths = [max(width(r[c]) for r in [head] + rows) for c in range(5)]
         lines = [t("fusion_head", lang, device=self.device), self.summary()] + self._head_lines() + \
             self._profile_lines()
-        for r in [head] + rows:
-            cells = [ljust(r[c], widths[c]) for c in range(3)] + [r[3].rjust(widths[3]), r[4].rjust(widths[4])]
-            lines.append("  ".join(cells + list(r[5:])).rstrip())     # the time last, never padded
+        timed = self._overhead_line()       # measured times: wrapped, it would break where the digits fall
+        lines = [x for line in lines for x in ([line] if line == timed else wrap(line, WIDTH))]
+        if self.fold.folded:
+            lines += self.fold.text(self.call_words, self._eqn_line)
+        lines += self._table_lines()
         if len(self.map.kernels) > ROWS:
             lines.append(t("memory_more", lang, n=len(self.map.kernels) - ROWS))
-        return "\n".join(lines + self._notes())
+        return "\n".join(lines + [x for note in self._notes() for x in wrap(note, WIDTH)])
+
+    def _table_lines(self) -> list:
+        """The kernels as aligned columns, each kernel's equations in its own column where the table fits in
+        ``WIDTH`` columns so, else wrapped on lines of their own under it."""
+        cols = self._columns()
+        head = tuple(t(f"fusion_col_{c}", self.lang) for c in cols)
+        rows = self._rows()
+        widths = [max(width(r[c]) for r in [head] + rows) for c in range(5)]
+
+        def line(r, keep: tuple) -> str:
+            cells = [ljust(r[c], widths[c]) if c < 3 else r[c].rjust(widths[c]) for c in keep]
+            return "  ".join(cells + list(r[5:])).rstrip()     # the time last, never padded
+        beside = [line(r, (0, 1, 2, 3, 4)) for r in [head] + rows]
+        if max(width(x) for x in beside) <= WIDTH:
+            return beside
+        out = [line(head, (0, 1, 3, 4))]
+        listed = [self._eqn_items(k.eqns) for k in self.map.kernels[:ROWS]]
+        for i, r in enumerate(rows):
+            out.append(line(r, (0, 1, 3, 4)))
+            items = listed[i] if i < len(listed) else [r[2]] if r[2] else []
+            out.extend(f"    {x}" for x in wrap_items(items, WIDTH - 4, t("list_sep", self.lang)))
+        return out
+
+    @property
+    def needs(self) -> tuple:
+        """The front end: a folded view opens its calls with the table's script (a flat one needs none)."""
+        return ("table",) if self.fold.folded else ()
 
     def html(self) -> str:
+        return output(self.body(), self.needs)
+
+    def _eqn_row(self, eqn: Eqn) -> str:
+        """An equation's row: its id, its line (indented by its depth), the kernels computing it, tinted by its
+        kernel's colour."""
         lang, m = self.lang, self.map
+        k = m.of.get(eqn.id)
+        pad = "&nbsp;&nbsp;" * eqn.depth
+        nowrap = "" if eqn.id in m.spread else ";white-space:nowrap"     # several kernels: one under another
+        if k is None and eqn.id in m.absorbed:
+            c = self.colour[m.absorbed[eqn.id]]
+            tint = f"background:{c}14;"
+            cell = (f'<span title="{html(t("fusion_absorbed", lang, items=eqn.id))}" '
+                    f'style="border-left:6px dotted {c};padding-left:4px;opacity:.8">'
+                    f'{html(t("fusion_absorbed_short", lang, kernel=m.absorbed[eqn.id]))}</span>')
+        elif k is None:
+            what = t("fusion_removed_short" if eqn.id in m.removed else "fusion_inlined_short", lang)
+            tint, cell = "", f'<span style="opacity:.7">{html(what)}</span>'
+        else:
+            c = self.colour[k]
+            tint = f"background:{c}33;"
+            several = ";display:inline-block;white-space:nowrap" if eqn.id in m.spread else ""
+            cell = " ".join(f'<span style="border-left:6px solid {self.colour[name]};padding-left:4px{several}">'
+                            f'{html(name)}</span>' for name in m.spread.get(eqn.id, [k]))
+            mark = self._mark(eqn.id)
+            if mark:
+                cell += f' <i class="jl-kernel-{mark}">({html(t(f"fusion_mark_{mark}", lang))})</i>'
+        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}" data-primitive="{html(eqn.primitive)}" '
+                f'style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
+                f'<td class="jl-eq" style="{CELL};white-space:pre-wrap">{pad}{html(eqn_text(eqn, 40))}</td>'
+                f'<td style="{CELL}{nowrap}">{cell}</td></tr>')
+
+    def _eqns_html(self) -> str:
+        """The equations in program order, or (a program the table folds) its calls, each opening to its rows."""
+        lang, m = self.lang, self.map
+        head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>' for c in ("eqn", "kernel"))
+        if self.fold.folded:
+            thead = Rows(lang).colgroup_html() + f'<thead><tr><th style="{CELL}">#</th>{head}</tr></thead>'
+            return self.fold.html(thead, self._call_html, lambda e: "".join(self._eqn_row(x) for x in walk(e)),
+                                  "jl-fusion-calls")
         eqn_rows = []
         for n, eqn in enumerate(self.program.walk()):
             if n >= ROWS:
                 eqn_rows.append(f'<tr><td colspan="3" style="{CELL}">'
                                 f'{html(t("memory_more", lang, n=m.n_eqns - ROWS))}</td></tr>')
                 break
-            k = m.of.get(eqn.id)
-            pad = "&nbsp;&nbsp;" * eqn.depth
-            wrap = "" if eqn.id in m.spread else ";white-space:nowrap"     # several kernels: one under another
-            if k is None and eqn.id in m.absorbed:
-                c = self.colour[m.absorbed[eqn.id]]
-                tint = f"background:{c}14;"
-                cell = (f'<span title="{html(t("fusion_absorbed", lang, items=eqn.id))}" '
-                        f'style="border-left:6px dotted {c};padding-left:4px;opacity:.8">'
-                        f'{html(t("fusion_absorbed_short", lang, kernel=m.absorbed[eqn.id]))}</span>')
-            elif k is None:
-                what = t("fusion_removed_short" if eqn.id in m.removed else "fusion_inlined_short", lang)
-                tint, cell = "", f'<span style="opacity:.7">{html(what)}</span>'
-            else:
-                c = self.colour[k]
-                tint = f"background:{c}33;"
-                several = ";display:inline-block;white-space:nowrap" if eqn.id in m.spread else ""
-                cell = " ".join(f'<span style="border-left:6px solid {self.colour[name]};padding-left:4px{several}">'
-                                f'{html(name)}</span>' for name in m.spread.get(eqn.id, [k]))
-                mark = self._mark(eqn.id)
-                if mark:
-                    cell += f' <i class="jl-kernel-{mark}">({html(t(f"fusion_mark_{mark}", lang))})</i>'
-            eqn_rows.append(f'<tr data-eqn="{html(eqn.id)}" style="{tint}"><td style="{CELL}">{html(eqn.id)}</td>'
-                            f'<td style="{CELL};white-space:pre-wrap">{pad}{html(eqn_text(eqn, 40))}</td>'
-                            f'<td style="{CELL}{wrap}">{cell}</td></tr>')
-        head = "".join(f'<th style="{CELL}">{html(t(f"fusion_col_{c}", lang))}</th>'
-                       for c in ("eqn", "kernel"))
+            eqn_rows.append(self._eqn_row(eqn))
+        return (f'<table style="border-collapse:collapse;margin:.4em 0"><thead><tr><th style="{CELL}">#</th>{head}'
+                f'</tr></thead><tbody>{"".join(eqn_rows)}</tbody></table>')
+
+    def body(self) -> str:
+        lang, m = self.lang, self.map
         legend = []
         rows = self._rows()
         for k, row in zip(m.kernels, rows):
@@ -273,9 +379,7 @@ class FusionView(View):
                 f'<p style="margin:.3em 0"><b>{html(t("fusion_head", lang, device=self.device))}</b></p>'
                 f'<p style="margin:.3em 0" class="jl-fusion-summary">{html(self.summary())}</p>'
                 + "".join(f'<p style="margin:.3em 0" class="jl-fusion-again">{html(x)}</p>' for x in self._head_lines())
-                + f'{profiled}'
-                f'<table style="border-collapse:collapse;margin:.4em 0"><thead><tr><th style="{CELL}">#</th>{head}'
-                f'</tr></thead><tbody>{"".join(eqn_rows)}</tbody></table>'
+                + f'{profiled}{self._eqns_html()}'
                 # the legend's numbers never wrap: in a narrow notebook the legend scrolls sideways, in its own box
                 f'<div style="overflow-x:auto;max-width:100%">'
                 f'<table class="jl-fusion-legend" style="border-collapse:collapse;margin:.4em 0"><thead><tr>{lhead}'

@@ -12,16 +12,22 @@ import base64
 
 from jaxprlens.present.i18n import si
 from jaxprlens.engine.fusion import with_compiled
-from jaxprlens.engine.memory import Memory, Value, memory
-from jaxprlens.model.program import Program
+from jaxprlens.engine.memory import Memory, Stretch, Value, memory, stretch
+from jaxprlens.model.calls import Group
+from jaxprlens.model.program import Eqn, Program
 from jaxprlens.present.display import View
 from jaxprlens.present.escape import html, html_units
+from jaxprlens.present.front import output
 from jaxprlens.present.i18n import resolve as resolve_lang, t
 from jaxprlens.present.nouns import eqn_text, var_text
+from jaxprlens.present.rows import LEFT, Rows
+from jaxprlens.present.usage import wrap
+from jaxprlens.views.compiled.callfold import WIDTH, CallFold, wrap_items
 from jaxprlens.views.compiled.compare import ROOT
 
 LISTED = 8           # values named at the peak / residuals before "… n more"
 LIVE_LISTED = 60     # live bytes printed one by one in the text form
+PEAK_EQN = 60        # characters of the peak's equation in the text form
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 900, 210, 70, 20, 28, 30
 # Okabe-Ito blue and vermillion, a mid grey: marks only (WCAG's 3:1 for graphics) on white (5.2, 3.9, 3.5:1)
 # and on #111111 (3.6, 4.9, 5.3:1); the words are the page's text colour
@@ -131,6 +137,51 @@ class MemoryView(View):
         self.memory: Memory = memory(program)
         if compiled:                     # XLA's figures on the device the cell runs on: its one compile
             with_compiled(self.memory, program, device)
+        self.fold = CallFold(program, self.lang, "fold_memory")    # folded by the table's calls, where it folds
+
+    @property
+    def needs(self) -> tuple:
+        """The front end: a folded view opens its calls with the table's script (a flat one needs none)."""
+        return ("table",) if self.fold.folded else ()
+
+    # ------------------------------------------------------------ folded by calls
+    def stretch(self, item) -> Stretch:
+        """Memory along a call's equations (or one top-level equation's)."""
+        if isinstance(item, Group):
+            first, last = self.fold.layout.tree.span(item)
+        else:
+            first = last = item.index
+        return stretch(self.memory, first, last)
+
+    def call_words(self, item) -> str:
+        """``peak 45.6 kB after equation 123, residuals: 4 values, 1.2 kB``."""
+        s, lang = self.stretch(item), self.lang
+        bits = [t("fold_peak", lang, bytes=si(s.peak, "B"), i=s.peak_eqn)] if s.peak_eqn is not None else []
+        if s.residuals:
+            bits.append(t("fold_residuals", lang, n=len(s.residuals), bytes=si(s.residual_bytes, "B")))
+        return t("sep", lang).join(bits)
+
+    def _eqn_words(self, eqn: Eqn) -> str:
+        s, lang = self.stretch(eqn), self.lang
+        bits = [t("fold_live", lang, bytes=si(s.peak, "B"))]
+        if s.residuals:
+            bits.append(t("fold_residual", lang, bytes=si(s.residual_bytes, "B")))
+        return t("sep", lang).join(bits)
+
+    def _eqn_line(self, eqn: Eqn) -> str:
+        return f"{eqn.index:>3}  {eqn_text(eqn, 40)}  → {self._eqn_words(eqn)}"
+
+    def _eqn_row(self, eqn: Eqn) -> str:
+        return (f'<tr class="jl-row" data-eqn="{html(eqn.id)}" data-primitive="{html(eqn.primitive)}">'
+                f'<td>{eqn.index}</td>'
+                f'<td class="jl-eq"{LEFT}>{html(eqn_text(eqn, 60))}</td>'
+                f'<td class="jl-note"{LEFT}>{html_units(self._eqn_words(eqn))}</td></tr>')
+
+    def _fold_html(self) -> str:
+        lang = self.lang
+        head = (Rows(lang).colgroup_html() + "<thead><tr>" + "".join(f"<th{LEFT}>{html(x)}</th>" for x in (
+            "#", t("memory_axis", lang), t("memory_col_bytes", lang))) + "</tr></thead>")
+        return self.fold.html(head, lambda g: html_units(self.call_words(g)), self._eqn_row, "jl-memory-calls")
 
     # the data's own names, so ``program.memory().peak`` reads as the issue writes it
     def __getattr__(self, name):
@@ -138,12 +189,16 @@ class MemoryView(View):
             return getattr(self.memory, name)
         raise AttributeError(name)
 
-    def lines(self) -> list:
+    def lines(self, limit: int | None = None) -> list:
+        """The view's sentences; ``limit``: the peak's equation cut to that many characters (an optimizer's
+        update of every leaf is one equation of a hundred names)."""
         m, lang = self.memory, self.lang
         out = [t("memory_head", lang)]
         if m.peak_eqn is not None:
-            out.append(t("memory_peak", lang, bytes=si(m.peak, "B"), i=m.peak_eqn,
-                         eqn=eqn_text(self.program.eqns[m.peak_eqn])))
+            eqn = eqn_text(self.program.eqns[m.peak_eqn])
+            if limit is not None and len(eqn) > limit:
+                eqn = eqn[:limit - 1] + "…"
+            out.append(t("memory_peak", lang, bytes=si(m.peak, "B"), i=m.peak_eqn, eqn=eqn))
         out.append(t("memory_base", lang, bytes=si(m.base, "B")))
         out.append(t("memory_at_peak", lang, values=_listed(m.at_peak, lang)))
         if m.residuals is not None:
@@ -162,12 +217,17 @@ class MemoryView(View):
         live = [si(b, "B") for b in self.memory.live[:LIVE_LISTED]]
         if len(self.memory.live) > LIVE_LISTED:
             live.append(t("memory_more", self.lang, n=len(self.memory.live) - LIVE_LISTED))
-        lines = self.lines()
+        lines = [wrap(line, WIDTH) for line in self.lines(PEAK_EQN)]     # each sentence in lines of WIDTH columns
         cut = 2 if self.memory.peak_eqn is not None else 1          # after the peak line, when there is one
-        return "\n".join(lines[:cut] + ([" ".join(f"{i}:{b}" for i, b in enumerate(live))] if live else [])
-                         + lines[cut:])
+        fold = self.fold.text(self.call_words, self._eqn_line) if self.fold.folded else []
+        bytes_live = wrap_items([f"{i}:{b}" for i, b in enumerate(live)], WIDTH, " ")
+        return "\n".join([x for line in lines[:cut] for x in line] + bytes_live
+                         + [x for line in lines[cut:] for x in line] + fold)
 
     def html(self) -> str:
+        return output(self.body(), self.needs)
+
+    def body(self) -> str:
         m, lang = self.memory, self.lang
         svg = chart_svg(m.live, m.peak_eqn)
         alt = t("memory_chart", lang, n=t("n_eqns", lang, n=len(m.live)), bytes=si(m.peak, "B"),
@@ -180,7 +240,8 @@ class MemoryView(View):
                 f'<img alt="{html(alt)}" title="{html(alt)}" style="display:block;max-width:100%;height:auto" '
                 f'src="data:image/svg+xml;base64,{picture}">{chart_labels(m.live, m.peak_eqn, lang)}'
                 f'{hover_strips(m.live, self.program.eqns, lang)}</div>'
-                + "".join(f'<p style="margin:.3em 0">{html_units(x)}</p>' for x in lines[1:]) + "</div>")
+                + "".join(f'<p style="margin:.3em 0">{html_units(x)}</p>' for x in lines[1:])
+                + (self._fold_html() if self.fold.folded else "") + "</div>")
 
 
 def memory_view(program: Program, lang: str | None = None, compiled: bool = True, device=None) -> MemoryView:

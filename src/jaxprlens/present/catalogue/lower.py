@@ -105,8 +105,8 @@ WORDS = {
                     "与字节"),
     "fold_memory": ("By call, as the table folds the program: each call's peak (the most bytes live after one of its "
                     "equations) and its residuals (the values it makes that the backward pass reads)",
-                    "按调用（与表格折叠程序的方式相同）：每个调用的峰值（其某个方程之后存活的最多字节）及其残差（它产生、"
-                    "反向过程会读取的值）"),
+                    "按调用（与表格折叠程序的方式相同）：每个调用的峰值（其某个方程之后存活的最多字节）"
+                    "及其残差（它产生、反向过程会读取的值）"),
     "fold_click": ("{text}: click a call to open it", "{text}：点击一个调用可展开"),
     "fold_calls_more": ("… {n} more calls (the HTML view opens every call)",
                         "……另有 {n} 个调用（HTML 视图可展开每个调用）",

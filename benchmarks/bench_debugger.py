@@ -2,14 +2,13 @@
 the stepper's history memory per value, on chains of 1,000 and 10,000 elementwise equations.
 
 Goals (issue 13): <= 20 kB per step plus the current values' previews, independent of the program's size;
-a recorded 1,000-step replay <= 1 MB.  Bytes are counted where the widget hands a message to its comm
-(``Widget._send``), as the JSON the comm writes.
+a recorded 1,000-step replay <= 1 MB.  Bytes are counted by the tests' fake comm (``tests/fakecomm.py``), as the
+JSON the kernel writes.
 Usage: ``python benchmarks/bench_debugger.py [--eqns 1000 10000]``; ``--cold [BLOCKS]`` times the first
 ``--debug`` of a flax.nnx transformer train step (optax adam) in a fresh Python (issue 19: goal <= 3 s), with
 ``--profile`` where its time goes.  ``--browser``: a Step in Chromium, click to repaint, live and replayed
 (issue 27: <= 50 ms at 1k and 10k equations), median and p90; ``--lab``: the same in a real JupyterLab, the
-kernel's round trip included (paced, ``--pause`` ms between clicks, and back to back; how many Steps were painted
-from the state the kernel sent ahead, and how many of those its answer corrected).  ``--scale [N ...]`` (default
+kernel's round trip included (paced, ``--pause`` ms between clicks, and back to back).  ``--scale [N ...]`` (default
 10k, 50k, 100k; each in a fresh Python): the first message's bytes, a Step's kernel time, Continue to the end against
 ``Stepper.run`` on the same program, the output bundle's seconds and peak RSS (issue 21: first message <= 1 MB
 at any size, Continue <= 3x run).  ``--record [MB ...]`` (default 20 40 100; each case in a fresh Python): a first
@@ -28,9 +27,11 @@ import time
 import tracemalloc
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 import jax.numpy as jnp  # noqa: E402 - after JAX_PLATFORMS is set
 
+import fakecomm  # noqa: E402 - tests/: the widget's messages as the kernel writes them
 from bench_stepper import chain  # noqa: E402 - after JAX_PLATFORMS is set (n elementwise eqns over f32[64] values)
 from jaxprlens.views.debugger.debugger import Debugger  # noqa: E402 - after JAX_PLATFORMS is set
 from jaxprlens.model import trace  # noqa: E402 - after JAX_PLATFORMS is set
@@ -41,37 +42,32 @@ def program(n: int):
     return trace(chain(n), jnp.linspace(0., 1., 64), jnp.ones(64))
 
 
-class Meter:
-    """Counts the bytes of every message the widget sends (its comm would write them as JSON)."""
-
-    def __init__(self, widget: Debugger):
-        self.sizes: list = []
-        widget._send = self._send
-
-    def _send(self, msg, buffers=None):
-        self.sizes.append(len(json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()))
+def debugger(p, *args) -> Debugger:
+    """A debugger whose messages its comm keeps (``d.comm.bytes``: each one's size; ``d.comm.custom``)."""
+    with fakecomm.installed():
+        return Debugger(p, *args)
 
 
 def measure(n: int, moves: int = 50) -> dict:
     p = program(n)
-    d = Debugger(p)
-    meter = Meter(d)
+    d = debugger(p)
+    sizes = d.comm.bytes
     t0 = time.perf_counter()
     data, _ = d._repr_mimebundle_()
     bundle_s = time.perf_counter() - t0
     d.press("ready")
-    first = meter.sizes[-1]
+    first = sizes[-1]
     step_bytes, step_s, back_bytes, back_s = [], [], [], []
     for _ in range(moves):
         t0 = time.perf_counter()
         d.press("step")
         step_s.append(time.perf_counter() - t0)
-        step_bytes.append(meter.sizes[-1])
+        step_bytes.append(sizes[-1])
     for _ in range(moves):
         t0 = time.perf_counter()
         d.press("back")
         back_s.append(time.perf_counter() - t0)
-        back_bytes.append(meter.sizes[-1])
+        back_bytes.append(sizes[-1])
     replay = d.replay()
     replay_bytes = stored_size(replay)          # as the output stores it (deflated, base64)
     # History: run to the end with tracemalloc on and divide what stays allocated by the values written.
@@ -104,15 +100,15 @@ def scale(n: int) -> dict:
     p = program(n)
     out = {"eqns": n, "trace_s": time.perf_counter() - t0}
     t0 = time.perf_counter()
-    d = Debugger(p)
+    d = debugger(p)
     out["debugger_s"] = time.perf_counter() - t0
-    meter = Meter(d)
+    sizes = d.comm.bytes
     t0 = time.perf_counter()
     d._repr_mimebundle_()
     out["bundle_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     d.press("ready")
-    out["ready_s"], out["first"] = time.perf_counter() - t0, meter.sizes[-1]
+    out["ready_s"], out["first"] = time.perf_counter() - t0, sizes[-1]
     steps = []
     for _ in range(30):
         t0 = time.perf_counter()
@@ -123,11 +119,11 @@ def scale(n: int) -> dict:
     cont, run = [], []
     for _ in range(2):                  # in turn, so that load from others hits both alike; best of two
         d.press("reset")
-        k = len(meter.sizes)
+        k = len(sizes)
         t0 = time.perf_counter()
         d.press("continue")
         cont.append(time.perf_counter() - t0)
-        out["continue_bytes"] = sum(meter.sizes[k:])
+        out["continue_bytes"] = sum(sizes[k:])
         st.reset()
         t0 = time.perf_counter()
         st.run()
@@ -179,10 +175,11 @@ train_step, (state, tokens) = nnx_transformer_train_step(BLOCKS)
 t["model"] = time.perf_counter()
 program = jaxprlens.trace(train_step, state, tokens)
 t["trace"] = time.perf_counter()
-d = Debugger(program)
+import fakecomm                                       # tests/: the widget's messages as the kernel writes them
+with fakecomm.installed():
+    d = Debugger(program)
 t["debugger"] = time.perf_counter()
-sent = []
-d._send = lambda msg, buffers=None: sent.append(len(json.dumps(msg, ensure_ascii=False).encode()))
+sent = d.comm.bytes
 if PROFILE:
     import cProfile, pstats
     pr = cProfile.Profile(); pr.enable()
@@ -275,9 +272,8 @@ REPLAY_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>body{ma
 
 def messages(n: int, moves: int) -> dict:
     """What the real Debugger sends: the first message, then one per Step."""
-    d = Debugger(program(n))
-    sent = []
-    d._send = lambda msg, buffers=None: sent.append(json.loads(json.dumps(msg.get("content", msg))))
+    d = debugger(program(n))
+    sent = d.comm.custom
     d.press("ready")
     ready = sent[-1]
     steps = []
@@ -342,8 +338,7 @@ def browser_bench(sizes: list, moves: int = 30) -> int:
 # ---------------------------------------------------------------- JupyterLab: the whole Step, round trip included
 # A private JupyterLab (tests/browser's harness) runs a notebook that opens the debugger of a 1k and a 10k chain;
 # Chromium clicks Step and waits until another row is highlighted and a frame has been painted after it.  Paced:
-# a pause between clicks, as a person reads the new row (the kernel's answer to a move, and what it sends ahead,
-# have come by then); back to back: the next click as soon as the row is painted.
+# a pause between clicks, as a person reads the new row; back to back: the next click as soon as the row is painted.
 LAB_CELLS = ["%load_ext jaxprlens", """\
 import sys, numpy as np
 sys.path.insert(0, BENCH)
@@ -352,7 +347,7 @@ f1k, f10k, x, y = chain(1000), chain(10000), np.linspace(0., 1., 64, dtype=np.fl
 """, "%%jaxpr --debug\nf1k(x, y)", "%%jaxpr --debug\nf10k(x, y)"]
 
 
-def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True) -> int:
+def lab_bench(sizes: list, moves: int = 30, pause: int = 300) -> int:
     import tempfile
     from pathlib import Path
     here = os.path.dirname(os.path.abspath(__file__))
@@ -369,8 +364,6 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True
     rows = []
     try:
         cells_text = [c.replace("BENCH", repr(here)) for c in LAB_CELLS]
-        if not ahead:   # no Step computed ahead: every Step waits for the kernel's answer
-            cells_text[1] += "import jaxprlens.views.debugger.debugger as _d\n_d.AHEAD_FLOPS = -1\n"
         harness.write_notebook(root / "bench.ipynb", cells_text)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=harness.CHROMIUM, args=harness.CHROMIUM_ARGS)
@@ -391,22 +384,18 @@ def lab_bench(sizes: list, moves: int = 30, pause: int = 300, ahead: bool = True
                     page.wait_for_timeout(pause)
                     quick = page.evaluate(MOVE_JS, [handle, "step", moves, 0])
                     trip = handle.get_attribute("data-trip-ms")
-                    guessed = (handle.get_attribute("data-guessed") or "0",
-                               handle.get_attribute("data-guess-wrong") or "0")
-                    rows.append((n, paced, quick, trip, guessed))
+                    rows.append((n, paced, quick, trip))
             finally:
                 browser.close()
     finally:
         server.stop()
     p90 = lambda xs: statistics.quantiles(xs, n=10)[-1]          # noqa: E731 - a one-line figure
     print(f"{'eqns':>6}{'paced median':>14}{'p90':>7}{'back-to-back median':>21}{'p90':>7}{'last trip':>11}"
-          f"{'painted ahead':>15}{'corrected':>11}   "
-          f"(ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks"
-          f"{'' if ahead else ', no Step computed ahead'})")
+          f"   (ms, click to repaint in JupyterLab, {moves} Steps each, paced: {pause} ms between clicks)")
     ok = True
-    for n, a, b, trip, (guessed, wrong) in rows:
+    for n, a, b, trip in rows:
         print(f"{n:>6}{statistics.median(a):>14.1f}{p90(a):>7.1f}{statistics.median(b):>21.1f}{p90(b):>7.1f}"
-              f"{trip or '-':>11}{guessed:>15}{wrong:>11}")
+              f"{trip or '-':>11}")
         ok = ok and statistics.median(a) <= 50
     print("goal (a Step <= 50 ms, click to repaint, JupyterLab):", "met" if ok else "NOT met")
     return 0 if ok else 1
@@ -490,8 +479,6 @@ def main(argv=None):
     ap.add_argument("--lab", action="store_true", help="only a Step in JupyterLab in Chromium, click to repaint, "
                     "the kernel's round trip included, at --eqns (1000 and/or 10000)")
     ap.add_argument("--pause", type=int, default=300, help="with --lab: ms between paced clicks")
-    ap.add_argument("--no-ahead", action="store_true", help="with --lab: no Step computed ahead (each waits for "
-                    "the kernel)")
     ap.add_argument("--moves", type=int, default=30, help="with --browser/--lab: Steps timed per page")
     ap.add_argument("--record", type=int, nargs="*", metavar="MB",
                     help="only the recording's peak memory and time against jax.jit, arrays of MB megabytes "
@@ -500,7 +487,7 @@ def main(argv=None):
     if args.record is not None:
         return record_table(args.record or [20, 40, 100])
     if args.lab:
-        return lab_bench(args.eqns, args.moves, args.pause, not args.no_ahead)
+        return lab_bench(args.eqns, args.moves, args.pause)
     if args.browser:
         return browser_bench(args.eqns, args.moves)
     if args.scale_once:

@@ -21,6 +21,7 @@ import time
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("JAXPRLENS_RENDERER", "graphviz-pure")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 TABLE_GOAL = 3 * 1024 * 1024       # bytes of the default table output at 100k equations
 TABLE_10K_GOAL = 1_000_000         # ... and at 10k (issue 27: 1.57 MB before its rows were stored deflated)
@@ -80,10 +81,11 @@ def once(program_name: str, n: int) -> dict:
     out["rss_after_stepper_freed"] = rss()
 
     def debugger():                # --debug as a notebook shows it: the output bundle, the first message,
+        import fakecomm                                     # tests/: the messages as the kernel writes them
         from jaxprlens.views.debugger.debugger import Debugger       # then Continue to the end
-        d = Debugger(program)
-        sent = []
-        d._send = lambda msg, buffers=None: sent.append(len(json.dumps(msg, ensure_ascii=False).encode()))
+        with fakecomm.installed():
+            d = Debugger(program)
+        sent = d.comm.bytes
         d._repr_mimebundle_()
         d.press("ready")
         out["first_message"] = sent[-1]

@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fakecomm import command, reply
 from debugging import debugger, note, read, state, stored_data, values
 from memory import rss_mb
 from pages import loaders
@@ -93,7 +94,7 @@ def test_bytes_per_step_do_not_grow_with_the_program():
         for _ in range(5):
             d.press("step")
         d.press("back")
-        sizes[n] = max(len(json.dumps(m)) for m in d.sent[1:])
+        sizes[n] = max(d.comm.bytes[1:])               # as the kernel writes them (and the benchmarks count)
     assert sizes[1000] <= 20_000
     assert sizes[1000] < sizes[20] + 64            # the eqn ids grow by a digit or two, nothing else
 
@@ -362,9 +363,9 @@ def test_value_panel_says_when_a_step_ran_a_combiner_whole_and_agrees_with_jit()
 @pytest.mark.parametrize("bad", ["step", "ready"])
 def test_unknown_message_is_refused_politely(bad):
     d = debugger("func1")
-    d._on_msg(d, {"do": "jump"}, [])
-    assert state(d)["notes"][0] == ["error", "unknown action 'jump' (must be one of ['back', 'call', 'continue', "
-                                             "'into', 'out', 'reset', 'step'])"]
+    answer = reply(command(d, "ask", {"do": "jump"}))           # as the page asks: anywidget's command
+    assert read(answer["state"])["notes"][0] == ["error", "unknown action 'jump' (must be one of ['back', 'call', "
+                                                 "'continue', 'into', 'out', 'reset', 'step'])"]
     d.press(bad)
     assert state(d)["notes"] == []
 
@@ -523,8 +524,7 @@ def test_a_large_frame_is_sent_in_chunks_under_a_megabyte(monkeypatch):
     assert per_row * dbg.ROWS_PER_MESSAGE < 600_000               # 1,000 HTML rows a message: well under 1 MB
     got = list(frame["rows"])
     while len(got) < n:                                              # what the front end asks for, chunk by chunk
-        d._on_msg(d, {"do": "rows", "path": "", "from": len(got)}, [])
-        chunk = d.sent[-1]["content"]["rows"]
+        chunk = reply(command(d, "ask", {"do": "rows", "path": "", "from": len(got)}))["rows"]
         assert chunk["from"] == len(got) and len(chunk["rows"]) <= 1000 and set(chunk) >= {"rows", "n", "path"}
         got += chunk["rows"]
     assert [row_id(r) for r in got] == [str(i) for i in range(n)]
@@ -750,10 +750,10 @@ def test_a_long_continue_reports_where_it_has_got_to(monkeypatch, lang, words):
     d.stepper.add_condition("max > 1e9")           # never met: Continue steps into every iteration
     monkeypatch.setattr(dv, "PROGRESS_S", 0.0)     # a report at every PROGRESS_STEPS steps
     before = len(d.sent)
-    d.press("continue", seq="k:1")
-    sent = [m["content"] for m in d.sent[before:]]
-    reports, answer = [m for m in sent if "seq" not in m], [m for m in sent if m.get("seq") == "k:1"]
-    assert len(reports) >= 10 and answer                  # (the end's comparison with jax.jit comes after it)
+    sent = command(d, "ask", {"do": "continue"})         # as the page asks: anywidget's command
+    assert [m["content"] for m in d.sent[before:]] == sent
+    reports, answer = sent[:-1], [reply(sent)]           # reports on their own, the command's reply last
+    assert len(reports) >= 10 and answer[0]["compare"]   # (the end's comparison with jax.jit is asked for after it)
     first = reports[0]["state"]
     assert words in first["view"]["notes"] and first["depth"] > 1 and not first["done"]
     assert reports[0]["frame"]["path"] == first["frame"]          # the loop body's rows come with its first report

@@ -16,6 +16,7 @@ from jaxprlens.model.tracing import trace
 from jaxprlens.views.debugger.state import StateView, frame_view
 from jaxprlens.views.debugger.replay import record
 
+from fakecomm import command, reply
 from libraries import nnx_jit_train_step
 
 FWD = "train_step~fwd/update_context_manager_wrapper/loss_fn/__call__"     # model(tokens), in the forward pass
@@ -192,30 +193,28 @@ def test_a_frame_of_more_calls_than_rows_can_show_stays_unfolded():
 def test_the_folded_frames_first_message_sends_the_rows_its_open_calls_show_and_a_step_brings_the_rest(step, fake_comm):
     """Issue 27: the nnx step's first message held the frame's first 1,000 rows (394 kB) while the folded frame
     shows one; now the chunks its open calls' boxes show, and the rows of a call a move opens come with it."""
-    import json
     from jaxprlens.views.debugger.state import CHUNK_ROWS
     p, args = step
     d = p.debugger(*args)
     sent = d.comm.custom
-    d._on_msg(d, {"do": "ready", "seq": "0"}, [])
-    frame = sent[0]["frame"]
+    frame = reply(command(d, "ask", {"do": "ready"}))["frame"]
     boxes = [int(i) for h in [frame["body"]] + [b for _, b in frame["groups"]]
              for i in re.findall(r'class="jl-fchunk" data-from="(\d+)"', h)]
     assert frame["from"] == 0 and len(frame["rows"]) == CHUNK_ROWS             # the one chunk they show
     assert boxes and {b // CHUNK_ROWS for b in boxes} == {0}
-    assert len(json.dumps(sent[0]).encode()) < 150_000
+    assert d.comm.bytes[-1] < 150_000                       # as the kernel writes it, anywidget's reply around it
     have = set(range(CHUNK_ROWS))
     for k in range(1, 400):                   # Steps and Over calls through the forward pass into other chunks
         n = len(sent)
-        d._on_msg(d, {"do": "call" if k % 3 == 0 else "step", "seq": str(k)}, [])
+        command(d, "ask", {"do": "call" if k % 3 == 0 else "step"})
         for m in sent[n:]:
-            rows = m.get("rows") or m.get("ahead", {}).get("rows")
+            rows = m.get("response", m).get("rows")
             if rows:
                 have.update(range(rows["from"], rows["from"] + len(rows["rows"])))
         pc = d.stepper.frame.pc
         if d.stepper.depth == 1 and pc >= 2 * CHUNK_ROWS:
             break
-    assert pc >= 2 * CHUNK_ROWS and pc in have        # the current row came with the move (or ahead of it)
+    assert pc >= 2 * CHUNK_ROWS and pc in have        # the current row came with the move
     assert len(have) < pc + CHUNK_ROWS
 
 

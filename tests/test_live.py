@@ -19,6 +19,7 @@ from jaxprlens.views import Stack
 from jaxprlens.views.table import layout
 from jaxprlens.views.table import live
 from jaxprlens.views.table import table as tv
+from fakecomm import command, reply
 from memory import rss_mb
 from pages import loaders
 
@@ -123,7 +124,7 @@ def test_message_sizes_are_bounded():
     assert size(rows) < 1024 * 1024 and size(found) < 1024 * 1024
 
 
-def test_a_cut_call_s_rows_and_search_counts(monkeypatch):
+def test_a_cut_call_s_rows_and_search_counts(monkeypatch, fake_comm):
     from test_calls import transformer
     monkeypatch.setattr(layout, "STORED_CALLS", 200)
     monkeypatch.setattr(live, "ROWS_PER_MESSAGE", 40)
@@ -144,10 +145,9 @@ def test_a_cut_call_s_rows_and_search_counts(monkeypatch):
         got += msg["rows"]
         start += len(msg["rows"])
     assert got == expected and not any("not stored" in r for r in got)
-    w, sent = live.widget_class()(server, ""), []       # through the widget: the request's id is not the call's
-    monkeypatch.setattr(w, "send", sent.append)
-    w._on_msg(w, {"do": "group", "group": g.id, "from": 0, "to": "v", "id": 3}, [])
-    assert sent[0]["group"] == g.id and sent[0]["id"] == 3 and sent[0]["rows"] == expected[:40]
+    w = live.widget_class()(server, "")                  # through the widget: the page's ask, anywidget's command
+    sent = command(w, "ask", {"do": "group", "group": g.id, "from": 0})
+    assert len(sent) == 1 and reply(sent)["group"] == g.id and reply(sent)["rows"] == expected[:40]
     w.close()
     for inner in (c for g2 in cut for c in g2.groups):     # a call inside a cut one: not stored either, served too
         assert inner.id in server.layout.unstored and server.answer({"do": "group", "group": inner.id})["total"]
@@ -193,23 +193,21 @@ def test_bad_messages_are_answered_in_the_table_s_language(small, msg, en, zh):
     ("zh", "这个表格已关闭：重新运行它的单元格，才能滚动或搜索已保存的行之后的内容",
      "未知语言 'fr'（必须是以下之一：['en', 'zh']）"),
 ])
-def test_a_widget_answers_faults_and_a_closed_table_in_its_language(small, monkeypatch, lang, closed, ours):
+def test_a_widget_answers_faults_and_a_closed_table_in_its_language(small, monkeypatch, lang, closed, ours, fake_comm):
     """A fault of JAX's or Python's is said as Python says it; ours (a keyed error) in the table's language; a
     closed widget says so, in the language of the table it served."""
     from jaxprlens.model.errors import KeyedError
     monkeypatch.setattr(live, "_kernel", lambda: True)
     data, _ = small.table(lang=lang)._repr_mimebundle_()
     w = widget(data[live.WIDGET_VIEW]["model_id"])
-    sent = []
-    monkeypatch.setattr(w, "send", sent.append)
     monkeypatch.setattr(w.server, "search", lambda q, start: 1 / 0)
-    w._on_msg(w, {"do": "search", "q": "x"}, [])
+    sent = [reply(command(w, "ask", {"do": "search", "q": "x"}))]
     error = KeyedError("lang_unknown", name="'fr'", langs="['en', 'zh']")
     monkeypatch.setattr(w.server, "search", lambda q, start: (_ for _ in ()).throw(error))
-    w._on_msg(w, {"do": "search", "q": "x"}, [])
+    sent.append(reply(command(w, "ask", {"do": "search", "q": "x"})))
     w.close()
-    w._on_msg(w, {"do": "rows", "id": 3}, [])
-    assert sent == [{"error": "ZeroDivisionError: division by zero"}, {"error": ours}, {"error": closed, "id": 3}]
+    sent.append(w.ask({"do": "rows"}, [])[0])          # (an ask already on its way when it closed)
+    assert sent == [{"error": "ZeroDivisionError: division by zero"}, {"error": ours}, {"error": closed}]
 
 
 def test_rows_from_past_the_end_is_empty(small):
@@ -224,7 +222,7 @@ def test_outside_a_kernel_the_output_is_today_s(small):
     assert bundle == {"text/plain": table.text(), "text/html": table.html()}
 
 
-def test_in_a_kernel_a_widget_view_that_saves_as_today(small, monkeypatch):
+def test_in_a_kernel_a_widget_view_that_saves_as_today(small, monkeypatch, fake_comm):
     monkeypatch.setattr(live, "_kernel", lambda: True)
     table = small.table()
     today = {"text/plain": table.text(), "text/html": table.html()}
@@ -234,15 +232,12 @@ def test_in_a_kernel_a_widget_view_that_saves_as_today(small, monkeypatch):
     w = widget(data[live.WIDGET_VIEW]["model_id"])
     assert w.html == table.body()      # the same HTML, no loader
     assert w.total == 1101 and w.calls == 0 and w.notes == live.RowServer(table).notes()
-    sent = []
-    monkeypatch.setattr(w, "send", sent.append)
-    w._on_msg(w, {"do": "rows", "from": 300, "to": "v1", "id": 7}, [])
-    w._on_msg(w, {"do": "nope", "to": {"x": 1}, "id": True}, [])
-    assert sent[0]["to"] == "v1" and sent[0]["id"] == 7 and sent[0]["from"] == 300 and len(sent[0]["rows"]) == 250
-    assert set(sent[1]) == {"error"}
+    sent = [command(w, "ask", msg) for msg in ({"do": "rows", "from": 300}, {"do": "nope"}, "rows")]
+    assert all(len(m) == 1 and m[0]["kind"] == "anywidget-command-response" for m in sent)   # anywidget's reply
+    assert reply(sent[0])["from"] == 300 and len(reply(sent[0])["rows"]) == 250
+    assert set(reply(sent[1])) == set(reply(sent[2])) == {"error"}
     monkeypatch.setattr(w.server, "search", lambda q, start: 1 / 0)         # a fault of ours: a short note
-    w._on_msg(w, {"do": "search", "q": "x", "id": 8}, [])
-    assert sent[2] == {"error": "ZeroDivisionError: division by zero", "id": 8}
+    assert reply(command(w, "ask", {"do": "search", "q": "x"})) == {"error": "ZeroDivisionError: division by zero"}
     # saved: the widget view and our metadata go, the rest is what a table output holds today
     out = {"output_type": "execute_result", "execution_count": 3, "data": copy.deepcopy(data), "metadata": meta}
     other = {"output_type": "display_data", "data": {live.WIDGET_VIEW: {"model_id": "x"}, "text/plain": "w"},
@@ -281,7 +276,7 @@ def test_a_re_run_frees_the_table_it_replaces(small, monkeypatch):
         data, _ = chain(750 + k).table()._repr_mimebundle_()
         model_id = data[live.WIDGET_VIEW]["model_id"]
         w = widget(model_id)
-        w._on_msg(w, {"do": "search", "q": "sin", "from": 300}, [])     # texts cached: memory held
+        w.ask({"do": "search", "q": "sin", "from": 300}, [])     # texts cached: memory held
         runs.append(model_id)
         del w, data
         gc.collect()

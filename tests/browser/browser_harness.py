@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -331,6 +332,26 @@ def cell_errors(page) -> list[str]:
     return page.eval_on_selector_all(
         ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
         "els => els.map(e => e.innerText)")
+
+
+# an anywidget command a page sends (static/rpc.js): its id, in a websocket frame or an HTTP body, as JSON or in a
+# JSON string
+COMMAND = re.compile(r'\\?"id\\?":\s*\\?"([^"\\]+)\\?",\s*\\?"kind\\?":\s*\\?"anywidget-command\\?"')
+INVOKE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")   # anywidget's invoke's
+
+
+def record_commands(page) -> list[str]:
+    """The ids of the anywidget commands the page sends its kernel from now on (JupyterLab's websocket, marimo's
+    requests): anywidget's invoke numbers them with a UUID (``INVOKE_ID``), ``static/rpc.js`` sending them itself
+    where a front end's invoke refuses with ``jl-…``."""
+    ids: list[str] = []
+
+    def read(payload) -> None:
+        text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload or "")
+        ids.extend(COMMAND.findall(text))
+    page.on("websocket", lambda ws: ws.on("framesent", read))
+    page.on("request", lambda r: read(r.post_data_buffer) if r.method == "POST" else None)
+    return ids
 
 
 def output(page, index: int):

@@ -117,6 +117,7 @@ def open_notebook(request, browser):
         log: list[str] = []
         page.on("console", lambda m: log.append(f"[{m.type}] {m.text}"))
         page.on("pageerror", lambda e: log.append(f"[pageerror] {e}"))
+        page.commands = harness.record_commands(page)      # the anywidget commands it sends (views' asks)
         pages.append(page)
         consoles.append(log)
         servers.append(server)

@@ -85,7 +85,7 @@ def wait_hl(out, eqn_id: str):
 
 def test_step_back_and_continue_at_model_size(lab_saving, open_notebook):
     """Step and Back at 1k and 10k equations land on the rows they say, and Continue ends with jax.jit's value
-    (how fast: benchmarks/bench_lab.py)."""
+    (how fast: benchmarks/bench_lab.py); every ask goes by anywidget's own invoke (static/rpc.js)."""
     page = open_notebook(lab_saving, [LOAD, CHAIN, "%%jaxpr --debug\nf1k(x, y)", "%%jaxpr --debug\nf10k(x, y)",
                                       "print('jit:', float(jax.jit(f1k)(x, y)[7]))"])
     for cell, n in ((2, "1k"), (3, "10k")):
@@ -97,6 +97,8 @@ def test_step_back_and_continue_at_model_size(lab_saving, open_notebook):
         page.evaluate(MOVE_JS, [handle, "back", 10])
         assert hl(out) == "2"
         out.screenshot(path=str(harness.OUTPUT / f"debugger_{n}.png"))
+    assert len(page.commands) >= 2 + 2 * 22                             # ready, 12 Steps and 10 Backs, each
+    assert all(harness.INVOKE_ID.fullmatch(i) for i in page.commands), page.commands[:5]
 
     out = live(page, 2)                                                 # Continue to the end, 1k
     out.locator("button[data-do=continue]").click()

@@ -29,6 +29,7 @@ def _page(browser, width: int = 1400):
     page = harness.new_context(browser, width=width, height=2600).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.commands = harness.record_commands(page)      # the anywidget commands it sends (views' asks)
     return page, errors
 
 
@@ -93,6 +94,7 @@ def test_nbclassic_table_graph_and_live_debugger(browser, nbclassic):
         live.locator("button", has_text=STEP).first.wait_for()
         _steps(live)
         assert _shown(page) == ["live"]
+        assert page.commands and all(harness.INVOKE_ID.fullmatch(i) for i in page.commands)   # anywidget's invoke
         assert errors == []
     finally:
         _shot(page, "nbclassic")
@@ -125,6 +127,7 @@ def test_voila_table_graph_and_live_debugger(browser, voila):
         _steps(live)
         assert _shown(page) == ["live"]
         assert live.locator(".jl-badge").inner_text().strip() == "live"     # the note says which debugger
+        assert page.commands and all(harness.INVOKE_ID.fullmatch(i) for i in page.commands)   # anywidget's invoke
         assert errors == []
     finally:
         _shot(page, "voila")

@@ -106,6 +106,7 @@ def test_views_are_interactive_in_marimo_run(browser, served):
     page = harness.new_context(browser, width=1000, height=1400).new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    commands = harness.record_commands(page)
     try:
         page.goto(served)
         # playwright's selectors reach into the widgets' shadow roots
@@ -128,6 +129,8 @@ def test_views_are_interactive_in_marimo_run(browser, served):
                 if (f) return f; } return null; };
             const r = find(document); return r && r.getAttribute('data-eqn') !== w; }""", arg=where)
         assert errors == []
+        # marimo's invoke refuses ("not supported in marimo"): the same commands, sent by static/rpc.js itself
+        assert len(commands) >= 2 and all(i.startswith("jl-") for i in commands), commands
     finally:
         harness.OUTPUT.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(harness.OUTPUT / "marimo-run.png"), full_page=True)

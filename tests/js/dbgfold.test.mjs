@@ -4,7 +4,7 @@
    calls on the two paths, the rows drawn stay the same nodes. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { click, fixture, load, page } from "./page.mjs";
+import { click, fixture, load, page, recorded } from "./page.mjs";
 
 const debug = await load("debugger.js");
 const fx = fixture("dbgfold");
@@ -67,18 +67,8 @@ test("a click opens a folded call to look in; the next move into a call folds it
 });
 
 test("live: a move into a call draws the body the kernel sends; a click asks for a folded call's", async () => {
-  const doc = page("<div id=out></div>"), listeners = new Set();
-  let k = 0;
-  const model = {
-    get: (key) => (key === "labels" ? fx.labels : "en"),
-    on: (name, f) => listeners.add(f), off: (name, f) => listeners.delete(f),
-    send: (msg) => {
-      const [ask, answers] = fx.answers[k++];
-      const { seq, ...rest } = JSON.parse(JSON.stringify(msg));     // its number: what came ahead is not used here
-      assert.deepEqual(rest, ask);
-      setTimeout(() => answers.forEach((a) => listeners.forEach((f) => f(a))), 0);
-    },
-  };
+  const doc = page("<div id=out></div>");
+  const model = recorded(fx.answers, { labels: fx.labels, lang: "en" });
   debug.render({ model, el: doc.getElementById("out") });
   await later(5);
   const root = doc.querySelector(".jl-dbg");
@@ -90,7 +80,7 @@ test("live: a move into a call draws the body the kernel sends; a click asks for
   assert.deepEqual(opened(root), ["layers/_stage.1", "layers/_stage.1/_unit.2"]);
   click(row(root, "layers/_stage.3").firstElementChild);                    // not drawn yet: asked for, then open
   await later(5);
-  assert.equal(k, 3);
+  assert.equal(model.asked.length, 3);
   assert.deepEqual(opened(root), ["layers/_stage.1", "layers/_stage.1/_unit.2", "layers/_stage.3"]);
   assert.equal(root.querySelectorAll('.jl-fgroup[data-group="layers/_stage.3"] > .jl-fbody > .jl-fgroup').length, 20);
 });

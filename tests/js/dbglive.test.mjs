@@ -2,43 +2,31 @@
    fake model answering each ask with the messages the real Debugger sent for it (tests/js/fixtures.py). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { click, fixture, load, page } from "./page.mjs";
+import { click, fixture, load, page, recorded } from "./page.mjs";
 
 const debug = await load("debugger.js");
 const fx = fixture("live_debugger");
 const later = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/* A recorded message, numbered by the ask it answers as this page numbered it (`from` -> `to`). */
-function renumber(msg, from, to) {
-  const out = JSON.parse(JSON.stringify(msg));
-  if (out.seq === from) out.seq = to;
-  if (out.ahead && out.ahead.seq === from) out.ahead.seq = to;
-  return out;
-}
-
-function mount() {
-  const doc = page("<div id=out></div>"), listeners = new Set(), asked = [];
-  let k = 0;
-  const model = {
-    get: (key) => (key === "labels" ? fx.labels : "en"),
-    on: (name, f) => listeners.add(f), off: (name, f) => listeners.delete(f),
-    send: (msg) => {
-      asked.push(msg);
-      const [ask, answers] = fx.answers[k++];
-      const { seq, ...rest } = JSON.parse(JSON.stringify(msg));          // as the comm sends it: JSON
-      const { seq: _, ...want } = ask;
-      assert.deepEqual(rest, want);
-      setTimeout(() => answers.forEach((a) => listeners.forEach((f) => f(renumber(a, ask.seq, seq)))), 0);
-    },
-  };
-  debug.render({ model, el: doc.getElementById("out") });
-  return { root: doc.querySelector(".jl-dbg"), asked };
+/* The debugger on a page; `withInvoke`: the front end has anywidget's invoke (this one does what anywidget's does,
+   anywidget/nbextension/index.js: the command message sent, the reply with its id taken off the channel). */
+function mount(withInvoke) {
+  const doc = page("<div id=out></div>");
+  const model = recorded(fx.answers, { labels: fx.labels, lang: "en" }), invoked = [];
+  const invoke = (name, msg) => new Promise((resolve) => {
+    const id = "invoke-" + invoked.push(msg);
+    const reply = (m) => { if (m.id === id) { model.off("msg:custom", reply); resolve([m.response, []]); } };
+    model.on("msg:custom", reply);
+    model.send({ id, kind: "anywidget-command", name, msg });
+  });
+  debug.render({ model, el: doc.getElementById("out"), experimental: withInvoke ? { invoke } : undefined });
+  return { root: doc.querySelector(".jl-dbg"), asked: model.asked, invoked };
 }
 
 const marked = (root) => [...root.querySelectorAll(".jl-dbg-frame tr.jl-row.jl-changed")].map((tr) => tr.dataset.eqn);
 
-test("an edit's marks stay on the rows through moves that change none of them, to the end", async () => {
-  const { root } = mount();
+for (const withInvoke of [false, true]) test(`an edit's marks stay on the rows through moves that change none of them, to the end, where jax.jit's comparison is asked for (${withInvoke ? "anywidget's invoke" : "no invoke"})`, async () => {
+  const { root, asked, invoked } = mount(withInvoke);
   await later(5);
   assert.equal(root.querySelector(".jl-dbg-frame tr.jl-hl").dataset.eqn, "0");
   click(root.querySelector("button[data-do=step]"));
@@ -52,73 +40,13 @@ test("an edit's marks stay on the rows through moves that change none of them, t
     await later(5);
     assert.ok(marked(root).includes("0"), name);
   }
+  await later(5);
   assert.deepEqual(marked(root), fx.marked);
   assert.ok(root.querySelector("button[data-do=step]").disabled);
-});
-
-/* A kernel that answers only when told (`deliver(k)`: the recorded messages of ask k), numbered as asked. */
-function slowKernel(fxa) {
-  const doc = page("<div id=out></div>"), listeners = new Set(), asked = [];
-  const model = {
-    get: (key) => (key === "labels" ? fxa.labels : "en"),
-    on: (name, f) => listeners.add(f), off: (name, f) => listeners.delete(f),
-    send: (msg) => { if (msg.do !== "rows" && msg.do !== "body") asked.push(msg); },
-  };
-  debug.render({ model, el: doc.getElementById("out") });
-  const root = doc.querySelector(".jl-dbg");
-  const deliver = (k, messages) => (messages || fxa.answers[k]).forEach((m) => {
-    const out = renumber(m, "s" + k, asked[k].seq);
-    listeners.forEach((f) => f(out));
-  });
-  return { root, asked, deliver };
-}
-
-const ahead = fixture("live_ahead");
-const hlOf = (root) => root.querySelector(".jl-dbg-frame tr.jl-hl").dataset.eqn;
-const withoutAhead = (messages) => messages.filter((m) => !m.ahead);
-
-test("a Step with a state computed ahead is painted at the click, before any answer; an equal answer draws nothing", async () => {
-  const { root, asked, deliver } = slowKernel(ahead);
-  deliver(0);                                                 // ready, then the first Step's state ahead
-  assert.equal(hlOf(root), "0");
-  click(root.querySelector("button[data-do=step]"));
-  assert.equal(asked.length, 2);                              // asked, and
-  assert.equal(hlOf(root), "1");                              // painted at once: no answer has come
-  assert.equal(root.dataset.guessed, "1");
-  const seen = [];
-  const obs = new MutationObserver((records) => seen.push(...records));
-  obs.observe(root.querySelector(".jl-dbg-main"), { subtree: true, attributes: true, childList: true, characterData: true });
-  deliver(1);                                                 // its answer: the same state
-  await later(5);
-  obs.disconnect();
-  assert.equal(seen.length, 0);                               // confirmed: nothing drawn again
-  assert.equal(root.dataset.guessWrong, undefined);
-  click(root.querySelector("button[data-do=step]"));          // the next one came ahead with the answer
-  assert.equal(hlOf(root), "2");
-});
-
-test("an answer that differs from the state painted ahead is drawn", async () => {
-  const { root, deliver } = slowKernel(ahead);
-  deliver(0);
-  click(root.querySelector("button[data-do=step]"));
-  assert.equal(hlOf(root), "1");
-  deliver(1, withoutAhead(ahead.answers[2]).map((m) => renumber(m, "s2", "s1")));   // another state answers it
-  assert.equal(hlOf(root), "2");
-  assert.equal(root.dataset.guessWrong, "1");
-});
-
-test("without a state computed ahead, or after another ask made it stale, a Step waits for its answer", async () => {
-  const { root, deliver } = slowKernel(ahead);
-  deliver(0, withoutAhead(ahead.answers[0]));                 // ready, nothing ahead
-  click(root.querySelector("button[data-do=step]"));
-  assert.equal(hlOf(root), "0");                              // waits
-  deliver(1);
-  assert.equal(hlOf(root), "1");
-  assert.equal(root.dataset.guessed, undefined);
-  click(root.querySelector("button[data-do=back]"));          // the Step ahead (from eqn 1) is stale now
-  click(root.querySelector("button[data-do=step]"));
-  assert.equal(hlOf(root), "1");
-  assert.equal(root.dataset.guessed, undefined);
+  assert.deepEqual(asked.slice(-2), [{ do: "continue" }, { do: "compare" }]);    // the end drawn, then compared
+  assert.equal(asked.length, fx.answers.length);
+  assert.match(root.querySelector(".jl-dbg-notes").textContent, /jax\.jit/);
+  assert.deepEqual(invoked, withInvoke ? asked : []);
 });
 
 test("a debugger drawn twice on one page (a shared notebook's copied output) shows one view, the last; the other takes its place when it goes", async () => {

@@ -228,31 +228,22 @@ def live_debugger_fixture() -> dict:
     p = trace(loop, jnp.array((1.0, 2.0)), 3)
     with fakecomm.installed():
         d = p.debugger()
-    sent = d.comm.custom
     asks = [{"do": "ready"}, {"do": "step"}, {"do": "edit", "var": p.eqns[0].outvars[0].name, "op": "nan"},
             {"do": "step"}, {"do": "step"}, {"do": "continue"}]
-    asks = [dict(a, seq=f"s{k}") for k, a in enumerate(asks)]     # numbered as the front end numbers them
-    answers = []
-    for ask in asks:
-        n = len(sent)
-        d._on_msg(d, ask, [])
-        answers.append([ask, sent[n:]])
-    return {"answers": answers, "labels": d.labels, "marked": d.view.changed_eqns()}
+    return {"answers": _asked(d, asks), "labels": d.labels, "marked": d.view.changed_eqns()}
 
 
-def live_ahead_fixture() -> dict:
-    """The live Debugger's messages for ready and three Steps (each answer, then the next Step's state computed
-    ahead), on a chain of elementwise equations."""
-    p = trace(lambda x: jnp.cos(jnp.sin(x) * 2.) + 1., jnp.array((1.0, 2.0)))
-    with fakecomm.installed():
-        d = p.debugger()
-    sent = d.comm.custom
-    answers = []
-    for k, name in enumerate(["ready", "step", "step", "step"]):
-        n = len(sent)
-        d._on_msg(d, {"do": name, "seq": f"s{k}"}, [])
-        answers.append(sent[n:])
-    return {"answers": answers, "labels": d.labels}
+def _asked(d, asks: list) -> list:
+    """``[ask, the messages the debugger sent for it (its command's reply last)]`` for each of a page's asks, the
+    comparison with jax.jit asked for where an answer says so, as static/dbglive.js asks for it."""
+    answers, asks = [], list(asks)
+    while asks:
+        ask = asks.pop(0)
+        sent = fakecomm.command(d, "ask", ask)
+        answers.append([ask, sent])
+        if fakecomm.reply(sent).get("compare"):
+            asks.insert(0, {"do": "compare"})
+    return answers
 
 
 def _unit(x, w):
@@ -285,13 +276,7 @@ def dbgfold_fixture() -> dict:
     over_call(st)
     with fakecomm.installed():
         d = p.debugger()
-    sent = d.comm.custom
-    asks = [{"do": "ready"}, {"do": "call"}, {"do": "body", "path": "", "group": "layers/_stage.3"}]
-    answers = []
-    for ask in asks:
-        n = len(sent)
-        d._on_msg(d, ask, [])
-        answers.append([ask, sent[n:]])
+    answers = _asked(d, [{"do": "ready"}, {"do": "call"}, {"do": "body", "path": "", "group": "layers/_stage.3"}])
     return {"html": replay_html(record(p, x, w, lang="en"), "en"), "over": st.frame.pc, "answers": answers,
             "labels": d.labels}
 
@@ -302,8 +287,7 @@ def main(out: str) -> None:
     for name, make in (("table", table_fixture), ("live", live_fixture), ("calls", calls_fixture),
                        ("replay", replay_fixture),
                        ("replay_inf", replay_inf_fixture), ("replay_edit", replay_edit_fixture),
-                       ("live_debugger", live_debugger_fixture), ("dbgfold", dbgfold_fixture),
-                       ("live_ahead", live_ahead_fixture)):
+                       ("live_debugger", live_debugger_fixture), ("dbgfold", dbgfold_fixture)):
         (folder / f"{name}.json").write_text(json.dumps(make(), ensure_ascii=False, indent=0, sort_keys=True))
     print(f"fixtures written to {folder}")
 

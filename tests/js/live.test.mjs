@@ -9,28 +9,31 @@ const live = await load("live.js");
 const fx = fixture("live"), big = fixture("table");      // the same program; big.full: every row Python's HTML
 const later = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/* anywidget's model: traits, send, and custom messages back, as the kernel's LiveTable sends them. */
+/* What the kernel's LiveTable answered to an ask (its command ask's reply). */
+const answer = (ask) => {
+  const known = fx.answers.find(([a]) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(ask, Object.keys(ask).sort()));
+  return known ? known[1] : { error: "not recorded: " + JSON.stringify(ask) };
+};
+
+/* anywidget's model in a front end with no invoke: traits, send, and custom messages back, as anywidget's
+   command handler (anywidget/experimental.py) answers a command message. */
 function model() {
   const traits = { html: fx.html, total: fx.total, calls: fx.calls, notes: fx.notes };
   const listeners = new Set(), sent = [];
-  const answer = (msg) => {
-    const { to, id, ...ask } = msg;
-    const known = fx.answers.find(([a]) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(ask, Object.keys(ask).sort()));
-    return Object.assign({}, known ? known[1] : { error: "not recorded: " + JSON.stringify(ask) }, { to, id });
-  };
+  const reply = (msg) => ({ id: msg.id, kind: "anywidget-command-response", response: answer(msg.msg) });
   return {
     sent,
     get: (k) => traits[k],
     on: (name, f) => { if (name === "msg:custom") listeners.add(f); },
     off: (name, f) => listeners.delete(f),
-    send: (msg) => { sent.push(msg); setTimeout(() => listeners.forEach((f) => f(answer(msg))), 0); },
+    send: (msg) => { sent.push(msg); setTimeout(() => listeners.forEach((f) => f(reply(msg))), 0); },
     deliver: (msg) => listeners.forEach((f) => f(msg)),            // a message the kernel sent to another view
   };
 }
 
-async function mount() {
+async function mount(experimental) {
   const doc = page("<div id=out></div>"), m = model(), el = doc.getElementById("out");
-  const dispose = live.render({ model: m, el });
+  const dispose = live.render({ model: m, el, experimental });
   const root = el.querySelector(".jaxprlens");
   for (let i = 0; i < 500 && !root.hasAttribute("data-jl-ready"); i++) await later(10);   // the stored rows read
   return { root, m, dispose };
@@ -45,8 +48,8 @@ test("scrolling asks the kernel for the rows past those stored and draws them al
   const { root, m } = await mount();
   scroll();
   await later(20);
-  assert.deepEqual(m.sent.map(({ to, id, ...ask }) => ask), [{ do: "rows", from: fx.stored }]);
-  assert.ok(m.sent.every((msg) => typeof msg.to === "string" && Number.isInteger(msg.id)));     // the answer finds its view
+  assert.deepEqual(m.sent.map((msg) => msg.msg), [{ do: "rows", from: fx.stored }]);
+  assert.ok(m.sent.every((msg) => msg.kind === "anywidget-command" && msg.name === "ask" && typeof msg.id === "string"));
   for (let i = 0; i < 4; i++) scroll();
   assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
   assert.equal(root.querySelector("tbody.jl-cut"), null);                // nothing left unstored on the page
@@ -72,7 +75,7 @@ test("a search counts the kernel's matches past the page with the page's own", a
     const box = root.querySelector(".jl-tools input[type=search]"), counter = root.querySelector(".jl-note-js");
     type(box, q);
     await later(250);                                                  // live.js waits for a pause in the typing
-    assert.deepEqual(m.sent.map(({ to, id, ...ask }) => ask), [{ do: "search", q, from: fx.stored }]);
+    assert.deepEqual(m.sent.map((msg) => msg.msg), [{ do: "search", q, from: fx.stored }]);
     assert.equal(counter.textContent, `${n} matching rows`, q);
     const found = [...root.querySelectorAll("tbody.jl-found tr.jl-row:not(.jl-miss)")];
     const answer = fx.answers.find(([a]) => a.q === q)[1];
@@ -84,13 +87,54 @@ test("a search counts the kernel's matches past the page with the page's own", a
 
 test("answers meant for another view of the same model are ignored", async () => {
   const { root, m } = await mount();
-  scroll();                                                                  // asks: {to: this view, id: 1}
+  scroll();                                                                  // asks, with an id of its own
   const drawn = root.querySelectorAll("tr.jl-row").length;
   const [, rows] = fx.answers[0];
-  m.deliver(Object.assign({}, rows, { to: "another-view", id: 1 }));          // same id, another view's answer
+  m.deliver({ id: "another-view", kind: "anywidget-command-response", response: rows });   // another view's answer
   for (let i = 0; i < 4; i++) scroll();
   assert.equal(root.querySelectorAll("tr.jl-row").length, drawn);
   await later(20);                                                           // this view's own answer
   for (let i = 0; i < 4; i++) scroll();
   assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
+});
+
+test("where the front end has anywidget's invoke, the table asks with it, with no time limit", async () => {
+  const invoked = [];
+  const invoke = async (name, msg, opts) => { invoked.push([name, msg, opts]); return [answer(msg), []]; };
+  const { root, m } = await mount({ invoke });
+  scroll();
+  await later(20);
+  for (let i = 0; i < 4; i++) scroll();
+  assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
+  assert.deepEqual(invoked.map(([name, msg]) => [name, msg]), [["ask", { do: "rows", from: fx.stored }]]);
+  assert.deepEqual(m.sent, []);                                              // nothing sent by hand
+  assert.equal(invoked[0][2].signal.aborted, false);                         // its own signal: not anywidget's 3 s
+});
+
+test("an ask still waiting when the view goes is dropped, not sent again", async () => {
+  const signals = [];
+  const invoke = (name, msg, opts) => new Promise((resolve, reject) => {
+    signals.push(opts.signal);
+    opts.signal.addEventListener("abort", () => reject(opts.signal.reason));
+  });
+  const { m, dispose } = await mount({ invoke });
+  scroll();
+  await later(5);
+  assert.deepEqual(signals.map((s) => s.aborted), [false]);
+  dispose();
+  await later(5);
+  assert.deepEqual(signals.map((s) => s.aborted), [true]);
+  assert.deepEqual(m.sent, []);
+});
+
+test("where the front end's invoke refuses (marimo's throws), the same command goes over the widget's channel", async () => {
+  let tried = 0;
+  const invoke = async () => { tried += 1; throw new Error("anywidget.invoke not supported in marimo"); };
+  const { root, m } = await mount({ invoke });
+  scroll();
+  await later(20);
+  for (let i = 0; i < 4; i++) scroll();
+  assert.equal(root.querySelectorAll("tr.jl-row").length, fx.every);
+  assert.equal(tried, 1);                                                    // tried once, then not again
+  assert.deepEqual(m.sent.map((msg) => [msg.kind, msg.name, msg.msg]), [["anywidget-command", "ask", { do: "rows", from: fx.stored }]]);
 });

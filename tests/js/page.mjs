@@ -76,3 +76,27 @@ export function type(input, value, event = "input") {
 export function click(node) {
   node.dispatchEvent(new window.MouseEvent("click", { bubbles: true }));
 }
+
+/* anywidget's model for a widget whose kernel answers from a recording (tests/js/fixtures.py `_asked`: each ask and
+   the messages sent for it, the command's reply last), in a front end with no invoke: the page sends anywidget's
+   command message itself (static/rpc.js); each is checked against the next ask recorded, and its messages come
+   back with the reply's id made the page's.  `asked`: the asks sent, in order. */
+export function recorded(answers, traits) {
+  const listeners = new Set(), asked = [];
+  return {
+    asked,
+    get: (key) => traits[key],
+    on: (name, f) => listeners.add(f), off: (name, f) => listeners.delete(f),
+    deliver: (msg) => listeners.forEach((f) => f(msg)),
+    send: (msg) => {
+      const [ask, messages] = answers[asked.length];
+      asked.push(msg.msg);
+      if (msg.kind !== "anywidget-command" || msg.name !== "ask") throw new Error("not a command: " + JSON.stringify(msg));
+      const same = (x) => JSON.stringify(x, Object.keys(x).sort());          // (the recording's keys are sorted)
+      if (same(msg.msg) !== same(ask)) throw new Error(`asked ${JSON.stringify(msg.msg)}, recorded ${JSON.stringify(ask)}`);
+      const id = messages[messages.length - 1].id;
+      const mine = messages.map((m) => (m.id === id ? Object.assign({}, m, { id: msg.id }) : m));
+      setTimeout(() => mine.forEach((m) => listeners.forEach((f) => f(m))), 0);
+    },
+  };
+}

@@ -10,7 +10,6 @@ stops), ``engine.whatif`` (edits) and ``engine.jitcheck`` (the comparison with j
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 from typing import NamedTuple
 
@@ -176,7 +175,6 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         self.stop = None        # why the last move stopped: Stop(kind, eqn, condition) or None
         self.note = None
         self.ended = None       # how the last run/step_out ended when no Stop said so: "out_top", "no_stop"
-        self._ahead = None      # (op, env, inputs, outputs) of a step taken ahead (``ahead``), for step() to reuse
         self._init_whatif()
         return self
 
@@ -291,14 +289,7 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
             return self
         op = ops[pc]
         env = top.env
-        ahead = self._ahead
-        if ahead is None:
-            outs = self._bind(op, env)
-        else:                 # taken ahead: the same equation on the very same input values gives these outputs
-            self._ahead = None
-            same = ahead[0] is op and ahead[1] is env and all(
-                x is y for x, y in zip(ahead[2], (_read(env, a) for a in op.invars)))
-            outs = list(ahead[3]) if same else self._bind(op, env)
+        outs = self._bind(op, env)
         taint = self._taint and self._tainted_inputs(op, env)
         types = op.types      # every value is checked against its declared type before it is written
         if len(outs) != len(types):
@@ -361,39 +352,6 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         self._frames = new
         self._record(frames, writes, last_eqn, last_outputs)
         return self
-
-    @contextlib.contextmanager
-    def ahead(self):
-        """The state the next ``step()`` reaches, taken now and undone on leaving: ``with st.ahead() as took:``,
-        inside it (when ``took``) the stepper is there, to be read; afterwards it is back where it was (history,
-        stop, note, written values as they were), and the step's outputs are kept so that the real ``step()``
-        from here reuses them instead of computing them again (only for the same equation on the same input
-        values).  Not taken (``took`` False, nothing changed) where the step would run a user's effect (a host
-        callback, ``jax.debug.print``, an ordered effect: never run ahead of the reader), at the end, where the
-        history is full (the step would push its oldest entry out), or where the step raises."""
-        f = self._frames[-1]
-        op = f.ops[f.pc] if f.pc < len(f.ops) else None
-        if op is None or op.block or self.forward_only or len(self._history) == self._maxlen:
-            yield False
-            return
-        kept = (self.stop, self.note, self.ended, self.written, self.history_truncated, self.last_eqn,
-                self.last_outputs)
-        n, env = len(self._history), f.env
-        inputs = tuple(_read(env, a) for a in op.invars)
-        try:
-            self.step()
-            took = True
-        except Exception:  # noqa: BLE001 - the real step raises it again, where the reader sees it
-            took = False
-        try:
-            yield took
-        finally:
-            outs = self.written
-            if len(self._history) > n:
-                self.back()
-            (self.stop, self.note, self.ended, self.written, self.history_truncated, self.last_eqn,
-             self.last_outputs) = kept
-            self._ahead = (op, env, inputs, tuple(outs)) if took else None
 
     def advance_while(self, inside) -> Stepper:
         """One move (``back()`` undoes it whole): advance as ``run()`` does, stopping at a breakpoint or a
@@ -496,7 +454,6 @@ class Stepper(History, Breakpoints, WhatIf, JitComparison):
         """Drop every value the stepper computed (history, frames, edits, jax.jit's outputs), back at the start:
         a debugger that is replaced calls this so its memory goes back at once."""
         self._history.clear()
-        self._ahead = None
         self._release_jit()
         self._consts_cache.clear()
         self.reset()            # back at the first equation: the frames hold the inputs and constants only

@@ -1,16 +1,15 @@
 /* The live debugger: anywidget's render.  The kernel (views/debugger.py) sends a frame's rows once, then per
-   move a small state whose panel is HTML (views/dbgpanel.py); this module only passes them to the view.
-   A Step is painted at the click, before the kernel answers: after each answer the kernel sends ahead the state
-   the next Step would show (Debugger.ahead), numbered by the ask it follows; a Step clicked while that ask is
-   still the last one shows it at once, and its answer then confirms it (equal: nothing is drawn again) or
-   corrects it.  Any other ask (Back, an edit, a breakpoint, a condition) makes it stale. */
+   move a small state whose panel is HTML (views/dbgpanel.py); this module only passes them to the view.  The page
+   asks with anywidget's command ask (rpc.js); every view draws every message in the order it comes (an answer
+   to its own ask or to another view's, a long move's progress), so two views of one debugger agree. */
 import { Debugger } from "./dbgview.js";
 import { replay } from "./dbgreplay.js";
+import { answered, asker } from "./rpc.js";
 
-const QUIET = new Set(["rows", "body"]);    // asks that change no state: they leave the prediction as it is
+const QUIET = new Set(["rows", "body"]);    // asks that change no state: not timed
 const views = new Map();    // a debugger's key (views/debugger.py `instance`) -> the elements of its views here
 
-export function render({ model, el }) {
+export function render({ model, el, experimental }) {
   // the replay the widget carries (marimo: the widget is the debugger's only output), shown until the kernel answers
   let stored = null;
   if (model.get("fallback")) {
@@ -24,34 +23,18 @@ export function render({ model, el }) {
   const key = model.get("instance");
   if (key) { if (!views.has(key)) views.set(key, new Set()); views.get(key).add(el); }
   let asked = null;                 // when the last move was sent: its round trip is said on the root
-  // this view's asks, numbered (a widget may have two views: the kernel's messages reach both)
-  const me = Math.random().toString(36).slice(2, 8);
-  let n = 0, last = null;           // the number of the last ask that changes the state
-  let ahead = null;                 // {seq, state}: what a Step from the state after ask `seq` shows
-  let shown = null;                 // {seq, json}: a predicted state on the page, until its answer comes
-  let guessed = 0, wrong = 0;
+  const call = asker(model, experimental);
+  const ask = (name, arg) => call("ask", Object.assign({ do: name }, arg || {})).then((msg) => {
+    if (msg && msg.compare) ask("compare");     // the end is drawn: now its comparison with jax.jit
+  }, () => {});                                 // (an ask the view outlived: dropped)
   const dbg = new Debugger(root, model.get("labels"), "live", (name, arg) => {
-    if (QUIET.has(name)) { model.send(Object.assign({ do: name }, arg || {})); return; }
     if (name === "toggle") root.classList.add("jl-wait");
-    const seq = me + ":" + (++n);
-    const guess = name === "step" && ahead && ahead.seq === last ? ahead.state : null;
-    last = seq; ahead = null;
-    asked = performance.now();
-    model.send(Object.assign({ do: name, seq: seq }, arg || {}));
-    if (guess) {                    // painted now; the answer confirms it
-      shown = { seq: seq, json: JSON.stringify(guess) };
-      dbg.show(guess);
-      root.setAttribute("data-guessed", String(++guessed));
-    }
+    if (!QUIET.has(name)) asked = performance.now();
+    ask(name, arg);
   });
-  const onMsg = (msg) => {
-    const t0 = performance.now();
-    if (msg.ahead) {
-      if (msg.ahead.rows) dbg.rows(msg.ahead.rows);           // sent once: taken at once, whatever comes next
-      if (msg.ahead.bodies) dbg.bodies(msg.ahead.bodies);
-      if (msg.ahead.step && msg.ahead.seq === last) { ahead = { seq: last, state: msg.ahead.step }; dbg.prepare(ahead.state); }
-      return;
-    }
+  const onMsg = (raw) => {
+    const msg = answered(raw), t0 = performance.now();
+    if (!msg) return;
     if (asked !== null && msg.state) { root.setAttribute("data-trip-ms", (t0 - asked).toFixed(1)); asked = null; }
     if (msg.frame) dbg.frame(msg.frame);
     if (msg.rows) dbg.rows(msg.rows);
@@ -59,12 +42,7 @@ export function render({ model, el }) {
     if (msg.bps) dbg.breakpoints(msg.bps);
     if (msg.conds) { dbg.nan.checked = msg.conds.indexOf("any NaN") >= 0; }
     if (msg.state) {
-      const mine = shown && msg.seq === shown.seq;
-      if (!(mine && JSON.stringify(msg.state) === shown.json)) {       // confirmed: nothing to draw again
-        if (mine) root.setAttribute("data-guess-wrong", String(++wrong));
-        dbg.show(msg.state);
-      }
-      if (mine) shown = null;
+      dbg.show(msg.state);
       if (!root.classList.contains("jl-dbg-live")) {
         hideReplay(el, model.get("replay_box"));
         if (stored) { stored.remove(); stored = null; }
@@ -78,10 +56,9 @@ export function render({ model, el }) {
     requestAnimationFrame(() => root.setAttribute("data-draw-ms", (performance.now() - t0).toFixed(1)));
   };
   model.on("msg:custom", onMsg);
-  const seq = me + ":" + (++n);
-  last = seq;
-  model.send({ do: "ready", seq: seq });
+  ask("ready");
   return () => {
+    call.close();
     model.off("msg:custom", onMsg);
     const mine = key && views.get(key);
     if (mine) { mine.delete(el); if (mine.size) showOne(key); else views.delete(key); }

@@ -315,13 +315,11 @@ export class Debugger {
       this.current = f;
       this.measure(f);
     }
-    const view = s.view || {}, ready = this.ready || {};
-    this.ready = null;
+    const view = s.view || {};
     Object.keys(this.boxes).forEach((k) => {     // a piece is put in only when its HTML changed
       const html = view[k] || "";
       if (this.shown[k] === html) return;
-      if (ready[k] && ready[k].html === html) this.boxes[k].replaceChildren(ready[k].tpl.content);
-      else this.boxes[k].innerHTML = html;
+      this.boxes[k].innerHTML = html;
       this.shown[k] = html;
     });
     if (f) this.fold(f, s.call || null);
@@ -333,18 +331,6 @@ export class Debugger {
     this.buttons.call.disabled = end || !s.call;         // in no call of the frame's (or an unfolded frame)
     this.buttons.back.disabled = !s.back;
     if (f) this.position(f, s.pc, aim);
-  }
-
-  prepare(s) {   // a state that may be shown next (a Step computed ahead): its changed pieces parsed now
-    const view = (s && s.view) || {};
-    this.ready = {};
-    Object.keys(this.boxes).forEach((k) => {
-      const html = view[k] || "";
-      if (this.shown[k] === html) return;
-      const tpl = document.createElement("template");
-      tpl.innerHTML = html;
-      this.ready[k] = { html: html, tpl: tpl };
-    });
   }
 
   aim(f, pc) {   // the scroller's new scrollTop to show row pc (null: it is in view), read before any write

@@ -1,9 +1,7 @@
 """The live debugger: an anywidget whose ES module (``static/debugger.js``) draws the frame and the values.
 
 All logic is in ``stepper.py``; this module mirrors the stepper's state to the front end as small messages
-(a frame's rows once, then per move the position, crumbs and the current equation's values).  After each
-answer it also sends the state the next Step would show, computed ahead (``ahead``), which the front end paints
-at the click, before the kernel's answer comes (the comm's round trip is most of a Step in JupyterLab).
+(a frame's rows once, then per move the position, crumbs and the current equation's values).
 
 Displayed, a debugger is two outputs (``_ipython_display_``): first its recorded replay (``replay.py``), an
 ordinary ``text/html`` + ``text/plain`` output that every page without a kernel steps through (nbconvert,
@@ -23,10 +21,10 @@ import time
 
 import anywidget
 import traitlets
+from anywidget.experimental import command
 
 from jaxprlens.views.debugger.state import (CHUNK_ROWS, COMPARE_MAX, ROWS_PER_MESSAGE, StateView,  # noqa: F401 - the debugger's API
                                             captured, describe, frame_data, frame_view, sparkline)
-from jaxprlens.engine.cost import Costs, Ctx, cost_of
 from jaxprlens.engine.landings import over_call
 from jaxprlens.present.front import (LIVE_KEY, LIVE_META, REPLAY_META, WIDGET_VIEW, output, output_key, widget_css,
                                      widget_module)
@@ -39,10 +37,7 @@ from jaxprlens.present.i18n import t
 from jaxprlens.present.words import path_text
 
 ERROR_CHARS = 500          # an error note is cut here
-AHEAD_FLOPS = 50_000_000   # a Step is computed ahead only where the cost rules say it takes at most this (and
-AHEAD_BYTES = 64 << 20     # moves at most this): its outputs are kept until the next move
 PROGRESS_S = 1.0           # seconds between the reports of a long move's progress
-STATE_CHANGES = ("ready", "toggle", "jit", "edit", "cond")   # besides the moves: what changes the state shown
 _cells: dict = {}          # cell id -> [(execution's message id, weakref to a Debugger)]
 _made = itertools.count(1)  # the debuggers this kernel made: each one's key on a page (Debugger.instance)
 
@@ -80,13 +75,10 @@ class Debugger(anywidget.AnyWidget):
         self._marks: dict = {}          # frame path -> ids of the rows the front end marks as changed by an edit
         self._replay: tuple | None = None   # (the edits it was recorded with, the replay)
         self._compared = False          # the end's comparison with jax.jit was sent
-        self._cheap: dict = {}          # eqn id -> whether a Step of it may be computed ahead (its cost)
-        self._predicted: tuple | None = None    # (outputs, state, marked ids) of the Step computed ahead
         self._running: list | None = None  # [the last progress report's time] while a move runs
         self.stepper.progress = self._progress
         if in_marimo():
             self.fallback = self._replay_body()
-        self.on_msg(self._on_msg)
         self._replaces(cell if cell is not None else cell_key())
 
     def open(self):
@@ -102,13 +94,33 @@ class Debugger(anywidget.AnyWidget):
         return {"step": st.step, "into": st.step_into, "out": st.step_out, "call": lambda: over_call(st),
                 "back": st.back, "continue": st.run, "reset": st.reset}
 
+    @command
+    def ask(self, msg, _buffers) -> tuple[dict, list]:
+        """The front end's asks, anywidget's command ``ask`` (``static/rpc.js``): ``{"do": name, ...}``, answered
+        by ``answer``.  While a long move runs its progress reports are sent on their own (``_progress``)."""
+        if not isinstance(msg, dict):
+            return {}, []
+        arg = {k: v for k, v in msg.items() if k in ("eqn", "text", "on", "var", "op", "value", "path", "from",
+                                                     "count", "group")}
+        return self.answer(str(msg.get("do")), **arg), []
+
     def press(self, name: str, **arg) -> dict:
+        """``answer`` and send it, as a front end's ask gets it, then, the first time the end is reached, the
+        comparison with jax.jit the front end then asks for (a debugger driven from Python)."""
+        msg = self.answer(name, **arg)
+        if msg:
+            self.send(msg)
+        if msg.get("compare"):
+            self.send(self.answer("compare"))
+        return msg
+
+    def answer(self, name: str, **arg) -> dict:
         """Do what the front end asks (``step``, ``into``, ``out``, ``back``, ``continue``, ``reset``,
         ``toggle`` with ``eqn=``, ``cond`` with ``text=`` and ``on=``, ``edit`` with ``var=``, ``op=``, ``value=``
-        (see ``edit``), ``ready``) and send the delta."""
+        (see ``edit``), ``ready``, ``rows``, ``body``, ``compare``) and return the delta.  The end, reached the
+        first time, is answered before its comparison with jax.jit (which compiles the whole program): its answer
+        says ``compare``, and the front end asks for it (``compare``) once the end is drawn."""
         self.error, text = None, ""
-        if name not in ("rows", "body", "step"):
-            self._predicted = None          # only the Step it was computed for sends it
         if name == "rows":                  # rows of a large frame the front end scrolled to: nothing else changes
             program = self._sent.get(str(arg.get("path")))
             start, count = arg.get("from"), arg.get("count", ROWS_PER_MESSAGE)
@@ -118,7 +130,6 @@ class Debugger(anywidget.AnyWidget):
             msg = {"rows": frame_data(program, self.view.lang, start=start, count=count)}
             self._chunks.setdefault(str(arg.get("path")), set()).update(
                 range(start // CHUNK_ROWS, -(-(start + count) // CHUNK_ROWS)))
-            self.send(msg)
             return msg
         if name == "body":                  # a folded call the reader opened: its body, nothing else changes
             program = self._sent.get(str(arg.get("path")))
@@ -131,7 +142,6 @@ class Debugger(anywidget.AnyWidget):
             rows = self._rows_of(program, new)
             if rows:
                 msg["rows"] = rows
-            self.send(msg)
             return msg
         if name == "ready":                 # a new view: it has no frames yet
             self._sent.clear()
@@ -144,6 +154,8 @@ class Debugger(anywidget.AnyWidget):
         elif name == "jit":                 # "compare now": the comparison past its budget, asked for (up to a size)
             self.stepper.jit_budget = max(self.stepper.jit_budget or 0, COMPARE_MAX)
             self._compared = False          # drawn first, compared after (below)
+        elif name == "compare":             # the end is drawn: its comparison now
+            self._compared = self.stepper.done
         elif name == "edit":
             self._guard(lambda: self.edit(str(arg.get("var")), str(arg.get("op")), arg.get("value")))
         elif name == "cond":
@@ -164,18 +176,10 @@ class Debugger(anywidget.AnyWidget):
         if self.stepper.done and not late:
             self.compare()                  # compiled already: only the outputs are compared
         msg = self.delta(full=name == "ready", jit=not late)  # the end is drawn first, the comparison after
-        if "seq" in arg:                    # the front end's number of this ask: its answer says it
-            msg["seq"] = arg["seq"]
         if text or name == "ready":
             msg["out"], msg["clear"] = (self.printed, True) if name == "ready" else (text, False)
-        self.send(msg)
         if late:
-            self._compared = True
-            self.compare()
-            msg = {"state": self._state()}
-            if "seq" in arg:
-                msg["seq"] = arg["seq"]
-            self.send(msg)
+            msg["compare"] = True
         return msg
 
     def _progress(self):
@@ -213,58 +217,6 @@ class Debugger(anywidget.AnyWidget):
         """The value panel's edit of value ``name``: ``nan``, ``zero``, ``scale`` (by ``value``), ``eps`` (add
         ``value``) or ``set`` (to the number ``value``): ``Stepper.edit``, which checks and records it."""
         self.stepper.edit(name, op, value)
-
-    def _on_msg(self, _widget, content, _buffers):
-        if isinstance(content, dict) and "do" in content:
-            arg = {k: v for k, v in content.items() if k in ("eqn", "text", "on", "var", "op", "value", "path",
-                                                              "from", "count", "group", "seq")}
-            name = str(content["do"])
-            self.press(name, **arg)
-            if name in self.moves or name in STATE_CHANGES:    # answered: now what the next Step would show
-                ahead = self.ahead()
-                self.send({"ahead": dict(ahead or {}, seq=arg.get("seq"))})
-
-    # ---------------------------------------------------------- a Step computed ahead
-    def ahead(self) -> dict | None:
-        """What the next Step would send, computed now, after the answer went (``Stepper.ahead``: the real Step
-        then reuses its outputs, nothing is computed twice): ``{"step": state, "bodies", "rows"}``, the state as
-        ``delta`` would send it, the bodies of calls it goes into and their rows (taken at once).  The
-        front end paints the state at the click, before the kernel answers; the answer confirms it.  None where
-        it is not predicted: a user's effect (``Stepper.ahead`` never runs one), an equation the cost rules
-        call big, the end (its comparison with jax.jit), a frame whose rows were not sent, printed output, an
-        error."""
-        st = self.stepper
-        if st.done or self.error is not None or not self._may_run_ahead(st):
-            return None
-        with captured() as out, st.ahead() as took:
-            if not took or st.done or path_id(st.frame.program.path) not in self._sent:
-                return None
-            program = st.frame.program
-            groups = self._new_bodies(program, self.view.call_path())
-            bodies = {"path": path_id(program.path), "groups": self.view.fold_of(program).bodies(groups)}
-            state, ids = self._state_and_marks()
-            outs = tuple(st.last_outputs or ())
-        if out.getvalue() or not outs:
-            return None
-        self._predicted = (outs, state, ids)     # the state the real Step sends, if it reuses these outputs
-        if not groups:
-            return {"step": state}
-        self._bodies.setdefault(bodies["path"], set()).update(g.id for g in groups)
-        rows = self._rows_of(program, groups)
-        return dict({"step": state, "bodies": bodies}, **({"rows": rows} if rows else {}))
-
-    def _may_run_ahead(self, st) -> bool:
-        eqn = st.current
-        cheap = self._cheap.get(eqn.id)
-        if cheap is None:
-            try:
-                c = cost_of(eqn, Ctx(st.frame.program, Costs()))
-                cheap = c.times is not None or c.per is None    # a loop of unknown trip count: no
-                cheap = cheap and c.flops <= AHEAD_FLOPS and c.bytes <= AHEAD_BYTES
-            except Exception:  # noqa: BLE001 - no estimate: not computed ahead
-                cheap = False
-            self._cheap[eqn.id] = cheap
-        return cheap
 
     def delta(self, full: bool = False, jit: bool = True, running: bool = False) -> dict:
         """What changed since the last message: the frame's rows if the front end lacks them,
@@ -328,18 +280,7 @@ class Debugger(anywidget.AnyWidget):
     def _state(self, jit: bool = True, running: bool = False) -> dict:
         """``StateView.state`` as the front end draws it (``StateView.message``), with the rows an edit changed
         as a change of marks (``marks``: ids to ``add`` and to ``drop``), not all of them each move (an edit
-        early in 100k equations marks 50k rows).  A Step whose state was computed ahead sends that one."""
-        predicted, self._predicted = self._predicted, None
-        st = self.stepper
-        if predicted is not None and jit and self.error is None and st.last_outputs is not None and len(
-                st.last_outputs) == len(predicted[0]) and all(x is y for x, y in zip(st.last_outputs, predicted[0])):
-            state, ids = predicted[1], predicted[2]      # the very outputs computed ahead: the very state
-        else:
-            state, ids = self._state_and_marks(jit, running)
-        self._marks[state["frame"]] = ids
-        return state
-
-    def _state_and_marks(self, jit: bool = True, running: bool = False) -> tuple[dict, list]:
+        early in 100k equations marks 50k rows)."""
         state = self.view.state(self.error, jit)
         if running:                              # a long move on its way: say so, and how to stop it
             state["notes"].append(["stop", t("dbg_running", self.view.lang, n=self.stepper._ticks)])
@@ -354,7 +295,8 @@ class Debugger(anywidget.AnyWidget):
                 now, old = set(ids), set(sent)
                 add, drop = [e for e in ids if e not in old], [e for e in sent if e not in now]
             state["marks"] = {"add": add, "drop": drop}
-        return state, ids
+        self._marks[state["frame"]] = ids
+        return state
 
     # ---------------------------------------------------------- a bounded session
     def _replaces(self, cell: tuple | None):
@@ -369,7 +311,7 @@ class Debugger(anywidget.AnyWidget):
         stepper = getattr(self, "stepper", None)
         if stepper is not None:
             stepper.release()
-        self._replay = self._predicted = None
+        self._replay = None
 
     # ---------------------------------------------------------- display
     def replay(self) -> dict:

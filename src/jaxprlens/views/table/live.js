@@ -1,29 +1,19 @@
 /* A table's output in a live kernel (anywidget's render, views/live.py): the same HTML the output stores, and
    the rows it did not store asked of the kernel: the next ones as they near the view, those a search finds
-   past what the page holds, a call's when it opens, each as Python's row fragments (views/live.py).  Only a
-   live output loads this module (table.js keeps only the hooks: the d it is given, d.total, d.hits, d.extra). */
+   past what the page holds, a call's when it opens, each as Python's row fragments (views/live.py), asked with
+   anywidget's command ask (rpc.js).  Only a live output loads this module (table.js keeps only the hooks: the d it is given, d.total, d.hits, d.extra). */
 import { rowsOf, unpack } from "./dom.js";
+import { asker } from "./rpc.js";
 import * as table from "./table.js";
 import * as graph from "./graph.js";
 
-export function render({ model, el }) {
+export function render({ model, el, experimental }) {
   const host = document.createElement("div");
   host.className = "jp-RenderedHTMLCommon jp-RenderedHTML";   // as JupyterLab shows the stored output: one look
   host.innerHTML = model.get("html");     // the output's own HTML, escaped once by the kernel (present/escape.py)
   el.appendChild(host);
-  const waiting = new Map(), me = Math.random().toString(36).slice(2);   // answers go to every view of the model
-  let n = 0;
-  const onMsg = (msg) => {
-    if (!msg || msg.to !== me) return;
-    const done = waiting.get(msg.id);
-    if (done) { waiting.delete(msg.id); done(msg); }
-  };
-  model.on("msg:custom", onMsg);
-  const ask = (msg, done) => {
-    n += 1;
-    waiting.set(n, done);
-    model.send(Object.assign({ to: me, id: n }, msg));
-  };
+  const call = asker(model, experimental);
+  const ask = (msg, done) => call("ask", msg).then(done, () => {});   // (an ask the view outlived: dropped)
   const meta = { total: model.get("total"), calls: model.get("calls"), notes: model.get("notes") || [] };
   // main.js's boot, with the table given its kernel (main.js cannot be imported here: it imports this module)
   host.querySelectorAll("[data-jl-view]").forEach((root) => {
@@ -32,7 +22,7 @@ export function render({ model, el }) {
     else if (view === "graph" && graph.enhance) graph.enhance(root);
   });
   if (graph.link) graph.link(host);
-  return () => model.off("msg:custom", onMsg);
+  return call.close;
 }
 
 async function attach(root, ask, meta) {

@@ -189,6 +189,7 @@ class RowServer:
 def _widget_class():
     import anywidget
     import traitlets
+    from anywidget.experimental import command
 
     class LiveTable(anywidget.AnyWidget):
         """A table's output in a live kernel: the same HTML, and the rows it did not store on demand."""
@@ -204,21 +205,17 @@ def _widget_class():
             self.server, self.lang = server, server.lang     # the table's language, kept once it is closed
             layout = server.layout
             super().__init__(html=html, total=len(layout.later), calls=len(layout.unstored), notes=server.notes())
-            self.on_msg(self._on_msg)
             cells.replace_in_cell(_cells, cell, self)
 
-        def _on_msg(self, _widget, content, _buffers):
+        @command
+        def ask(self, msg, _buffers) -> tuple[dict, list]:
+            """anywidget's command ``ask`` (``static/rpc.js``): the rows the page asks for, as the reply."""
             server = self.server
             try:
-                reply = server.answer(content) if server is not None else {"error": t("live_closed", self.lang)}
+                reply = server.answer(msg) if server is not None else {"error": t("live_closed", self.lang)}
             except Exception as exc:  # noqa: BLE001 - the page gets a short note, the kernel no traceback
                 reply = {"error": told(exc, self.lang)[:TEXT_CHARS]}
-            if isinstance(content, dict):       # which view asked, and which of its requests this answers
-                for key in ("to", "id"):
-                    v = content.get(key)
-                    if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) <= 64:
-                        reply[key] = v
-            self.send(reply)
+            return reply, []
 
         def close(self):
             """Close the widget and let go of the table it served (the output's HTML stays)."""

@@ -680,6 +680,8 @@ def test_a_call_s_kernels_and_their_cost_add_up(train_step):
             f"{len(s.kernels)} kernels, {si(s.cost.flops, 'FLOP')}, {si(s.cost.bytes, 'B')}"
         assert [x["data-kernel"] for x in row.select(".jl-detail span[data-kernel]")] == \
             [k.name for k in s.kernels[:4]]
+        more = row.select_one(".jl-detail span.jl-more")     # the count of the rest is one unbroken phrase
+        assert more.get_text() == f"… {len(s.kernels) - 4} more" and "white-space:nowrap" in more["style"]
 
 
 def test_a_train_step_s_fusion_text_is_folded_by_call_and_fits_110_columns(train_step):

@@ -203,6 +203,10 @@ def test_the_fusion_and_memory_views_open_a_call_as_the_table_does(lab, open_not
         fold.wait_for()
         call = fold.locator("tr.jl-grow").first
         gid = call.get_attribute("data-group")
+        if view == "jl-fusion-calls":         # "… 12 more" after a call's first kernels: one phrase, never split
+            lines = fold.evaluate("f => Array.from(f.querySelectorAll('tr.jl-grow .jl-more'))"
+                                  ".map(s => [s.textContent, s.getClientRects().length])")
+            assert lines and all(n == 1 for _, n in lines), lines
         assert fold.locator(f'tr[data-in="{gid}"]').count() == 0
         call.click()
         inside = fold.locator(f'tr[data-in="{gid}"]')

@@ -188,7 +188,8 @@ class FusionView(View):
         swatches = " ".join(f'<span data-kernel="{html(k.name)}" style="border-left:6px solid '
                             f'{self.colour[k.name]};padding-left:4px;white-space:nowrap">{html(k.name)}</span>'
                             for k in s.kernels[:NAMED])
-        more = (f' <span>{html(t("memory_more", lang, n=len(s.kernels) - NAMED))}</span>'
+        more = (f' <span class="jl-more" style="white-space:nowrap">'   # "… 102 more" never split at 970 px
+                f'{html(t("memory_more", lang, n=len(s.kernels) - NAMED))}</span>'
                 if len(s.kernels) > NAMED else "")
         return (f'<span class="jl-fold-kernels">{html(t("sep", lang).join(bits))}</span>'
                 + (f'<div>{swatches}{more}</div>' if s.kernels else ""))

@@ -696,13 +696,14 @@ def installed_elsewhere(folder):
     return model, (_data()[0], jnp.ones((D, D)))
 
 
-def penzai_transformer():
-    """penzai's own transformer (``llamalike_common``, one decoder block): layers inside layers, each a module."""
+def penzai_transformer(blocks=1):
+    """penzai's own transformer (``llamalike_common``, one decoder block unless told): layers inside layers, each
+    a module."""
     pz = pytest.importorskip("penzai.pz")
     llamalike = pytest.importorskip("penzai.models.transformer.variants.llamalike_common")
     config = llamalike.LlamalikeTransformerConfig(
         num_kv_heads=2, query_head_multiplier=1, embedding_dim=16, projection_dim=8, mlp_hidden_dim=32,
-        num_decoder_blocks=1, vocab_size=VOCAB, mlp_variant="swiglu", tie_embedder_and_logits=True)
+        num_decoder_blocks=blocks, vocab_size=VOCAB, mlp_variant="swiglu", tie_embedder_and_logits=True)
     model = llamalike.build_llamalike_transformer(config, init_base_rng=jax.random.key(0))
 
     def logits(model, tokens):

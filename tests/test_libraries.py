@@ -355,8 +355,8 @@ def test_penzai_s_transformer_folds_by_its_layers():
     p, labels, _ = _named("penzai_transformer")
     top = call_tree(p).root.groups
     assert [group_label(g) for g in top] == ["model · TransformerLM"]
-    assert [group_label(g) for g in top[0].groups] == ["arange", "body · Sequential"]
-    body = top[0].groups[1]
+    assert [group_label(g) for g in top[0].groups] == ["body · Sequential"]
+    body = top[0].groups[0]
     assert [group_label(g) for g in body.groups] == [
         "body.sublayers[0] · EmbeddingLookup", "body.sublayers[1] · ConstantRescale",
         "body.sublayers[2] · Sequential", "body.sublayers[3] · EmbeddingDecode"]
@@ -366,7 +366,27 @@ def test_penzai_s_transformer_folds_by_its_layers():
     assert [group_label(g) for g in body.groups[2].groups[0].groups[0].groups] == [
         "body.sublayers[2].sublayers[0].delta.sublayers[0] · Sequential",
         "body.sublayers[2].sublayers[0].delta.sublayers[1] · Attention"]
-    assert len(labels) == 55
+    assert len(labels) == 54
+
+
+def test_penzai_s_transformer_table_opens_on_its_layers_cited_from_the_user_s_line():
+    """The folded table's top level: no row named after penzai's own helper (``pz.nx.arange``, one equation,
+    shown as that equation), and each call penzai's code made cites the user's line first, penzai's after it."""
+    from jaxprlens.present.rows import group_data
+    from jaxprlens.model.program import count_eqns
+    from jaxprlens.views.table.layout import Layout
+    p, _, _ = _named("penzai_transformer", 3)
+    layout = Layout(p, count_eqns(p))
+    assert layout.folded
+    tree = layout.tree
+    rows = [group_data(c, "en")[1:4] if hasattr(c, "site") else c.primitive for c in layout.items]
+    user = "libraries.py line 710: return model(tokens).unwrap(\"seq\", \"vocabulary\")"
+    assert rows == ["iota", ["body · Sequential", "418 equations",
+                             user + " › model_parts.py line 150: return self.body(tokens, "
+                             "token_positions=token_positions, **side_inputs)"]]
+    assert group_data(tree.find("__call__/__call__/__call__.1"), "en")[1:4] == [
+        "body.sublayers[0] · EmbeddingLookup", "9 equations",
+        user + " › grouping.py line 77: value = layer(value, **side_inputs)"]
 
 
 def test_haiku_blocks_made_in_a_loop_are_named_by_the_loop():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jaxprlens.model import _jax
 from jaxprlens.model.callnames import callee_of, class_of, is_module, name_calls
@@ -165,6 +165,7 @@ class CallTree:
         last = None                  # (chain, phase) of the equation before
         phases: dict = {}            # id(name stack) -> phase: equations of one scope share their stack
         remat = False                # a remat's body, computed again for the backward pass: seen
+        helpers: list = []           # calls of a library's plain functions from the library's own code
         for k, (e, chain) in enumerate(zip(eqns, chains)):
             frames = chain[cut:]
             if not frames:                 # made inside JAX with no user frame: where the trace was
@@ -220,16 +221,31 @@ class CallTree:
                 # ``loss_fn``): the library's line says nothing the call's own name does not
                 site = None if caller is None or (in_library(caller[0]) and not in_library(file)) \
                     else _source(caller, sources, cells)
+                if site is not None and in_library(caller[0]):
+                    # a call a library's code made (penzai's ``Sequential`` calling its layers): the user's
+                    # line that led to it first, the library's line after it, as an equation's source says
+                    mine = next((f[6] for f in reversed(frames[:i]) if f[6] and not in_library(f[6][0])), None)
+                    if mine is not None:
+                        site = replace(_source(mine, sources, cells), via=site)
                 g = Group(function, phase, site, parent=stack[i], tree=self, key=key, first=at, last=at,
                           qualname=qualname, callee=callee_of(caller) if caller else "")
                 stack[i].children.append(g)
                 stack.append(g)
+                if caller is not None and not class_of(qualname) and library_of(file) \
+                        and library_of(file) == library_of(caller[0]):
+                    helpers.append(g)       # a library's plain function its own code called
             if held is not None:
                 held.children.append(e)
                 last = before
                 continue
             del stack[len(frames) + 1:]
             stack[-1].children.append(e)
+        for g in helpers:
+            # a library's helper making one equation (penzai's ``pz.nx.arange`` in its transformer's
+            # ``__call__``): its equation's row says all the call's would, under a name the user never wrote
+            if len(g.children) == 1 and isinstance(g.children[0], Eqn) and g.parent is not None:
+                siblings = g.parent.children
+                siblings[siblings.index(g)] = g.children[0]
         self._number(self.root)
 
     def _number(self, g: Group):

@@ -349,3 +349,10 @@ def source_text(src: Source, lang: str | None = None) -> str:
         where = visible(where_text(src, lang))
         return t("labelled", lang, label=where, text=visible(src.text)) if src.text else where
     return remembered(_SOURCE, (src.where, src.cell, src.line, src.text, lang), lang, make)
+
+
+def site_text(src: Source, lang: str | None = None) -> str:
+    """Where a call was made: ``source_text`` of the user's line, then of the library's line that made the
+    call when a library's code made it (``cell line 4: return model(tokens) › grouping.py line 77: ...``)."""
+    own = source_text(src, lang)
+    return own + " › " + source_text(src.via, lang) if src.via is not None else own

@@ -12,7 +12,7 @@ from jaxprlens.present.escape import html, html_breakable, html_units
 from jaxprlens.present.i18n import remembered, resolve, role_summary, role_word, t, where_text
 from jaxprlens.model.explain import explain
 from jaxprlens.model.program import Eqn, Lit, Source, Var
-from jaxprlens.present.nouns import Line, Param, Row, cell_text, line_of, source_text, sub_words, vars_text
+from jaxprlens.present.nouns import Line, Param, Row, cell_text, line_of, site_text, source_text, sub_words, vars_text
 from jaxprlens.present.words import group_label
 
 
@@ -222,7 +222,7 @@ def group_data(g, lang: str) -> list:
     (made once per call and language: the table's rows, its text and its data all show it)."""
     made = g.memo.get(("data", lang))
     if made is None:
-        site = source_text(g.site, lang) if g.site else ""
+        site = site_text(g.site, lang) if g.site else ""
         crossing = t("crossing", lang, ins=vars_text(g.inputs, lang, 4) or "∅",
                      outs=vars_text(g.outputs, lang, 4) or "∅")
         made = g.memo[("data", lang)] = (g.id, group_label(g, lang, phases=g.parent.phase != g.phase),

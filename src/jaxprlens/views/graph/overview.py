@@ -18,7 +18,7 @@ from jaxprlens.views.graph.draw import (COST_STROKE, DEPTH, MAX_NODES, RUNS, _Dr
                                         cost_fill, percent)
 from jaxprlens.present.i18n import t, where_text
 from jaxprlens.model.program import Eqn, Program, Var, count_eqns
-from jaxprlens.present.nouns import source_text, var_text, vars_text
+from jaxprlens.present.nouns import site_text, var_text, vars_text
 from jaxprlens.views.graph.render import MID, STYLES
 from jaxprlens.present.words import group_label, group_summary
 
@@ -151,7 +151,7 @@ class Fold(_Draw):
                 self.folded_group(seg, g)
 
     def site(self, grp: Group) -> str:
-        return (t("called_at", self.lang, where=source_text(grp.site, self.lang)) if grp.site else grp.function)
+        return (t("called_at", self.lang, where=site_text(grp.site, self.lang)) if grp.site else grp.function)
 
     def folded_group(self, grp: Group, g):
         nid = f"grp-{self.prefix}{grp.id}"

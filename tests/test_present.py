@@ -300,3 +300,28 @@ def test_the_last_param_and_its_closing_bracket_are_one_unit():
         assert cell.get_text().count("]") == cell.get_text().count("[")
     css = (pathlib.Path(__file__).parents[1] / "src/jaxprlens/static/jaxprlens.css").read_text()
     assert re.search(r"\.jl-tail\{display:inline-block;", css)
+
+
+def test_a_helper_called_twice_writes_its_cells_as_once():
+    """A jitted helper called twice has one body (the same JAX equations, names and params): both nested
+    tables' equation cells read as a table of each call alone writes them, a constant still marked as one."""
+    import jax
+    import numpy as np
+    from jaxprlens.present.nouns import block
+    c = np.array([1.0, 2.0, 3.0])
+
+    @jax.jit
+    def helper(x):
+        return jnp.sin(x) * 2.0 + c
+
+    p = trace(lambda x: helper(x) + helper(x * 3), jnp.ones(3))
+    calls = [row for row in block(p).rows if row.subs]
+    assert len(calls) == 2 and calls[0].eqn.subs[0].program.eqns[0].raw is calls[1].eqn.subs[0].program.eqns[0].raw
+    shared = Rows("en")
+    cells = [[shared.line_html(r, set()) for r in call.subs[0].rows] for call in calls]
+    alone = [[Rows("en").line_html(r, set()) for r in call.subs[0].rows] for call in calls]
+    assert cells[0] == cells[1] == alone[0] == alone[1] and len(cells[0]) >= 3
+    const = calls[0].subs[0].program.constvars
+    marked = [Rows("en").line_html(r, set(const)) for r in calls[1].subs[0].rows]
+    assert const and 'class="jl-const"' in marked[-1] and 'class="jl-const"' not in cells[1][-1]
+    assert [shared.line_html(r, set(const)) for r in calls[1].subs[0].rows] == marked

@@ -105,6 +105,7 @@ class Rows:
         self.lang, self.cost_text = lang, cost_text
         self._no_frame = f'<div class="jl-src" title="{html(t("no_frame", lang))}">—</div>'    # said once
         self._header: str | None = None
+        self._lines: dict = {}      # JAX's equation -> its cell: a jitted helper called again has the same body
 
     def header_html(self) -> str:
         """The column heads of an equation table (also the debugger's frame table); made once per ``Rows`` (a
@@ -128,7 +129,17 @@ class Rows:
 
     def line_html(self, row: Row, consts: set) -> str:
         """The equation cell: ``outs = prim[params] ins`` with role chips (a ref read or write as JAX writes it):
-        the row's ``Line`` as HTML."""
+        the row's ``Line`` as HTML (written once per JAX equation: the bodies of a helper called again are
+        the same equations, with the same names, params and roles)."""
+        eqn = row.eqn
+        if consts or eqn.raw is None or eqn.memo.get("params") is not row.params:
+            return self._line_html(row, consts)
+        out = self._lines.get(eqn.raw)
+        if out is None:
+            out = self._lines[eqn.raw] = self._line_html(row, consts)
+        return out
+
+    def _line_html(self, row: Row, consts: set) -> str:
         line, lang = line_of(row.eqn, row.params), self.lang
         if line.statement is not None:       # a ref read or write, as JAX writes it: ``c:f32[3] <- b[...]``
             return "".join(f"<var>{html(p)}</var>" if i % 2 else html(p) for i, p in enumerate(line.statement))

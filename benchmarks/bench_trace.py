@@ -37,6 +37,7 @@ from jax import lax
 
 import bench_graph
 import bench_stepper
+import families
 from jaxprlens.model import count_eqns, trace
 
 LIMIT = 1.5     # (trace + table) / (make_jaxpr + pretty_print), issue 14
@@ -130,42 +131,24 @@ def _library(name: str):
         return None
 
 
+def _when_installed(module: str, make):
+    """``make()`` (a program and its arguments from ``families.py``), or None where ``module`` is missing."""
+    try:
+        __import__(module)
+    except ImportError:
+        print(f"skip {module}: not installed in this environment")
+        return None
+    return make()
+
+
 def optax_update(name: str):
     """One ``optax.<name>`` update of an MLP's params (the optimizer's own program, no model)."""
-    try:
-        import optax
-    except ImportError:
-        print("skip optax: not installed in this environment")
-        return None
-    keys = iter(jax.random.split(jax.random.key(0), 8))
-    params = {f"layer{i}": {"w": jax.random.normal(next(keys), (16, 16)), "b": jnp.zeros(16)} for i in range(3)}
-    tx = getattr(optax, name)(1e-3)
-    state = tx.init(params)
-
-    def update(grads, state, params):
-        updates, state = tx.update(grads, state, params)
-        return optax.apply_updates(params, updates), state
-
-    return update, (params, state, params)
+    return _when_installed("optax", lambda: families.optax_update(name))
 
 
 def diffrax_tsit5_pid():
     """An adaptive diffrax solve: Tsit5 with a PID step-size controller, saving 8 points."""
-    try:
-        import diffrax
-    except ImportError:
-        print("skip diffrax: not installed in this environment")
-        return None
-
-    def solve(y0, k):
-        term = diffrax.ODETerm(lambda t, y, k: -k * y + jnp.sin(t))
-        sol = diffrax.diffeqsolve(term, diffrax.Tsit5(), t0=0.0, t1=2.0, dt0=0.1, y0=y0, args=k,
-                                  stepsize_controller=diffrax.PIDController(rtol=1e-5, atol=1e-5, pcoeff=0.3,
-                                                                            icoeff=0.4),
-                                  saveat=diffrax.SaveAt(ts=jnp.linspace(0.0, 2.0, 8)), max_steps=64)
-        return sol.ys
-
-    return solve, (jnp.array([1.0, 2.0, -0.5]), jnp.float32(0.7))
+    return _when_installed("diffrax", families.diffrax_tsit5_pid)
 
 
 def _flat(n: int):
